@@ -1,0 +1,504 @@
+// Package busd is a small in-process D-Bus message bus speaking the real
+// D-Bus wire protocol, with exactly one in-process service attached.
+//
+// A Bus serves client connections over in-memory pipes (Pipe), already
+// accepted streams (ServeConn) or unix sockets (Listen), in one of two modes:
+//
+//   - BusMode behaves like dbus-daemon on /run/dbus/system_bus_socket: the
+//     client must say Hello first, gets a unique name, can add match rules,
+//     own names and become a monitor, and every message it receives carries
+//     a SENDER. The bus driver (org.freedesktop.DBus) is built in.
+//   - PeerMode behaves like systemd's /run/systemd/private: there is no bus
+//     driver; every method call goes to the service and the service's
+//     signals reach every PeerMode connection, without SENDER unless
+//     Config.PeerSender says otherwise.
+//
+// The service is a Handler; it owns Config.ServiceName on the bus and emits
+// signals with Emit. busd knows nothing about what the service does.
+//
+// Every connection has one reader goroutine (SASL, decoding, routing, and
+// Handler.HandleCall) and one writer goroutine draining a FIFO queue. All
+// sending (replies, signals, bus-driver messages) is a non-blocking enqueue,
+// so messages reach a client in exactly the order they were enqueued,
+// whichever goroutine enqueued them. A broadcast is encoded once and its
+// bytes are shared by all recipients; a client that lets more than 128 MiB
+// pile up is dropped, as dbus-daemon drops slow readers.
+//
+// Messages are decoded and encoded by busd's own codec (decode.go,
+// encode.go), which produces and accepts the same Go values as godbus
+// (dbus.DecodeMessage, dbus.SignatureOf) but allocates a fraction as much.
+package busd
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// Mode says whether a connection talks to a message bus or directly to the service.
+type Mode int
+
+const (
+	// BusMode is like /run/dbus/system_bus_socket: Hello, AddMatch, names, SENDER fields.
+	BusMode Mode = iota
+	// PeerMode is like /run/systemd/private: no Hello, no bus driver, every call goes to
+	// the service, signals carry no SENDER.
+	PeerMode
+)
+
+// String returns "bus" or "peer".
+func (m Mode) String() string {
+	switch m {
+	case BusMode:
+		return "bus"
+	case PeerMode:
+		return "peer"
+	}
+	return "Mode(" + itoa(uint64(m)) + ")"
+}
+
+// Direction tells whether a traced message was received from a client or
+// delivered to one.
+type Direction int
+
+const (
+	// In is a message received from a client.
+	In Direction = iota
+	// Out is a message delivered (queued) to a client.
+	Out
+)
+
+// String returns "in" or "out".
+func (d Direction) String() string {
+	if d == In {
+		return "in"
+	}
+	return "out"
+}
+
+// Handler is the service attached to the bus.
+type Handler interface {
+	// HandleCall handles one method call addressed to the service: in BusMode, calls whose destination is
+	// Config.ServiceName or the service's unique name; in PeerMode, every call except org.freedesktop.DBus.Peer
+	// methods (busd answers Ping/GetMachineId itself in both modes). It runs on the calling connection's reader
+	// goroutine, one call at a time per connection; calls from different connections may run concurrently.
+	// It must answer with exactly one Reply/ReplyError (possibly later, from any goroutine) unless the call has
+	// NoReplyExpected (then Reply/ReplyError are no-ops).
+	HandleCall(c *Call)
+	// PeerGone is called once when a client connection has ended (after its last HandleCall returned).
+	PeerGone(p *Peer)
+}
+
+// Config configures a Bus.
+type Config struct {
+	// ServiceName is the well-known name the service owns on the bus, e.g. "org.freedesktop.systemd1".
+	ServiceName string
+	// Handler is the service. If nil, calls to the service fail with UnknownMethod.
+	Handler Handler
+	// Trace, if non-nil, is called for every message the bus delivers or receives (both directions), from the
+	// goroutine that routes it; it must not block for long. Used for a `--trace` call log.
+	Trace func(Event)
+	// PeerSender, if set, is the SENDER of every message the service sends on a PeerMode connection.
+	// systemd sets it to "org.freedesktop.systemd1" on its private socket (sd_bus_set_sender).
+	PeerSender string
+}
+
+// Event is one traced message.
+type Event struct {
+	Dir  Direction     // In (received from a client) or Out (delivered to a client)
+	Peer *Peer         // the client connection
+	Msg  *dbus.Message // must not be modified
+	// Serial is the message's serial on the wire. For messages busd built,
+	// Msg.Serial() is 0 (godbus keeps the serial unexported), so use this.
+	Serial uint32
+}
+
+const (
+	driverName  = "org.freedesktop.DBus"
+	driverPath  = dbus.ObjectPath("/org/freedesktop/DBus")
+	driverIface = "org.freedesktop.DBus"
+	peerIface   = "org.freedesktop.DBus.Peer"
+
+	// maxQueuedBytes is how much may wait in a connection's queue before the
+	// connection is dropped (dbus-daemon drops slow readers the same way).
+	maxQueuedBytes = 128 << 20
+)
+
+// Bus is an in-process D-Bus message bus with one attached service.
+type Bus struct {
+	cfg       Config
+	guid      string // 32 hex digits: the server GUID sent in SASL OK and returned by GetId
+	machineID string
+	uid, pid  uint32 // credentials reported for the driver and the service
+
+	queueLimit int // bytes a connection may have queued; maxQueuedBytes except in tests
+
+	driverSerial  serialCounter
+	serviceSerial serialCounter
+
+	// serviceUnique is the service's current unique name. Written only with mu
+	// held for writing; readable without mu (Reply needs it on the hot path).
+	serviceUnique atomic.Pointer[string]
+	// eavesdroppers counts match rules with eavesdrop='true' (written with mu
+	// held); while it is zero, unicast messages skip the match-rule scan.
+	eavesdroppers atomic.Int32
+
+	done chan struct{}  // closed by Close
+	wg   sync.WaitGroup // every goroutine b started
+
+	// mu guards the routing state below and every Peer's routing fields
+	// (Peer.rules, Peer.authed). Messages may be enqueued while mu is held
+	// (enqueueing never blocks), but nothing calls out of busd (Handler,
+	// Trace) or does I/O with it held.
+	mu        sync.RWMutex
+	closed    bool
+	lastID    uint64                // number of the last unique name handed out
+	peers     map[*Peer]struct{}    // every connection being served
+	busPeers  []*Peer               // BusMode connections that said Hello, in Hello order
+	p2pPeers  []*Peer               // authenticated PeerMode connections
+	uniques   map[string]*Peer      // BusMode clients by unique name
+	names     map[string]*nameOwner // well-known names owned by clients
+	listeners []net.Listener
+}
+
+// nameOwner is the owner of a well-known name (other than the service's).
+type nameOwner struct {
+	peer             *Peer
+	allowReplacement bool
+}
+
+// New returns a Bus with the service attached and no connections.
+func New(cfg Config) *Bus {
+	b := &Bus{
+		cfg:     cfg,
+		done:    make(chan struct{}),
+		peers:   make(map[*Peer]struct{}),
+		uniques: make(map[string]*Peer),
+		names:   make(map[string]*nameOwner),
+		uid:     uint32(os.Getuid()),
+		pid:     uint32(os.Getpid()),
+
+		queueLimit: maxQueuedBytes,
+	}
+	var g [16]byte
+	if _, err := rand.Read(g[:]); err != nil {
+		// crypto/rand does not fail on supported platforms; stay deterministic if it does.
+		copy(g[:], "busd-fake-guid!!")
+	}
+	b.guid = hex.EncodeToString(g[:])
+	b.machineID = readMachineID(b.guid)
+	b.lastID = 1
+	first := ":1.1"
+	b.serviceUnique.Store(&first)
+	return b
+}
+
+// readMachineID returns /etc/machine-id, or fallback if it is unusable.
+func readMachineID(fallback string) string {
+	data, err := os.ReadFile("/etc/machine-id")
+	if err != nil {
+		return fallback
+	}
+	id := strings.TrimSpace(string(data))
+	if len(id) != 32 {
+		return fallback
+	}
+	if _, err := hex.DecodeString(id); err != nil {
+		return fallback
+	}
+	return id
+}
+
+// ServiceUniqueName returns the service's current unique name, e.g. ":1.1".
+func (b *Bus) ServiceUniqueName() string { return *b.serviceUnique.Load() }
+
+// isService reports whether name addresses the service (either of its names).
+func (b *Bus) isService(name string) bool {
+	return name != "" && (name == b.cfg.ServiceName || name == b.ServiceUniqueName())
+}
+
+// RenewServiceName gives the service a new unique name, as if it had
+// reconnected (as systemd does after daemon-reexec). It broadcasts
+// NameOwnerChanged for the well-known name (old owner → none, none → new
+// owner) and for both unique names; later service signals and replies carry
+// the new name.
+func (b *Bus) RenewServiceName() (oldName, newName string) {
+	b.mu.Lock()
+	oldName = b.ServiceUniqueName()
+	b.lastID++
+	newName = ":1." + itoa(b.lastID)
+	b.serviceUnique.Store(&newName)
+	var o outbox
+	if !b.closed {
+		if b.cfg.ServiceName != "" {
+			b.nameOwnerChangedLocked(&o, b.cfg.ServiceName, oldName, "")
+		}
+		b.nameOwnerChangedLocked(&o, oldName, oldName, "")
+		b.nameOwnerChangedLocked(&o, newName, "", newName)
+		if b.cfg.ServiceName != "" {
+			b.nameOwnerChangedLocked(&o, b.cfg.ServiceName, "", newName)
+		}
+	}
+	b.mu.Unlock()
+	o.flush(b)
+	return oldName, newName
+}
+
+// Peers returns the authenticated client connections, in no particular order.
+func (b *Bus) Peers() []*Peer {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	ps := make([]*Peer, 0, len(b.peers))
+	for p := range b.peers {
+		if p.authed {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// DropPeers closes every client connection now (fault injection).
+func (b *Bus) DropPeers() {
+	b.mu.RLock()
+	ps := make([]*Peer, 0, len(b.peers))
+	for p := range b.peers {
+		ps = append(ps, p)
+	}
+	b.mu.RUnlock()
+	for _, p := range ps {
+		p.Close()
+	}
+}
+
+// Close closes the listeners (removing their socket files) and every
+// connection, and waits for every goroutine the Bus started, including
+// Handler calls in progress and PeerGone calls. It is idempotent. It must not
+// be called from a Handler method, which it would wait for.
+func (b *Bus) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		b.wg.Wait()
+		return nil
+	}
+	b.closed = true
+	close(b.done)
+	ls := b.listeners
+	b.listeners = nil
+	ps := make([]*Peer, 0, len(b.peers))
+	for p := range b.peers {
+		ps = append(ps, p)
+	}
+	b.mu.Unlock()
+
+	var errs []error
+	for _, l := range ls {
+		if err := l.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	for _, p := range ps {
+		p.Close()
+	}
+	b.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Emit sends a signal from the service. BusMode connections receive it
+// according to their match rules, with SENDER set to the service's unique
+// name; every PeerMode connection receives it, without SENDER.
+//
+// Emit panics if path, iface or member is invalid or a body value cannot be
+// represented in D-Bus (a programming error in the service).
+func (b *Bus) Emit(path dbus.ObjectPath, iface, member string, body ...any) {
+	b.emit("", path, iface, member, body)
+}
+
+// EmitFrom is like Emit but claims another sender (fault injection: a forged or
+// foreign signal). It reaches only BusMode connections.
+func (b *Bus) EmitFrom(sender string, path dbus.ObjectPath, iface, member string, body ...any) {
+	if sender == "" {
+		panic("busd: EmitFrom with empty sender")
+	}
+	b.emit(sender, path, iface, member, body)
+}
+
+func (b *Bus) emit(forged string, path dbus.ObjectPath, iface, member string, body []any) {
+	sig := checkSignal(path, iface, member, body)
+	var o outbox
+	b.mu.RLock()
+	sender := forged
+	if sender == "" {
+		sender = b.ServiceUniqueName()
+	}
+	info := msgInfo{typ: dbus.TypeSignal, sender: sender, path: path, iface: iface, member: member, body: body}
+	serial := uint32(0)
+	var busMsg *outMsg
+	var busData []byte
+	for _, p := range b.busPeers {
+		if !b.wantsLocked(p, &info, false) {
+			continue
+		}
+		if busMsg == nil {
+			serial = b.serviceSerial.next()
+			busMsg = newSignal(path, iface, member, "", sender, body)
+			busMsg.sig = sig
+			var err error
+			if busData, err = busMsg.encode(serial); err != nil {
+				break
+			}
+		}
+		o.send(b, p, busMsg, busData, serial)
+	}
+	if forged == "" && len(b.p2pPeers) > 0 {
+		if serial == 0 {
+			serial = b.serviceSerial.next()
+		}
+		m := newSignal(path, iface, member, "", b.cfg.PeerSender, body)
+		m.sig = sig
+		if data, err := m.encode(serial); err == nil {
+			for _, p := range b.p2pPeers {
+				o.send(b, p, m, data, serial)
+			}
+		}
+	}
+	b.mu.RUnlock()
+	o.flush(b)
+}
+
+// wantsLocked reports whether p receives a message described by info, which
+// is not addressed to p when unicast is true (then only eavesdrop rules count).
+// b.mu must be held.
+func (b *Bus) wantsLocked(p *Peer, info *msgInfo, unicast bool) bool {
+	for _, r := range p.rules {
+		if unicast && !r.eavesdrop {
+			continue
+		}
+		if r.matches(info, b.ownerLocked) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownerLocked returns the unique name owning name ("" if none); unique names
+// and the driver's name own themselves. b.mu must be held.
+func (b *Bus) ownerLocked(name string) string {
+	switch {
+	case name == driverName:
+		return driverName
+	case b.isService(name):
+		return b.ServiceUniqueName()
+	case strings.HasPrefix(name, ":"):
+		if _, ok := b.uniques[name]; ok {
+			return name
+		}
+		return ""
+	}
+	if o := b.names[name]; o != nil {
+		return o.peer.UniqueName()
+	}
+	return ""
+}
+
+// eavesdropLocked delivers a unicast message not addressed to them to the
+// BusMode connections with a matching eavesdrop rule, except skip.
+// mk builds the message on first use. b.mu must be held.
+func (b *Bus) eavesdropLocked(o *outbox, info *msgInfo, skip *Peer, mk func() (*outMsg, []byte, uint32)) {
+	var m *outMsg
+	var data []byte
+	var serial uint32
+	for _, p := range b.busPeers {
+		if p == skip || !b.wantsLocked(p, info, true) {
+			continue
+		}
+		if m == nil {
+			m, data, serial = mk()
+			if data == nil {
+				return
+			}
+		}
+		o.send(b, p, m, data, serial)
+	}
+}
+
+// listNamesLocked returns every name with an owner, sorted.
+func (b *Bus) listNamesLocked() []string {
+	names := make([]string, 0, 3+len(b.uniques)+len(b.names))
+	names = append(names, driverName, b.ServiceUniqueName())
+	if b.cfg.ServiceName != "" {
+		names = append(names, b.cfg.ServiceName)
+	}
+	for n := range b.uniques {
+		names = append(names, n)
+	}
+	for n := range b.names {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// serialCounter hands out non-zero message serials.
+type serialCounter struct{ n atomic.Uint32 }
+
+func (c *serialCounter) next() uint32 {
+	for {
+		if s := c.n.Add(1); s != 0 {
+			return s
+		}
+	}
+}
+
+// outbox queues messages for delivery and remembers the trace events, which
+// are reported by flush after the caller released b.mu.
+type outbox struct {
+	events []Event
+}
+
+// send enqueues data (the encoding of m) to p.
+func (o *outbox) send(b *Bus, p *Peer, m *outMsg, data []byte, serial uint32) {
+	if p.enqueue(data) && b.cfg.Trace != nil {
+		o.events = append(o.events, Event{Dir: Out, Peer: p, Msg: m.message(), Serial: serial})
+	}
+}
+
+// flush reports the trace events.
+func (o *outbox) flush(b *Bus) {
+	for _, e := range o.events {
+		b.cfg.Trace(e)
+	}
+	o.events = nil
+}
+
+// itoa formats n in decimal.
+func itoa(n uint64) string {
+	var buf [20]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(buf[i:])
+		}
+	}
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

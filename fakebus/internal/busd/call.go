@@ -1,0 +1,112 @@
+package busd
+
+import (
+	"sync/atomic"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// Call is one method call addressed to the service.
+type Call struct {
+	Peer      *Peer
+	Path      dbus.ObjectPath
+	Interface string
+	Member    string
+	Body      []any
+	Signature dbus.Signature
+	Flags     dbus.Flags
+
+	dest    string      // the call's DESTINATION
+	serial  uint32      // the call's serial, for REPLY_SERIAL
+	replied atomic.Bool // set by the first Reply/ReplyError
+}
+
+// NoReply reports whether the caller set NO_REPLY_EXPECTED (then Reply and
+// ReplyError do nothing).
+func (c *Call) NoReply() bool { return c.Flags&dbus.FlagNoReplyExpected != 0 }
+
+// Destination returns the DESTINATION the caller used: the service's
+// well-known or unique name in BusMode, often "" in PeerMode.
+func (c *Call) Destination() string { return c.dest }
+
+// Reply sends a method return with body. The D-Bus types are derived from the
+// Go types exactly as dbus.SignatureOf does: uint32 → u, string → s,
+// dbus.ObjectPath → o, a Go struct → (…) of its exported fields, []T → aT,
+// map[string]dbus.Variant → a{sv}, dbus.Variant → v, int → i. Note that
+// []any is an array of variants (av), not a struct; a dbus.Variant made with
+// dbus.MakeVariantWithSignature may however hold a struct as []any.
+//
+// Only the first Reply or ReplyError counts; after the peer is gone it is a
+// no-op. It never blocks: the reply is queued behind everything already
+// queued for the peer (e.g. a signal emitted just before). If body cannot
+// be encoded, the caller gets org.freedesktop.DBus.Error.Failed instead.
+func (c *Call) Reply(body ...any) {
+	if !c.claim() {
+		return
+	}
+	dest, sender := c.routing()
+	if err := c.Peer.bus.sendFromService(c.Peer, newReply(c.serial, dest, sender, body)); err != nil {
+		c.sendError(errFailed, []any{err.Error()})
+	}
+}
+
+// ReplyError sends an error reply named name; body is usually one string,
+// the human-readable message. Only the first Reply or ReplyError counts.
+func (c *Call) ReplyError(name string, body ...any) {
+	if !c.claim() {
+		return
+	}
+	if !validInterface(name) {
+		body = []any{"busd: service replied with invalid error name " + name}
+		name = "org.freedesktop.DBus.Error.Failed"
+	}
+	c.sendError(name, body)
+}
+
+// claim reports whether this is the first reply to a call expecting one.
+func (c *Call) claim() bool {
+	return !c.NoReply() && c.replied.CompareAndSwap(false, true)
+}
+
+// routing returns the DESTINATION and SENDER of a reply.
+func (c *Call) routing() (dest, sender string) {
+	if c.Peer.mode != BusMode {
+		return "", c.Peer.bus.cfg.PeerSender
+	}
+	return c.Peer.UniqueName(), c.Peer.bus.ServiceUniqueName()
+}
+
+// sendError sends an error reply; if body cannot be encoded, its text is
+// replaced by the encoding error.
+func (c *Call) sendError(name string, body []any) {
+	dest, sender := c.routing()
+	if err := c.Peer.bus.sendFromService(c.Peer, newError(c.serial, dest, sender, name, body)); err != nil {
+		_ = c.Peer.bus.sendFromService(c.Peer, newError(c.serial, dest, sender, name, []any{err.Error()}))
+	}
+}
+
+// sendFromService encodes m with the service's next serial and queues it
+// for p (and eavesdroppers).
+func (b *Bus) sendFromService(p *Peer, m *outMsg) error {
+	serial := b.serviceSerial.next()
+	data, err := m.encode(serial)
+	if err != nil {
+		return err
+	}
+	b.unicast(p, m, data, serial)
+	return nil
+}
+
+// unicast queues the message m (encoded as data) for p and, if any match
+// rule eavesdrops, for the connections whose eavesdrop rules match it.
+func (b *Bus) unicast(p *Peer, m *outMsg, data []byte, serial uint32) {
+	var o outbox
+	o.send(b, p, m, data, serial)
+	if p.mode == BusMode && b.eavesdroppers.Load() > 0 {
+		info := m.info()
+		b.mu.RLock()
+		b.eavesdropLocked(&o, &info, p, func() (*outMsg, []byte, uint32) { return m, data, serial })
+		b.mu.RUnlock()
+	}
+	o.flush(b)
+}

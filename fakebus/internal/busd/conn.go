@@ -1,0 +1,344 @@
+package busd
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// Peer is one client connection.
+type Peer struct {
+	bus  *Bus
+	mode Mode
+	rwc  io.ReadWriteCloser
+	br   *bufio.Reader // used for both the SASL and the binary phase
+
+	// Credentials. credKnown means they came from SO_PEERCRED; uid and pid
+	// are final once the peer is authenticated (published under bus.mu).
+	credKnown bool
+	uid, pid  uint32
+
+	unique atomic.Pointer[string] // set once by Hello (BusMode)
+
+	done       chan struct{} // closed when the connection has ended
+	writerDone chan struct{} // closed when the writer goroutine exits
+	closeOnce  sync.Once     // closes rwc once
+
+	// Routing state, guarded by bus.mu.
+	authed bool         // SASL finished (listed by Bus.Peers, receives messages)
+	rules  []*matchRule // BusMode match rules, in AddMatch order
+
+	monitor atomic.Bool // became a monitor (set with bus.mu held)
+
+	// qmu guards the outgoing queue: queue, qbytes and qstate. It is never
+	// held across a Write.
+	qmu    sync.Mutex
+	qcond  sync.Cond // signalled (with qmu) when queue or qstate changes
+	queue  [][]byte  // encoded messages waiting for the writer, FIFO
+	qbytes int       // sum of len over queue
+	qstate queueState
+}
+
+// queueState is the life cycle of a connection's outgoing queue.
+type queueState uint8
+
+const (
+	queueOpen     queueState = iota
+	queueDraining            // no new messages; the writer flushes the queue, then closes
+	queueClosed              // the writer stops at once; the connection is closed
+)
+
+// UniqueName returns the peer's unique name (":1.N") in BusMode after Hello,
+// and "" otherwise.
+func (p *Peer) UniqueName() string {
+	if s := p.unique.Load(); s != nil {
+		return *s
+	}
+	return ""
+}
+
+// Mode returns the mode the connection is served in.
+func (p *Peer) Mode() Mode { return p.mode }
+
+// UID returns the SO_PEERCRED uid on unix sockets, else the uid claimed in AUTH EXTERNAL.
+func (p *Peer) UID() uint32 { return p.uid }
+
+// PID returns the SO_PEERCRED pid on unix sockets, else os.Getpid().
+func (p *Peer) PID() uint32 { return p.pid }
+
+// Done returns a channel that is closed when the connection has ended: after
+// it was removed from the bus (names released, NameOwnerChanged sent) and
+// Handler.PeerGone returned.
+func (p *Peer) Done() <-chan struct{} { return p.done }
+
+// Close drops the connection (fault injection). It does not wait.
+func (p *Peer) Close() {
+	p.qmu.Lock()
+	p.qstate = queueClosed
+	p.queue = nil
+	p.qbytes = 0
+	p.qcond.Broadcast()
+	p.qmu.Unlock()
+	p.closeConn()
+}
+
+func (p *Peer) closeConn() {
+	p.closeOnce.Do(func() { _ = p.rwc.Close() })
+}
+
+// drain stops accepting messages and lets the writer flush what is queued
+// (e.g. the error reply that made busd drop the client) before it closes the
+// connection.
+func (p *Peer) drain() {
+	p.qmu.Lock()
+	if p.qstate == queueOpen {
+		p.qstate = queueDraining
+		p.qcond.Broadcast()
+	}
+	p.qmu.Unlock()
+}
+
+// enqueue queues data for the writer without blocking. It reports whether
+// the data was queued. A connection whose queue would exceed the limit
+// (maxQueuedBytes) is dropped instead, like dbus-daemon drops slow readers.
+func (p *Peer) enqueue(data []byte) bool {
+	p.qmu.Lock()
+	if p.qstate != queueOpen {
+		p.qmu.Unlock()
+		return false
+	}
+	if p.qbytes+len(data) > p.bus.queueLimit {
+		p.qmu.Unlock()
+		p.Close()
+		return false
+	}
+	p.queue = append(p.queue, data)
+	p.qbytes += len(data)
+	if len(p.queue) == 1 {
+		p.qcond.Signal() // the writer only waits on an empty queue
+	}
+	p.qmu.Unlock()
+	return true
+}
+
+// maxBatch is the most bytes the writer copies together into one Write.
+const maxBatch = 256 << 10
+
+// writeLoop is the connection's only writer. It takes everything queued at
+// once and writes it with as few Writes as possible.
+func (p *Peer) writeLoop() {
+	defer p.bus.wg.Done()
+	defer close(p.writerDone)
+	var batch [][]byte
+	var buf []byte
+	for {
+		p.qmu.Lock()
+		for len(p.queue) == 0 && p.qstate == queueOpen {
+			p.qcond.Wait()
+		}
+		if p.qstate == queueClosed || len(p.queue) == 0 {
+			// Closed, or draining and done.
+			p.qmu.Unlock()
+			p.closeConn()
+			return
+		}
+		batch, p.queue = p.queue, batch[:0]
+		p.qbytes = 0
+		p.qmu.Unlock()
+
+		var err error
+		buf, err = writeBatch(p.rwc, buf, batch)
+		clear(batch) // let the GC have the messages
+		if cap(buf) > 4*maxBatch {
+			buf = nil
+		}
+		if err != nil {
+			p.Close()
+			return
+		}
+	}
+}
+
+// writeBatch writes the messages in batch to w, copying small ones together
+// into buf. It returns buf for reuse.
+func writeBatch(w io.Writer, buf []byte, batch [][]byte) ([]byte, error) {
+	if len(batch) == 1 {
+		_, err := w.Write(batch[0])
+		return buf, err
+	}
+	buf = buf[:0]
+	for _, m := range batch {
+		if len(buf) > 0 && len(buf)+len(m) > maxBatch {
+			if _, err := w.Write(buf); err != nil {
+				return buf, err
+			}
+			buf = buf[:0]
+		}
+		if len(m) >= maxBatch {
+			if _, err := w.Write(m); err != nil {
+				return buf, err
+			}
+			continue
+		}
+		buf = append(buf, m...)
+	}
+	if len(buf) > 0 {
+		if _, err := w.Write(buf); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// cred is what the transport knows about the client.
+type cred struct {
+	known    bool
+	uid, pid uint32
+}
+
+// serve starts serving rwc. It returns immediately.
+func (b *Bus) serve(rwc io.ReadWriteCloser, mode Mode, c cred) {
+	p := &Peer{
+		bus:        b,
+		mode:       mode,
+		rwc:        rwc,
+		credKnown:  c.known,
+		uid:        c.uid,
+		pid:        c.pid,
+		done:       make(chan struct{}),
+		writerDone: make(chan struct{}),
+	}
+	if !c.known {
+		p.uid = uint32(os.Getuid())
+		p.pid = uint32(os.Getpid())
+	}
+	p.qcond.L = &p.qmu
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		_ = rwc.Close()
+		close(p.done)
+		return
+	}
+	b.peers[p] = struct{}{}
+	b.wg.Add(2)
+	b.mu.Unlock()
+	go p.writeLoop()
+	go p.readLoop()
+}
+
+// ServeConn serves an already-accepted stream in the given mode. It returns
+// immediately; the goroutines are owned by b. On a *net.UnixConn the peer's
+// credentials come from SO_PEERCRED.
+func (b *Bus) ServeConn(rwc io.ReadWriteCloser, mode Mode) {
+	var c cred
+	if uc, ok := rwc.(*net.UnixConn); ok {
+		c = peerCred(uc)
+	}
+	b.serve(rwc, mode, c)
+}
+
+// readLoop authenticates the client, then reads and routes its messages
+// until the connection ends, then cleans up.
+func (p *Peer) readLoop() {
+	defer p.bus.wg.Done()
+	p.br = bufio.NewReaderSize(p.rwc, 64<<10)
+	if p.authenticate() {
+		b := p.bus
+		b.mu.Lock()
+		p.authed = true
+		if p.mode == PeerMode {
+			b.p2pPeers = append(b.p2pPeers, p)
+		}
+		b.mu.Unlock()
+		for {
+			m, err := readMessage(p.br)
+			if err != nil {
+				break // EOF, or an invalid message: drop the connection
+			}
+			if b.cfg.Trace != nil {
+				b.cfg.Trace(Event{Dir: In, Peer: p, Msg: m.message(), Serial: m.serial})
+			}
+			if !p.dispatch(m) {
+				break
+			}
+		}
+	}
+	p.finish()
+}
+
+// finish closes the connection after flushing what is queued (answers to
+// what the client sent, e.g. the error before dropping a client that did
+// not say Hello), removes the peer from the bus and tells the Handler.
+// Peer.Close and Bus.Close discard the queue instead.
+func (p *Peer) finish() {
+	b := p.bus
+	p.drain()
+	<-p.writerDone
+	p.closeConn()
+
+	var o outbox
+	b.mu.Lock()
+	authed := p.authed
+	b.removePeerLocked(&o, p)
+	b.mu.Unlock()
+	o.flush(b)
+	if authed && b.cfg.Handler != nil {
+		b.cfg.Handler.PeerGone(p)
+	}
+	close(p.done)
+}
+
+// removePeerLocked forgets p: its match rules and names (broadcasting
+// NameOwnerChanged for each, unique name last). b.mu must be held.
+func (b *Bus) removePeerLocked(o *outbox, p *Peer) {
+	delete(b.peers, p)
+	b.p2pPeers = removePeer(b.p2pPeers, p)
+	b.busPeers = removePeer(b.busPeers, p)
+	b.setRulesLocked(p, nil)
+	unique := p.UniqueName()
+	if unique == "" || b.uniques[unique] != p {
+		return // no Hello, or a monitor (its names are gone already)
+	}
+	for _, name := range sortedKeys(b.names) {
+		if b.names[name].peer == p {
+			delete(b.names, name)
+			b.nameOwnerChangedLocked(o, name, unique, "")
+		}
+	}
+	delete(b.uniques, unique)
+	b.nameOwnerChangedLocked(o, unique, unique, "")
+}
+
+// setRulesLocked replaces p's match rules, keeping b.eavesdroppers right.
+// b.mu must be held.
+func (b *Bus) setRulesLocked(p *Peer, rules []*matchRule) {
+	var delta int32
+	for _, r := range p.rules {
+		if r.eavesdrop {
+			delta--
+		}
+	}
+	for _, r := range rules {
+		if r.eavesdrop {
+			delta++
+		}
+	}
+	b.eavesdroppers.Add(delta)
+	p.rules = rules
+}
+
+// removePeer removes p from ps, keeping the order.
+func removePeer(ps []*Peer, p *Peer) []*Peer {
+	for i, q := range ps {
+		if q == p {
+			copy(ps[i:], ps[i+1:])
+			ps[len(ps)-1] = nil
+			return ps[:len(ps)-1]
+		}
+	}
+	return ps
+}

@@ -1,0 +1,523 @@
+package busd
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// Decoding of D-Bus messages received from clients.
+//
+// This does what dbus.DecodeMessage does and produces the same Go values
+// (string, uint32, dbus.ObjectPath, dbus.Variant, []any for structs, typed
+// slices and maps for arrays and dicts), but reads the whole message at once
+// and allocates far less: the message bytes are converted to one string and
+// every decoded string is a substring of it. It validates what dbus-daemon
+// validates (names, paths, signatures, UTF-8, booleans, array lengths,
+// nesting) so that invalid input drops the connection.
+
+const (
+	maxMessageLen = 1 << 27 // the D-Bus limit on a whole message
+	maxArrayLen   = 1 << 26 // the D-Bus limit on an array's bytes
+	maxDepth      = 64      // containers, including variants
+)
+
+// inMsg is a message received from a client.
+type inMsg struct {
+	typ    dbus.Type
+	flags  dbus.Flags
+	serial uint32
+	header
+	body []any
+
+	raw     string // the whole message as received
+	bodyOff int    // where the body starts in raw
+	big     bool   // raw is big-endian
+}
+
+// decodeError is panicked by the decoder and recovered by parseMessage.
+type decodeError string
+
+func (e decodeError) Error() string { return "busd: invalid message: " + string(e) }
+
+// readMessage reads and decodes one message from r.
+func readMessage(r *bufio.Reader) (*inMsg, error) {
+	fixed, err := r.Peek(16)
+	if err != nil {
+		return nil, err
+	}
+	big := fixed[0] == 'B'
+	if !big && fixed[0] != 'l' {
+		return nil, decodeError("invalid byte order")
+	}
+	bodyLen := uint64(get32(fixed[4:8], big))
+	fieldsLen := uint64(get32(fixed[12:16], big))
+	total := 16 + (fieldsLen+7)&^7 + bodyLen
+	if fieldsLen > maxArrayLen || total > maxMessageLen {
+		return nil, decodeError("message is too long")
+	}
+	var raw string
+	if int(total) <= r.Size() {
+		b, err := r.Peek(int(total))
+		if err != nil {
+			return nil, noEOF(err)
+		}
+		raw = string(b)
+		_, _ = r.Discard(int(total))
+	} else {
+		var sb strings.Builder
+		sb.Grow(int(total))
+		if _, err := io.CopyN(&sb, r, int64(total)); err != nil {
+			return nil, noEOF(err)
+		}
+		raw = sb.String()
+	}
+	return parseMessage(raw)
+}
+
+// noEOF turns io.EOF in the middle of a message into io.ErrUnexpectedEOF.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func get32(b []byte, big bool) uint32 {
+	if big {
+		return uint32(b[3]) | uint32(b[2])<<8 | uint32(b[1])<<16 | uint32(b[0])<<24
+	}
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// parseMessage decodes the complete message raw.
+func parseMessage(raw string) (m *inMsg, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			de, ok := r.(decodeError)
+			if !ok {
+				panic(r)
+			}
+			m, err = nil, de
+		}
+	}()
+	if len(raw) < 16 || (raw[0] != 'l' && raw[0] != 'B') {
+		return nil, decodeError("short message")
+	}
+	m = &inMsg{raw: raw, big: raw[0] == 'B'}
+	d := decoder{s: raw, big: m.big, pos: 4}
+	m.typ = dbus.Type(raw[1])
+	// Unknown flags must be ignored (D-Bus specification).
+	m.flags = dbus.Flags(raw[2]) & (dbus.FlagNoReplyExpected | dbus.FlagNoAutoStart | dbus.FlagAllowInteractiveAuthorization)
+	if raw[3] != 1 {
+		d.fail("unsupported protocol version")
+	}
+	bodyLen := int(d.u32())
+	m.serial = d.u32()
+	fieldsEnd := 16 + int(d.u32())
+	m.bodyOff = (fieldsEnd + 7) &^ 7
+	if m.bodyOff+bodyLen != len(raw) {
+		d.fail("wrong length")
+	}
+	if m.serial == 0 {
+		d.fail("serial is zero")
+	}
+	d.s = raw[:fieldsEnd]
+	var unixFDs uint32
+	for d.pos < fieldsEnd {
+		d.align(8)
+		code := d.u8()
+		sig := d.sig()
+		if want := fieldSig(code); want != "" && sig != want {
+			d.fail("header field has the wrong type")
+		}
+		switch code {
+		case 1:
+			m.path = dbus.ObjectPath(d.str())
+		case 2:
+			m.iface = d.str()
+		case 3:
+			m.member = d.str()
+		case 4:
+			m.errName = d.str()
+		case 5:
+			m.replySerial = d.u32()
+		case 6:
+			m.dest = d.str()
+		case 7:
+			m.sender = d.str()
+		case 8:
+			m.sig = d.sig()
+		case 9:
+			unixFDs = d.u32()
+		default:
+			// Unknown header fields must be ignored.
+			if sig == "" || sigLen(sig) != len(sig) {
+				d.fail("invalid header field signature")
+			}
+			d.value(sig, 0)
+		}
+	}
+	m.validateHeader(&d, unixFDs, bodyLen)
+	if m.sig != "" {
+		d.s, d.pos = raw, m.bodyOff
+		for sig := m.sig; sig != ""; {
+			n := sigLen(sig)
+			m.body = append(m.body, d.value(sig[:n], 0))
+			sig = sig[n:]
+		}
+		if d.pos != len(raw) {
+			d.fail("body is longer than its signature")
+		}
+	}
+	return m, nil
+}
+
+// fieldSig returns the signature of a known header field.
+func fieldSig(code byte) string {
+	switch code {
+	case 1:
+		return "o"
+	case 2, 3, 4, 6, 7:
+		return "s"
+	case 5, 9:
+		return "u"
+	case 8:
+		return "g"
+	}
+	return ""
+}
+
+// validateHeader checks the header fields like dbus-daemon does.
+func (m *inMsg) validateHeader(d *decoder, unixFDs uint32, bodyLen int) {
+	switch m.typ {
+	case dbus.TypeMethodCall:
+		if m.path == "" || m.member == "" {
+			d.fail("method call without path or member")
+		}
+	case dbus.TypeMethodReply:
+		if m.replySerial == 0 {
+			d.fail("reply without reply serial")
+		}
+	case dbus.TypeError:
+		if m.replySerial == 0 || m.errName == "" {
+			d.fail("error without reply serial or error name")
+		}
+	case dbus.TypeSignal:
+		if m.path == "" || m.iface == "" || m.member == "" {
+			d.fail("signal without path, interface or member")
+		}
+	default:
+		d.fail("invalid message type")
+	}
+	switch {
+	case m.path != "" && !validPath(string(m.path)):
+		d.fail("invalid path")
+	case m.iface != "" && !validInterface(m.iface):
+		d.fail("invalid interface")
+	case m.member != "" && !validMember(m.member):
+		d.fail("invalid member")
+	case m.errName != "" && !validInterface(m.errName):
+		d.fail("invalid error name")
+	case m.dest != "" && !validBusName(m.dest):
+		d.fail("invalid destination")
+	case unixFDs != 0:
+		d.fail("unix fds are not supported")
+	case m.sig == "" && bodyLen != 0:
+		d.fail("body without signature")
+	}
+}
+
+// decoder reads D-Bus values from s. Offsets are relative to the start of
+// the message, so alignment is too. It panics with decodeError on bad input.
+type decoder struct {
+	s   string
+	pos int
+	big bool
+}
+
+func (d *decoder) fail(msg string) { panic(decodeError(msg)) }
+
+// need checks that n more bytes are available.
+func (d *decoder) need(n int) {
+	if n > len(d.s)-d.pos {
+		d.fail("truncated")
+	}
+}
+
+func (d *decoder) align(n int) {
+	p := (d.pos + n - 1) &^ (n - 1)
+	if p > len(d.s) {
+		d.fail("truncated")
+	}
+	d.pos = p
+}
+
+func (d *decoder) u8() byte {
+	d.need(1)
+	d.pos++
+	return d.s[d.pos-1]
+}
+
+func (d *decoder) u16() uint16 {
+	d.align(2)
+	d.need(2)
+	s := d.s[d.pos : d.pos+2]
+	d.pos += 2
+	if d.big {
+		return uint16(s[1]) | uint16(s[0])<<8
+	}
+	return uint16(s[0]) | uint16(s[1])<<8
+}
+
+func (d *decoder) u32() uint32 {
+	d.align(4)
+	d.need(4)
+	s := d.s[d.pos : d.pos+4]
+	d.pos += 4
+	if d.big {
+		return uint32(s[3]) | uint32(s[2])<<8 | uint32(s[1])<<16 | uint32(s[0])<<24
+	}
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+func (d *decoder) u64() uint64 {
+	d.align(8)
+	d.need(8)
+	s := d.s[d.pos : d.pos+8]
+	d.pos += 8
+	var v uint64
+	for i := 0; i < 8; i++ {
+		if d.big {
+			v = v<<8 | uint64(s[i])
+		} else {
+			v = v<<8 | uint64(s[7-i])
+		}
+	}
+	return v
+}
+
+// str reads a STRING (or OBJECT_PATH).
+func (d *decoder) str() string {
+	n := int(d.u32())
+	d.need(n + 1)
+	s := d.s[d.pos : d.pos+n]
+	if d.s[d.pos+n] != 0 {
+		d.fail("string is not nul-terminated")
+	}
+	d.pos += n + 1
+	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+		d.fail("string is not valid UTF-8")
+	}
+	return s
+}
+
+// sig reads a SIGNATURE and checks that it is valid.
+func (d *decoder) sig() string {
+	n := int(d.u8())
+	d.need(n + 1)
+	s := d.s[d.pos : d.pos+n]
+	if d.s[d.pos+n] != 0 {
+		d.fail("signature is not nul-terminated")
+	}
+	d.pos += n + 1
+	if !validSignature(s) {
+		d.fail("invalid signature")
+	}
+	return s
+}
+
+// value decodes one value of the single complete type sig.
+func (d *decoder) value(sig string, depth int) any {
+	switch sig[0] {
+	case 'y':
+		return d.u8()
+	case 'b':
+		switch d.u32() {
+		case 0:
+			return false
+		case 1:
+			return true
+		}
+		d.fail("invalid boolean")
+	case 'n':
+		return int16(d.u16())
+	case 'q':
+		return d.u16()
+	case 'i':
+		return int32(d.u32())
+	case 'u':
+		return d.u32()
+	case 'h':
+		return dbus.UnixFDIndex(d.u32())
+	case 'x':
+		return int64(d.u64())
+	case 't':
+		return d.u64()
+	case 'd':
+		return math.Float64frombits(d.u64())
+	case 's':
+		return d.str()
+	case 'o':
+		s := d.str()
+		if !validPath(s) {
+			d.fail("invalid object path")
+		}
+		return dbus.ObjectPath(s)
+	case 'g':
+		return mustSignature(d.sig())
+	case 'v':
+		if depth >= maxDepth {
+			d.fail("too deeply nested")
+		}
+		s := d.sig()
+		if s == "" || sigLen(s) != len(s) {
+			d.fail("variant signature is not a single type")
+		}
+		return dbus.MakeVariantWithSignature(d.value(s, depth+1), mustSignature(s))
+	case 'a':
+		if depth >= maxDepth {
+			d.fail("too deeply nested")
+		}
+		n := d.u32()
+		if n > maxArrayLen {
+			d.fail("array is too long")
+		}
+		d.align(sigAlign(sig[1]))
+		end := d.pos + int(n)
+		if end > len(d.s) {
+			d.fail("truncated")
+		}
+		v := d.array(sig[1:], end, depth+1)
+		if d.pos != end {
+			d.fail("array elements do not fill the array")
+		}
+		return v
+	case '(':
+		if depth >= maxDepth {
+			d.fail("too deeply nested")
+		}
+		d.align(8)
+		fields := sig[1 : len(sig)-1]
+		v := make([]any, 0, 4)
+		for fields != "" {
+			n := sigLen(fields)
+			v = append(v, d.value(fields[:n], depth+1))
+			fields = fields[n:]
+		}
+		return v
+	}
+	d.fail("invalid signature")
+	return nil
+}
+
+// array decodes array elements of type elem until end.
+func (d *decoder) array(elem string, end, depth int) any {
+	switch elem {
+	case "y":
+		b := []byte(d.s[d.pos:end])
+		d.pos = end
+		return b
+	case "s":
+		v := []string{}
+		for d.pos < end {
+			v = append(v, d.str())
+		}
+		return v
+	case "o":
+		v := []dbus.ObjectPath{}
+		for d.pos < end {
+			v = append(v, d.value("o", depth).(dbus.ObjectPath))
+		}
+		return v
+	case "u":
+		v := []uint32{}
+		for d.pos < end {
+			v = append(v, d.u32())
+		}
+		return v
+	case "v":
+		v := []dbus.Variant{}
+		for d.pos < end {
+			v = append(v, d.value("v", depth).(dbus.Variant))
+		}
+		return v
+	case "{sv}":
+		v := map[string]dbus.Variant{}
+		for d.pos < end {
+			d.align(8)
+			k := d.str()
+			v[k] = d.value("v", depth+1).(dbus.Variant)
+		}
+		return v
+	}
+	if elem[0] == '{' {
+		ksig, vsig := elem[1:2], elem[2:len(elem)-1]
+		v := reflect.MakeMap(reflect.MapOf(goType(ksig), goType(vsig)))
+		for d.pos < end {
+			d.align(8)
+			k := d.value(ksig, depth+1)
+			v.SetMapIndex(reflect.ValueOf(k), reflect.ValueOf(d.value(vsig, depth+1)))
+		}
+		return v.Interface()
+	}
+	v := reflect.MakeSlice(reflect.SliceOf(goType(elem)), 0, 0)
+	for d.pos < end {
+		v = reflect.Append(v, reflect.ValueOf(d.value(elem, depth)))
+	}
+	return v.Interface()
+}
+
+// goType returns the Go type godbus decodes the single complete type sig to.
+func goType(sig string) reflect.Type {
+	switch sig[0] {
+	case 'y':
+		return reflect.TypeOf(byte(0))
+	case 'b':
+		return reflect.TypeOf(false)
+	case 'n':
+		return reflect.TypeOf(int16(0))
+	case 'q':
+		return reflect.TypeOf(uint16(0))
+	case 'i':
+		return reflect.TypeOf(int32(0))
+	case 'u':
+		return reflect.TypeOf(uint32(0))
+	case 'h':
+		return reflect.TypeOf(dbus.UnixFDIndex(0))
+	case 'x':
+		return reflect.TypeOf(int64(0))
+	case 't':
+		return reflect.TypeOf(uint64(0))
+	case 'd':
+		return reflect.TypeOf(float64(0))
+	case 's':
+		return reflect.TypeOf("")
+	case 'o':
+		return reflect.TypeOf(dbus.ObjectPath(""))
+	case 'g':
+		return reflect.TypeOf(dbus.Signature{})
+	case 'v':
+		return reflect.TypeOf(dbus.Variant{})
+	case 'a':
+		if sig[1] == '{' {
+			return reflect.MapOf(goType(sig[2:3]), goType(sig[3:len(sig)-1]))
+		}
+		return reflect.SliceOf(goType(sig[1:]))
+	}
+	return reflect.TypeOf([]any(nil)) // struct
+}
+
+// mustSignature converts a validated signature string.
+func mustSignature(s string) dbus.Signature {
+	sig, err := dbus.ParseSignature(s)
+	if err != nil {
+		panic(decodeError("invalid signature"))
+	}
+	return sig
+}

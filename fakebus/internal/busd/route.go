@@ -1,0 +1,200 @@
+package busd
+
+import (
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// Routing of messages received from clients.
+
+// dispatch routes one message m received from p. It returns false if the
+// connection must be closed (after the queued messages are flushed).
+func (p *Peer) dispatch(m *inMsg) bool {
+	h := &m.header
+	if p.mode == PeerMode {
+		p.dispatchPeer(m)
+		return true
+	}
+	b := p.bus
+	if p.monitor.Load() {
+		return false // monitors must not send anything (dbus-daemon drops them too)
+	}
+	if p.UniqueName() == "" {
+		if m.typ == dbus.TypeMethodCall && h.dest == driverName && h.member == "Hello" &&
+			(h.iface == "" || h.iface == driverIface) {
+			b.eavesdropReceived(p, m)
+			b.driverCall(p, m)
+			return true
+		}
+		// Like dbus-daemon: the first message must be Hello.
+		if m.typ == dbus.TypeMethodCall && m.flags&dbus.FlagNoReplyExpected == 0 {
+			b.driverError(p, m, errAccessDenied, "Client tried to send a message other than Hello without being registered")
+		}
+		return false
+	}
+	switch m.typ {
+	case dbus.TypeMethodCall:
+		switch {
+		case h.dest == driverName:
+			b.eavesdropReceived(p, m)
+			b.driverCall(p, m)
+		case b.isService(h.dest):
+			b.eavesdropReceived(p, m)
+			b.serviceCall(p, m)
+		case h.dest == "":
+			// Not addressed to anybody: only eavesdroppers see it.
+			b.eavesdropReceived(p, m)
+		default:
+			b.relayUnicast(p, m)
+		}
+	case dbus.TypeSignal:
+		if h.dest == "" {
+			b.relayBroadcast(p, m)
+		} else {
+			b.relayUnicast(p, m)
+		}
+	case dbus.TypeMethodReply, dbus.TypeError:
+		// Replies only make sense to other clients (the driver and the
+		// service never call anyone).
+		if h.dest != "" && h.dest != driverName && !b.isService(h.dest) {
+			b.relayUnicast(p, m)
+		}
+	}
+	return true
+}
+
+// dispatchPeer routes a message from a PeerMode connection: method calls go
+// to the service, everything else is dropped.
+func (p *Peer) dispatchPeer(m *inMsg) {
+	if m.typ == dbus.TypeMethodCall {
+		p.bus.serviceCall(p, m)
+	}
+}
+
+// serviceCall hands a method call to the Handler (or answers
+// org.freedesktop.DBus.Peer itself). Strings in the body share the memory of
+// the received message.
+func (b *Bus) serviceCall(p *Peer, m *inMsg) {
+	c := &Call{
+		Peer:      p,
+		Path:      m.path,
+		Interface: m.iface,
+		Member:    m.member,
+		Body:      m.body,
+		Signature: mustSignature(m.sig),
+		Flags:     m.flags,
+		dest:      m.dest,
+		serial:    m.serial,
+	}
+	if m.iface == peerIface {
+		peerMethod(c, b.machineID)
+		return
+	}
+	if b.cfg.Handler == nil {
+		c.ReplyError(errUnknownMethod, unknownMethodText(&m.header))
+		return
+	}
+	b.cfg.Handler.HandleCall(c)
+}
+
+// peerMethod answers org.freedesktop.DBus.Peer.
+func peerMethod(c *Call, machineID string) {
+	switch {
+	case c.Member == "Ping" && c.Signature.String() == "":
+		c.Reply()
+	case c.Member == "GetMachineId" && c.Signature.String() == "":
+		c.Reply(machineID)
+	default:
+		c.ReplyError(errUnknownMethod, "Unknown method "+c.Member+" or interface "+peerIface+".")
+	}
+}
+
+func unknownMethodText(h *header) string {
+	return "Unknown method " + h.member + " or interface " + h.iface + "."
+}
+
+// relayUnicast forwards a message from client p to the client its
+// DESTINATION names, with SENDER set to p's unique name and p's serial kept.
+// An undeliverable method call gets an error reply.
+func (b *Bus) relayUnicast(p *Peer, m *inMsg) {
+	b.mu.RLock()
+	target := b.clientLocked(m.dest)
+	b.mu.RUnlock()
+	if target == nil {
+		if m.typ == dbus.TypeMethodCall && m.flags&dbus.FlagNoReplyExpected == 0 {
+			if strings.HasPrefix(m.dest, ":") || m.flags&dbus.FlagNoAutoStart != 0 {
+				b.driverError(p, m, errNameHasNoOwner, "Name \""+m.dest+"\" does not exist")
+			} else {
+				b.driverError(p, m, errServiceUnknown, "The name "+m.dest+" was not provided by any .service files")
+			}
+		}
+		return
+	}
+	out := m.relay(p.UniqueName())
+	data, err := out.encode(m.serial)
+	if err != nil {
+		return
+	}
+	b.unicast(target, out, data, m.serial)
+}
+
+// clientLocked returns the client owning name (unique or well-known), or
+// nil. b.mu must be held.
+func (b *Bus) clientLocked(name string) *Peer {
+	if strings.HasPrefix(name, ":") {
+		return b.uniques[name]
+	}
+	if o := b.names[name]; o != nil {
+		return o.peer
+	}
+	return nil
+}
+
+// relayBroadcast forwards a signal from client p to the other BusMode
+// connections with a matching rule, with SENDER set to p's unique name.
+func (b *Bus) relayBroadcast(p *Peer, m *inMsg) {
+	sender := p.UniqueName()
+	info := m.info(sender)
+	var o outbox
+	var out *outMsg
+	var data []byte
+	b.mu.RLock()
+	for _, q := range b.busPeers {
+		if q == p || !b.wantsLocked(q, &info, false) {
+			continue
+		}
+		if out == nil {
+			out = m.relay(sender)
+			var err error
+			if data, err = out.encode(m.serial); err != nil {
+				break
+			}
+		}
+		o.send(b, q, out, data, m.serial)
+	}
+	b.mu.RUnlock()
+	o.flush(b)
+}
+
+// eavesdropReceived shows a message that p sent to the driver or the service
+// to the connections eavesdropping on it.
+func (b *Bus) eavesdropReceived(p *Peer, m *inMsg) {
+	if b.eavesdroppers.Load() == 0 {
+		return
+	}
+	sender := p.UniqueName()
+	info := m.info(sender)
+	var o outbox
+	b.mu.RLock()
+	b.eavesdropLocked(&o, &info, p, func() (*outMsg, []byte, uint32) {
+		out := m.relay(sender)
+		data, err := out.encode(m.serial)
+		if err != nil {
+			return nil, nil, 0
+		}
+		return out, data, m.serial
+	})
+	b.mu.RUnlock()
+	o.flush(b)
+}
