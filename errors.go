@@ -1,0 +1,233 @@
+package sdbus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// Sentinel errors. Test for them with errors.Is; every error an sdbus
+// operation returns is an *Error (or, for a job's result, a *JobError) that
+// matches the sentinels listed in its documentation.
+var (
+	// ErrUnitExists: org.freedesktop.systemd1.UnitExists. A unit of that
+	// name is already loaded (often a failed transient unit that lingers).
+	ErrUnitExists = errors.New("unit exists")
+	// ErrNoSuchUnit: org.freedesktop.systemd1.NoSuchUnit, also returned by
+	// typed reads when a unit's LoadState is not-found.
+	ErrNoSuchUnit = errors.New("no such unit")
+	// ErrNoSuchJob: org.freedesktop.systemd1.NoSuchJob (the job has ended).
+	ErrNoSuchJob = errors.New("no such job")
+	// ErrUnitMasked: org.freedesktop.systemd1.UnitMasked.
+	ErrUnitMasked = errors.New("unit is masked")
+	// ErrJobTypeNotApplicable: org.freedesktop.systemd1.JobTypeNotApplicable.
+	ErrJobTypeNotApplicable = errors.New("job type not applicable")
+	// ErrTransactionIsDestructive: org.freedesktop.systemd1.TransactionIsDestructive
+	// (a job mode such as "fail" refused to replace a conflicting job).
+	ErrTransactionIsDestructive = errors.New("transaction is destructive")
+	// ErrOnlyByDependency: org.freedesktop.systemd1.OnlyByDependency
+	// (RefuseManualStart= or RefuseManualStop=).
+	ErrOnlyByDependency = errors.New("operation refused, unit may only be started or stopped by dependency")
+	// ErrNoUnitForPID: org.freedesktop.systemd1.NoUnitForPID.
+	ErrNoUnitForPID = errors.New("no unit for PID")
+	// ErrNoSuchProcess: org.freedesktop.systemd1.NoSuchProcess.
+	ErrNoSuchProcess = errors.New("no such process")
+	// ErrBadUnitSetting: org.freedesktop.systemd1.BadUnitSetting or LoadFailed.
+	ErrBadUnitSetting = errors.New("bad unit setting")
+	// ErrAccessDenied: org.freedesktop.DBus.Error.AccessDenied.
+	ErrAccessDenied = errors.New("access denied")
+	// ErrInteractiveAuthorizationRequired:
+	// org.freedesktop.DBus.Error.InteractiveAuthorizationRequired.
+	ErrInteractiveAuthorizationRequired = errors.New("interactive authorization required")
+	// ErrNotSupported: the manager does not know the method or property
+	// (org.freedesktop.DBus.Error.UnknownMethod, UnknownProperty,
+	// UnknownInterface, PropertyReadOnly, NotSupported). systemd answers an
+	// unknown or unsettable property with PropertyReadOnly.
+	ErrNotSupported = errors.New("not supported by this manager")
+	// ErrInvalidArgs: org.freedesktop.DBus.Error.InvalidArgs, and every
+	// argument sdbus rejects before sending anything (then Error.Name is
+	// empty).
+	ErrInvalidArgs = errors.New("invalid arguments")
+	// ErrServiceUnknown: nobody owns org.freedesktop.systemd1 on the bus
+	// (org.freedesktop.DBus.Error.ServiceUnknown, NameHasNoOwner).
+	ErrServiceUnknown = errors.New("systemd is not on the bus")
+	// ErrTimeout: the bus gave up waiting for systemd
+	// (org.freedesktop.DBus.Error.NoReply, TimedOut). A context deadline is
+	// reported as context.DeadlineExceeded instead.
+	ErrTimeout = errors.New("no reply from systemd")
+	// ErrDisconnected: the connection to the bus or to systemd was lost.
+	// Every pending Wait ends with it.
+	ErrDisconnected = errors.New("connection lost")
+	// ErrClosed: the Conn was closed by Close. Pending waits end with it.
+	ErrClosed = errors.New("connection closed")
+	// ErrJobFailed is matched by every *JobError: the job ended with a
+	// result other than done or skipped.
+	ErrJobFailed = errors.New("job failed")
+)
+
+// dbusErrorSentinel maps a D-Bus error name to the sentinel it matches, or
+// nil.
+func dbusErrorSentinel(name string) error {
+	const sd, fd = "org.freedesktop.systemd1.", "org.freedesktop.DBus.Error."
+	switch name {
+	case sd + "UnitExists":
+		return ErrUnitExists
+	case sd + "NoSuchUnit":
+		return ErrNoSuchUnit
+	case sd + "NoSuchJob":
+		return ErrNoSuchJob
+	case sd + "UnitMasked":
+		return ErrUnitMasked
+	case sd + "JobTypeNotApplicable":
+		return ErrJobTypeNotApplicable
+	case sd + "TransactionIsDestructive":
+		return ErrTransactionIsDestructive
+	case sd + "OnlyByDependency":
+		return ErrOnlyByDependency
+	case sd + "NoUnitForPID":
+		return ErrNoUnitForPID
+	case sd + "NoSuchProcess":
+		return ErrNoSuchProcess
+	case sd + "BadUnitSetting", sd + "LoadFailed":
+		return ErrBadUnitSetting
+	case fd + "AccessDenied":
+		return ErrAccessDenied
+	case fd + "InteractiveAuthorizationRequired":
+		return ErrInteractiveAuthorizationRequired
+	case fd + "UnknownMethod", fd + "UnknownProperty", fd + "UnknownInterface",
+		fd + "PropertyReadOnly", fd + "NotSupported":
+		return ErrNotSupported
+	case fd + "InvalidArgs":
+		return ErrInvalidArgs
+	case fd + "ServiceUnknown", fd + "NameHasNoOwner":
+		return ErrServiceUnknown
+	case fd + "NoReply", fd + "TimedOut", fd + "Timeout":
+		return ErrTimeout
+	case fd + "Disconnected":
+		return ErrDisconnected
+	}
+	return nil
+}
+
+// Error is the error every sdbus operation returns, apart from the result
+// of a job (see JobError).
+//
+// It matches, with errors.Is, the sentinel that corresponds to the D-Bus
+// error name (ErrUnitExists for org.freedesktop.systemd1.UnitExists, ...),
+// whatever Err matches (context.DeadlineExceeded, ErrDisconnected, ...), and
+// with errors.As a dbus.Error value target when systemd answered with an
+// error reply.
+type Error struct {
+	// Op is the operation: a D-Bus method ("StartTransientUnit", "GetUnit"),
+	// "Get"/"GetAll" with the property or interface, or one of "connect",
+	// "wait", "cancel".
+	Op string
+	// Unit is the unit the operation concerned, if any.
+	Unit string
+	// Name is the D-Bus error name when the manager or the bus answered with
+	// an error, e.g. "org.freedesktop.systemd1.UnitExists"; empty otherwise.
+	Name string
+	// Message is the human-readable text of the D-Bus error, or of a local
+	// validation failure.
+	Message string
+	// Err is the cause: a dbus.Error value, a context error, one of the
+	// sentinels above, or a transport error.
+	Err error
+}
+
+var _ error = (*Error)(nil)
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("sdbus: ")
+	b.WriteString(e.Op)
+	if e.Unit != "" {
+		b.WriteString(" ")
+		b.WriteString(e.Unit)
+	}
+	b.WriteString(": ")
+	switch {
+	case e.Name != "" && e.Message != "":
+		fmt.Fprintf(&b, "%s (%s)", e.Message, e.Name)
+	case e.Name != "":
+		b.WriteString(e.Name)
+	case e.Message != "" && e.Err != nil:
+		fmt.Fprintf(&b, "%s: %v", e.Message, e.Err)
+	case e.Message != "":
+		b.WriteString(e.Message)
+	case e.Err != nil:
+		b.WriteString(e.Err.Error())
+	default:
+		b.WriteString("unknown error")
+	}
+	return b.String()
+}
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is the sentinel for e's D-Bus error name.
+func (e *Error) Is(target error) bool {
+	return e.Name != "" && target == dbusErrorSentinel(e.Name)
+}
+
+// JobError is the error Job.Wait returns when a job ended with a result
+// other than JobDone or JobSkipped. It matches ErrJobFailed.
+type JobError struct {
+	// Unit is the unit the job was for.
+	Unit string
+	// JobID is the job's numeric id.
+	JobID uint32
+	// Result is the job's result, e.g. JobFailed or JobDependency.
+	Result JobResult
+}
+
+var _ error = (*JobError)(nil)
+
+func (e *JobError) Error() string {
+	return fmt.Sprintf("sdbus: job %d for %s: %s", e.JobID, e.Unit, e.Result.describe(e.Unit))
+}
+
+// Is reports whether target is ErrJobFailed.
+func (e *JobError) Is(target error) bool { return target == ErrJobFailed }
+
+// invalidArg returns the error for an argument rejected before anything was
+// sent. It matches ErrInvalidArgs.
+func invalidArg(op, unit, format string, args ...any) error {
+	return &Error{Op: op, Unit: unit, Message: fmt.Sprintf(format, args...), Err: ErrInvalidArgs}
+}
+
+// callError converts an error from a D-Bus call into an *Error. gone is the
+// cause to report when the error came from the connection itself rather
+// than from the peer (ErrClosed, ErrDisconnected, or nil while the
+// connection is up).
+func callError(op, unit string, err error, gone error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	var de dbus.Error
+	if errors.As(err, &de) {
+		msg := ""
+		if len(de.Body) > 0 {
+			msg, _ = de.Body[0].(string)
+		}
+		return &Error{Op: op, Unit: unit, Name: de.Name, Message: msg, Err: de}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Op: op, Unit: unit, Err: err}
+	}
+	if gone != nil {
+		return &Error{Op: op, Unit: unit, Err: gone}
+	}
+	if errors.Is(err, dbus.ErrClosed) {
+		return &Error{Op: op, Unit: unit, Err: ErrDisconnected}
+	}
+	return &Error{Op: op, Unit: unit, Err: err}
+}

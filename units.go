@@ -1,0 +1,357 @@
+package sdbus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"syscall"
+
+	"github.com/godbus/dbus/v5"
+)
+
+const unitIface = "org.freedesktop.systemd1.Unit"
+
+// LoadState is a unit's LoadState property.
+type LoadState string
+
+// Load states (the set is open; unknown values are kept verbatim).
+const (
+	LoadLoaded     LoadState = "loaded"
+	LoadNotFound   LoadState = "not-found"
+	LoadBadSetting LoadState = "bad-setting"
+	LoadError      LoadState = "error"
+	LoadMasked     LoadState = "masked"
+	LoadStub       LoadState = "stub"
+	LoadMerged     LoadState = "merged"
+)
+
+// ActiveState is a unit's ActiveState property.
+type ActiveState string
+
+// Active states (the set is open; unknown values are kept verbatim).
+const (
+	StateActive       ActiveState = "active"
+	StateReloading    ActiveState = "reloading"
+	StateInactive     ActiveState = "inactive"
+	StateFailed       ActiveState = "failed"
+	StateActivating   ActiveState = "activating"
+	StateDeactivating ActiveState = "deactivating"
+	StateMaintenance  ActiveState = "maintenance"
+	StateRefreshing   ActiveState = "refreshing"
+)
+
+// UnitStatus is the summary of a unit that ListUnits returns, and
+// UnitStatus reads.
+type UnitStatus struct {
+	Name        string
+	Description string
+	LoadState   LoadState
+	ActiveState ActiveState
+	SubState    string
+	// Following is the unit this one follows in its state, if any.
+	Following string
+	Path      dbus.ObjectPath
+	// JobID, JobType and JobPath describe the unit's queued job; JobID is
+	// 0 when there is none.
+	JobID   uint32
+	JobType string
+	JobPath dbus.ObjectPath
+}
+
+// unitStatusWire is one row of ListUnits, (ssssssouso).
+type unitStatusWire struct {
+	Name, Description, LoadState, ActiveState, SubState, Following string
+	Path                                                           dbus.ObjectPath
+	JobID                                                          uint32
+	JobType                                                        string
+	JobPath                                                        dbus.ObjectPath
+}
+
+func (w unitStatusWire) status() UnitStatus {
+	return UnitStatus{
+		Name: w.Name, Description: w.Description, LoadState: LoadState(w.LoadState),
+		ActiveState: ActiveState(w.ActiveState), SubState: w.SubState, Following: w.Following,
+		Path: w.Path, JobID: w.JobID, JobType: w.JobType, JobPath: w.JobPath,
+	}
+}
+
+func (c *Conn) listUnits(ctx context.Context, op string, args ...any) ([]UnitStatus, error) {
+	var rows []unitStatusWire
+	if err := c.call(ctx, op, "", args, &rows); err != nil {
+		return nil, err
+	}
+	out := make([]UnitStatus, len(rows))
+	for i, r := range rows {
+		out[i] = r.status()
+	}
+	return out, nil
+}
+
+// ListUnits lists the units the manager has loaded (Manager.ListUnits).
+func (c *Conn) ListUnits(ctx context.Context) ([]UnitStatus, error) {
+	return c.listUnits(ctx, "ListUnits")
+}
+
+// ListUnitsByPatterns lists loaded units whose ActiveState, LoadState or
+// SubState is in states (all when empty) and whose name matches one of the
+// glob patterns (all when empty) (Manager.ListUnitsByPatterns).
+func (c *Conn) ListUnitsByPatterns(ctx context.Context, states, patterns []string) ([]UnitStatus, error) {
+	return c.listUnits(ctx, "ListUnitsByPatterns", nonNil(states), nonNil(patterns))
+}
+
+// ListUnitsByNames returns the status of the named units, loading them if
+// needed (Manager.ListUnitsByNames, systemd 230 and later). A unit that
+// does not exist is listed with LoadState not-found.
+func (c *Conn) ListUnitsByNames(ctx context.Context, names []string) ([]UnitStatus, error) {
+	return c.listUnits(ctx, "ListUnitsByNames", nonNil(names))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// GetUnit returns the object path of a loaded unit (Manager.GetUnit). A unit
+// that is not loaded fails with ErrNoSuchUnit.
+func (c *Conn) GetUnit(ctx context.Context, name string) (dbus.ObjectPath, error) {
+	return c.unitPathCall(ctx, "GetUnit", name)
+}
+
+// LoadUnit loads a unit from disk if needed and returns its object path
+// (Manager.LoadUnit). A missing unit file is not an error: the unit then
+// has LoadState not-found.
+func (c *Conn) LoadUnit(ctx context.Context, name string) (dbus.ObjectPath, error) {
+	return c.unitPathCall(ctx, "LoadUnit", name)
+}
+
+func (c *Conn) unitPathCall(ctx context.Context, op, name string) (dbus.ObjectPath, error) {
+	if err := ValidateUnitName(name); err != nil {
+		return "", invalidArg(op, name, "%v", err)
+	}
+	var p dbus.ObjectPath
+	err := c.call(ctx, op, name, []any{name}, &p)
+	return p, err
+}
+
+// UnitByPID returns the name of the unit a process belongs to
+// (Manager.GetUnitByPID). A PID outside any unit fails with
+// ErrNoUnitForPID.
+func (c *Conn) UnitByPID(ctx context.Context, pid uint32) (string, error) {
+	var p dbus.ObjectPath
+	if err := c.call(ctx, "GetUnitByPID", "", []any{pid}, &p); err != nil {
+		return "", err
+	}
+	var id string
+	err := c.getProperty(ctx, p, unitIface, "Id", "", &id)
+	return id, err
+}
+
+// UnitStatus reads the unit's status from its Unit interface. Reading a
+// unit that is not loaded makes systemd try to load it: a unit that does
+// not exist is returned with LoadState not-found and no error.
+func (c *Conn) UnitStatus(ctx context.Context, name string) (UnitStatus, error) {
+	const op = "UnitStatus"
+	if err := ValidateUnitName(name); err != nil {
+		return UnitStatus{}, invalidArg(op, name, "%v", err)
+	}
+	upath := UnitPath(name)
+	m, err := c.getAll(ctx, upath, unitIface, name)
+	if err != nil {
+		return UnitStatus{}, err
+	}
+	var job struct {
+		ID   uint32
+		Path dbus.ObjectPath
+	}
+	st := UnitStatus{Path: upath}
+	d := propDecoder{op: op, unit: name, m: m}
+	d.str("Id", &st.Name)
+	d.str("Description", &st.Description)
+	d.typed("LoadState", (*string)(&st.LoadState))
+	d.typed("ActiveState", (*string)(&st.ActiveState))
+	d.str("SubState", &st.SubState)
+	d.str("Following", &st.Following)
+	d.any("Job", &job)
+	if d.err != nil {
+		return UnitStatus{}, d.err
+	}
+	if job.ID != 0 {
+		st.JobID, st.JobPath = job.ID, job.Path
+	}
+	return st, nil
+}
+
+// ResetFailedUnit clears the failed state of a unit and its restart and
+// start-rate counters (Manager.ResetFailedUnit). For a failed transient
+// unit this unloads it and frees its name. A unit that is not loaded fails
+// with ErrNoSuchUnit.
+func (c *Conn) ResetFailedUnit(ctx context.Context, name string) error {
+	if err := ValidateUnitName(name); err != nil {
+		return invalidArg("ResetFailedUnit", name, "%v", err)
+	}
+	return c.call(ctx, "ResetFailedUnit", name, []any{name})
+}
+
+// KillWhom selects the processes KillUnit signals.
+type KillWhom string
+
+// Targets for KillUnit.
+const (
+	KillMain    KillWhom = "main"    // the main process
+	KillControl KillWhom = "control" // the control process (e.g. ExecReload=)
+	KillAll     KillWhom = "all"     // every process of the unit
+	// The -fail variants also fail when no process was signalled
+	// (systemd 252 and later).
+	KillMainFail    KillWhom = "main-fail"
+	KillControlFail KillWhom = "control-fail"
+	KillAllFail     KillWhom = "all-fail"
+)
+
+// KillUnit sends a signal to the unit's processes (Manager.KillUnit). With
+// KillMain or KillControl and no such process it fails with
+// ErrNoSuchProcess.
+func (c *Conn) KillUnit(ctx context.Context, name string, whom KillWhom, sig syscall.Signal) error {
+	const op = "KillUnit"
+	if err := ValidateUnitName(name); err != nil {
+		return invalidArg(op, name, "%v", err)
+	}
+	if whom == "" {
+		return invalidArg(op, name, "empty kill target")
+	}
+	if sig <= 0 || sig >= 65 {
+		return invalidArg(op, name, "signal %d out of range", int(sig))
+	}
+	return c.call(ctx, op, name, []any{name, string(whom), int32(sig)})
+}
+
+// SetUnitProperties changes properties of a loaded unit
+// (Manager.SetUnitProperties). With runtime true the change lasts until the
+// next reboot only. Array properties such as DeviceAllow usually append to
+// the current value. A property the manager does not know or cannot change
+// fails with ErrNotSupported; properties are validated before sending.
+func (c *Conn) SetUnitProperties(ctx context.Context, name string, runtime bool, props ...Property) error {
+	const op = "SetUnitProperties"
+	if err := ValidateUnitName(name); err != nil {
+		return invalidArg(op, name, "%v", err)
+	}
+	p, err := encodeProperties(op, name, props)
+	if err != nil {
+		return err
+	}
+	return c.call(ctx, op, name, []any{name, runtime, p})
+}
+
+// AttachProcessesToUnit moves processes into a unit's cgroup, or into the
+// sub-cgroup subcgroup ("" for the unit's own cgroup, otherwise an absolute
+// path such as "/container") of a unit with Delegate=yes
+// (Manager.AttachProcessesToUnit, systemd 238 and later; older managers fail
+// with ErrNotSupported).
+func (c *Conn) AttachProcessesToUnit(ctx context.Context, unit, subcgroup string, pids ...uint32) error {
+	const op = "AttachProcessesToUnit"
+	if err := ValidateUnitName(unit); err != nil {
+		return invalidArg(op, unit, "%v", err)
+	}
+	if subcgroup != "" && (subcgroup[0] != '/' || path.Clean(subcgroup) != subcgroup) {
+		return invalidArg(op, unit, "sub-cgroup %q is not a clean absolute path", subcgroup)
+	}
+	if len(pids) == 0 {
+		return invalidArg(op, unit, "no PIDs")
+	}
+	return c.call(ctx, op, unit, []any{unit, subcgroup, pids})
+}
+
+// call invokes a Manager method with ctx and stores the reply in out.
+func (c *Conn) call(ctx context.Context, method, unit string, args []any, out ...any) error {
+	if gone := c.goneErr(); gone != nil {
+		return &Error{Op: method, Unit: unit, Err: gone}
+	}
+	err := c.mgr.CallWithContext(ctx, managerIface+"."+method, c.flags(), args...).Store(out...)
+	return c.opError(method, unit, err)
+}
+
+// getAll reads every property of one interface of an object
+// (Properties.GetAll through CallWithContext: godbus's own property helpers
+// ignore contexts).
+func (c *Conn) getAll(ctx context.Context, path dbus.ObjectPath, iface, unit string) (map[string]dbus.Variant, error) {
+	op := "GetAll " + iface
+	if gone := c.goneErr(); gone != nil {
+		return nil, &Error{Op: op, Unit: unit, Err: gone}
+	}
+	var m map[string]dbus.Variant
+	err := c.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".GetAll", c.flags(), iface).Store(&m)
+	return m, c.opError(op, unit, err)
+}
+
+// getProperty reads one property into out, which must match its type.
+func (c *Conn) getProperty(ctx context.Context, path dbus.ObjectPath, iface, name, unit string, out any) error {
+	op := "Get " + iface + "." + name
+	if gone := c.goneErr(); gone != nil {
+		return &Error{Op: op, Unit: unit, Err: gone}
+	}
+	var v dbus.Variant
+	err := c.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".Get", c.flags(), iface, name).Store(&v)
+	if err != nil {
+		return c.opError(op, unit, err)
+	}
+	if err := dbus.Store([]any{v.Value()}, out); err != nil {
+		return &Error{Op: op, Unit: unit, Message: fmt.Sprintf("unexpected type %s", v.Signature()), Err: err}
+	}
+	return nil
+}
+
+// propDecoder copies values out of a GetAll map, keeping the first error.
+type propDecoder struct {
+	op, unit string
+	m        map[string]dbus.Variant
+	err      error
+}
+
+func (d *propDecoder) any(name string, out any) {
+	v, ok := d.m[name]
+	if !ok || d.err != nil {
+		return
+	}
+	if err := dbus.Store([]any{v.Value()}, out); err != nil {
+		d.err = &Error{Op: d.op, Unit: d.unit, Message: fmt.Sprintf("property %s has unexpected type %s", name, v.Signature()), Err: err}
+	}
+}
+
+func (d *propDecoder) str(name string, out *string)   { d.any(name, out) }
+func (d *propDecoder) typed(name string, out *string) { d.any(name, out) }
+
+// validateSuffix checks that name is a valid unit name of the given type
+// suffix, such as ".slice".
+func validateSuffix(name, suffix string) error {
+	if err := ValidateUnitName(name); err != nil {
+		return err
+	}
+	if !strings.HasSuffix(name, suffix) {
+		return fmt.Errorf("%q is not a %s unit", name, strings.TrimPrefix(suffix, "."))
+	}
+	return nil
+}
+
+// Reload makes the manager reload its configuration (daemon-reload). It
+// returns when the reload has finished. Jobs keep running; their JobRemoved
+// signals, held back while the manager reloads, follow.
+func (c *Conn) Reload(ctx context.Context) error {
+	return c.call(ctx, "Reload", "", nil)
+}
+
+// Reexecute makes the manager serialize its state and re-execute itself
+// (daemon-reexec). systemd does not answer: it drops its connections, so
+// on a bus the call ends with the bus's NoReply error, and a peer-to-peer
+// Conn is disconnected. Reexecute reports both as success. Jobs survive;
+// on a bus this Conn follows the manager's new connection and keeps
+// receiving their results.
+func (c *Conn) Reexecute(ctx context.Context) error {
+	err := c.call(ctx, "Reexecute", "", nil)
+	if errors.Is(err, ErrTimeout) || errors.Is(err, ErrDisconnected) {
+		return nil
+	}
+	return err
+}

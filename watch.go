@@ -1,0 +1,375 @@
+package sdbus
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// UnitState is a unit's state as WatchUnit reports it.
+type UnitState struct {
+	Name        string
+	LoadState   LoadState
+	ActiveState ActiveState
+	SubState    string
+	// Result is the Result property of the unit's type interface
+	// (Service, Scope, Socket, Mount, ...): "success", "exit-code",
+	// "oom-kill", .... It is empty for types without one (slices,
+	// targets).
+	Result string
+	// JobID is the unit's queued job, 0 when there is none.
+	JobID uint32
+}
+
+// watchBuffer is how many states a watch keeps for a slow reader before it
+// coalesces (drops the oldest undelivered state).
+const watchBuffer = 16
+
+// WatchUnit reports the state of a unit now and whenever it changes, until
+// ctx ends or the connection closes; then the channel is closed.
+//
+// It is driven by systemd's PropertiesChanged signals on the unit's path,
+// not by polling. The match rule is installed and the watch registered
+// before the current state is read, and signal sequence numbers order each
+// change against that read, so no change between the two is lost or
+// applied twice. The first value is the current state.
+//
+// Coalescing: signal dispatch never waits for the reader. Up to 16 states
+// the reader has not taken yet are buffered; beyond that the oldest
+// undelivered state is dropped, so a slow reader sees fewer intermediate
+// states but always the most recent one. A change that does not alter any
+// UnitState field is not reported.
+func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, error) {
+	const op = "WatchUnit"
+	if err := ValidateUnitName(name); err != nil {
+		return nil, invalidArg(op, name, "%v", err)
+	}
+	path := UnitPath(name)
+	typeIface := unitTypeIface(name)
+	matchOpts := []dbus.MatchOption{
+		dbus.WithMatchSender(systemdName), dbus.WithMatchObjectPath(path),
+		dbus.WithMatchInterface(propsIface), dbus.WithMatchMember("PropertiesChanged"),
+	}
+	if !c.p2p {
+		if err := c.bus.AddMatchSignalContext(ctx, matchOpts...); err != nil {
+			return nil, c.opError("AddMatch", name, err)
+		}
+	}
+	w := &unitWatch{path: path, typeIface: typeIface, notify: make(chan struct{}, 1), snap: map[string]dbus.Sequence{}}
+	removeMatch := func() {
+		if c.p2p {
+			return
+		}
+		rctx, cancel := context.WithTimeout(c.bus.Context(), 5*time.Second)
+		defer cancel()
+		_ = c.bus.RemoveMatchSignalContext(rctx, matchOpts...)
+	}
+	if err := c.watches.add(w); err != nil {
+		removeMatch()
+		return nil, &Error{Op: op, Unit: name, Err: err}
+	}
+	if err := c.snapshot(ctx, w, name); err != nil {
+		c.watches.remove(w)
+		removeMatch()
+		return nil, err
+	}
+	out := make(chan UnitState)
+	if !c.goTracked(func() {
+		defer removeMatch()
+		defer c.watches.remove(w)
+		defer close(out)
+		w.pump(ctx, out, c.bus.Context().Done())
+	}) {
+		c.watches.remove(w)
+		return nil, &Error{Op: op, Unit: name, Err: ErrClosed}
+	}
+	return out, nil
+}
+
+// WaitUnitState waits until the unit's state satisfies pred and returns
+// that state. It checks the current state first, then every change (see
+// WatchUnit). For example, to wait until a unit has stopped:
+//
+//	st, err := c.WaitUnitState(ctx, "x.service", func(s sdbus.UnitState) bool {
+//		return s.ActiveState == sdbus.StateInactive || s.ActiveState == sdbus.StateFailed
+//	})
+func (c *Conn) WaitUnitState(ctx context.Context, name string, pred func(UnitState) bool) (UnitState, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := c.WatchUnit(ctx, name)
+	if err != nil {
+		return UnitState{}, err
+	}
+	var last UnitState
+	for st := range ch {
+		if pred(st) {
+			return st, nil
+		}
+		last = st
+	}
+	if err := ctx.Err(); err != nil {
+		return last, &Error{Op: "WaitUnitState", Unit: name, Err: err}
+	}
+	cause := c.goneErr()
+	if cause == nil {
+		cause = ErrDisconnected
+	}
+	return last, &Error{Op: "WaitUnitState", Unit: name, Err: cause}
+}
+
+// snapshot reads the current state into w, recording the reply sequences
+// so that older signals are not applied on top.
+func (c *Conn) snapshot(ctx context.Context, w *unitWatch, name string) error {
+	read := func(iface string) (map[string]dbus.Variant, dbus.Sequence, error) {
+		call := c.bus.Object(systemdName, w.path).CallWithContext(ctx, propsIface+".GetAll", c.flags(), iface)
+		var m map[string]dbus.Variant
+		if err := call.Store(&m); err != nil {
+			return nil, 0, c.opError("GetAll "+iface, name, err)
+		}
+		return m, call.ResponseSequence, nil
+	}
+	um, useq, err := read(unitIface)
+	if err != nil {
+		return err
+	}
+	var tm map[string]dbus.Variant
+	var tseq dbus.Sequence
+	if w.typeIface != "" {
+		if tm, tseq, err = read(w.typeIface); err != nil {
+			return err
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.applyLocked(um)
+	w.snap[unitIface] = useq
+	if w.typeIface != "" {
+		w.applyLocked(tm)
+		w.snap[w.typeIface] = tseq
+	}
+	for _, e := range w.early {
+		if e.seq > w.snap[e.iface] {
+			w.applyLocked(e.changed)
+		}
+	}
+	w.early = nil
+	w.queueLocked(true)
+	return nil
+}
+
+// unitTypeIface returns the D-Bus interface that carries a unit type's
+// Result, or "" for types without one.
+func unitTypeIface(name string) string {
+	i := strings.LastIndexByte(name, '.')
+	switch name[i+1:] {
+	case "service":
+		return "org.freedesktop.systemd1.Service"
+	case "scope":
+		return "org.freedesktop.systemd1.Scope"
+	case "socket":
+		return "org.freedesktop.systemd1.Socket"
+	case "mount":
+		return "org.freedesktop.systemd1.Mount"
+	case "automount":
+		return "org.freedesktop.systemd1.Automount"
+	case "swap":
+		return "org.freedesktop.systemd1.Swap"
+	case "timer":
+		return "org.freedesktop.systemd1.Timer"
+	case "path":
+		return "org.freedesktop.systemd1.Path"
+	}
+	return ""
+}
+
+// unitWatch is one WatchUnit.
+type unitWatch struct {
+	path      dbus.ObjectPath
+	typeIface string
+	notify    chan struct{} // capacity 1: "pending has states"
+
+	// mu guards the fields below.
+	mu  sync.Mutex
+	cur UnitState
+	// snap holds, per interface, the sequence of the snapshot reply once
+	// it has been applied; signals up to it are already in the snapshot.
+	snap map[string]dbus.Sequence
+	// early holds signals that arrived before the snapshot was applied.
+	early   []earlySignal
+	pending []UnitState // states not yet taken by pump, oldest first
+	last    UnitState   // the newest state queued
+	queued  bool        // last is valid
+	gone    error       // the connection ended
+}
+
+type earlySignal struct {
+	iface   string
+	changed map[string]dbus.Variant
+	seq     dbus.Sequence
+}
+
+// maxEarly bounds the signals kept while the snapshot is read.
+const maxEarly = 256
+
+// applyLocked merges changed properties of the Unit or type interface.
+func (w *unitWatch) applyLocked(changed map[string]dbus.Variant) {
+	d := propDecoder{m: changed}
+	d.str("Id", &w.cur.Name)
+	d.typed("LoadState", (*string)(&w.cur.LoadState))
+	d.typed("ActiveState", (*string)(&w.cur.ActiveState))
+	d.str("SubState", &w.cur.SubState)
+	d.str("Result", &w.cur.Result)
+	if v, ok := changed["Job"]; ok {
+		var job struct {
+			ID   uint32
+			Path dbus.ObjectPath
+		}
+		if dbus.Store([]any{v.Value()}, &job) == nil {
+			w.cur.JobID = job.ID
+		}
+	}
+}
+
+// queueLocked appends the current state for the reader if it differs from
+// the last one queued (always when force is set).
+func (w *unitWatch) queueLocked(force bool) {
+	if !force && w.queued && w.last == w.cur {
+		return
+	}
+	if len(w.pending) == watchBuffer {
+		copy(w.pending, w.pending[1:])
+		w.pending = w.pending[:watchBuffer-1]
+	}
+	w.pending = append(w.pending, w.cur)
+	w.last, w.queued = w.cur, true
+	select {
+	case w.notify <- struct{}{}:
+	default:
+	}
+}
+
+// signal applies one PropertiesChanged. Called by the signal handler.
+func (w *unitWatch) signal(s *dbus.Signal) {
+	if len(s.Body) != 3 {
+		return
+	}
+	iface, ok1 := s.Body[0].(string)
+	changed, ok2 := s.Body[1].(map[string]dbus.Variant)
+	if !ok1 || !ok2 || (iface != unitIface && iface != w.typeIface) {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	snap, ok := w.snap[iface]
+	switch {
+	case !ok && len(w.early) < maxEarly:
+		w.early = append(w.early, earlySignal{iface, changed, s.Sequence})
+		return
+	case !ok:
+		return
+	case s.Sequence <= snap && s.Sequence != dbus.NoSequence:
+		return // the snapshot already has it
+	}
+	w.applyLocked(changed)
+	w.queueLocked(false)
+}
+
+// pump hands queued states to out until ctx or the connection ends.
+func (w *unitWatch) pump(ctx context.Context, out chan<- UnitState, connDone <-chan struct{}) {
+	for {
+		w.mu.Lock()
+		batch := w.pending
+		w.pending = nil
+		gone := w.gone
+		w.mu.Unlock()
+		for _, st := range batch {
+			select {
+			case out <- st:
+			case <-ctx.Done():
+				return
+			case <-connDone:
+				return
+			}
+		}
+		if gone != nil {
+			return
+		}
+		select {
+		case <-w.notify:
+		case <-ctx.Done():
+			return
+		case <-connDone:
+			return
+		}
+	}
+}
+
+// watchSet routes PropertiesChanged signals to watches by object path.
+type watchSet struct {
+	// mu guards byPath and gone.
+	mu     sync.Mutex
+	byPath map[dbus.ObjectPath][]*unitWatch
+	gone   error
+}
+
+func newWatchSet() *watchSet { return &watchSet{byPath: make(map[dbus.ObjectPath][]*unitWatch)} }
+
+func (s *watchSet) add(w *unitWatch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone != nil {
+		return s.gone
+	}
+	s.byPath[w.path] = append(s.byPath[w.path], w)
+	return nil
+}
+
+func (s *watchSet) remove(w *unitWatch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ws := s.byPath[w.path]
+	for i, x := range ws {
+		if x == w {
+			ws = append(ws[:i:i], ws[i+1:]...)
+			break
+		}
+	}
+	if len(ws) == 0 {
+		delete(s.byPath, w.path)
+	} else {
+		s.byPath[w.path] = ws
+	}
+}
+
+func (s *watchSet) deliver(sig *dbus.Signal) {
+	s.mu.Lock()
+	ws := s.byPath[sig.Path]
+	s.mu.Unlock()
+	for _, w := range ws {
+		w.signal(sig)
+	}
+}
+
+func (s *watchSet) fail(err error) {
+	s.mu.Lock()
+	if s.gone == nil {
+		s.gone = err
+	}
+	var all []*unitWatch
+	for _, ws := range s.byPath {
+		all = append(all, ws...)
+	}
+	s.mu.Unlock()
+	for _, w := range all {
+		w.mu.Lock()
+		w.gone = err
+		w.mu.Unlock()
+		select {
+		case w.notify <- struct{}{}:
+		default:
+		}
+	}
+}
