@@ -1,0 +1,228 @@
+package fakebus
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+)
+
+// DefaultVersion is the Manager.Version a Server reports unless told
+// otherwise: the systemd release the fake models.
+const DefaultVersion = "252.38-1~deb12u1"
+
+// Server is a fake systemd manager behind a real D-Bus message bus. It
+// decodes and answers D-Bus messages; clients talk to it exactly as to
+// systemd.
+type Server struct {
+	bus *busd.Bus
+	m   *manager
+
+	// mu guards dir, busAddr, privAddr and closed.
+	mu       sync.Mutex
+	dir      string
+	busAddr  string
+	privAddr string
+	closed   bool
+}
+
+// Option configures a Server.
+type Option func(*config)
+
+type config struct {
+	version   string
+	backports map[string]bool
+	trace     func(Event)
+	units     []UnitFile
+}
+
+// WithVersion sets the Manager.Version string and the systemd release the
+// fake behaves as: properties and methods newer than its major version
+// are refused the way that release refuses them (PropertyReadOnly,
+// UnknownProperty, UnknownMethod).
+func WithVersion(v string) Option { return func(c *config) { c.version = v } }
+
+// WithBackport makes a property or method available although the
+// configured version predates it, as distributions backport features (for
+// example "EffectiveMemoryMax" on a 254-based release, or
+// "AttachProcessesToUnit").
+func WithBackport(names ...string) Option {
+	return func(c *config) {
+		for _, n := range names {
+			c.backports[n] = true
+		}
+	}
+}
+
+// WithUnitFile pre-loads a unit as if a unit file existed for it, so that
+// StartUnit, LoadUnit and friends find it.
+func WithUnitFile(u UnitFile) Option { return func(c *config) { c.units = append(c.units, u) } }
+
+// WithTrace calls f for every message the fake bus receives from or
+// delivers to a client, from the goroutine that routes it. f must not
+// block for long.
+func WithTrace(f func(Event)) Option { return func(c *config) { c.trace = f } }
+
+// Start starts a Server for use outside tests. The caller must Close it.
+func Start(opts ...Option) (*Server, error) {
+	cfg := config{version: DefaultVersion, backports: map[string]bool{}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	m, err := newManager(cfg)
+	if err != nil {
+		return nil, err
+	}
+	// On its private socket systemd names itself as the sender of what it
+	// sends (sd_bus_set_sender), although nobody else could send there.
+	bcfg := busd.Config{ServiceName: "org.freedesktop.systemd1", Handler: m, PeerSender: "org.freedesktop.systemd1"}
+	if cfg.trace != nil {
+		bcfg.Trace = func(e busd.Event) { cfg.trace(traceEvent(e)) }
+	}
+	s := &Server{bus: busd.New(bcfg), m: m}
+	m.bus = s.bus
+	if err := m.init(); err != nil {
+		s.bus.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// New starts a Server for a test or benchmark and closes it when tb's
+// cleanup runs. Setup failures fail tb.
+func New(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s, err := Start(opts...)
+	if err != nil {
+		tb.Fatalf("fakebus: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("fakebus: close: %v", err)
+		}
+	})
+	return s
+}
+
+// Dial returns a real *sdbus.Conn connected to the fake over an in-memory
+// pipe, in bus mode (like the system bus). The caller must Close it.
+func (s *Server) Dial(ctx context.Context, opts ...sdbus.Option) (*sdbus.Conn, error) {
+	return s.dial(ctx, busd.BusMode, "fakebus:bus", opts)
+}
+
+// DialPrivate is Dial for a peer-to-peer connection, like systemd's
+// private socket: no bus, no Hello, signals without sender.
+func (s *Server) DialPrivate(ctx context.Context, opts ...sdbus.Option) (*sdbus.Conn, error) {
+	return s.dial(ctx, busd.PeerMode, "fakebus:private", append(opts, sdbus.WithPeerToPeer()))
+}
+
+func (s *Server) dial(ctx context.Context, mode busd.Mode, name string, opts []sdbus.Option) (*sdbus.Conn, error) {
+	pipe := func(context.Context) (io.ReadWriteCloser, error) { return s.bus.Pipe(mode), nil }
+	return sdbus.Connect(ctx, name, append(opts, sdbus.WithDialer(pipe))...)
+}
+
+// Conn is Dial for tests: it fails tb on error and closes the connection
+// when tb's cleanup runs.
+func (s *Server) Conn(tb testing.TB, opts ...sdbus.Option) *sdbus.Conn {
+	tb.Helper()
+	c, err := s.Dial(context.Background(), opts...)
+	if err != nil {
+		tb.Fatalf("fakebus: dial: %v", err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// PrivateConn is DialPrivate for tests.
+func (s *Server) PrivateConn(tb testing.TB, opts ...sdbus.Option) *sdbus.Conn {
+	tb.Helper()
+	c, err := s.DialPrivate(context.Background(), opts...)
+	if err != nil {
+		tb.Fatalf("fakebus: dial: %v", err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Pipe returns the client end of a fresh in-memory bus-mode connection,
+// for clients other than sdbus (e.g. godbus's dbus.NewConn).
+func (s *Server) Pipe() io.ReadWriteCloser { return s.bus.Pipe(busd.BusMode) }
+
+// Address returns a D-Bus address ("unix:path=…") of a unix socket where
+// the fake serves in bus mode, like /run/dbus/system_bus_socket: any D-Bus
+// client (godbus, go-systemd, busctl) can connect to it. The socket is
+// created on the first call.
+func (s *Server) Address() (string, error) { return s.listen(busd.BusMode) }
+
+// PrivateAddress is Address for a peer-to-peer socket, like
+// /run/systemd/private.
+func (s *Server) PrivateAddress() (string, error) { return s.listen(busd.PeerMode) }
+
+// ListenUnix serves the fake at a unix socket path of the caller's choice,
+// in bus mode or (private) peer-to-peer mode.
+func (s *Server) ListenUnix(path string, private bool) error {
+	mode := busd.BusMode
+	if private {
+		mode = busd.PeerMode
+	}
+	return s.bus.Listen(path, mode)
+}
+
+func (s *Server) listen(mode busd.Mode) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", fmt.Errorf("fakebus: server closed")
+	}
+	addr := &s.busAddr
+	file := "bus"
+	if mode == busd.PeerMode {
+		addr, file = &s.privAddr, "private"
+	}
+	if *addr != "" {
+		return *addr, nil
+	}
+	if s.dir == "" {
+		// Short paths: unix socket paths are limited to 107 bytes.
+		dir, err := os.MkdirTemp("", "fakebus")
+		if err != nil {
+			return "", fmt.Errorf("fakebus: %w", err)
+		}
+		s.dir = dir
+	}
+	path := filepath.Join(s.dir, file)
+	if err := s.bus.Listen(path, mode); err != nil {
+		return "", fmt.Errorf("fakebus: %w", err)
+	}
+	*addr = "unix:path=" + path
+	return *addr, nil
+}
+
+// Close stops the fake: it closes every connection and socket, stops every
+// running job timer and waits for the goroutines it started.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	dir := s.dir
+	s.mu.Unlock()
+	s.m.close()
+	err := s.bus.Close()
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+	return err
+}
+
+// DropConnections closes every client connection at once, as if the bus
+// or systemd went away. Jobs keep running.
+func (s *Server) DropConnections() { s.bus.DropPeers() }

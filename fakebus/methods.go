@@ -1,0 +1,612 @@
+package fakebus
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+)
+
+// callErr is a D-Bus error reply.
+type callErr struct{ name, msg string }
+
+func (e *callErr) Error() string { return e.name + ": " + e.msg }
+
+func errInvalidArgs(format string, args ...any) *callErr {
+	return &callErr{dbusErr + "InvalidArgs", fmt.Sprintf(format, args...)}
+}
+
+func errNoSuchUnit(name string) *callErr {
+	return &callErr{errPrefix + "NoSuchUnit", "Unit " + name + " not loaded."}
+}
+
+func errNotFound(name string) *callErr {
+	return &callErr{errPrefix + "NoSuchUnit", "Unit " + name + " not found."}
+}
+
+func errUnknownMethod(c *busd.Call) *callErr {
+	return &callErr{dbusErr + "UnknownMethod", fmt.Sprintf("Unknown method %s or interface %s.", c.Member, c.Interface)}
+}
+
+// HandleCall answers one method call (busd.Handler).
+func (m *manager) HandleCall(c *busd.Call) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		c.ReplyError(dbusErr+"Disconnected", "The manager is shutting down.")
+		return
+	}
+	var out []any
+	var err error
+	switch {
+	case c.Path == managerPath && c.Interface == managerIface:
+		out, err = m.managerCallLocked(c)
+		if out == nil && err == nil {
+			return // replied by the method itself
+		}
+	case c.Interface == propsIface:
+		out, err = m.propertiesCallLocked(c)
+	case c.Interface == "org.freedesktop.DBus.Introspectable" && c.Member == "Introspect":
+		out = []any{introspectXML}
+	case c.Interface == jobIface && c.Member == "Cancel" && strings.HasPrefix(string(c.Path), jobPathBase):
+		out, err = m.cancelJobLocked(jobIDOf(c.Path))
+	default:
+		err = errUnknownMethod(c)
+	}
+	if err != nil {
+		if ce, ok := err.(*callErr); ok {
+			c.ReplyError(ce.name, ce.msg)
+		} else {
+			c.ReplyError(dbusErr+"Failed", err.Error())
+		}
+		return
+	}
+	c.Reply(out...)
+}
+
+func jobIDOf(p dbus.ObjectPath) uint32 {
+	n, _ := strconv.ParseUint(strings.TrimPrefix(string(p), jobPathBase), 10, 32)
+	return uint32(n)
+}
+
+// args checks a call's signature.
+func args(c *busd.Call, sig string) error {
+	if c.Signature.String() != sig {
+		return errInvalidArgs("Invalid arguments '%s' to call %s.%s(), expecting '%s'.", c.Signature.String(), c.Interface, c.Member, sig)
+	}
+	return nil
+}
+
+var jobMethods = map[string]jobType{
+	"StartUnit": jobStart, "StopUnit": jobStop, "ReloadUnit": jobReload, "RestartUnit": jobRestart,
+	"TryRestartUnit": "try-restart", "ReloadOrRestartUnit": "reload-or-restart",
+	"ReloadOrTryRestartUnit": "reload-or-try-restart",
+}
+
+// managerCallLocked dispatches Manager methods. It returns (nil, nil) when
+// the method has replied itself.
+func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
+	if typ, ok := jobMethods[c.Member]; ok {
+		if err := args(c, "ss"); err != nil {
+			return nil, err
+		}
+		return nil, m.unitJobLocked(c, c.Body[0].(string), c.Body[1].(string), typ)
+	}
+	switch c.Member {
+	case "StartTransientUnit":
+		if err := args(c, "ssa(sv)a(sa(sv))"); err != nil {
+			return nil, err
+		}
+		return nil, m.startTransientLocked(c)
+	case "GetUnit":
+		if err := args(c, "s"); err != nil {
+			return nil, err
+		}
+		name := c.Body[0].(string)
+		if u := m.units[name]; u != nil {
+			return []any{u.path()}, nil
+		}
+		return nil, errNoSuchUnit(name)
+	case "LoadUnit":
+		if err := args(c, "s"); err != nil {
+			return nil, err
+		}
+		name := c.Body[0].(string)
+		if err := validName(name); err != nil {
+			return nil, err
+		}
+		if u := m.loadLocked(name); u != nil {
+			return []any{u.path()}, nil
+		}
+		// A unit without a file is "loaded" as not-found and collected
+		// later; the fake collects it at once.
+		return []any{sdbus.UnitPath(name)}, nil
+	case "GetUnitByPID":
+		if err := args(c, "u"); err != nil {
+			return nil, err
+		}
+		pid := c.Body[0].(uint32)
+		for _, u := range m.sortedUnitsLocked() {
+			for _, p := range u.pids {
+				if p == pid {
+					return []any{u.path()}, nil
+				}
+			}
+			if u.proc != nil && u.proc.pid == pid {
+				return []any{u.path()}, nil
+			}
+		}
+		return nil, &callErr{errPrefix + "NoUnitForPID", fmt.Sprintf("PID %d does not belong to any loaded unit.", pid)}
+	case "ResetFailedUnit":
+		if err := args(c, "s"); err != nil {
+			return nil, err
+		}
+		name := c.Body[0].(string)
+		u := m.units[name]
+		if u == nil {
+			return nil, errNoSuchUnit(name)
+		}
+		m.resetFailedLocked(u)
+		return []any{}, nil
+	case "ResetFailed":
+		for _, u := range m.sortedUnitsLocked() {
+			m.resetFailedLocked(u)
+		}
+		return []any{}, nil
+	case "KillUnit":
+		if err := args(c, "ssi"); err != nil {
+			return nil, err
+		}
+		return m.killLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].(int32))
+	case "SetUnitProperties":
+		if err := args(c, "sba(sv)"); err != nil {
+			return nil, err
+		}
+		name := c.Body[0].(string)
+		u := m.units[name]
+		if u == nil {
+			if u = m.loadLocked(name); u == nil {
+				return nil, errNotFound(name)
+			}
+		}
+		props, err := m.checkPropsLocked(u.kind, c.Body[2])
+		if err != nil {
+			return nil, err
+		}
+		changed := make([]string, 0, len(props))
+		for _, p := range props {
+			m.setPropLocked(u, p.Name, p.Value)
+			changed = append(changed, p.Name)
+		}
+		m.indexLocked(u)
+		if iface := typeIface(u.kind); iface != "" {
+			m.bus.Emit(u.path(), propsIface, "PropertiesChanged", iface, map[string]dbus.Variant{}, changed)
+		}
+		return []any{}, nil
+	case "AttachProcessesToUnit":
+		if !m.has("AttachProcessesToUnit", 238) {
+			return nil, errUnknownMethod(c)
+		}
+		if err := args(c, "ssau"); err != nil {
+			return nil, err
+		}
+		return m.attachLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].([]uint32))
+	case "ListUnits":
+		return []any{m.listLocked(nil, nil, nil)}, nil
+	case "ListUnitsFiltered":
+		if err := args(c, "as"); err != nil {
+			return nil, err
+		}
+		return []any{m.listLocked(c.Body[0].([]string), nil, nil)}, nil
+	case "ListUnitsByPatterns":
+		if err := args(c, "asas"); err != nil {
+			return nil, err
+		}
+		return []any{m.listLocked(c.Body[0].([]string), c.Body[1].([]string), nil)}, nil
+	case "ListUnitsByNames":
+		if err := args(c, "as"); err != nil {
+			return nil, err
+		}
+		return []any{m.listLocked(nil, nil, c.Body[0].([]string))}, nil
+	case "ListJobs":
+		var out []jobRow
+		ids := make([]int, 0, len(m.jobs))
+		for id := range m.jobs {
+			ids = append(ids, int(id))
+		}
+		sort.Ints(ids)
+		for _, id := range ids {
+			j := m.jobs[uint32(id)]
+			out = append(out, jobRow{j.id, j.unit.name, string(j.typ), j.state, j.path(), j.unit.path()})
+		}
+		return []any{nonNilRows(out)}, nil
+	case "GetJob":
+		if err := args(c, "u"); err != nil {
+			return nil, err
+		}
+		id := c.Body[0].(uint32)
+		if _, ok := m.jobs[id]; !ok {
+			return nil, noSuchJob(id)
+		}
+		return []any{jobPath(id)}, nil
+	case "CancelJob":
+		if err := args(c, "u"); err != nil {
+			return nil, err
+		}
+		return m.cancelJobLocked(c.Body[0].(uint32))
+	case "Subscribe":
+		if c.Peer.Mode() == busd.BusMode {
+			if m.subscribed[c.Peer] {
+				return nil, &callErr{errPrefix + "AlreadySubscribed", "Client is already subscribed."}
+			}
+			m.subscribed[c.Peer] = true
+		}
+		return []any{}, nil
+	case "Unsubscribe":
+		if c.Peer.Mode() == busd.BusMode {
+			if !m.subscribed[c.Peer] {
+				return nil, &callErr{errPrefix + "NotSubscribed", "Client is not subscribed."}
+			}
+			delete(m.subscribed, c.Peer)
+		}
+		return []any{}, nil
+	case "Reload":
+		m.reloadLocked(c)
+		return nil, nil
+	case "Reexecute":
+		m.reexecLocked(c)
+		return nil, nil
+	}
+	return nil, errUnknownMethod(c)
+}
+
+type jobRow struct {
+	ID       uint32
+	Unit     string
+	Type     string
+	State    string
+	Path     dbus.ObjectPath
+	UnitPath dbus.ObjectPath
+}
+
+func nonNilRows(r []jobRow) []jobRow {
+	if r == nil {
+		return []jobRow{}
+	}
+	return r
+}
+
+func noSuchJob(id uint32) *callErr {
+	return &callErr{errPrefix + "NoSuchJob", fmt.Sprintf("Job %d does not exist.", id)}
+}
+
+func validName(name string) error {
+	if err := sdbus.ValidateUnitName(name); err != nil {
+		return errInvalidArgs("Unit name %s is not valid.", name)
+	}
+	return nil
+}
+
+var validModes = map[string]int{
+	"replace": 0, "fail": 0, "isolate": 0, "ignore-dependencies": 0, "ignore-requirements": 0,
+	"replace-irreversibly": 0, "flush": 0, "triggering": 250, "restart-dependencies": 254,
+}
+
+func (m *manager) checkModeLocked(mode string, typ jobType) error {
+	since, ok := validModes[mode]
+	if !ok || !m.has("mode:"+mode, since) {
+		return errInvalidArgs("Job mode %s invalid.", mode)
+	}
+	if mode == "isolate" && typ != jobStart {
+		return errInvalidArgs("Isolate is only valid for start.")
+	}
+	if mode == "triggering" && typ != jobStop {
+		return errInvalidArgs("Job mode triggering is only valid for stop.")
+	}
+	return nil
+}
+
+// unitJobLocked handles StartUnit and the other job methods.
+func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType) error {
+	if err := validName(name); err != nil {
+		return err
+	}
+	base := typ
+	switch typ {
+	case "try-restart", "reload-or-restart", "reload-or-try-restart":
+		base = jobRestart
+	}
+	if err := m.checkModeLocked(mode, base); err != nil {
+		return err
+	}
+	u := m.loadLocked(name)
+	if u == nil {
+		return errNotFound(name)
+	}
+	if u.masked {
+		return &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
+	}
+	if mode == "isolate" && !u.boolProp("AllowIsolate", false) {
+		return &callErr{errPrefix + "NoIsolation", "Operation refused, unit may not be isolated."}
+	}
+	canReload := u.kind == "service" && u.props["ExecReload"].Value() != nil
+	switch typ {
+	case "try-restart":
+		typ = jobNop
+		if u.isActive() || u.active == "activating" {
+			typ = jobRestart
+		}
+	case "reload-or-restart":
+		typ = jobRestart
+		if canReload && u.isActive() {
+			typ = jobReload
+		}
+	case "reload-or-try-restart":
+		switch {
+		case !u.isActive():
+			typ = jobNop
+		case canReload:
+			typ = jobReload
+		default:
+			typ = jobRestart
+		}
+	case jobReload:
+		if !canReload {
+			return &callErr{errPrefix + "JobTypeNotApplicable", "Job type reload is not applicable for unit " + name + "."}
+		}
+	}
+	if (typ == jobStart || typ == jobRestart) && u.boolProp("RefuseManualStart", false) {
+		return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+	}
+	if typ == jobStop && u.boolProp("RefuseManualStop", false) {
+		return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+	}
+	if typ == jobStop && u.perpetual {
+		return &callErr{errPrefix + "JobTypeNotApplicable", "Job type stop is not applicable for unit " + name + "."}
+	}
+	if (typ == jobStart || typ == jobRestart) && u.load != "loaded" {
+		return errNotFound(name)
+	}
+	return m.queueAndReplyLocked(c, u, typ, sdbus.JobMode(mode))
+}
+
+// queueAndReplyLocked installs a job for the caller and replies with its
+// path, honouring the job's script: a delayed reply, JobRemoved before
+// the reply, a dropped connection.
+func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode sdbus.JobMode) error {
+	j, merged, err := m.installLocked(u, typ, mode)
+	if err != nil {
+		return err
+	}
+	p := j.path()
+	if merged {
+		// Merged into a queued job: the caller gets its path too.
+		c.Reply(p)
+		return nil
+	}
+	sc := j.script
+	reply := func() {
+		c.Reply(p)
+		m.repliedLocked(j)
+		if sc.Faults&FaultDropConnection != 0 {
+			c.Peer.Close()
+		}
+	}
+	switch {
+	case sc.Faults&FaultJobRemovedBeforeReply != 0:
+		// The reply goes out right after the job's JobRemoved.
+		j.replyAfter = reply
+	case sc.ReplyDelay > 0:
+		// The job runs; its JobRemoved waits for the late reply.
+		m.afterLocked(sc.ReplyDelay, reply)
+	default:
+		reply()
+	}
+	m.maybeRunLocked(j)
+	return nil
+}
+
+func (m *manager) cancelJobLocked(id uint32) ([]any, error) {
+	j, ok := m.jobs[id]
+	if !ok {
+		return nil, noSuchJob(id)
+	}
+	m.finishJobLocked(j, "canceled")
+	u := j.unit
+	if u.active == "activating" && u.proc == nil {
+		m.setStateLocked(u, "inactive", "dead")
+	}
+	m.collectLocked(u)
+	return []any{}, nil
+}
+
+func (m *manager) resetFailedLocked(u *unit) {
+	if u.active != "failed" {
+		return
+	}
+	if u.kind == "service" || u.kind == "scope" {
+		u.result = "success"
+	}
+	m.setStateLocked(u, "inactive", "dead")
+	m.collectLocked(u)
+}
+
+func (m *manager) killLocked(name, whom string, sig int32) ([]any, error) {
+	u := m.units[name]
+	if u == nil {
+		return nil, errNoSuchUnit(name)
+	}
+	switch whom {
+	case "main", "control", "all", "main-fail", "control-fail", "all-fail":
+	default:
+		return nil, errInvalidArgs("Invalid who argument: %s", whom)
+	}
+	if sig <= 0 || sig >= 65 {
+		return nil, errInvalidArgs("Signal number out of range.")
+	}
+	hasMain := u.proc != nil
+	hasAny := hasMain || (u.kind == "scope" && u.isActive())
+	switch {
+	case strings.HasPrefix(whom, "control"):
+		return nil, &callErr{errPrefix + "NoSuchProcess", "No control process to kill"}
+	case strings.HasPrefix(whom, "main") && !hasMain:
+		return nil, &callErr{errPrefix + "NoSuchProcess", "No main process to kill"}
+	case whom == "all-fail" && !hasAny:
+		return nil, &callErr{errPrefix + "NoSuchProcess", "No matching processes to kill"}
+	}
+	if sig == 9 || sig == 15 || sig == 2 { // SIGKILL, SIGTERM, SIGINT end the processes
+		switch {
+		case u.kind == "service" && hasMain:
+			u.proc.ended = true
+			u.proc = nil
+			m.failLocked(u, "signal")
+			if j := u.job; j != nil && j.typ == jobStart {
+				m.finishJobLocked(j, "failed")
+			}
+		case u.kind == "scope" && u.isActive() && whom == "all":
+			m.deactivateLocked(u)
+		}
+	}
+	return []any{}, nil
+}
+
+func (m *manager) attachLocked(name, sub string, pids []uint32) ([]any, error) {
+	u := m.units[name]
+	if u == nil {
+		return nil, errNoSuchUnit(name)
+	}
+	if sub != "" && (!strings.HasPrefix(sub, "/") || path.Clean(sub) != sub) {
+		return nil, errInvalidArgs("Control group path is not valid: %s", sub)
+	}
+	if u.kind != "service" && u.kind != "scope" {
+		return nil, errInvalidArgs("Unit type %s does not support control groups.", u.kind)
+	}
+	if !u.isActive() && u.active != "activating" {
+		return nil, &callErr{errPrefix + "UnitInactive", "Unit " + name + " is not active, refusing."}
+	}
+	if len(pids) == 0 {
+		return nil, errInvalidArgs("No PIDs specified")
+	}
+	u.pids = append(u.pids, pids...)
+	return []any{}, nil
+}
+
+type unitRow struct {
+	Name, Description, LoadState, ActiveState, SubState, Following string
+	Path                                                           dbus.ObjectPath
+	JobID                                                          uint32
+	JobType                                                        string
+	JobPath                                                        dbus.ObjectPath
+}
+
+func (m *manager) row(u *unit) unitRow {
+	r := unitRow{Name: u.name, Description: description(u), LoadState: u.load, ActiveState: u.active,
+		SubState: u.sub, Path: u.path(), JobPath: "/"}
+	if u.job != nil {
+		r.JobID, r.JobType, r.JobPath = u.job.id, string(u.job.typ), u.job.path()
+	}
+	return r
+}
+
+func description(u *unit) string {
+	if d := u.str("Description"); d != "" {
+		return d
+	}
+	return u.name
+}
+
+// listLocked implements the ListUnits family: states filters on any of
+// the three states, patterns on the name, names loads and lists.
+func (m *manager) listLocked(states, patterns, names []string) []unitRow {
+	out := []unitRow{}
+	if names != nil {
+		for _, n := range names {
+			if u := m.loadLocked(n); u != nil {
+				out = append(out, m.row(u))
+			} else if sdbus.ValidateUnitName(n) == nil {
+				out = append(out, unitRow{Name: n, Description: n, LoadState: "not-found", ActiveState: "inactive",
+					SubState: "dead", Path: sdbus.UnitPath(n), JobPath: "/"})
+			}
+		}
+		return out
+	}
+	for _, u := range m.sortedUnitsLocked() {
+		if len(states) > 0 && !contains(states, u.active) && !contains(states, u.load) && !contains(states, u.sub) {
+			continue
+		}
+		if len(patterns) > 0 {
+			ok := false
+			for _, p := range patterns {
+				if match, _ := path.Match(p, u.name); match {
+					ok = true
+				}
+			}
+			if !ok {
+				continue
+			}
+		}
+		out = append(out, m.row(u))
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// reloadLocked models daemon-reload: Reloading(true), JobRemoved held back
+// while the reload lasts, the reply, Reloading(false), then the held
+// signals.
+func (m *manager) reloadLocked(c *busd.Call) {
+	m.reloading = true
+	m.bus.Emit(managerPath, managerIface, "Reloading", true)
+	finish := func() {
+		c.Reply()
+		m.reloading = false
+		m.bus.Emit(managerPath, managerIface, "Reloading", false)
+		held := m.held
+		m.held = nil
+		for _, s := range held {
+			m.emitJobRemovedLocked(s)
+		}
+	}
+	if m.reloadFor > 0 {
+		m.afterLocked(m.reloadFor, finish)
+		return
+	}
+	finish()
+}
+
+// reexecLocked models daemon-reexec: systemd drops its private-socket
+// clients and reconnects to the bus under a new unique name without
+// replying; the bus answers the pending call with NoReply. Jobs survive.
+func (m *manager) reexecLocked(c *busd.Call) {
+	if c.Peer.Mode() == busd.BusMode {
+		c.ReplyError(dbusErr+"NoReply", "Message recipient disconnected from message bus without replying")
+	}
+	for _, p := range m.bus.Peers() {
+		if p.Mode() == busd.PeerMode {
+			p.Close()
+		}
+	}
+	m.bus.RenewServiceName()
+}
+
+const introspectXML = `<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+<node>
+ <interface name="org.freedesktop.DBus.Peer"><method name="Ping"/><method name="GetMachineId"><arg type="s" name="machine_uuid" direction="out"/></method></interface>
+ <interface name="org.freedesktop.DBus.Introspectable"><method name="Introspect"><arg name="xml_data" type="s" direction="out"/></method></interface>
+ <interface name="org.freedesktop.DBus.Properties"><method name="Get"><arg name="interface_name" direction="in" type="s"/><arg name="property_name" direction="in" type="s"/><arg name="value" direction="out" type="v"/></method><method name="GetAll"><arg name="interface_name" direction="in" type="s"/><arg name="props" direction="out" type="a{sv}"/></method></interface>
+</node>
+`

@@ -1,0 +1,481 @@
+package fakebus
+
+import (
+	"crypto/rand"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+)
+
+const (
+	managerPath  = dbus.ObjectPath("/org/freedesktop/systemd1")
+	managerIface = "org.freedesktop.systemd1.Manager"
+	unitIface    = "org.freedesktop.systemd1.Unit"
+	jobIface     = "org.freedesktop.systemd1.Job"
+	propsIface   = "org.freedesktop.DBus.Properties"
+	jobPathBase  = "/org/freedesktop/systemd1/job/"
+
+	errPrefix = "org.freedesktop.systemd1."
+	dbusErr   = "org.freedesktop.DBus.Error."
+
+	infinity = ^uint64(0)
+)
+
+// manager is the fake systemd. Like PID 1 it does one thing at a time: mu
+// is held while a method call, a timer or a fault runs, and every signal
+// and reply is queued (never written) under it, so each client sees them
+// in the order the manager produced them.
+type manager struct {
+	bus   *busd.Bus
+	major int
+	cfg   config
+
+	// mu guards every field below.
+	mu         sync.Mutex
+	version    string
+	units      map[string]*unit
+	members    map[string]map[*unit]bool // slice name -> the loaded units in it
+	files      map[string]UnitFile
+	jobs       map[uint32]*job
+	lastJob    uint32
+	subscribed map[*busd.Peer]bool
+	reloading  bool
+	held       []jobSignal // JobRemoved held back while reloading
+	reloadFor  time.Duration
+	scripts    []scriptRule
+	timers     map[*time.Timer]struct{}
+	closed     bool
+}
+
+func newManager(cfg config) (*manager, error) {
+	v, err := sdbus.ParseVersion(cfg.version)
+	if err != nil {
+		return nil, fmt.Errorf("fakebus: %w", err)
+	}
+	m := &manager{
+		cfg: cfg, major: v.Major, version: cfg.version,
+		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, jobs: map[uint32]*job{},
+		subscribed: map[*busd.Peer]bool{}, timers: map[*time.Timer]struct{}{},
+	}
+	return m, nil
+}
+
+// init loads the units every manager has, and the configured unit files.
+// It runs once the bus exists.
+func (m *manager) init() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, name := range []string{"-.slice", "system.slice"} {
+		u := m.newUnitLocked(name)
+		u.active, u.sub = "active", "active"
+		u.perpetual = true
+	}
+	for _, f := range m.cfg.units {
+		if err := m.addFileLocked(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// has reports whether the modelled release offers a feature introduced in
+// release since, or a backport of it.
+func (m *manager) has(name string, since int) bool {
+	return since == 0 || m.major >= since || m.cfg.backports[name]
+}
+
+func (m *manager) close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	for t := range m.timers {
+		t.Stop()
+	}
+	m.timers = nil
+}
+
+// after runs f under mu after d, unless the manager is closed by then.
+func (m *manager) afterLocked(d time.Duration, f func()) {
+	if m.closed {
+		return
+	}
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.closed {
+			return
+		}
+		delete(m.timers, t)
+		f()
+	})
+	m.timers[t] = struct{}{}
+}
+
+// unit is a loaded unit.
+type unit struct {
+	name       string
+	kind       string // "service", "scope", "slice", "target", "socket", ...
+	transient  bool
+	fromFile   bool
+	perpetual  bool // -.slice and friends: never stopped or collected
+	masked     bool
+	load       string
+	active     string
+	sub        string
+	result     string // the type interface's Result
+	props      map[string]dbus.Variant
+	job        *job
+	proc       *process
+	pids       []uint32
+	invocation []byte
+	condition  bool // ConditionResult
+	assert     bool // AssertResult
+	changed    time.Time
+	activeAt   time.Time
+	gone       bool   // removed from m.units
+	parent     string // the slice it is indexed under in m.members
+}
+
+func (m *manager) newUnitLocked(name string) *unit {
+	u := &unit{
+		name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "loaded",
+		active: "inactive", sub: "dead", props: map[string]dbus.Variant{}, condition: true, assert: true,
+		changed: time.Now(),
+	}
+	if u.kind == "service" || u.kind == "scope" {
+		u.result = "success"
+	}
+	m.units[name] = u
+	m.indexLocked(u)
+	m.bus.Emit(managerPath, managerIface, "UnitNew", name, sdbus.UnitPath(name))
+	return u
+}
+
+// indexLocked records u under its slice in m.members; call it again when
+// u's Slice property changes.
+func (m *manager) indexLocked(u *unit) {
+	if set := m.members[u.parent]; set != nil {
+		delete(set, u)
+		if len(set) == 0 {
+			delete(m.members, u.parent)
+		}
+	}
+	u.parent = u.slice()
+	if u.parent == "" || u.gone {
+		return
+	}
+	set := m.members[u.parent]
+	if set == nil {
+		set = map[*unit]bool{}
+		m.members[u.parent] = set
+	}
+	set[u] = true
+}
+
+// membersLocked returns the units in slice, sorted by name.
+func (m *manager) membersLocked(slice string) []*unit {
+	out := make([]*unit, 0, len(m.members[slice]))
+	for u := range m.members[slice] {
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+func (u *unit) path() dbus.ObjectPath { return sdbus.UnitPath(u.name) }
+
+func (u *unit) str(name string) string {
+	if v, ok := u.props[name]; ok {
+		s, _ := v.Value().(string)
+		return s
+	}
+	return ""
+}
+
+func (u *unit) boolProp(name string, def bool) bool {
+	if v, ok := u.props[name]; ok {
+		if b, ok := v.Value().(bool); ok {
+			return b
+		}
+	}
+	return def
+}
+
+func (u *unit) list(name string) []string {
+	if v, ok := u.props[name]; ok {
+		s, _ := v.Value().([]string)
+		return s
+	}
+	return nil
+}
+
+// slice returns the slice a unit lives in ("" for -.slice).
+func (u *unit) slice() string {
+	if u.kind == "slice" {
+		p, _ := sdbus.SliceParent(u.name)
+		return p
+	}
+	if s := u.str("Slice"); s != "" {
+		return s
+	}
+	if u.kind == "service" || u.kind == "scope" {
+		return "system.slice"
+	}
+	return ""
+}
+
+// cgroup returns the unit's control group path.
+func (u *unit) cgroup() string {
+	if u.kind == "slice" {
+		p, _ := sdbus.ExpandSlice(u.name)
+		return p
+	}
+	if s := u.slice(); s != "" {
+		p, _ := sdbus.ExpandSlice(s)
+		return strings.TrimSuffix(p, "/") + "/" + u.name
+	}
+	return ""
+}
+
+// requirements returns the units whose start jobs a start of u pulls in and
+// waits for: Requires= and BindsTo= (with After= ordering assumed), and
+// its slice. wants are pulled in without failing u.
+func (u *unit) requirements() (requires, wants []string) {
+	if s := u.slice(); s != "" {
+		requires = append(requires, s)
+	}
+	requires = append(requires, u.list("Requires")...)
+	requires = append(requires, u.list("BindsTo")...)
+	return requires, u.list("Wants")
+}
+
+func (u *unit) isActive() bool { return u.active == "active" || u.active == "reloading" }
+
+// setState changes the unit's state and tells subscribers.
+func (m *manager) setStateLocked(u *unit, active, sub string) {
+	if u.active == active && u.sub == sub {
+		return
+	}
+	wasActive := u.isActive()
+	u.active, u.sub, u.changed = active, sub, time.Now()
+	if u.isActive() && !wasActive {
+		u.activeAt = u.changed
+	}
+	if active == "activating" && u.invocation == nil {
+		u.invocation = make([]byte, 16)
+		_, _ = rand.Read(u.invocation)
+	}
+	m.bus.Emit(u.path(), propsIface, "PropertiesChanged", unitIface, map[string]dbus.Variant{
+		"ActiveState": dbus.MakeVariant(active),
+		"SubState":    dbus.MakeVariant(sub),
+	}, []string{})
+	if iface := typeIface(u.kind); iface != "" && (u.kind == "service" || u.kind == "scope") {
+		m.bus.Emit(u.path(), propsIface, "PropertiesChanged", iface, map[string]dbus.Variant{
+			"Result": dbus.MakeVariant(u.result),
+		}, []string{})
+	}
+}
+
+// failLocked puts u into the failed state with the given Result.
+func (m *manager) failLocked(u *unit, result string) {
+	u.result = result
+	m.setStateLocked(u, "failed", "failed")
+	u.invocation = nil
+	m.stopDependentsLocked(u)
+	m.collectLocked(u)
+}
+
+// deactivateLocked puts u into inactive/dead (after a clean exit or stop).
+func (m *manager) deactivateLocked(u *unit) {
+	m.setStateLocked(u, "inactive", "dead")
+	u.invocation = nil
+	m.stopDependentsLocked(u)
+	m.collectLocked(u)
+}
+
+// collectLocked unloads a transient unit that is no longer needed:
+// inactive units always, failed ones only with CollectMode
+// inactive-or-failed. systemd does this from its GC queue shortly after; the
+// fake does it at once, after the state change was announced.
+func (m *manager) collectLocked(u *unit) {
+	if u.gone || u.job != nil || u.perpetual || !(u.transient || u.kind == "slice" && !u.fromFile) {
+		return
+	}
+	switch {
+	case u.active == "inactive":
+	case u.active == "failed" && u.str("CollectMode") == string(sdbus.CollectInactiveOrFailed):
+	default:
+		return
+	}
+	for o := range m.members[u.name] {
+		if o.isActive() || o.job != nil {
+			return // a slice that still holds running units stays
+		}
+	}
+	m.removeUnitLocked(u)
+}
+
+func (m *manager) removeUnitLocked(u *unit) {
+	u.gone = true
+	m.indexLocked(u)
+	delete(m.units, u.name)
+	m.bus.Emit(managerPath, managerIface, "UnitRemoved", u.name, u.path())
+}
+
+// stopDependentsLocked stops the units inside a slice that stopped.
+func (m *manager) stopDependentsLocked(u *unit) {
+	if u.kind != "slice" {
+		return
+	}
+	for _, o := range m.membersLocked(u.name) {
+		if (o.isActive() || o.active == "activating") && o.job == nil {
+			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace); err == nil {
+				j.replied = true
+				m.maybeRunLocked(j)
+			}
+		}
+	}
+}
+
+func (m *manager) sortedUnitsLocked() []*unit {
+	out := make([]*unit, 0, len(m.units))
+	for _, u := range m.units {
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// loadLocked returns the loaded unit name, loading it from a unit file,
+// or creating an implicit slice, when needed. It returns nil when no such
+// unit exists.
+func (m *manager) loadLocked(name string) *unit {
+	if u := m.units[name]; u != nil {
+		return u
+	}
+	if f, ok := m.files[name]; ok {
+		u := m.newUnitLocked(name)
+		u.fromFile = true
+		u.masked = f.Masked
+		if f.Masked {
+			u.load = "masked"
+		}
+		for _, p := range f.Properties {
+			u.props[p.Name] = p.Value
+		}
+		m.indexLocked(u)
+		return u
+	}
+	if strings.HasSuffix(name, ".slice") && sdbus.ValidateUnitName(name) == nil {
+		// Slices need no unit file.
+		return m.newUnitLocked(name)
+	}
+	return nil
+}
+
+func (m *manager) addFileLocked(f UnitFile) error {
+	if err := sdbus.ValidateUnitName(f.Name); err != nil {
+		return fmt.Errorf("fakebus: unit file: %w", err)
+	}
+	for _, p := range f.Properties {
+		if err := p.Err(); err != nil {
+			return fmt.Errorf("fakebus: unit file %s: %w", f.Name, err)
+		}
+	}
+	m.files[f.Name] = f
+	return nil
+}
+
+// process is the main process of a running service.
+type process struct {
+	exit    int           // exit status when it ends by itself
+	runFor  time.Duration // how long it runs; < 0: until stopped
+	started time.Time
+	pid     uint32
+	ended   bool
+}
+
+// command interprets the first ExecStart= command of a service: the fake
+// runs no programs, it knows what a few do. true exits 0, false exits 1,
+// sleep N runs N seconds and exits 0, sh -c 'exit N' exits N, sh -c
+// 'sleep N' sleeps; anything else runs until it is stopped.
+func (u *unit) command() (p process, ok bool) {
+	v, found := u.props["ExecStart"]
+	if !found {
+		return process{}, false
+	}
+	var cmds []execCommand
+	if dbus.Store([]any{v.Value()}, &cmds) != nil || len(cmds) == 0 {
+		return process{}, false
+	}
+	return interpret(cmds[0].Argv), true
+}
+
+type execCommand struct {
+	Path          string
+	Argv          []string
+	IgnoreFailure bool
+}
+
+func interpret(argv []string) process {
+	if len(argv) == 0 {
+		return process{runFor: -1}
+	}
+	switch path.Base(argv[0]) {
+	case "true":
+		return process{}
+	case "false":
+		return process{exit: 1}
+	case "sleep":
+		if len(argv) == 2 {
+			if d, ok := parseSleep(argv[1]); ok {
+				return process{runFor: d}
+			}
+		}
+	case "sh", "bash", "dash":
+		if len(argv) == 3 && argv[1] == "-c" {
+			f := strings.Fields(argv[2])
+			switch {
+			case len(f) == 2 && f[0] == "exit":
+				if n, err := strconv.Atoi(f[1]); err == nil {
+					return process{exit: n}
+				}
+			case len(f) == 2 && f[0] == "sleep":
+				if d, ok := parseSleep(f[1]); ok {
+					return process{runFor: d}
+				}
+			case len(f) == 1 && (f[0] == "true" || f[0] == ":"):
+				return process{}
+			case len(f) == 1 && f[0] == "false":
+				return process{exit: 1}
+			}
+		}
+	}
+	return process{runFor: -1}
+}
+
+func parseSleep(s string) (time.Duration, bool) {
+	if s == "infinity" {
+		return -1, true
+	}
+	s = strings.TrimSuffix(s, "s")
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 {
+		return 0, false
+	}
+	return time.Duration(f * float64(time.Second)), true
+}
+
+// jobPath returns a job's object path.
+func jobPath(id uint32) dbus.ObjectPath {
+	return dbus.ObjectPath(jobPathBase + strconv.FormatUint(uint64(id), 10))
+}

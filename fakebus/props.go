@@ -1,0 +1,474 @@
+package fakebus
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+)
+
+// Property scopes: which unit types accept a property.
+const (
+	forUnit    = "unit"    // every type
+	forService = "service" // services
+	forScope   = "scope"   // scopes
+	forExec    = "exec"    // services and scopes (kill settings)
+	forCgroup  = "cgroup"  // services, scopes and slices
+)
+
+// settable describes a property systemd accepts in StartTransientUnit and
+// SetUnitProperties: its signature, the release that introduced it, which
+// unit types take it and a value check.
+type settable struct {
+	sig   string
+	since int
+	scope string
+	check func(v any) error
+}
+
+func oneOf(vals ...string) func(any) error {
+	return func(v any) error {
+		s, _ := v.(string)
+		for _, x := range vals {
+			if s == x {
+				return nil
+			}
+		}
+		return fmt.Errorf("invalid value %q", s)
+	}
+}
+
+func rangeU64(lo, hi uint64, inf bool) func(any) error {
+	return func(v any) error {
+		n, _ := v.(uint64)
+		if inf && n == infinity {
+			return nil
+		}
+		if n < lo || n > hi {
+			return fmt.Errorf("value %d out of range", n)
+		}
+		return nil
+	}
+}
+
+// settableProps is the fake's own, independent model of systemd's
+// transient-unit property parser (src/core/dbus-{unit,service,scope,
+// kill,cgroup}.c). It is read-only.
+var settableProps = map[string]settable{
+	"Description":            {"s", 0, forUnit, nil},
+	"Documentation":          {"as", 0, forUnit, nil},
+	"Wants":                  {"as", 0, forUnit, nil},
+	"Requires":               {"as", 0, forUnit, nil},
+	"Requisite":              {"as", 0, forUnit, nil},
+	"BindsTo":                {"as", 0, forUnit, nil},
+	"PartOf":                 {"as", 0, forUnit, nil},
+	"Conflicts":              {"as", 0, forUnit, nil},
+	"Before":                 {"as", 0, forUnit, nil},
+	"After":                  {"as", 0, forUnit, nil},
+	"OnFailure":              {"as", 0, forUnit, nil},
+	"DefaultDependencies":    {"b", 0, forUnit, nil},
+	"RefuseManualStart":      {"b", 0, forUnit, nil},
+	"RefuseManualStop":       {"b", 0, forUnit, nil},
+	"AllowIsolate":           {"b", 0, forUnit, nil},
+	"StopWhenUnneeded":       {"b", 0, forUnit, nil},
+	"AddRef":                 {"b", 244, forUnit, nil},
+	"CollectMode":            {"s", 236, forUnit, oneOf("inactive", "inactive-or-failed")},
+	"JobTimeoutUSec":         {"t", 0, forUnit, nil},
+	"StartLimitBurst":        {"u", 0, forUnit, nil},
+	"StartLimitIntervalUSec": {"t", 0, forUnit, nil},
+	"Conditions":             {"a(sbbs)", 0, forUnit, checkConditions},
+	"Asserts":                {"a(sbbs)", 0, forUnit, checkConditions},
+	"Slice":                  {"s", 0, forExec, checkSlice},
+
+	"Type":             {"s", 0, forService, oneOf("simple", "exec", "forking", "oneshot", "dbus", "notify", "idle")},
+	"ExecStart":        {"a(sasb)", 0, forService, checkExec},
+	"ExecStartPre":     {"a(sasb)", 0, forService, checkExec},
+	"ExecStartPost":    {"a(sasb)", 0, forService, checkExec},
+	"ExecStop":         {"a(sasb)", 0, forService, checkExec},
+	"ExecStopPost":     {"a(sasb)", 0, forService, checkExec},
+	"ExecReload":       {"a(sasb)", 0, forService, checkExec},
+	"ExecCondition":    {"a(sasb)", 243, forService, checkExec},
+	"RemainAfterExit":  {"b", 0, forService, nil},
+	"Restart":          {"s", 0, forService, oneOf("no", "on-success", "on-failure", "on-abnormal", "on-watchdog", "on-abort", "always")},
+	"RestartUSec":      {"t", 0, forService, nil},
+	"TimeoutStartUSec": {"t", 0, forService, nil},
+	"TimeoutStopUSec":  {"t", 0, forExec, nil},
+	"RuntimeMaxUSec":   {"t", 0, forExec, nil},
+	"User":             {"s", 0, forService, nil},
+	"Group":            {"s", 0, forService, nil},
+	"WorkingDirectory": {"s", 0, forService, nil},
+	"Environment":      {"as", 0, forService, nil},
+	"Nice":             {"i", 0, forService, nil},
+	"OOMScoreAdjust":   {"i", 0, forService, nil},
+	"PIDs":             {"au", 0, forScope, checkPIDs},
+	"OOMPolicy":        {"s", 243, forExec, oneOf("continue", "stop", "kill")},
+
+	"KillMode":        {"s", 0, forExec, oneOf("control-group", "process", "mixed", "none")},
+	"KillSignal":      {"i", 0, forExec, checkSignal},
+	"FinalKillSignal": {"i", 243, forExec, checkSignal},
+	"SendSIGKILL":     {"b", 0, forExec, nil},
+	"SendSIGHUP":      {"b", 0, forExec, nil},
+
+	"CPUAccounting":             {"b", 0, forCgroup, nil},
+	"CPUWeight":                 {"t", 0, forCgroup, nil}, // range depends on the release, see checkValue
+	"StartupCPUWeight":          {"t", 0, forCgroup, rangeU64(1, 10000, true)},
+	"CPUShares":                 {"t", 0, forCgroup, nil},
+	"CPUQuotaPerSecUSec":        {"t", 0, forCgroup, rangeU64(1, infinity, true)},
+	"CPUQuotaPeriodUSec":        {"t", 242, forCgroup, nil},
+	"AllowedCPUs":               {"ay", 244, forCgroup, nil},
+	"StartupAllowedCPUs":        {"ay", 249, forCgroup, nil},
+	"AllowedMemoryNodes":        {"ay", 244, forCgroup, nil},
+	"IOAccounting":              {"b", 0, forCgroup, nil},
+	"IOWeight":                  {"t", 0, forCgroup, rangeU64(1, 10000, true)},
+	"StartupIOWeight":           {"t", 0, forCgroup, rangeU64(1, 10000, true)},
+	"IODeviceWeight":            {"a(st)", 0, forCgroup, nil},
+	"IOReadBandwidthMax":        {"a(st)", 0, forCgroup, nil},
+	"IOWriteBandwidthMax":       {"a(st)", 0, forCgroup, nil},
+	"IOReadIOPSMax":             {"a(st)", 0, forCgroup, nil},
+	"IOWriteIOPSMax":            {"a(st)", 0, forCgroup, nil},
+	"IODeviceLatencyTargetUSec": {"a(st)", 240, forCgroup, nil},
+	"BlockIOAccounting":         {"b", 0, forCgroup, nil},
+	"BlockIOWeight":             {"t", 0, forCgroup, nil},
+	"MemoryAccounting":          {"b", 0, forCgroup, nil},
+	"MemoryMin":                 {"t", 240, forCgroup, nil},
+	"MemoryLow":                 {"t", 0, forCgroup, nil},
+	"MemoryHigh":                {"t", 231, forCgroup, nil},
+	"MemoryMax":                 {"t", 231, forCgroup, nil},
+	"MemorySwapMax":             {"t", 232, forCgroup, nil},
+	"MemoryZSwapMax":            {"t", 253, forCgroup, nil},
+	"MemoryLimit":               {"t", 0, forCgroup, nil},
+	"DevicePolicy":              {"s", 0, forCgroup, oneOf("auto", "closed", "strict")},
+	"DeviceAllow":               {"a(ss)", 0, forCgroup, nil},
+	"TasksAccounting":           {"b", 227, forCgroup, nil},
+	"TasksMax":                  {"t", 227, forCgroup, rangeU64(1, infinity, true)},
+	"Delegate":                  {"b", 218, forExec, nil},
+	"DelegateControllers":       {"as", 236, forExec, nil},
+	"DelegateSubgroup":          {"s", 254, forExec, nil},
+	"DisableControllers":        {"as", 240, forCgroup, nil},
+	"IPAccounting":              {"b", 235, forCgroup, nil},
+	"ManagedOOMSwap":            {"s", 247, forCgroup, oneOf("auto", "kill")},
+	"ManagedOOMMemoryPressure":  {"s", 247, forCgroup, oneOf("auto", "kill")},
+}
+
+func appliesTo(scope, kind string) bool {
+	switch scope {
+	case forUnit:
+		return true
+	case forService:
+		return kind == "service"
+	case forScope:
+		return kind == "scope"
+	case forExec:
+		return kind == "service" || kind == "scope"
+	case forCgroup:
+		return kind == "service" || kind == "scope" || kind == "slice"
+	}
+	return false
+}
+
+func checkConditions(v any) error {
+	var conds []condition
+	if err := dbus.Store([]any{v}, &conds); err != nil {
+		return err
+	}
+	for _, c := range conds {
+		if !knownCondition(trimCondPrefix(c.Type)) {
+			return sysErrorf("Invalid condition type: %s", c.Type)
+		}
+	}
+	return nil
+}
+
+func checkSlice(v any) error {
+	s, _ := v.(string)
+	if !strings.HasSuffix(s, ".slice") || sdbus.ValidateUnitName(s) != nil {
+		return sysErrorf("Unit name '%s' is not a valid slice name", s)
+	}
+	return nil
+}
+
+func checkExec(v any) error {
+	var cmds []execCommand
+	if err := dbus.Store([]any{v}, &cmds); err != nil {
+		return err
+	}
+	for _, c := range cmds {
+		if !strings.HasPrefix(c.Path, "/") {
+			return sysErrorf("Path %s is not absolute.", c.Path)
+		}
+		if len(c.Argv) == 0 {
+			return sysErrorf("ExecStart= argv is empty")
+		}
+	}
+	return nil
+}
+
+func checkPIDs(v any) error {
+	for _, p := range v.([]uint32) {
+		if p == 0 {
+			return sysErrorf("Invalid PID")
+		}
+	}
+	return nil
+}
+
+func checkSignal(v any) error {
+	if n := v.(int32); n <= 0 || n >= 65 {
+		return sysErrorf("Signal %d out of range.", n)
+	}
+	return nil
+}
+
+// setProp is one decoded (sv) property.
+type setProp struct {
+	Name  string
+	Value dbus.Variant
+}
+
+// checkPropsLocked decodes and validates the a(sv) properties of a call for
+// a unit of the given kind.
+func (m *manager) checkPropsLocked(kind string, body any) ([]setProp, error) {
+	var props []setProp
+	if err := dbus.Store([]any{body}, &props); err != nil {
+		return nil, errInvalidArgs("Invalid properties: %v", err)
+	}
+	for _, p := range props {
+		spec, ok := settableProps[p.Name]
+		if !ok || !appliesTo(spec.scope, kind) || !m.has(p.Name, spec.since) {
+			return nil, &callErr{dbusErr + "PropertyReadOnly", "Cannot set property " + p.Name + ", or unknown property."}
+		}
+		if got := p.Value.Signature().String(); got != spec.sig {
+			return nil, errInvalidArgs("Invalid type for property %s: expected %s, got %s", p.Name, spec.sig, got)
+		}
+		if err := m.checkValue(p.Name, spec, p.Value.Value(), kind); err != nil {
+			return nil, errInvalidArgs("%s: %v", p.Name, err)
+		}
+	}
+	return props, nil
+}
+
+func (m *manager) checkValue(name string, spec settable, v any, kind string) error {
+	switch name {
+	case "CPUWeight":
+		lo := uint64(1)
+		if m.has("CPUWeight=idle", 252) {
+			lo = 0
+		}
+		return rangeU64(lo, 10000, true)(v)
+	case "Delegate", "DelegateControllers", "DelegateSubgroup":
+		if kind == "slice" {
+			return sysErrorf("Delegation not available for unit type")
+		}
+	}
+	if spec.check != nil {
+		return spec.check(v)
+	}
+	return nil
+}
+
+func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
+	if name == "PIDs" {
+		u.pids = append(u.pids, v.Value().([]uint32)...)
+		return
+	}
+	if nv, err := normalize(v); err == nil {
+		v = nv
+	}
+	if appends(name) {
+		// Lists append, as in systemd.
+		if old, ok := u.props[name]; ok && old.Signature() == v.Signature() {
+			joined := reflect.AppendSlice(reflect.ValueOf(old.Value()), reflect.ValueOf(v.Value()))
+			v = dbus.MakeVariantWithSignature(joined.Interface(), v.Signature())
+		}
+	}
+	u.props[name] = v
+}
+
+func appends(name string) bool {
+	switch name {
+	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After",
+		"OnFailure", "Documentation", "DeviceAllow", "IODeviceWeight", "IOReadBandwidthMax",
+		"IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax", "Environment", "DelegateControllers",
+		"Conditions", "Asserts", "ExecStartPre", "ExecStartPost":
+		return true
+	}
+	return false
+}
+
+// startTransientLocked handles StartTransientUnit.
+func (m *manager) startTransientLocked(c *busd.Call) error {
+	name, mode := c.Body[0].(string), c.Body[1].(string)
+	if err := validName(name); err != nil {
+		return err
+	}
+	if err := m.checkModeLocked(mode, jobStart); err != nil {
+		return err
+	}
+	var aux []struct {
+		Name  string
+		Props []setProp
+	}
+	if err := dbus.Store([]any{c.Body[3]}, &aux); err != nil {
+		return errInvalidArgs("Invalid auxiliary units: %v", err)
+	}
+	todo := make([]newUnit, 0, 1+len(aux))
+	todo = append(todo, newUnit{name: name})
+	for _, a := range aux {
+		if err := validName(a.Name); err != nil {
+			return err
+		}
+		todo = append(todo, newUnit{name: a.Name})
+	}
+	for i := range todo {
+		nu := &todo[i]
+		nu.kind = nu.name[strings.LastIndexByte(nu.name, '.')+1:]
+		switch nu.kind {
+		case "service", "scope", "slice":
+		default:
+			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
+		}
+		if _, exists := m.units[nu.name]; exists {
+			return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
+		}
+		if _, exists := m.files[nu.name]; exists {
+			return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
+		}
+		body := c.Body[2]
+		if i > 0 {
+			body = aux[i-1].Props
+		}
+		var err error
+		if nu.props, err = m.checkPropsLocked(nu.kind, body); err != nil {
+			return err
+		}
+	}
+	// Check what makes the units unloadable before creating any.
+	for _, nu := range todo {
+		has := func(n string) bool {
+			for _, p := range nu.props {
+				if p.Name == n {
+					return true
+				}
+			}
+			return false
+		}
+		switch {
+		case nu.kind == "scope" && !has("PIDs"):
+			return &callErr{errPrefix + "BadUnitSetting", "Scope " + nu.name + " has no PIDs. Refusing."}
+		case nu.kind == "service" && !has("ExecStart") && !has("ExecStop"):
+			return &callErr{errPrefix + "BadUnitSetting", "Service " + nu.name + " has no ExecStart=, ExecStop=, or SuccessAction=. Refusing."}
+		}
+		for _, p := range nu.props {
+			if p.Name != "Requires" && p.Name != "BindsTo" {
+				continue
+			}
+			for _, dep := range p.Value.Value().([]string) {
+				if m.loadLocked(dep) == nil && !inTodo(dep, todo) {
+					return errNotFound(dep)
+				}
+			}
+		}
+	}
+	var main *unit
+	for i := len(todo) - 1; i >= 0; i-- { // auxiliary units first
+		nu := todo[i]
+		u := m.newUnitLocked(nu.name)
+		u.transient = true
+		for _, p := range nu.props {
+			m.setPropLocked(u, p.Name, p.Value)
+		}
+		m.indexLocked(u)
+		main = u
+	}
+	return m.queueAndReplyLocked(c, main, jobStart, sdbus.JobMode(mode))
+}
+
+func inTodo(n string, todo []newUnit) bool {
+	for _, t := range todo {
+		if t.name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// newUnit is a unit StartTransientUnit is about to create.
+type newUnit struct {
+	name  string
+	kind  string
+	props []setProp
+}
+
+// ioEntry and devEntry are the element types of a(st) and a(ss)
+// properties (IODeviceWeight and friends; DeviceAllow).
+type ioEntry struct {
+	Path  string
+	Value uint64
+}
+
+type devEntry struct {
+	Specifier string
+	Access    string
+}
+
+// normalize turns a property value into Go types godbus can encode again.
+// godbus decodes structs as []any, which it cannot re-encode, and values
+// built by a client library may use that library's own struct types.
+func normalize(v dbus.Variant) (dbus.Variant, error) {
+	sig := v.Signature().String()
+	var target any
+	switch sig {
+	case "a(st)":
+		target = &[]ioEntry{}
+	case "a(ss)":
+		target = &[]devEntry{}
+	case "a(sasb)":
+		target = &[]execCommand{}
+	case "a(sbbs)":
+		target = &[]condition{}
+	default:
+		if strings.Contains(sig, "(") {
+			return v, fmt.Errorf("unsupported property type %s", sig)
+		}
+		return v, nil
+	}
+	wire, err := roundTrip(v)
+	if err != nil {
+		return v, err
+	}
+	if err := dbus.Store([]any{wire.Value()}, target); err != nil {
+		return v, err
+	}
+	return dbus.MakeVariantWithSignature(reflect.ValueOf(target).Elem().Interface(), v.Signature()), nil
+}
+
+// roundTrip encodes v as a D-Bus message body and decodes it again.
+func roundTrip(v dbus.Variant) (dbus.Variant, error) {
+	m := &dbus.Message{Type: dbus.TypeSignal, Headers: map[dbus.HeaderField]dbus.Variant{
+		dbus.FieldPath:      dbus.MakeVariant(dbus.ObjectPath("/")),
+		dbus.FieldInterface: dbus.MakeVariant("x.x"),
+		dbus.FieldMember:    dbus.MakeVariant("X"),
+		dbus.FieldSignature: dbus.MakeVariant(dbus.SignatureOf(v)),
+	}, Body: []any{v}}
+	var buf bytes.Buffer
+	if err := m.EncodeTo(&buf, binary.LittleEndian); err != nil {
+		return v, err
+	}
+	d, err := dbus.DecodeMessage(&buf)
+	if err != nil {
+		return v, err
+	}
+	return d.Body[0].(dbus.Variant), nil
+}
+
+// sysError is an error text worded as systemd words it.
+type sysError string
+
+func (e sysError) Error() string { return string(e) }
+
+func sysErrorf(format string, args ...any) error { return sysError(fmt.Sprintf(format, args...)) }

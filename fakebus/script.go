@@ -1,0 +1,208 @@
+package fakebus
+
+import (
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+)
+
+// Fault is a set of misbehaviours to inject into the jobs of a Script.
+type Fault uint
+
+const (
+	// FaultJobRemovedBeforeReply sends the job's JobRemoved before the
+	// method reply that names the job (systemd never does; clients must
+	// still match them).
+	FaultJobRemovedBeforeReply Fault = 1 << iota
+	// FaultDuplicateJobRemoved sends the job's JobRemoved twice.
+	FaultDuplicateJobRemoved
+	// FaultForgedJobRemoved has another bus client send a JobRemoved with
+	// the job's path and result "done" just before the real one.
+	FaultForgedJobRemoved
+	// FaultWrongPathJobRemoved sends, from systemd's name, a JobRemoved
+	// with result "done" on the job's object path instead of the
+	// manager's, just before the real one.
+	FaultWrongPathJobRemoved
+	// FaultMalformedJobRemoved sends two JobRemoved signals with wrong
+	// bodies (too short; wrong types) just before the real one.
+	FaultMalformedJobRemoved
+	// FaultDropConnection closes the caller's connection right after the
+	// reply: a disconnect while the job runs.
+	FaultDropConnection
+)
+
+// Script scripts the jobs of the units that match a pattern.
+type Script struct {
+	// Result, when set, is the result of start, restart and reload jobs,
+	// whatever the unit would do: JobDone leaves the unit active,
+	// JobFailed and JobTimeout leave it failed, other results leave it
+	// inactive. Stop jobs are not affected.
+	Result sdbus.JobResult
+	// UnitResult is the unit's Result after a scripted failure; the
+	// default is "exit-code" ("timeout" for JobTimeout).
+	UnitResult string
+	// Delay keeps each job queued this long before it runs.
+	Delay time.Duration
+	// ReplyDelay sends the method reply this late. The job exists from
+	// the start and may finish meanwhile; its JobRemoved then follows the
+	// reply.
+	ReplyDelay time.Duration
+	// Faults are misbehaviours to inject.
+	Faults Fault
+}
+
+type scriptRule struct {
+	pattern string
+	script  Script
+}
+
+// Script applies sc to the jobs of every unit whose name matches pattern
+// (path.Match syntax, e.g. "run-*.scope"), from the next job on. Later
+// scripts take precedence over earlier ones for the same unit.
+func (s *Server) Script(pattern string, sc Script) error {
+	if _, err := path.Match(pattern, ""); err != nil {
+		return fmt.Errorf("fakebus: bad pattern %q: %w", pattern, err)
+	}
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	s.m.scripts = append(s.m.scripts, scriptRule{pattern, sc})
+	return nil
+}
+
+// ClearScripts removes every script.
+func (s *Server) ClearScripts() {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	s.m.scripts = nil
+}
+
+func (m *manager) scriptForLocked(name string) Script {
+	for i := len(m.scripts) - 1; i >= 0; i-- {
+		if ok, _ := path.Match(m.scripts[i].pattern, name); ok {
+			return m.scripts[i].script
+		}
+	}
+	return Script{}
+}
+
+// UnitFile describes a unit the fake can load by name, as if a unit file
+// existed: its properties use the same names and types as
+// StartTransientUnit's.
+type UnitFile struct {
+	Name       string
+	Properties []sdbus.Property
+	// Masked makes the unit masked: starting it fails with UnitMasked.
+	Masked bool
+}
+
+// AddUnitFile makes a unit loadable by name (see UnitFile).
+func (s *Server) AddUnitFile(f UnitFile) error {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	return s.m.addFileLocked(f)
+}
+
+// SetVersion changes the Manager.Version string. The behaviour (which
+// properties and methods exist) stays that of the version the Server
+// started with.
+func (s *Server) SetVersion(v string) error {
+	if _, err := sdbus.ParseVersion(v); err != nil {
+		return fmt.Errorf("fakebus: %w", err)
+	}
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	s.m.version = v
+	return nil
+}
+
+// SetReloadDuration makes each daemon-reload last d: JobRemoved signals
+// of jobs that end meanwhile are held back until Reloading(false).
+func (s *Server) SetReloadDuration(d time.Duration) {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	s.m.reloadFor = d
+}
+
+// UnitInfo is the fake's view of a loaded unit, for assertions in tests.
+type UnitInfo struct {
+	Name        string
+	LoadState   string
+	ActiveState string
+	SubState    string
+	Result      string
+	Transient   bool
+	JobID       uint32
+	PIDs        []uint32
+}
+
+// Unit returns the state of a loaded unit, and false when no unit of that
+// name is loaded.
+func (s *Server) Unit(name string) (UnitInfo, bool) {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	u := s.m.units[name]
+	if u == nil {
+		return UnitInfo{}, false
+	}
+	info := UnitInfo{Name: u.name, LoadState: u.load, ActiveState: u.active, SubState: u.sub,
+		Result: u.result, Transient: u.transient, PIDs: append([]uint32(nil), u.pids...)}
+	if u.job != nil {
+		info.JobID = u.job.id
+	}
+	return info, true
+}
+
+// Jobs returns the number of queued or running jobs.
+func (s *Server) Jobs() int {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	return len(s.m.jobs)
+}
+
+// FinishJob ends a queued or running job now with the given result, as
+// if it had run that way, and applies the result to its unit as a Script
+// result does. It returns false when no such job exists.
+func (s *Server) FinishJob(id uint32, result sdbus.JobResult) bool {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	j, ok := s.m.jobs[id]
+	if !ok {
+		return false
+	}
+	s.m.scriptedLocked(j, result)
+	return true
+}
+
+// EmitJobRemoved sends a JobRemoved signal from systemd's name with any
+// body, for fault tests: values of the wrong types make a malformed
+// signal.
+func (s *Server) EmitJobRemoved(body ...any) {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	s.bus.Emit(managerPath, managerIface, "JobRemoved", body...)
+}
+
+// EmitJobRemovedFrom sends a JobRemoved signal that claims sender, a bus
+// name other than systemd's, as a foreign bus client could.
+func (s *Server) EmitJobRemovedFrom(sender string, id uint32, job dbus.ObjectPath, unit string, result string) {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	s.bus.EmitFrom(sender, managerPath, managerIface, "JobRemoved", id, job, unit, result)
+}
+
+// Event is one message the fake bus received from (In) or sent to a
+// client.
+type Event struct {
+	In     bool   // received from the client
+	Client string // the client's unique name, "" on a peer-to-peer connection
+	Msg    *dbus.Message
+	Serial uint32
+}
+
+func traceEvent(e busd.Event) Event {
+	return Event{In: e.Dir == busd.In, Client: e.Peer.UniqueName(), Msg: e.Msg, Serial: e.Serial}
+}
