@@ -298,16 +298,24 @@ func startJobID(j *job, m *manager) uint32 {
 	return m.lastJob
 }
 
-// stopUnitLocked deactivates u, ending its process.
+// stopUnitLocked deactivates u, ending its process. A oneshot service
+// stopped while its command still runs ends failed, Result signal: the
+// command was killed before it could succeed.
 func (m *manager) stopUnitLocked(u *unit) {
 	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
 		return // inactive or failed: nothing to stop
 	}
+	killedStart := u.kind == "service" && u.active == "activating" && u.proc != nil &&
+		serviceType(u) == string(sdbus.ServiceOneshot)
 	if u.proc != nil {
 		u.proc.ended = true
 		u.proc = nil
 	}
 	m.setStateLocked(u, "deactivating", "stop")
+	if killedStart {
+		m.failLocked(u, "signal")
+		return
+	}
 	if u.kind == "service" || u.kind == "scope" {
 		u.result = "success"
 	}

@@ -1,0 +1,92 @@
+// Package fakebus is a fake systemd manager (org.freedesktop.systemd1)
+// behind a real D-Bus message bus, for tests of code that talks to
+// systemd.
+//
+// It speaks the D-Bus wire protocol: clients connect to it exactly as to
+// systemd, over an in-memory pipe (Server.Dial and Server.Conn return a
+// real *sdbus.Conn) or over unix sockets (Server.Address for the bus,
+// Server.PrivateAddress for a peer-to-peer socket like
+// /run/systemd/private) that any D-Bus client, such as godbus, go-systemd
+// or busctl, can use. It runs no processes and touches no cgroups.
+//
+//	func TestX(t *testing.T) {
+//		s := fakebus.New(t)     // closed by t.Cleanup
+//		c := s.Conn(t)          // *sdbus.Conn over an in-memory pipe
+//		...
+//	}
+//
+// # What it models
+//
+// The manager follows systemd's rules for what clients can observe, and the
+// conformance suite (fakebus/internal/conformance) checks each of them
+// against systemd 252:
+//
+//   - Units with load, active and sub states and the type's Result;
+//     transient services, scopes and slices; slices created implicitly with
+//     their parents; -.slice and system.slice always active.
+//   - A failed transient unit stays loaded, keeping its name (UnitExists),
+//     until ResetFailedUnit, unless CollectMode is inactive-or-failed;
+//     inactive transient units are unloaded.
+//   - Jobs: JobNew before the reply, the reply before JobRemoved; merging of
+//     a job into a queued job of the same type (the same path for every
+//     caller); a conflicting job canceled synchronously, before the reply
+//     of the job that replaced it (or TransactionIsDestructive with mode
+//     fail); Requires=, BindsTo= and a unit's slice pulled in and waited
+//     for, with the dependency result when they fail; Wants= pulled in;
+//     Condition*= (done, unit stays inactive) and Assert*= (assert).
+//   - Services run a few commands it understands: /bin/true, /bin/false,
+//     /bin/sleep N, and sh -c 'exit N' or 'sleep N'; other commands run
+//     until they are stopped. Type=oneshot start jobs end when the command
+//     does; RemainAfterExit, exit codes (Result exit-code), a oneshot
+//     stopped while starting (Result signal), KillUnit.
+//   - daemon-reload: Reloading(true), JobRemoved held back until
+//     Reloading(false). daemon-reexec: private connections dropped, the
+//     manager's bus name moves to a new unique name, jobs survive.
+//   - Subscribe/Unsubscribe (AlreadySubscribed, NotSubscribed),
+//     PropertiesChanged on state changes, UnitNew and UnitRemoved.
+//   - Properties of the Manager, Unit, Service, Scope and Slice interfaces
+//     (Get, GetAll), loading a unit read by path; StartTransientUnit and
+//     SetUnitProperties check each property's name, signature and value
+//     against the configured release (WithVersion, WithBackport), refusing
+//     unknown ones with PropertyReadOnly as systemd does.
+//   - The errors systemd answers with: UnitExists, NoSuchUnit, NoSuchJob,
+//     UnitMasked, OnlyByDependency, JobTypeNotApplicable, InvalidArgs for
+//     bad modes and values, NoUnitForPID, NoSuchProcess, UnknownMethod for
+//     methods newer than the release.
+//   - On the private socket, messages carry the sender
+//     org.freedesktop.systemd1, as systemd 252 sets it.
+//
+// # Faults
+//
+// Script scripts the jobs of units matching a pattern: a result, a delay,
+// a late reply, and Faults: JobRemoved before the reply, duplicate,
+// forged (another sender), misplaced (another path) or malformed
+// JobRemoved signals, a connection dropped mid-job. DropConnections,
+// FinishJob, EmitJobRemoved and EmitJobRemovedFrom do the same on demand.
+//
+// # What it does not model
+//
+// Deliberately left out, because clients of the job API do not observe
+// them or because they need a real system:
+//
+//   - Processes, cgroups and resource limits: PIDs are recorded, not moved;
+//     limits are stored and reported, never enforced; MemoryCurrent and
+//     friends read as unknown (2^64-1). Effective* limits exist from 256
+//     (or with WithBackport) and are the minimum over the slice chain.
+//   - Unit files on disk, generators, drop-ins, templates and aliases; only
+//     units given with WithUnitFile or AddUnitFile load by name. Transient
+//     sockets, timers, paths, mounts and swaps are refused.
+//   - The full job-type merge matrix (only jobs of the same type merge; any
+//     other pair conflicts), isolate, Requisite=, PartOf=, Conflicts=,
+//     OnFailure=, ordering without a requirement, restart rate limits,
+//     timeouts and Restart=.
+//   - systemd garbage-collects units from a queue soon after they become
+//     unneeded; the fake does it at once, after announcing the state change.
+//   - JobNew/JobRemoved go to every client with a matching rule, whether or
+//     not it subscribed or requested the job.
+//   - polkit and access control: every caller may do everything.
+//   - A quirk of systemd 252's private socket: a client that does not
+//     negotiate unix fd passing may see its first message left unprocessed
+//     when it arrives right behind BEGIN. sdbus negotiates, so it is not
+//     affected.
+package fakebus
