@@ -1,0 +1,60 @@
+# sdbus: the two commands a fresh machine needs are `make demo` and
+# `make check`; the other targets are parts of `check` or extras.
+
+GO          ?= go
+BIN         := $(CURDIR)/.bin
+STATICCHECK := $(BIN)/staticcheck
+STATICCHECK_VERSION := v0.8.2
+# Seconds per fuzz target: short in `make check`, longer with `make fuzz`.
+FUZZTIME    ?= 60s
+CHECK_FUZZTIME ?= 5s
+
+.PHONY: demo check test lint vet fmt staticcheck fuzz fuzz-short bench conformance conformance-fakebus conformance-systemd tools
+
+demo:
+	$(GO) run ./examples/demo
+
+check: lint test fuzz-short conformance
+
+test:
+	$(GO) test -race -count=1 ./...
+
+lint: vet fmt staticcheck
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+tools: $(STATICCHECK)
+
+# Every native fuzz target, each for FUZZTIME.
+fuzz:
+	@scripts/fuzz $(FUZZTIME)
+
+fuzz-short:
+	@scripts/fuzz $(CHECK_FUZZTIME)
+
+bench:
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
+
+# The conformance suite on both backends, with its pass counts.
+conformance: conformance-fakebus conformance-systemd
+
+conformance-fakebus:
+	@$(GO) test -race -count=1 -v -run '^TestConformanceFakebus$$' ./fakebus/internal/conformance >.conformance-fakebus.out 2>&1 \
+		|| { cat .conformance-fakebus.out; rm -f .conformance-fakebus.out; exit 1; }
+	@grep -o 'conformance on fakebus: .*' .conformance-fakebus.out; rm -f .conformance-fakebus.out
+
+# The same suite against a real systemd 252 booted in a throwaway sandbox
+# (root only; prints one line and succeeds where it cannot run).
+conformance-systemd:
+	@scripts/conformance-systemd

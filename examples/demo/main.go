@@ -1,0 +1,218 @@
+// Command demo shows what sdbus guarantees, against an in-process fake
+// systemd (the default) or a real manager:
+//
+//	go run ./examples/demo                 # fakebus, no root needed
+//	go run ./examples/demo -bus system     # the system manager (root)
+//	go run ./examples/demo -bus unix:path=/run/systemd/private -p2p
+//
+// SDBUS_DEMO_BUS may be set instead of -bus.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+func main() {
+	bus := flag.String("bus", os.Getenv("SDBUS_DEMO_BUS"), `"" for an in-process fakebus, "system", "user", or a D-Bus address`)
+	p2p := flag.Bool("p2p", false, "the address is a peer-to-peer socket such as /run/systemd/private")
+	flag.Parse()
+	if err := run(context.Background(), os.Stdout, *bus, *p2p); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+// run connects as asked and prints the transcript to w.
+func run(ctx context.Context, w io.Writer, bus string, p2p bool) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var c *sdbus.Conn
+	var err error
+	target := bus
+	switch bus {
+	case "":
+		var s *fakebus.Server
+		if s, err = fakebus.Start(); err != nil {
+			return err
+		}
+		defer s.Close()
+		c, err = s.Dial(ctx)
+		target = "an in-process fakebus"
+	case "system":
+		c, err = sdbus.ConnectSystem(ctx)
+		target = "the system bus"
+	case "user":
+		c, err = sdbus.ConnectUser(ctx)
+		target = "the user bus"
+	default:
+		var opts []sdbus.Option
+		if p2p {
+			opts = append(opts, sdbus.WithPeerToPeer())
+		}
+		c, err = sdbus.Connect(ctx, bus, opts...)
+	}
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	d := demo{w: w, c: c, prefix: fmt.Sprintf("sdbus-demo-%d-", os.Getpid())}
+	v, err := c.Version(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "sdbus demo on %s: systemd %s (major %d)\n", target, v, v.Major)
+	for _, step := range []func(context.Context) error{d.startAndWait, d.failure, d.lingering, d.walkAway} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type demo struct {
+	w      io.Writer
+	c      *sdbus.Conn
+	prefix string
+}
+
+func (d demo) printf(format string, args ...any) { fmt.Fprintf(d.w, format, args...) }
+
+func oneshot(argv ...string) []sdbus.Property {
+	return []sdbus.Property{
+		sdbus.PropDescription("sdbus demo"),
+		sdbus.PropType(sdbus.ServiceOneshot),
+		sdbus.PropExecStart(argv, false),
+	}
+}
+
+func (d demo) startAndWait(ctx context.Context) error {
+	name := d.prefix + "hello.service"
+	d.printf("\n1. Start a transient service and wait for its job\n")
+	j, err := d.c.StartTransientUnit(ctx, name, sdbus.ModeReplace, oneshot("/bin/true"))
+	if err != nil {
+		return err
+	}
+	d.printf("   StartTransientUnit %s -> job %d\n", name, j.ID())
+	res, err := j.Wait(ctx)
+	if err != nil {
+		return err
+	}
+	d.printf("   Wait -> %s\n", res)
+	return nil
+}
+
+func (d demo) failure(ctx context.Context) error {
+	name := d.prefix + "fail.service"
+	d.printf("\n2. A unit that fails: the result is a typed error\n")
+	j, err := d.c.StartTransientUnit(ctx, name, sdbus.ModeReplace, oneshot("/bin/false"))
+	if err != nil {
+		return err
+	}
+	res, err := j.Wait(ctx)
+	var je *sdbus.JobError
+	if !errors.As(err, &je) {
+		return fmt.Errorf("expected a JobError, got %q, %v", res, err)
+	}
+	d.printf("   Wait -> %s: %v\n", res, err)
+	d.printf("   errors.Is(err, sdbus.ErrJobFailed) = %v, JobError.Result = %q\n", errors.Is(err, sdbus.ErrJobFailed), je.Result)
+	st, err := d.c.UnitStatus(ctx, name)
+	if err != nil {
+		return err
+	}
+	d.printf("   %s is now %s (%s)\n", name, st.ActiveState, st.SubState)
+	return nil
+}
+
+func (d demo) lingering(ctx context.Context) error {
+	name := d.prefix + "fail.service"
+	d.printf("\n3. The failed unit lingers, so its name is taken\n")
+	_, err := d.c.StartTransientUnit(ctx, name, sdbus.ModeReplace, oneshot("/bin/true"))
+	if !errors.Is(err, sdbus.ErrUnitExists) {
+		return fmt.Errorf("expected ErrUnitExists, got %v", err)
+	}
+	d.printf("   StartTransientUnit again -> errors.Is(err, sdbus.ErrUnitExists) = true\n")
+	if err := d.c.ResetFailedUnit(ctx, name); err != nil {
+		return err
+	}
+	d.printf("   ResetFailedUnit %s -> the name is free\n", name)
+	props := append(oneshot("/bin/false"), sdbus.PropCollectMode(sdbus.CollectInactiveOrFailed))
+	j, err := d.c.StartTransientUnit(ctx, name, sdbus.ModeReplace, props)
+	if err != nil {
+		return err
+	}
+	res, _ := j.Wait(ctx)
+	d.printf("   with CollectMode=inactive-or-failed it fails again (%s) ...\n", res)
+	st, err := d.c.WaitUnitState(ctx, name, func(s sdbus.UnitState) bool { return s.LoadState != sdbus.LoadLoaded })
+	if err != nil {
+		return err
+	}
+	d.printf("   ... and is collected at once: LoadState %s\n", st.LoadState)
+	return nil
+}
+
+func (d demo) walkAway(ctx context.Context) error {
+	d.printf("\n4. A caller that walks away does not block anyone\n")
+	slow := d.prefix + "slow.service"
+	j, err := d.c.StartTransientUnit(ctx, slow, sdbus.ModeReplace, oneshot("/bin/sleep", "2"))
+	if err != nil {
+		return err
+	}
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	_, err = j.Wait(short)
+	cancel()
+	d.printf("   job %d for %s: the caller gives up after 10ms (%v) and never reads again\n", j.ID(), slow, errors.Is(err, context.DeadlineExceeded))
+	began := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for i := 0; i < 100; i++ {
+		i := i
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := fmt.Sprintf("%sother%d.slice", d.prefix, i)
+			j, err := d.c.StartTransientUnit(ctx, name, sdbus.ModeReplace, []sdbus.Property{sdbus.PropDefaultDependencies(false)})
+			if err == nil {
+				_, err = j.Wait(ctx)
+			}
+			if err == nil {
+				var sj *sdbus.Job
+				if sj, err = d.c.StopUnit(ctx, name, sdbus.ModeReplace); err == nil {
+					_, err = sj.Wait(ctx)
+				}
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	d.printf("   meanwhile 100 other jobs started and stopped slices in %v\n", time.Since(began).Round(time.Millisecond))
+	stop, err := d.c.StopUnit(ctx, slow, sdbus.ModeReplace)
+	if err != nil {
+		return err
+	}
+	if _, err := stop.Wait(ctx); err != nil {
+		return err
+	}
+	res, err := j.Wait(ctx)
+	d.printf("   stopping %s ends the abandoned job: %s (%v)\n", slow, res, errors.Is(err, sdbus.ErrJobFailed))
+	// The oneshot was killed while starting, so it failed: clear it.
+	if err := d.c.ResetFailedUnit(ctx, slow); err != nil && !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		return err
+	}
+	return nil
+}

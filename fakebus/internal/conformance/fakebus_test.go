@@ -1,0 +1,39 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestConformanceFakebus runs the suite against fakebus.
+func TestConformanceFakebus(t *testing.T) {
+	s := fakebus.New(t)
+	runSuite(t, backend{
+		name:    "fakebus",
+		version: 252,
+		connect: func(t *testing.T) *sdbus.Conn { return s.Conn(t) },
+		connectPrivate: func(t *testing.T) *sdbus.Conn {
+			return s.PrivateConn(t)
+		},
+		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
+			c, err := dbus.NewConn(s.Pipe(), opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			if err := c.Auth(nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Hello(); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		},
+	})
+}

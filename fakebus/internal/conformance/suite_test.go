@@ -1,0 +1,593 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+)
+
+// backend is what the suite runs against.
+type backend struct {
+	name string
+	// connect returns a new Conn over the bus; connectPrivate one over the
+	// manager's peer-to-peer socket.
+	connect        func(t *testing.T) *sdbus.Conn
+	connectPrivate func(t *testing.T) *sdbus.Conn
+	// rawBus returns an authenticated godbus connection to the bus that has
+	// said Hello.
+	rawBus func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn
+	// version is the systemd version the backend is expected to report.
+	version int
+	// real is set for a real systemd, where a few cases only make sense.
+	real bool
+}
+
+// A case of the suite.
+type suiteCase struct {
+	name     string
+	run      func(t *testing.T, e *env)
+	realOnly bool
+}
+
+// env is what a case gets.
+type env struct {
+	backend
+	ctx context.Context
+	c   *sdbus.Conn
+	seq *atomic.Int64
+}
+
+// unit returns a fresh unit name, unique per process and run.
+func (e *env) unit(kind, suffix string) string {
+	return fmt.Sprintf("sdbus-conf-%d-%s-%d.%s", os.Getpid(), kind, e.seq.Add(1), suffix)
+}
+
+var cases = []suiteCase{
+	{name: "StartStopSlice", run: testStartStopSlice},
+	{name: "StartStopService", run: testStartStopService},
+	{name: "StartOverPrivateSocket", run: testStartPrivate},
+	{name: "ResultFailed", run: testResultFailed},
+	{name: "ResultDependency", run: testResultDependency},
+	{name: "ResultCanceledByReplacingJob", run: testResultCanceled},
+	{name: "ConditionFailedIsDone", run: testConditionFailed},
+	{name: "AssertFailed", run: testAssertFailed},
+	{name: "FailedUnitLingers", run: testFailedUnitLingers},
+	{name: "CollectModeInactiveOrFailed", run: testCollectMode},
+	{name: "UnitExistsForActiveUnit", run: testUnitExistsActive},
+	{name: "NoSuchUnit", run: testNoSuchUnit},
+	{name: "InvalidJobMode", run: testInvalidJobMode},
+	{name: "UnknownPropertyNotSupported", run: testUnknownProperty},
+	{name: "MergedJobs", run: testMergedJobs},
+	{name: "PropertiesThroughLife", run: testPropertiesThroughLife},
+	{name: "ManagerVersion", run: testManagerVersion},
+	{name: "ReplyPrecedesJobRemoved", run: testReplyPrecedesJobRemoved},
+	{name: "DaemonReloadWhileJobPending", run: testReloadWhilePending},
+	{name: "DaemonReexecWhileJobPending", run: testReexecWhilePending},
+	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
+}
+
+// runSuite runs every case against b and logs the counts.
+func runSuite(t *testing.T, b backend) {
+	var seq atomic.Int64
+	var passed, failed, skipped int
+	for _, sc := range cases {
+		sc := sc
+		ok := t.Run(sc.name, func(t *testing.T) {
+			if sc.realOnly && !b.real {
+				t.Skip("real systemd only")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			e := &env{backend: b, ctx: ctx, seq: &seq}
+			e.c = b.connect(t)
+			sc.run(t, e)
+		})
+		switch {
+		case !ok:
+			failed++
+		case sc.realOnly && !b.real:
+			skipped++
+		default:
+			passed++
+		}
+	}
+	t.Logf("conformance on %s: %d passed, %d failed, %d skipped", b.name, passed, failed, skipped)
+}
+
+// helpers
+
+func oneshot(argv ...string) []sdbus.Property {
+	return []sdbus.Property{
+		sdbus.PropDescription("sdbus conformance"),
+		sdbus.PropType(sdbus.ServiceOneshot),
+		sdbus.PropExecStart(argv, false),
+	}
+}
+
+func sliceProps() []sdbus.Property {
+	return []sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropDefaultDependencies(false)}
+}
+
+type cond struct {
+	Type    string
+	Trigger bool
+	Negate  bool
+	Param   string
+}
+
+func conditions(kind string, c ...cond) sdbus.Property {
+	return sdbus.Property{Name: kind, Value: dbus.MakeVariant(c)}
+}
+
+func start(t *testing.T, e *env, c *sdbus.Conn, name string, props []sdbus.Property, aux ...sdbus.AuxUnit) *sdbus.Job {
+	t.Helper()
+	j, err := c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, props, aux...)
+	if err != nil {
+		t.Fatalf("StartTransientUnit %s: %v", name, err)
+	}
+	return j
+}
+
+func wait(t *testing.T, e *env, j *sdbus.Job, want sdbus.JobResult) {
+	t.Helper()
+	got, err := j.Wait(e.ctx)
+	if got != want {
+		t.Fatalf("job %d for %s: result %q (%v), want %q", j.ID(), j.Unit(), got, err, want)
+	}
+	if want.Succeeded() != (err == nil) {
+		t.Fatalf("job %d for %s: err %v for result %q", j.ID(), j.Unit(), err, got)
+	}
+	if err != nil && !errors.Is(err, sdbus.ErrJobFailed) {
+		t.Fatalf("job error %v does not match ErrJobFailed", err)
+	}
+}
+
+// cleanup stops and resets a unit at the end of a case, whatever state it
+// is in.
+func cleanup(t *testing.T, e *env, name string) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if j, err := e.c.StopUnit(ctx, name, sdbus.ModeReplace); err == nil {
+			_, _ = j.Wait(ctx)
+		}
+		_ = e.c.ResetFailedUnit(ctx, name)
+	})
+}
+
+// settle waits until the unit's state satisfies pred.
+func settle(t *testing.T, e *env, name string, what string, pred func(sdbus.UnitState) bool) sdbus.UnitState {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	defer cancel()
+	st, err := e.c.WaitUnitState(ctx, name, pred)
+	if err != nil {
+		t.Fatalf("%s never became %s: %v (last state %+v)", name, what, err, st)
+	}
+	return st
+}
+
+func gone(s sdbus.UnitState) bool {
+	return s.LoadState == sdbus.LoadNotFound || s.ActiveState == sdbus.StateInactive && s.JobID == 0
+}
+
+// status reads a unit's state as UnitState (with its type's Result).
+func status(t *testing.T, e *env, name string) sdbus.UnitState {
+	t.Helper()
+	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
+	ch, err := e.c.WatchUnit(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return <-ch
+}
+
+// cases
+
+func testStartStopSlice(t *testing.T, e *env) {
+	name := e.unit("slice", "slice")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, sliceProps()), sdbus.JobDone)
+	st := status(t, e, name)
+	if diff := cmp.Diff(sdbus.UnitState{Name: name, LoadState: sdbus.LoadLoaded, ActiveState: sdbus.StateActive, SubState: "active"}, st); diff != "" {
+		t.Errorf("after start (-want +got):\n%s", diff)
+	}
+	j, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	settle(t, e, name, "stopped", gone)
+}
+
+func testStartStopService(t *testing.T, e *env) {
+	name := e.unit("svc", "service")
+	cleanup(t, e, name)
+	props := []sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropExecStart([]string{"/bin/sleep", "30"}, false)}
+	wait(t, e, start(t, e, e.c, name, props), sdbus.JobDone)
+	st := status(t, e, name)
+	if st.ActiveState != sdbus.StateActive || st.SubState != "running" || st.Result != "success" {
+		t.Errorf("after start: %+v, want active/running, Result success", st)
+	}
+	j, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	settle(t, e, name, "stopped", gone)
+}
+
+func testStartPrivate(t *testing.T, e *env) {
+	pc := e.connectPrivate(t)
+	name := e.unit("p2p", "slice")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, pc, name, sliceProps()), sdbus.JobDone)
+	j, err := pc.StopUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+}
+
+func testResultFailed(t *testing.T, e *env) {
+	name := e.unit("fail", "service")
+	cleanup(t, e, name)
+	j := start(t, e, e.c, name, oneshot("/bin/false"))
+	wait(t, e, j, sdbus.JobFailed)
+	_, err := j.Wait(e.ctx)
+	var je *sdbus.JobError
+	if !errors.As(err, &je) || je.Unit != name || je.Result != sdbus.JobFailed {
+		t.Errorf("JobError = %+v", je)
+	}
+	st := status(t, e, name)
+	if diff := cmp.Diff(sdbus.UnitState{Name: name, LoadState: sdbus.LoadLoaded, ActiveState: sdbus.StateFailed, SubState: "failed", Result: "exit-code"}, st); diff != "" {
+		t.Errorf("failed unit (-want +got):\n%s", diff)
+	}
+}
+
+func testResultDependency(t *testing.T, e *env) {
+	name, dep := e.unit("dependent", "service"), e.unit("dep", "service")
+	cleanup(t, e, name)
+	cleanup(t, e, dep)
+	props := append(oneshot("/bin/true"),
+		sdbus.Property{Name: "Requires", Value: dbus.MakeVariant([]string{dep})},
+		sdbus.Property{Name: "After", Value: dbus.MakeVariant([]string{dep})})
+	j := start(t, e, e.c, name, props, sdbus.AuxUnit{Name: dep, Properties: oneshot("/bin/false")})
+	wait(t, e, j, sdbus.JobDependency)
+	settle(t, e, dep, "failed", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateFailed })
+}
+
+func testResultCanceled(t *testing.T, e *env) {
+	name := e.unit("cancel", "service")
+	cleanup(t, e, name)
+	j := start(t, e, e.c, name, oneshot("/bin/sleep", "30"))
+	settle(t, e, name, "activating", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActivating })
+	stop, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobCanceled)
+	wait(t, e, stop, sdbus.JobDone)
+	// The oneshot's command was killed while starting: the unit failed.
+	st := settle(t, e, name, "failed", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateFailed })
+	if st.Result != "signal" {
+		t.Errorf("Result = %q, want signal", st.Result)
+	}
+}
+
+func testConditionFailed(t *testing.T, e *env) {
+	name := e.unit("cond", "service")
+	cleanup(t, e, name)
+	props := append(oneshot("/bin/true"), conditions("Conditions", cond{Type: "ConditionPathExists", Param: "/nonexistent/sdbus-conformance"}))
+	wait(t, e, start(t, e, e.c, name, props), sdbus.JobDone)
+	settle(t, e, name, "inactive", gone)
+}
+
+func testAssertFailed(t *testing.T, e *env) {
+	name := e.unit("assert", "service")
+	cleanup(t, e, name)
+	props := append(oneshot("/bin/true"), conditions("Asserts", cond{Type: "AssertPathExists", Param: "/nonexistent/sdbus-conformance"}))
+	wait(t, e, start(t, e, e.c, name, props), sdbus.JobAssert)
+}
+
+func testFailedUnitLingers(t *testing.T, e *env) {
+	name := e.unit("linger", "service")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, oneshot("/bin/false")), sdbus.JobFailed)
+	st := status(t, e, name)
+	if st.LoadState != sdbus.LoadLoaded || st.ActiveState != sdbus.StateFailed {
+		t.Fatalf("failed transient unit: %+v, want loaded and failed", st)
+	}
+	if _, err := e.c.GetUnit(e.ctx, name); err != nil {
+		t.Fatalf("GetUnit of the failed unit: %v", err)
+	}
+	_, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, oneshot("/bin/true"))
+	if !errors.Is(err, sdbus.ErrUnitExists) {
+		t.Fatalf("second StartTransientUnit = %v, want ErrUnitExists", err)
+	}
+	if err := e.c.ResetFailedUnit(e.ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.GetUnit(e.ctx, name); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Fatalf("GetUnit after ResetFailedUnit = %v, want ErrNoSuchUnit", err)
+	}
+	wait(t, e, start(t, e, e.c, name, oneshot("/bin/true")), sdbus.JobDone)
+}
+
+func testCollectMode(t *testing.T, e *env) {
+	name := e.unit("collect", "service")
+	cleanup(t, e, name)
+	props := append(oneshot("/bin/false"), sdbus.PropCollectMode(sdbus.CollectInactiveOrFailed))
+	wait(t, e, start(t, e, e.c, name, props), sdbus.JobFailed)
+	if _, err := e.c.GetUnit(e.ctx, name); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Fatalf("GetUnit of a collected unit = %v, want ErrNoSuchUnit", err)
+	}
+	wait(t, e, start(t, e, e.c, name, oneshot("/bin/true")), sdbus.JobDone)
+}
+
+func testUnitExistsActive(t *testing.T, e *env) {
+	name := e.unit("exists", "slice")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, sliceProps()), sdbus.JobDone)
+	_, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, sliceProps())
+	var se *sdbus.Error
+	if !errors.Is(err, sdbus.ErrUnitExists) || !errors.As(err, &se) || se.Name != "org.freedesktop.systemd1.UnitExists" {
+		t.Fatalf("StartTransientUnit of an active unit = %v, want UnitExists", err)
+	}
+}
+
+func testNoSuchUnit(t *testing.T, e *env) {
+	_, err := e.c.GetUnit(e.ctx, e.unit("nope", "service"))
+	var se *sdbus.Error
+	if !errors.Is(err, sdbus.ErrNoSuchUnit) || !errors.As(err, &se) || se.Name != "org.freedesktop.systemd1.NoSuchUnit" {
+		t.Fatalf("GetUnit = %v, want NoSuchUnit", err)
+	}
+	if err := e.c.ResetFailedUnit(e.ctx, e.unit("nope", "service")); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("ResetFailedUnit = %v, want NoSuchUnit", err)
+	}
+	if _, err := e.c.StartUnit(e.ctx, e.unit("nope", "service"), sdbus.ModeReplace); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("StartUnit = %v, want NoSuchUnit", err)
+	}
+}
+
+func testInvalidJobMode(t *testing.T, e *env) {
+	name := e.unit("mode", "slice")
+	cleanup(t, e, name)
+	for _, call := range []func() error{
+		func() error { _, err := e.c.StartTransientUnit(e.ctx, name, "sideways", sliceProps()); return err },
+		func() error { _, err := e.c.StopUnit(e.ctx, "-.slice", "sideways"); return err },
+	} {
+		err := call()
+		var se *sdbus.Error
+		if !errors.Is(err, sdbus.ErrInvalidArgs) || !errors.As(err, &se) || se.Name != "org.freedesktop.DBus.Error.InvalidArgs" {
+			t.Errorf("bad job mode = %v, want InvalidArgs from the manager", err)
+		}
+	}
+}
+
+func testUnknownProperty(t *testing.T, e *env) {
+	name := e.unit("prop", "slice")
+	cleanup(t, e, name)
+	props := append(sliceProps(), sdbus.Property{Name: "NoSuchSettingForSure", Value: dbus.MakeVariant(true)})
+	_, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, props)
+	var se *sdbus.Error
+	if !errors.Is(err, sdbus.ErrNotSupported) || !errors.As(err, &se) || se.Name != "org.freedesktop.DBus.Error.PropertyReadOnly" {
+		t.Fatalf("unknown property = %v, want PropertyReadOnly", err)
+	}
+	if _, err := e.c.GetUnit(e.ctx, name); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("the refused unit was created anyway: GetUnit = %v", err)
+	}
+}
+
+func testMergedJobs(t *testing.T, e *env) {
+	name := e.unit("merge", "service")
+	cleanup(t, e, name)
+	j1 := start(t, e, e.c, name, oneshot("/bin/sleep", "1"))
+	other := e.connect(t)
+	var jobs []*sdbus.Job
+	for _, c := range []*sdbus.Conn{e.c, other} {
+		j, err := c.StartUnit(e.ctx, name, sdbus.ModeReplace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Path() != j1.Path() {
+			t.Fatalf("StartUnit of a unit with a queued start job: %s, want the same job %s", j.Path(), j1.Path())
+		}
+		jobs = append(jobs, j)
+	}
+	var wg sync.WaitGroup
+	for _, j := range append(jobs, j1) {
+		j := j
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if res, err := j.Wait(e.ctx); res != sdbus.JobDone || err != nil {
+				t.Errorf("merged waiter: %q, %v", res, err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func testPropertiesThroughLife(t *testing.T, e *env) {
+	name := e.unit("life", "service")
+	cleanup(t, e, name)
+	props := append(oneshot("/bin/sleep", "0.5"), sdbus.PropRemainAfterExit(true))
+	j := start(t, e, e.c, name, props)
+	ch, err := e.c.WatchUnit(e.ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for st := range ch {
+		if len(seen) == 0 && st.ActiveState == sdbus.StateInactive {
+			continue // the start job has not begun yet
+		}
+		seen = append(seen, string(st.ActiveState)+"/"+st.SubState+"/"+st.Result)
+		if st.ActiveState == sdbus.StateActive {
+			break
+		}
+	}
+	want := []string{"activating/start/success", "active/exited/success"}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("states while starting (-want +got):\n%s", diff)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	stop, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, stop, sdbus.JobDone)
+	settle(t, e, name, "stopped", gone)
+
+	failing := e.unit("life-fail", "service")
+	cleanup(t, e, failing)
+	wait(t, e, start(t, e, e.c, failing, oneshot("/bin/sh", "-c", "exit 3")), sdbus.JobFailed)
+	st := status(t, e, failing)
+	if diff := cmp.Diff(sdbus.UnitState{Name: failing, LoadState: sdbus.LoadLoaded, ActiveState: sdbus.StateFailed, SubState: "failed", Result: "exit-code"}, st); diff != "" {
+		t.Errorf("failed unit (-want +got):\n%s", diff)
+	}
+}
+
+func testManagerVersion(t *testing.T, e *env) {
+	v, err := e.c.Version(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Major != e.version {
+		t.Errorf("Version = %+v, want major %d", v, e.version)
+	}
+}
+
+// On one connection, the reply to a job call precedes the job's
+// JobRemoved; godbus's sequence numbers show the wire order.
+func testReplyPrecedesJobRemoved(t *testing.T, e *env) {
+	raw := e.rawBus(t, dbus.WithSignalHandler(dbus.NewSequentialSignalHandler()))
+	sigs := make(chan *dbus.Signal, 64)
+	raw.Signal(sigs)
+	if err := raw.AddMatchSignalContext(e.ctx, dbus.WithMatchSender("org.freedesktop.systemd1"),
+		dbus.WithMatchInterface("org.freedesktop.systemd1.Manager"), dbus.WithMatchMember("JobRemoved")); err != nil {
+		t.Fatal(err)
+	}
+	mgr := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1")
+	if err := mgr.CallWithContext(e.ctx, "org.freedesktop.systemd1.Manager.Subscribe", 0).Store(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		name := e.unit("order", "slice")
+		cleanup(t, e, name)
+		call := mgr.CallWithContext(e.ctx, "org.freedesktop.systemd1.Manager.StartTransientUnit", 0,
+			name, "replace", []struct {
+				Name  string
+				Value dbus.Variant
+			}{{"DefaultDependencies", dbus.MakeVariant(false)}}, []struct {
+				Name  string
+				Props []struct {
+					Name  string
+					Value dbus.Variant
+				}
+			}{})
+		var job dbus.ObjectPath
+		if err := call.Store(&job); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			var s *dbus.Signal
+			select {
+			case s = <-sigs:
+			case <-e.ctx.Done():
+				t.Fatal("no JobRemoved")
+			}
+			if len(s.Body) == 4 && s.Body[1] == job {
+				if s.Sequence <= call.ResponseSequence {
+					t.Fatalf("JobRemoved (sequence %d) came before the reply (sequence %d)", s.Sequence, call.ResponseSequence)
+				}
+				break
+			}
+		}
+	}
+}
+
+func testReloadWhilePending(t *testing.T, e *env) {
+	name := e.unit("reload", "service")
+	cleanup(t, e, name)
+	j := start(t, e, e.c, name, oneshot("/bin/sleep", "1"))
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+}
+
+func testReexecWhilePending(t *testing.T, e *env) {
+	name := e.unit("reexec", "service")
+	cleanup(t, e, name)
+	j := start(t, e, e.c, name, oneshot("/bin/sleep", "2"))
+	if err := e.c.Reexecute(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	// The Conn keeps working with the re-executed manager.
+	after := e.unit("after-reexec", "slice")
+	cleanup(t, e, after)
+	wait(t, e, start(t, e, e.c, after, sliceProps()), sdbus.JobDone)
+}
+
+// Restarting dbus-daemon under a pending wait ends it with
+// ErrDisconnected; a new Conn works once the bus is back.
+func testBusRestart(t *testing.T, e *env) {
+	name := e.unit("busrestart", "service")
+	j := start(t, e, e.c, name, oneshot("/bin/sleep", "5"))
+	pc := e.connectPrivate(t)
+	defer func() {
+		if j, err := pc.StopUnit(e.ctx, name, sdbus.ModeReplace); err == nil {
+			_, _ = j.Wait(e.ctx)
+		}
+	}()
+	restart, err := pc.RestartUnit(e.ctx, "dbus.service", sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if _, err := j.Wait(e.ctx); !errors.Is(err, sdbus.ErrDisconnected) {
+		t.Fatalf("Wait during a bus restart = %v, want ErrDisconnected", err)
+	}
+	if d := time.Since(began); d > time.Second {
+		t.Errorf("the wait ended %v after the restart began", d)
+	}
+	wait(t, e, restart, sdbus.JobDone)
+	var c *sdbus.Conn
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(e.ctx, time.Second)
+		c, err = sdbus.ConnectSystem(ctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no bus after the restart: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	defer c.Close()
+	after := e.unit("after-restart", "slice")
+	j2, err := c.StartTransientUnit(e.ctx, after, sdbus.ModeReplace, sliceProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j2, sdbus.JobDone)
+	stop, err := c.StopUnit(e.ctx, after, sdbus.ModeReplace)
+	if err == nil {
+		_, _ = stop.Wait(e.ctx)
+	}
+}

@@ -1,0 +1,48 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+)
+
+// TestConformanceSystemd runs the suite against the real systemd of the
+// sandbox (SDBUS_SANDBOX=1, set by scripts/sandbox).
+func TestConformanceSystemd(t *testing.T) {
+	if os.Getenv("SDBUS_SANDBOX") != "1" {
+		t.Skip("not in the systemd sandbox (SDBUS_SANDBOX=1); see scripts/conformance-systemd")
+	}
+	connect := func(t *testing.T, private bool) *sdbus.Conn {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		connect := sdbus.ConnectSystem
+		if private {
+			connect = sdbus.ConnectPrivate
+		}
+		c, err := connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	runSuite(t, backend{
+		name:           "systemd",
+		version:        252,
+		real:           true,
+		connect:        func(t *testing.T) *sdbus.Conn { return connect(t, false) },
+		connectPrivate: func(t *testing.T) *sdbus.Conn { return connect(t, true) },
+		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
+			c, err := dbus.ConnectSystemBus(opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			return c
+		},
+	})
+}
