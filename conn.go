@@ -58,12 +58,13 @@ type Conn struct {
 	// wg counts the goroutines the Conn starts; Close waits for them.
 	wg sync.WaitGroup
 
-	// mu guards closed, version and versionOK. It is never held
+	// mu guards closed, version, versionOK and features. It is never held
 	// across a D-Bus call or a channel send.
 	mu        sync.Mutex
 	closed    bool // no more goroutines may be added to wg
 	version   Version
 	versionOK bool
+	features  map[Feature]bool
 }
 
 // Option configures a connection.

@@ -522,8 +522,8 @@ func (c *Conn) StartTransientUnit(ctx context.Context, name string, mode JobMode
 	}
 	a := make([]auxUnitWire, 0, len(aux))
 	for _, u := range aux {
-		if err := ValidateUnitName(u.Name); err != nil {
-			return nil, invalidArg(op, name, "auxiliary unit: %v", err)
+		if err := checkUnitName(op, u.Name); err != nil {
+			return nil, err
 		}
 		up, err := encodeProperties(op, u.Name, u.Properties)
 		if err != nil {
@@ -547,8 +547,8 @@ func (c *Conn) unitJob(ctx context.Context, op, name string, mode JobMode) (*Job
 }
 
 func checkUnitArgs(op, name string, mode JobMode) error {
-	if err := ValidateUnitName(name); err != nil {
-		return invalidArg(op, name, "%v", err)
+	if err := checkUnitName(op, name); err != nil {
+		return err
 	}
 	if mode == "" {
 		return invalidArg(op, name, "empty job mode")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strings"
 	"syscall"
 
 	"github.com/godbus/dbus/v5"
@@ -129,8 +128,8 @@ func (c *Conn) LoadUnit(ctx context.Context, name string) (dbus.ObjectPath, erro
 }
 
 func (c *Conn) unitPathCall(ctx context.Context, op, name string) (dbus.ObjectPath, error) {
-	if err := ValidateUnitName(name); err != nil {
-		return "", invalidArg(op, name, "%v", err)
+	if err := checkUnitName(op, name); err != nil {
+		return "", err
 	}
 	var p dbus.ObjectPath
 	err := c.call(ctx, op, name, []any{name}, &p)
@@ -155,8 +154,8 @@ func (c *Conn) UnitByPID(ctx context.Context, pid uint32) (string, error) {
 // not exist is returned with LoadState not-found and no error.
 func (c *Conn) UnitStatus(ctx context.Context, name string) (UnitStatus, error) {
 	const op = "UnitStatus"
-	if err := ValidateUnitName(name); err != nil {
-		return UnitStatus{}, invalidArg(op, name, "%v", err)
+	if err := checkUnitName(op, name); err != nil {
+		return UnitStatus{}, err
 	}
 	upath := UnitPath(name)
 	m, err := c.getAll(ctx, upath, unitIface, name)
@@ -190,8 +189,8 @@ func (c *Conn) UnitStatus(ctx context.Context, name string) (UnitStatus, error) 
 // unit this unloads it and frees its name. A unit that is not loaded fails
 // with ErrNoSuchUnit.
 func (c *Conn) ResetFailedUnit(ctx context.Context, name string) error {
-	if err := ValidateUnitName(name); err != nil {
-		return invalidArg("ResetFailedUnit", name, "%v", err)
+	if err := checkUnitName("ResetFailedUnit", name); err != nil {
+		return err
 	}
 	return c.call(ctx, "ResetFailedUnit", name, []any{name})
 }
@@ -216,8 +215,8 @@ const (
 // ErrNoSuchProcess.
 func (c *Conn) KillUnit(ctx context.Context, name string, whom KillWhom, sig syscall.Signal) error {
 	const op = "KillUnit"
-	if err := ValidateUnitName(name); err != nil {
-		return invalidArg(op, name, "%v", err)
+	if err := checkUnitName(op, name); err != nil {
+		return err
 	}
 	if whom == "" {
 		return invalidArg(op, name, "empty kill target")
@@ -235,8 +234,8 @@ func (c *Conn) KillUnit(ctx context.Context, name string, whom KillWhom, sig sys
 // fails with ErrNotSupported; properties are validated before sending.
 func (c *Conn) SetUnitProperties(ctx context.Context, name string, runtime bool, props ...Property) error {
 	const op = "SetUnitProperties"
-	if err := ValidateUnitName(name); err != nil {
-		return invalidArg(op, name, "%v", err)
+	if err := checkUnitName(op, name); err != nil {
+		return err
 	}
 	p, err := encodeProperties(op, name, props)
 	if err != nil {
@@ -252,8 +251,8 @@ func (c *Conn) SetUnitProperties(ctx context.Context, name string, runtime bool,
 // with ErrNotSupported).
 func (c *Conn) AttachProcessesToUnit(ctx context.Context, unit, subcgroup string, pids ...uint32) error {
 	const op = "AttachProcessesToUnit"
-	if err := ValidateUnitName(unit); err != nil {
-		return invalidArg(op, unit, "%v", err)
+	if err := checkUnitName(op, unit); err != nil {
+		return err
 	}
 	if subcgroup != "" && (subcgroup[0] != '/' || path.Clean(subcgroup) != subcgroup) {
 		return invalidArg(op, unit, "sub-cgroup %q is not a clean absolute path", subcgroup)
@@ -303,38 +302,6 @@ func (c *Conn) getProperty(ctx context.Context, path dbus.ObjectPath, iface, nam
 	return nil
 }
 
-// propDecoder copies values out of a GetAll map, keeping the first error.
-type propDecoder struct {
-	op, unit string
-	m        map[string]dbus.Variant
-	err      error
-}
-
-func (d *propDecoder) any(name string, out any) {
-	v, ok := d.m[name]
-	if !ok || d.err != nil {
-		return
-	}
-	if err := dbus.Store([]any{v.Value()}, out); err != nil {
-		d.err = &Error{Op: d.op, Unit: d.unit, Message: fmt.Sprintf("property %s has unexpected type %s", name, v.Signature()), Err: err}
-	}
-}
-
-func (d *propDecoder) str(name string, out *string)   { d.any(name, out) }
-func (d *propDecoder) typed(name string, out *string) { d.any(name, out) }
-
-// validateSuffix checks that name is a valid unit name of the given type
-// suffix, such as ".slice".
-func validateSuffix(name, suffix string) error {
-	if err := ValidateUnitName(name); err != nil {
-		return err
-	}
-	if !strings.HasSuffix(name, suffix) {
-		return fmt.Errorf("%q is not a %s unit", name, strings.TrimPrefix(suffix, "."))
-	}
-	return nil
-}
-
 // Reload makes the manager reload its configuration (daemon-reload). It
 // returns when the reload has finished. Jobs keep running; their JobRemoved
 // signals, held back while the manager reloads, follow.
@@ -354,4 +321,22 @@ func (c *Conn) Reexecute(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// FreezeUnit freezes every process of an active unit with the cgroup
+// freezer (Manager.FreezeUnit, systemd 246 and later; ErrNotSupported
+// before). An inactive unit is refused.
+func (c *Conn) FreezeUnit(ctx context.Context, name string) error {
+	if err := checkUnitName("FreezeUnit", name); err != nil {
+		return err
+	}
+	return c.call(ctx, "FreezeUnit", name, []any{name})
+}
+
+// ThawUnit thaws a frozen unit (Manager.ThawUnit, systemd 246 and later).
+func (c *Conn) ThawUnit(ctx context.Context, name string) error {
+	if err := checkUnitName("ThawUnit", name); err != nil {
+		return err
+	}
+	return c.call(ctx, "ThawUnit", name, []any{name})
 }

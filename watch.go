@@ -2,7 +2,6 @@ package sdbus
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -44,8 +43,8 @@ const watchBuffer = 16
 // UnitState field is not reported.
 func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, error) {
 	const op = "WatchUnit"
-	if err := ValidateUnitName(name); err != nil {
-		return nil, invalidArg(op, name, "%v", err)
+	if err := checkUnitName(op, name); err != nil {
+		return nil, err
 	}
 	path := UnitPath(name)
 	typeIface := unitTypeIface(name)
@@ -161,26 +160,12 @@ func (c *Conn) snapshot(ctx context.Context, w *unitWatch, name string) error {
 }
 
 // unitTypeIface returns the D-Bus interface that carries a unit type's
-// Result, or "" for types without one.
+// Result, or "" for types without one (slices, targets, devices).
 func unitTypeIface(name string) string {
-	i := strings.LastIndexByte(name, '.')
-	switch name[i+1:] {
-	case "service":
-		return "org.freedesktop.systemd1.Service"
-	case "scope":
-		return "org.freedesktop.systemd1.Scope"
-	case "socket":
-		return "org.freedesktop.systemd1.Socket"
-	case "mount":
-		return "org.freedesktop.systemd1.Mount"
-	case "automount":
-		return "org.freedesktop.systemd1.Automount"
-	case "swap":
-		return "org.freedesktop.systemd1.Swap"
-	case "timer":
-		return "org.freedesktop.systemd1.Timer"
-	case "path":
-		return "org.freedesktop.systemd1.Path"
+	switch t, _ := UnitTypeOf(name); t {
+	case UnitTypeService, UnitTypeScope, UnitTypeSocket, UnitTypeMount, UnitTypeAutomount,
+		UnitTypeSwap, UnitTypeTimer, UnitTypePath:
+		return typeInterface(t)
 	}
 	return ""
 }

@@ -184,7 +184,7 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"LoadState":            dbus.MakeVariant(u.load),
 		"ActiveState":          dbus.MakeVariant(u.active),
 		"SubState":             dbus.MakeVariant(u.sub),
-		"FreezerState":         dbus.MakeVariant("running"),
+		"FreezerState":         dbus.MakeVariant(strOr(u.freezer, "running")),
 		"FragmentPath":         dbus.MakeVariant(""),
 		"Transient":            dbus.MakeVariant(u.transient),
 		"CollectMode":          dbus.MakeVariant(collect),

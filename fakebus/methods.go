@@ -52,7 +52,7 @@ func (m *manager) HandleCall(c *busd.Call) {
 	case c.Interface == propsIface:
 		out, err = m.propertiesCallLocked(c)
 	case c.Interface == "org.freedesktop.DBus.Introspectable" && c.Member == "Introspect":
-		out = []any{introspectXML}
+		out = []any{m.introspectLocked(c.Path)}
 	case c.Interface == jobIface && c.Member == "Cancel" && strings.HasPrefix(string(c.Path), jobPathBase):
 		out, err = m.cancelJobLocked(jobIDOf(c.Path))
 	default:
@@ -255,6 +255,14 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 			delete(m.subscribed, c.Peer)
 		}
 		return []any{}, nil
+	case "FreezeUnit", "ThawUnit":
+		if !m.has(c.Member, 246) {
+			return nil, errUnknownMethod(c)
+		}
+		if err := args(c, "s"); err != nil {
+			return nil, err
+		}
+		return m.freezeLocked(c.Body[0].(string), c.Member == "FreezeUnit")
 	case "Reload":
 		m.reloadLocked(c)
 		return nil, nil
@@ -602,11 +610,68 @@ func (m *manager) reexecLocked(c *busd.Call) {
 	m.bus.RenewServiceName()
 }
 
-const introspectXML = `<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+// freezeLocked freezes or thaws an active unit's processes.
+func (m *manager) freezeLocked(name string, freeze bool) ([]any, error) {
+	u := m.units[name]
+	if u == nil {
+		return nil, errNoSuchUnit(name)
+	}
+	switch {
+	case u.kind != "service" && u.kind != "scope" && u.kind != "slice":
+		return nil, &callErr{dbusErr + "NotSupported", "Unit '" + name + "' does not support freezing."}
+	case !u.isActive():
+		return nil, &callErr{errPrefix + "UnitInactive", "Unit '" + name + "' is not active."}
+	}
+	state := "running"
+	if freeze {
+		state = "frozen"
+	}
+	if u.freezer != state {
+		u.freezer = state
+		m.bus.Emit(u.path(), propsIface, "PropertiesChanged", unitIface,
+			map[string]dbus.Variant{"FreezerState": dbus.MakeVariant(state)}, []string{})
+	}
+	return []any{}, nil
+}
+
+// managerMethods lists the Manager methods the fake implements, with the
+// release that introduced each (0: older than any release in use).
+var managerMethods = []struct {
+	name  string
+	since int
+}{
+	{"GetUnit", 0}, {"GetUnitByPID", 0}, {"LoadUnit", 0}, {"StartUnit", 0}, {"StopUnit", 0},
+	{"ReloadUnit", 0}, {"RestartUnit", 0}, {"TryRestartUnit", 0}, {"ReloadOrRestartUnit", 0},
+	{"ReloadOrTryRestartUnit", 0}, {"KillUnit", 0}, {"ResetFailedUnit", 0}, {"ResetFailed", 0},
+	{"SetUnitProperties", 0}, {"StartTransientUnit", 0}, {"AttachProcessesToUnit", 238},
+	{"FreezeUnit", 246}, {"ThawUnit", 246}, {"GetJob", 0}, {"CancelJob", 0}, {"ListUnits", 0},
+	{"ListUnitsFiltered", 0}, {"ListUnitsByPatterns", 0}, {"ListUnitsByNames", 0}, {"ListJobs", 0},
+	{"Subscribe", 0}, {"Unsubscribe", 0}, {"Reload", 0}, {"Reexecute", 0},
+}
+
+// introspectLocked returns the introspection XML of an object: the
+// Manager interface's methods (as far as the modelled release has them)
+// for the manager, the standard interfaces for everything.
+func (m *manager) introspectLocked(p dbus.ObjectPath) string {
+	var b strings.Builder
+	b.WriteString(introspectHead)
+	if p == managerPath {
+		b.WriteString(` <interface name="org.freedesktop.systemd1.Manager">` + "\n")
+		for _, mm := range managerMethods {
+			if m.has(mm.name, mm.since) {
+				b.WriteString(`  <method name="` + mm.name + `"/>` + "\n")
+			}
+		}
+		b.WriteString(` </interface>` + "\n")
+	}
+	b.WriteString("</node>\n")
+	return b.String()
+}
+
+const introspectHead = `<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
 "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
 <node>
  <interface name="org.freedesktop.DBus.Peer"><method name="Ping"/><method name="GetMachineId"><arg type="s" name="machine_uuid" direction="out"/></method></interface>
  <interface name="org.freedesktop.DBus.Introspectable"><method name="Introspect"><arg name="xml_data" type="s" direction="out"/></method></interface>
  <interface name="org.freedesktop.DBus.Properties"><method name="Get"><arg name="interface_name" direction="in" type="s"/><arg name="property_name" direction="in" type="s"/><arg name="value" direction="out" type="v"/></method><method name="GetAll"><arg name="interface_name" direction="in" type="s"/><arg name="props" direction="out" type="a{sv}"/></method></interface>
-</node>
 `

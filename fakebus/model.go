@@ -143,13 +143,14 @@ type unit struct {
 	activeAt   time.Time
 	gone       bool   // removed from m.units
 	parent     string // the slice it is indexed under in m.members
+	freezer    string // FreezerState: "running" or "frozen"
 }
 
 func (m *manager) newUnitLocked(name string) *unit {
 	u := &unit{
 		name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "loaded",
 		active: "inactive", sub: "dead", props: map[string]dbus.Variant{}, condition: true, assert: true,
-		changed: time.Now(),
+		changed: time.Now(), freezer: "running",
 	}
 	if u.kind == "service" || u.kind == "scope" {
 		u.result = "success"
@@ -267,10 +268,13 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 	}
 	wasActive := u.isActive()
 	u.active, u.sub, u.changed = active, sub, time.Now()
+	if active == "inactive" || active == "failed" {
+		u.freezer = "running"
+	}
 	if u.isActive() && !wasActive {
 		u.activeAt = u.changed
 	}
-	if active == "activating" && u.invocation == nil {
+	if (active == "activating" || u.isActive()) && u.invocation == nil {
 		u.invocation = make([]byte, 16)
 		_, _ = rand.Read(u.invocation)
 	}

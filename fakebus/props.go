@@ -31,6 +31,17 @@ type settable struct {
 	check func(v any) error
 }
 
+// sinceFor returns the release that accepts a property for a unit type:
+// OOMPolicy came to services in 243; systemd 252.38 (Debian 12) accepts it
+// on scopes too (the conformance suite checks), although upstream lists
+// it for scopes from 253.
+func (s settable) sinceFor(name, kind string) int {
+	if name == "OOMPolicy" && kind == "scope" {
+		return 252
+	}
+	return s.since
+}
+
 func oneOf(vals ...string) func(any) error {
 	return func(v any) error {
 		s, _ := v.(string)
@@ -239,7 +250,7 @@ func (m *manager) checkPropsLocked(kind string, body any) ([]setProp, error) {
 	}
 	for _, p := range props {
 		spec, ok := settableProps[p.Name]
-		if !ok || !appliesTo(spec.scope, kind) || !m.has(p.Name, spec.since) {
+		if !ok || !appliesTo(spec.scope, kind) || !m.has(p.Name, spec.sinceFor(p.Name, kind)) {
 			return nil, &callErr{dbusErr + "PropertyReadOnly", "Cannot set property " + p.Name + ", or unknown property."}
 		}
 		if got := p.Value.Signature().String(); got != spec.sig {

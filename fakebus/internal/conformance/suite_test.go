@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,9 +48,14 @@ type env struct {
 	seq *atomic.Int64
 }
 
-// unit returns a fresh unit name, unique per process and run.
+// unit returns a fresh unit name, unique per process and run. Slice names
+// get no "-", which would make them children of implicit parent slices.
 func (e *env) unit(kind, suffix string) string {
-	return fmt.Sprintf("sdbus-conf-%d-%s-%d.%s", os.Getpid(), kind, e.seq.Add(1), suffix)
+	name := fmt.Sprintf("sdbus-conf-%d-%s-%d", os.Getpid(), kind, e.seq.Add(1))
+	if suffix == "slice" {
+		name = strings.ReplaceAll(name, "-", "_")
+	}
+	return name + "." + suffix
 }
 
 var cases = []suiteCase{
@@ -72,6 +79,16 @@ var cases = []suiteCase{
 	{name: "ReplyPrecedesJobRemoved", run: testReplyPrecedesJobRemoved},
 	{name: "DaemonReloadWhileJobPending", run: testReloadWhilePending},
 	{name: "DaemonReexecWhileJobPending", run: testReexecWhilePending},
+	{name: "EnsureResetsAndRetriesFailedUnit", run: testEnsureResetAndRetry},
+	{name: "EnsureJoinsExistingScope", run: testEnsureJoin},
+	{name: "EnsureIgnoreRefusedWithPIDs", run: testEnsureIgnore},
+	{name: "EnsureFailedJobFreesName", run: testEnsureFailedJob},
+	{name: "DestroyUnit", run: testDestroyUnit},
+	{name: "TypedPropertiesRoundTrip", run: testTypedRoundTrip},
+	{name: "PropertiesRejectedByVersion", run: testRejectedByVersion},
+	{name: "EffectiveLimitsFromSlice", run: testEffectiveLimits},
+	{name: "FeatureProbes", run: testFeatureProbes},
+	{name: "FreezeThaw", run: testFreezeThaw},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 }
 
@@ -589,5 +606,259 @@ func testBusRestart(t *testing.T, e *env) {
 	stop, err := c.StopUnit(e.ctx, after, sdbus.ModeReplace)
 	if err == nil {
 		_, _ = stop.Wait(e.ctx)
+	}
+}
+
+// child starts a process that lives until the test ends, to be placed
+// into scopes (the fake only records its PID; systemd moves it).
+func child(t *testing.T) uint32 {
+	t.Helper()
+	cmd := exec.Command("/bin/sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return uint32(cmd.Process.Pid)
+}
+
+func scope(pid uint32, extra ...sdbus.Property) []sdbus.Property {
+	return append([]sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropPIDs(pid),
+		sdbus.PropDefaultDependencies(false)}, extra...)
+}
+
+func testEnsureResetAndRetry(t *testing.T, e *env) {
+	name := e.unit("ensure-retry", "service")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, oneshot("/bin/false")), sdbus.JobFailed)
+	out, err := e.c.EnsureTransientUnit(e.ctx, name, oneshot("/bin/true"), sdbus.EnsureOptions{Exists: sdbus.ExistsResetAndRetry})
+	if out != sdbus.Recreated || err != nil {
+		t.Fatalf("EnsureTransientUnit = %v, %v; want recreated", out, err)
+	}
+}
+
+func testEnsureJoin(t *testing.T, e *env) {
+	name := e.unit("join", "scope")
+	cleanup(t, e, name)
+	first, second := child(t), child(t)
+	out, err := e.c.EnsureTransientUnit(e.ctx, name, scope(first, sdbus.PropDelegate(true)), sdbus.EnsureOptions{Exists: sdbus.ExistsJoin})
+	if out != sdbus.Created || err != nil {
+		t.Fatalf("first EnsureTransientUnit = %v, %v", out, err)
+	}
+	out, err = e.c.EnsureTransientUnit(e.ctx, name, scope(second, sdbus.PropDelegate(true)), sdbus.EnsureOptions{Exists: sdbus.ExistsJoin})
+	if out != sdbus.Joined || err != nil {
+		t.Fatalf("second EnsureTransientUnit = %v, %v; want joined", out, err)
+	}
+	for _, pid := range []uint32{first, second} {
+		if got, err := e.c.UnitByPID(e.ctx, pid); got != name || err != nil {
+			t.Errorf("UnitByPID(%d) = %q, %v; want %s", pid, got, err, name)
+		}
+	}
+}
+
+func testEnsureIgnore(t *testing.T, e *env) {
+	name := e.unit("ignore", "scope")
+	cleanup(t, e, name)
+	pid := child(t)
+	if _, err := e.c.EnsureTransientUnit(e.ctx, name, scope(pid), sdbus.EnsureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.c.EnsureTransientUnit(e.ctx, name, scope(child(t)), sdbus.EnsureOptions{Exists: sdbus.ExistsIgnore})
+	if !errors.Is(err, sdbus.ErrInvalidArgs) {
+		t.Fatalf("ignore with PIDs = %v, want ErrInvalidArgs", err)
+	}
+	slice := e.unit("ignore", "slice")
+	cleanup(t, e, slice)
+	for _, want := range []sdbus.Outcome{sdbus.Created, sdbus.Existed} {
+		out, err := e.c.EnsureTransientUnit(e.ctx, slice, sliceProps(), sdbus.EnsureOptions{Exists: sdbus.ExistsIgnore})
+		if out != want || err != nil {
+			t.Fatalf("EnsureTransientUnit(%s) = %v, %v; want %v", slice, out, err, want)
+		}
+	}
+}
+
+func testEnsureFailedJob(t *testing.T, e *env) {
+	name := e.unit("ensure-fail", "service")
+	cleanup(t, e, name)
+	_, err := e.c.EnsureTransientUnit(e.ctx, name, oneshot("/bin/false"), sdbus.EnsureOptions{KeepFailed: true})
+	var je *sdbus.JobError
+	if !errors.As(err, &je) || je.Result != sdbus.JobFailed {
+		t.Fatalf("err = %v, want a failed JobError", err)
+	}
+	if _, err := e.c.GetUnit(e.ctx, name); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Fatalf("GetUnit after the failure = %v, want ErrNoSuchUnit: the name must be free", err)
+	}
+}
+
+func testDestroyUnit(t *testing.T, e *env) {
+	name := e.unit("destroy", "scope")
+	cleanup(t, e, name)
+	if _, err := e.c.EnsureTransientUnit(e.ctx, name, scope(child(t)), sdbus.EnsureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	failed := e.unit("destroy-failed", "service")
+	cleanup(t, e, failed)
+	wait(t, e, start(t, e, e.c, failed, oneshot("/bin/false")), sdbus.JobFailed)
+	for _, n := range []string{name, failed, e.unit("destroy-missing", "scope")} {
+		if err := e.c.DestroyUnit(e.ctx, n); err != nil {
+			t.Errorf("DestroyUnit(%s) = %v", n, err)
+		}
+		settle(t, e, n, "gone", func(s sdbus.UnitState) bool { return s.LoadState == sdbus.LoadNotFound })
+	}
+}
+
+func testTypedRoundTrip(t *testing.T, e *env) {
+	name := e.unit("typed", "slice")
+	cleanup(t, e, name)
+	quota, _ := sdbus.PropCPUQuota(50000, 100000)
+	props := append(sliceProps(),
+		sdbus.PropMemoryMax(512<<20), sdbus.PropMemoryHigh(400<<20), sdbus.PropMemoryLow(1<<20),
+		sdbus.PropMemoryMin(1<<12), sdbus.PropMemorySwapMax(0), sdbus.PropTasksMax(99), quota,
+		sdbus.PropCPUQuotaPeriod(50000), sdbus.PropCPUWeight(200), sdbus.PropIOWeight(300),
+		sdbus.PropAllowedCPUs("0"), sdbus.PropAllowedMemoryNodes("0"),
+		sdbus.PropDevicePolicy(sdbus.DevicePolicyClosed),
+		sdbus.PropDeviceAllow(sdbus.DeviceRule{Specifier: "/dev/null", Access: "rw"}),
+		sdbus.PropCPUAccounting(true), sdbus.PropMemoryAccounting(true), sdbus.PropTasksAccounting(true))
+	wait(t, e, start(t, e, e.c, name, props), sdbus.JobDone)
+	got, err := e.c.SliceProperties(e.ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := func(v uint64) sdbus.Limit { return sdbus.Limit{Value: v} }
+	type view struct {
+		MemoryMin, MemoryLow, MemoryHigh, MemoryMax, MemorySwapMax, TasksMax sdbus.Limit
+		CPUQuotaPerSecUSec, CPUQuotaPeriodUSec, CPUWeight, IOWeight          sdbus.Limit
+		AllowedCPUs, AllowedMemoryNodes                                      sdbus.CPUSet
+		DevicePolicy                                                         sdbus.DevicePolicy
+		DeviceAllow                                                          []sdbus.DeviceRule
+		CPUAccounting, MemoryAccounting, TasksAccounting                     bool
+		Slice                                                                string
+	}
+	want := view{lim(1 << 12), lim(1 << 20), lim(400 << 20), lim(512 << 20), lim(0), lim(99),
+		lim(500000), lim(50000), lim(200), lim(300), sdbus.CPUSet{0}, sdbus.CPUSet{0},
+		sdbus.DevicePolicyClosed, []sdbus.DeviceRule{{Specifier: "/dev/null", Access: "rw"}}, true, true, true, "-.slice"}
+	p := got.CgroupProperties
+	have := view{p.MemoryMin, p.MemoryLow, p.MemoryHigh, p.MemoryMax, p.MemorySwapMax, p.TasksMax,
+		p.CPUQuotaPerSecUSec, p.CPUQuotaPeriodUSec, p.CPUWeight, p.IOWeight, p.AllowedCPUs, p.AllowedMemoryNodes,
+		p.DevicePolicy, p.DeviceAllow, p.CPUAccounting, p.MemoryAccounting, p.TasksAccounting, p.Slice}
+	if diff := cmp.Diff(want, have); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
+	}
+	up, err := e.c.UnitProperties(e.ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up.LoadState != sdbus.LoadLoaded || up.ActiveState != sdbus.StateActive || !up.Transient {
+		t.Errorf("UnitProperties = %+v", up)
+	}
+	if _, err := e.c.UnitProperties(e.ctx, e.unit("typed-missing", "service")); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("UnitProperties of a missing unit = %v, want ErrNoSuchUnit", err)
+	}
+}
+
+// PropertiesRejectedBy is a version-based hint; the manager decides. On
+// systemd 252 both agree that DelegateSubgroup (254) is refused. For
+// OOMPolicy on scopes the hint says 253 (upstream), while systemd 252.38
+// accepts it: the hint errs on the safe side.
+func testRejectedByVersion(t *testing.T, e *env) {
+	v, err := e.c.Version(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Major != 252 {
+		t.Skipf("expectations are for systemd 252, not %s", v)
+	}
+	refused := e.unit("subgroup", "scope")
+	cleanup(t, e, refused)
+	props := scope(child(t), sdbus.PropDelegate(true), sdbus.PropDelegateSubgroup("payload"))
+	if diff := cmp.Diff([]string{"DelegateSubgroup"}, sdbus.PropertiesRejectedBy(v, refused, props)); diff != "" {
+		t.Errorf("PropertiesRejectedBy (-want +got):\n%s", diff)
+	}
+	if _, err := e.c.StartTransientUnit(e.ctx, refused, sdbus.ModeReplace, props); !errors.Is(err, sdbus.ErrNotSupported) {
+		t.Errorf("DelegateSubgroup on 252 = %v, want ErrNotSupported", err)
+	}
+	accepted := e.unit("oom", "scope")
+	cleanup(t, e, accepted)
+	oom := scope(child(t), sdbus.PropOOMPolicy(sdbus.OOMStop))
+	if diff := cmp.Diff([]string{"OOMPolicy"}, sdbus.PropertiesRejectedBy(v, accepted, oom)); diff != "" {
+		t.Errorf("PropertiesRejectedBy (-want +got):\n%s", diff)
+	}
+	wait(t, e, start(t, e, e.c, accepted, oom), sdbus.JobDone)
+	svc := e.unit("oom", "service")
+	cleanup(t, e, svc)
+	sprops := append(oneshot("/bin/true"), sdbus.PropOOMPolicy(sdbus.OOMStop))
+	if r := sdbus.PropertiesRejectedBy(v, svc, sprops); len(r) != 0 {
+		t.Errorf("PropertiesRejectedBy(service) = %v", r)
+	}
+	wait(t, e, start(t, e, e.c, svc, sprops), sdbus.JobDone)
+}
+
+func testEffectiveLimits(t *testing.T, e *env) {
+	slice := e.unit("pod", "slice")
+	cleanup(t, e, slice)
+	quota, _ := sdbus.PropCPUQuota(100000, 100000)
+	wait(t, e, start(t, e, e.c, slice, append(sliceProps(), sdbus.PropMemoryMax(512<<20), quota)), sdbus.JobDone)
+	leaf := e.unit("ctr", "scope")
+	cleanup(t, e, leaf)
+	if _, err := e.c.EnsureTransientUnit(e.ctx, leaf, scope(child(t), sdbus.PropSlice(slice)), sdbus.EnsureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.c.EffectiveLimits(e.ctx, leaf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MemoryMax.Limit != (sdbus.Limit{Value: 512 << 20}) || got.MemoryMax.Source != slice {
+		t.Errorf("MemoryMax = %+v, want 512M from %s", got.MemoryMax, slice)
+	}
+	if got.CPUQuotaPerSecUSec.Limit != (sdbus.Limit{Value: 1000000}) || got.CPUQuotaPerSecUSec.Source != slice {
+		t.Errorf("CPUQuotaPerSecUSec = %+v, want one CPU from %s", got.CPUQuotaPerSecUSec, slice)
+	}
+	if diff := cmp.Diff([]string{leaf, slice, "-.slice"}, got.Chain); diff != "" {
+		t.Errorf("chain (-want +got):\n%s", diff)
+	}
+}
+
+func testFeatureProbes(t *testing.T, e *env) {
+	want := map[sdbus.Feature]bool{ // systemd 252
+		sdbus.FeatureCollectMode: true, sdbus.FeatureDelegateSubgroup: false, sdbus.FeatureEffectiveLimits: false,
+		sdbus.FeatureCPUQuotaPeriod: true, sdbus.FeatureAllowedCPUs: true, sdbus.FeatureAttachProcesses: true,
+		sdbus.FeatureFreezeThaw: true,
+	}
+	got := map[sdbus.Feature]bool{}
+	for f := range want {
+		ok, err := e.c.Supports(e.ctx, f)
+		if err != nil {
+			t.Fatalf("Supports(%s): %v", f, err)
+		}
+		got[f] = ok
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("features of systemd 252 (-want +got):\n%s", diff)
+	}
+}
+
+func testFreezeThaw(t *testing.T, e *env) {
+	name := e.unit("freeze", "scope")
+	cleanup(t, e, name)
+	if _, err := e.c.EnsureTransientUnit(e.ctx, name, scope(child(t)), sdbus.EnsureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		call func(context.Context, string) error
+		want string
+	}{{e.c.FreezeUnit, "frozen"}, {e.c.ThawUnit, "running"}} {
+		if err := step.call(e.ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		p, err := e.c.UnitProperties(e.ctx, name)
+		if err != nil || p.FreezerState != step.want {
+			t.Errorf("FreezerState = %q, %v; want %s", p.FreezerState, err, step.want)
+		}
+	}
+	inactive := e.unit("freeze-inactive", "slice")
+	if err := e.c.FreezeUnit(e.ctx, inactive); err == nil {
+		t.Errorf("FreezeUnit of a unit that is not loaded succeeded")
 	}
 }

@@ -1,0 +1,186 @@
+package sdbus_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+func TestSupports(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	all := []sdbus.Feature{
+		sdbus.FeatureCollectMode, sdbus.FeatureDelegateSubgroup, sdbus.FeatureEffectiveLimits,
+		sdbus.FeatureCPUQuotaPeriod, sdbus.FeatureAllowedCPUs, sdbus.FeatureAttachProcesses, sdbus.FeatureFreezeThaw,
+	}
+	for _, tc := range []struct {
+		name string
+		opts []fakebus.Option
+		want map[sdbus.Feature]bool
+	}{
+		{"235", []fakebus.Option{fakebus.WithVersion("235")}, map[sdbus.Feature]bool{}},
+		{"252", nil, map[sdbus.Feature]bool{
+			sdbus.FeatureCollectMode: true, sdbus.FeatureCPUQuotaPeriod: true, sdbus.FeatureAllowedCPUs: true,
+			sdbus.FeatureAttachProcesses: true, sdbus.FeatureFreezeThaw: true}},
+		// A distribution that backported the effective limits to 254.
+		{"254 with a backport", []fakebus.Option{fakebus.WithVersion("254.10-1"), fakebus.WithBackport("EffectiveMemoryMax")},
+			map[sdbus.Feature]bool{sdbus.FeatureCollectMode: true, sdbus.FeatureCPUQuotaPeriod: true, sdbus.FeatureAllowedCPUs: true,
+				sdbus.FeatureAttachProcesses: true, sdbus.FeatureFreezeThaw: true, sdbus.FeatureDelegateSubgroup: true,
+				sdbus.FeatureEffectiveLimits: true}},
+		{"256", []fakebus.Option{fakebus.WithVersion("256.5")}, map[sdbus.Feature]bool{
+			sdbus.FeatureCollectMode: true, sdbus.FeatureCPUQuotaPeriod: true, sdbus.FeatureAllowedCPUs: true,
+			sdbus.FeatureAttachProcesses: true, sdbus.FeatureFreezeThaw: true, sdbus.FeatureDelegateSubgroup: true,
+			sdbus.FeatureEffectiveLimits: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fakebus.New(t, tc.opts...).Conn(t)
+			got := map[sdbus.Feature]bool{}
+			for _, f := range all {
+				ok, err := c.Supports(ctx, f)
+				if err != nil {
+					t.Fatalf("Supports(%s): %v", f, err)
+				}
+				if ok {
+					got[f] = true
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("features (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Answers are cached per Conn; a probe that failed is not.
+func TestSupportsCachesAnswersOnly(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := c.Supports(canceled, sdbus.FeatureCollectMode); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Supports with a canceled ctx = %v", err)
+	}
+	if ok, err := c.Supports(ctx, sdbus.FeatureCollectMode); !ok || err != nil {
+		t.Fatalf("Supports = %v, %v", ok, err)
+	}
+	// Cached: answered without asking, even with a canceled ctx.
+	if ok, err := c.Supports(canceled, sdbus.FeatureCollectMode); !ok || err != nil {
+		t.Errorf("cached Supports = %v, %v", ok, err)
+	}
+	if _, err := c.Supports(ctx, "Teleport"); !errors.Is(err, sdbus.ErrInvalidArgs) {
+		t.Errorf("unknown feature: %v", err)
+	}
+}
+
+// A scope with no limits of its own under a slice with MemoryMax=512M and
+// CPUQuota=100% gets 512M and one CPU, imposed by that slice.
+func TestEffectiveLimits(t *testing.T) {
+	for _, version := range []string{"252.38-1~deb12u1", "256.5-1"} {
+		version := version
+		t.Run(version, func(t *testing.T) {
+			leakCheck(t)
+			ctx := testCtx(t)
+			s := fakebus.New(t, fakebus.WithVersion(version))
+			c := s.Conn(t)
+			quota, _ := sdbus.PropCPUQuota(100000, 100000)
+			for _, u := range []struct {
+				name  string
+				props []sdbus.Property
+			}{
+				{"pod.slice", []sdbus.Property{sdbus.PropMemoryMax(512 << 20), quota, sdbus.PropTasksMax(1000)}},
+				{"pod-burstable.slice", []sdbus.Property{sdbus.PropMemoryMax(1 << 30), sdbus.PropMemoryHigh(256 << 20)}},
+				{"ctr.scope", []sdbus.Property{sdbus.PropPIDs(4242), sdbus.PropSlice("pod-burstable.slice"), sdbus.PropTasksMax(50)}},
+			} {
+				if _, err := c.EnsureTransientUnit(ctx, u.name, u.props, sdbus.EnsureOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := c.EffectiveLimits(ctx, "ctr.scope")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lim := func(v uint64, src string) sdbus.EffectiveLimit {
+				return sdbus.EffectiveLimit{Limit: sdbus.Limit{Value: v}, Source: src}
+			}
+			want := sdbus.EffectiveLimits{
+				MemoryMax:          lim(512<<20, "pod.slice"),
+				MemoryHigh:         lim(256<<20, "pod-burstable.slice"),
+				TasksMax:           lim(50, "ctr.scope"),
+				CPUQuotaPerSecUSec: lim(1000000, "pod.slice"),
+				FromManager:        version == "256.5-1",
+				Chain:              []string{"ctr.scope", "pod-burstable.slice", "pod.slice", "-.slice"},
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("EffectiveLimits (-want +got):\n%s", diff)
+			}
+			// Nothing limits the root.
+			root, err := c.EffectiveLimits(ctx, "-.slice")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !root.MemoryMax.Unlimited || root.MemoryMax.Source != "" || root.MemoryMax.String() != "infinity" {
+				t.Errorf("-.slice MemoryMax = %+v", root.MemoryMax)
+			}
+			if _, err := c.EffectiveLimits(ctx, "missing.scope"); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+				t.Errorf("EffectiveLimits of a missing unit = %v, want ErrNoSuchUnit", err)
+			}
+		})
+	}
+}
+
+func TestTypedReads(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t, fakebus.WithUnitFile(fakebus.UnitFile{Name: "masked.service", Masked: true}))
+	c := s.Conn(t)
+	if _, err := c.EnsureTransientUnit(ctx, "r.scope", append(scopeProps(300), sdbus.PropKillMode(sdbus.KillMixed)), sdbus.EnsureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	up, err := c.UnitProperties(ctx, "r.scope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up.ID != "r.scope" || up.LoadState != sdbus.LoadLoaded || up.ActiveState != sdbus.StateActive ||
+		!up.Transient || len(up.InvocationID) != 32 || up.ActiveEnterTimestamp.IsZero() {
+		t.Errorf("UnitProperties = %+v", up)
+	}
+	sp, err := c.ScopeProperties(ctx, "r.scope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Result != "success" || sp.ControlGroup != "/system.slice/r.scope" || sp.Slice != "system.slice" ||
+		!sp.Delegate || sp.KillMode != sdbus.KillMixed || sp.KillSignal != 15 || !sp.MemoryMax.Unlimited {
+		t.Errorf("ScopeProperties = %+v", sp)
+	}
+	for _, tc := range []struct {
+		name string
+		want error
+		load sdbus.LoadState
+	}{
+		{"nope.service", sdbus.ErrNoSuchUnit, sdbus.LoadNotFound},
+		{"masked.service", sdbus.ErrUnitMasked, sdbus.LoadMasked},
+	} {
+		p, err := c.UnitProperties(ctx, tc.name)
+		if !errors.Is(err, tc.want) || p.LoadState != tc.load {
+			t.Errorf("UnitProperties(%s) = LoadState %q, %v; want %q, %v", tc.name, p.LoadState, err, tc.load, tc.want)
+		}
+		if _, err := c.ServiceProperties(ctx, tc.name); !errors.Is(err, tc.want) {
+			t.Errorf("ServiceProperties(%s) = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if _, err := c.SliceProperties(ctx, "r.scope"); !errors.Is(err, sdbus.ErrInvalidArgs) {
+		t.Errorf("SliceProperties of a scope = %v", err)
+	}
+	if name, err := c.UnitByPID(ctx, 300); name != "r.scope" || err != nil {
+		t.Errorf("UnitByPID = %q, %v", name, err)
+	}
+	if _, err := c.UnitByPID(ctx, 999999); !errors.Is(err, sdbus.ErrNoUnitForPID) {
+		t.Errorf("UnitByPID of a stranger = %v", err)
+	}
+}

@@ -1,0 +1,269 @@
+package sdbus_test
+
+import (
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+func TestPropertyBuilders(t *testing.T) {
+	cpuQuota, applied := sdbus.PropCPUQuota(12345, 100000)
+	for _, tc := range []struct {
+		name string
+		p    sdbus.Property
+		sig  string
+		want any
+	}{
+		{"Description", sdbus.PropDescription("d"), "s", "d"},
+		{"Slice", sdbus.PropSlice("a-b.slice"), "s", "a-b.slice"},
+		{"PIDs", sdbus.PropPIDs(1, 2), "au", []uint32{1, 2}},
+		{"CollectMode", sdbus.PropCollectMode(sdbus.CollectInactiveOrFailed), "s", "inactive-or-failed"},
+		{"Type", sdbus.PropType(sdbus.ServiceOneshot), "s", "oneshot"},
+		{"Wants", sdbus.PropWants("a.slice"), "as", []string{"a.slice"}},
+		{"After", sdbus.PropAfter("a.service", "b.service"), "as", []string{"a.service", "b.service"}},
+		{"KillMode", sdbus.PropKillMode(sdbus.KillMixed), "s", "mixed"},
+		{"KillSignal", sdbus.PropKillSignal(syscall.SIGPIPE), "i", int32(13)},
+		{"OOMPolicy", sdbus.PropOOMPolicy(sdbus.OOMKill), "s", "kill"},
+		{"MemoryMax", sdbus.PropMemoryMax(512 << 20), "t", uint64(512 << 20)},
+		{"MemoryMax infinity", sdbus.PropMemoryMax(sdbus.Infinity), "t", sdbus.Infinity},
+		{"MemoryHigh", sdbus.PropMemoryHigh(1), "t", uint64(1)},
+		{"MemoryLow", sdbus.PropMemoryLow(2), "t", uint64(2)},
+		{"MemoryMin", sdbus.PropMemoryMin(3), "t", uint64(3)},
+		{"MemorySwapMax", sdbus.PropMemorySwapMax(0), "t", uint64(0)},
+		{"TasksMax", sdbus.PropTasksMax(100), "t", uint64(100)},
+		{"CPUWeight idle", sdbus.PropCPUWeight(sdbus.CPUWeightIdle), "t", uint64(0)},
+		{"CPUQuota", cpuQuota, "t", uint64(130000)},
+		{"CPUQuotaPerSec rounded up", sdbus.PropCPUQuotaPerSec(1500001), "t", uint64(1510000)},
+		{"CPUQuotaPeriod", sdbus.PropCPUQuotaPeriod(50000), "t", uint64(50000)},
+		{"AllowedCPUs", sdbus.PropAllowedCPUs("0-2,9"), "ay", []byte{0x07, 0x02}},
+		{"AllowedMemoryNodes", sdbus.PropAllowedMemoryNodes("1"), "ay", []byte{0x02}},
+		{"IOWeight", sdbus.PropIOWeight(500), "t", uint64(500)},
+		{"IODeviceWeight", sdbus.PropIODeviceWeight(sdbus.IODeviceLimit{Device: "/dev/sda", Value: 200}), "a(st)",
+			[]sdbus.IODeviceLimit{{Device: "/dev/sda", Value: 200}}},
+		{"IOReadBandwidthMax", sdbus.PropIOReadBandwidthMax(sdbus.IODeviceLimit{Device: "/dev/sda", Value: 1 << 20}), "a(st)",
+			[]sdbus.IODeviceLimit{{Device: "/dev/sda", Value: 1 << 20}}},
+		{"DevicePolicy", sdbus.PropDevicePolicy(sdbus.DevicePolicyStrict), "s", "strict"},
+		{"DeviceAllow", sdbus.PropDeviceAllow(sdbus.DeviceRule{Specifier: "/dev/null", Access: "rw"}, sdbus.DeviceRule{Specifier: "char-pts", Access: "rwm"}), "a(ss)",
+			[]sdbus.DeviceRule{{Specifier: "/dev/null", Access: "rw"}, {Specifier: "char-pts", Access: "rwm"}}},
+		{"Delegate", sdbus.PropDelegate(true), "b", true},
+		{"DelegateControllers", sdbus.PropDelegateControllers("cpu", "memory"), "as", []string{"cpu", "memory"}},
+		{"DelegateSubgroup", sdbus.PropDelegateSubgroup("container"), "s", "container"},
+		{"TasksAccounting", sdbus.PropTasksAccounting(true), "b", true},
+		{"Raw", sdbus.PropRaw("CPUShares", uint64(1024)), "t", uint64(1024)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.p.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.p.Value.Signature().String(); got != tc.sig {
+				t.Errorf("signature %s, want %s", got, tc.sig)
+			}
+			if diff := cmp.Diff(tc.want, tc.p.Value.Value()); diff != "" {
+				t.Errorf("value (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if applied != 130000 {
+		t.Errorf("PropCPUQuota returned %d as the applied value, want 130000", applied)
+	}
+}
+
+// Builders refuse what systemd would refuse, before anything is sent.
+func TestPropertyBuildersRefuse(t *testing.T) {
+	quota, _ := sdbus.PropCPUQuota(0, 100000)
+	for name, p := range map[string]sdbus.Property{
+		"Slice not a slice":         sdbus.PropSlice("a.service"),
+		"Slice with --":             sdbus.PropSlice("a--b.slice"),
+		"PIDs empty":                sdbus.PropPIDs(),
+		"PIDs 0":                    sdbus.PropPIDs(0),
+		"ExecStart relative":        sdbus.PropExecStart([]string{"true"}, false),
+		"CollectMode":               sdbus.PropCollectMode("sometimes"),
+		"Type":                      sdbus.PropType("daemon"),
+		"Wants empty":               sdbus.PropWants(),
+		"Wants bad name":            sdbus.PropWants("no-suffix"),
+		"KillMode":                  sdbus.PropKillMode("all"),
+		"KillSignal":                sdbus.PropKillSignal(0),
+		"OOMPolicy":                 sdbus.PropOOMPolicy("panic"),
+		"TasksMax 0":                sdbus.PropTasksMax(0),
+		"CPUWeight":                 sdbus.PropCPUWeight(10001),
+		"CPUQuota 0":                quota,
+		"CPUQuotaPerSec 0":          sdbus.PropCPUQuotaPerSec(0),
+		"CPUQuotaPeriod":            sdbus.PropCPUQuotaPeriod(999),
+		"AllowedCPUs":               sdbus.PropAllowedCPUs("3-1"),
+		"AllowedCPUs garbage":       sdbus.PropAllowedCPUs("a"),
+		"IOWeight":                  sdbus.PropIOWeight(0),
+		"IODeviceWeight relative":   sdbus.PropIODeviceWeight(sdbus.IODeviceLimit{Device: "sda", Value: 1}),
+		"IODeviceWeight range":      sdbus.PropIODeviceWeight(sdbus.IODeviceLimit{Device: "/dev/sda", Value: 0}),
+		"IOReadBandwidthMax none":   sdbus.PropIOReadBandwidthMax(),
+		"DevicePolicy":              sdbus.PropDevicePolicy("open"),
+		"DeviceAllow access":        sdbus.PropDeviceAllow(sdbus.DeviceRule{Specifier: "/dev/null", Access: "x"}),
+		"DeviceAllow specifier":     sdbus.PropDeviceAllow(sdbus.DeviceRule{Specifier: "null", Access: "r"}),
+		"DelegateControllers":       sdbus.PropDelegateControllers("gpu"),
+		"DelegateSubgroup slash":    sdbus.PropDelegateSubgroup("a/b"),
+		"DelegateSubgroup reserved": sdbus.PropDelegateSubgroup("cgroup.procs"),
+		"Raw nil":                   sdbus.PropRaw("X", nil),
+		"Raw wrong type":            sdbus.PropRaw("MemoryMax", "1G"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := p.Err()
+			if err == nil {
+				// Signature mismatches are found when the property is used.
+				err = sdbus.CheckProperties(p)
+			}
+			if err == nil {
+				t.Fatalf("%s accepted: %+v", p.Name, p.Value)
+			}
+		})
+	}
+}
+
+func TestCPUQuotaPerSec(t *testing.T) {
+	for _, tc := range []struct{ quota, period, want uint64 }{
+		{50000, 100000, 500000},
+		{100000, 100000, 1000000},
+		{200000, 100000, 2000000},
+		{12345, 100000, 130000},
+		{1, 100000, 10000},
+		{33333, 100000, 340000},
+		{25000, 50000, 500000},
+		{1500, 1000, 1500000},
+	} {
+		got, err := sdbus.CPUQuotaPerSec(tc.quota, tc.period)
+		if err != nil || got != tc.want {
+			t.Errorf("CPUQuotaPerSec(%d, %d) = %d, %v; want %d", tc.quota, tc.period, got, err, tc.want)
+		}
+	}
+	for _, bad := range [][2]uint64{{0, 100000}, {1, 0}, {^uint64(0), 1}} {
+		if _, err := sdbus.CPUQuotaPerSec(bad[0], bad[1]); !errors.Is(err, sdbus.ErrInvalidArgs) {
+			t.Errorf("CPUQuotaPerSec(%d, %d) = %v, want ErrInvalidArgs", bad[0], bad[1], err)
+		}
+	}
+}
+
+func TestParseCPUSet(t *testing.T) {
+	for _, tc := range []struct {
+		in, canonical string
+		bitmap        []byte
+	}{
+		{"", "", []byte{}},
+		{"0", "0", []byte{1}},
+		{"0-3", "0-3", []byte{0x0f}},
+		{"8", "8", []byte{0, 1}},
+		{"3,1,2, 7-9", "1-3,7-9", []byte{0x8e, 0x03}},
+		{"0-1,1-2", "0-2", []byte{0x07}},
+	} {
+		set, err := sdbus.ParseCPUSet(tc.in)
+		if err != nil {
+			t.Fatalf("ParseCPUSet(%q): %v", tc.in, err)
+		}
+		if got := set.String(); got != tc.canonical {
+			t.Errorf("ParseCPUSet(%q).String() = %q, want %q", tc.in, got, tc.canonical)
+		}
+		if diff := cmp.Diff(tc.bitmap, set.Bitmap()); diff != "" {
+			t.Errorf("ParseCPUSet(%q).Bitmap() (-want +got):\n%s", tc.in, diff)
+		}
+	}
+	for _, bad := range []string{"-1", "1-", "a", "1,,2", "5-3", "70000"} {
+		if _, err := sdbus.ParseCPUSet(bad); !errors.Is(err, sdbus.ErrInvalidArgs) {
+			t.Errorf("ParseCPUSet(%q) = %v, want ErrInvalidArgs", bad, err)
+		}
+	}
+}
+
+func TestPropertiesRejectedBy(t *testing.T) {
+	props := []sdbus.Property{
+		sdbus.PropDescription("x"),
+		sdbus.PropCollectMode(sdbus.CollectInactiveOrFailed), // 236
+		sdbus.PropCPUQuotaPeriod(100000),                     // 242
+		sdbus.PropAllowedCPUs("0"),                           // 244
+		sdbus.PropCPUWeight(sdbus.CPUWeightIdle),             // idle: 252
+		sdbus.PropOOMPolicy(sdbus.OOMStop),                   // services 243, scopes 253
+		sdbus.PropDelegateSubgroup("x"),                      // 254
+		sdbus.PropRaw("SomethingNew", true),                  // unknown: systemd decides
+	}
+	for _, tc := range []struct {
+		version string
+		unit    string
+		want    []string
+	}{
+		{"235", "a.scope", []string{"CollectMode", "CPUQuotaPeriodUSec", "AllowedCPUs", "CPUWeight", "OOMPolicy", "DelegateSubgroup"}},
+		{"243", "a.service", []string{"AllowedCPUs", "CPUWeight", "DelegateSubgroup"}},
+		{"252.38-1~deb12u1", "a.scope", []string{"OOMPolicy", "DelegateSubgroup"}},
+		{"252", "a.service", []string{"DelegateSubgroup"}},
+		{"256", "a.scope", nil},
+		// Slices take no OOMPolicy and no delegation at all.
+		{"256", "a.slice", []string{"OOMPolicy", "DelegateSubgroup"}},
+	} {
+		v, err := sdbus.ParseVersion(tc.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := sdbus.PropertiesRejectedBy(v, tc.unit, props)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("PropertiesRejectedBy(%s, %s) (-want +got):\n%s", tc.version, tc.unit, diff)
+		}
+	}
+}
+
+// What the builders produce is what the manager stores, read back through
+// the typed reads.
+func TestPropertiesRoundTrip(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	quota, _ := sdbus.PropCPUQuota(50000, 100000)
+	j, err := c.StartTransientUnit(ctx, "rt.slice", sdbus.ModeReplace, []sdbus.Property{
+		sdbus.PropMemoryMax(512 << 20), sdbus.PropMemoryHigh(400 << 20), sdbus.PropMemoryLow(1 << 20),
+		sdbus.PropMemoryMin(1 << 10), sdbus.PropMemorySwapMax(0), sdbus.PropTasksMax(99), quota,
+		sdbus.PropCPUQuotaPeriod(50000), sdbus.PropCPUWeight(200), sdbus.PropIOWeight(300),
+		sdbus.PropAllowedCPUs("0"), sdbus.PropAllowedMemoryNodes("0"),
+		sdbus.PropDevicePolicy(sdbus.DevicePolicyClosed),
+		sdbus.PropDeviceAllow(sdbus.DeviceRule{Specifier: "/dev/null", Access: "rw"}),
+		sdbus.PropIOReadBandwidthMax(sdbus.IODeviceLimit{Device: "/dev/sda", Value: 1 << 20}),
+		sdbus.PropCPUAccounting(true), sdbus.PropMemoryAccounting(true), sdbus.PropTasksAccounting(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.SliceProperties(ctx, "rt.slice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := func(v uint64) sdbus.Limit { return sdbus.Limit{Value: v} }
+	want := sdbus.CgroupProperties{
+		Slice: "-.slice", ControlGroup: "/rt.slice",
+		MemoryCurrent: sdbus.Limit{Unlimited: true}, TasksCurrent: sdbus.Limit{Unlimited: true},
+		MemoryMin: lim(1 << 10), MemoryLow: lim(1 << 20), MemoryHigh: lim(400 << 20), MemoryMax: lim(512 << 20),
+		MemorySwapMax: lim(0), TasksMax: lim(99), CPUQuotaPerSecUSec: lim(500000), CPUQuotaPeriodUSec: lim(50000),
+		CPUWeight: lim(200), IOWeight: lim(300), AllowedCPUs: sdbus.CPUSet{0}, AllowedMemoryNodes: sdbus.CPUSet{0},
+		DevicePolicy: sdbus.DevicePolicyClosed, DeviceAllow: []sdbus.DeviceRule{{Specifier: "/dev/null", Access: "rw"}},
+		IOReadBandwidthMax: []sdbus.IODeviceLimit{{Device: "/dev/sda", Value: 1 << 20}},
+		CPUAccounting:      true, MemoryAccounting: true, TasksAccounting: true,
+	}
+	ignore := cmp.FilterPath(func(p cmp.Path) bool {
+		n := p.Last().String()
+		return strings.HasPrefix(n, ".IO") && n != ".IOReadBandwidthMax" && n != ".IOWeight" || n == ".DelegateControllers"
+	}, cmp.Ignore())
+	if diff := cmp.Diff(want, got.CgroupProperties, ignore); diff != "" {
+		t.Errorf("SliceProperties (-want +got):\n%s", diff)
+	}
+}
+
+// A property literal with the wrong D-Bus type, the mistake gVisor's
+// IODeviceWeight strings made, fails before anything is sent.
+func TestPropertyLiteralTypeChecked(t *testing.T) {
+	p := sdbus.Property{Name: "IODeviceWeight", Value: dbus.MakeVariant([]string{"8:0 100"})}
+	if err := sdbus.CheckProperties(p); !errors.Is(err, sdbus.ErrInvalidArgs) || !strings.Contains(err.Error(), "a(st)") {
+		t.Fatalf("CheckProperties = %v, want an error naming a(st)", err)
+	}
+}

@@ -1,0 +1,240 @@
+package sdbus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ExistsPolicy says what EnsureTransientUnit does when a unit of the same
+// name is already loaded.
+type ExistsPolicy int
+
+const (
+	// ExistsFail returns the error matching ErrUnitExists.
+	ExistsFail ExistsPolicy = iota
+	// ExistsResetAndRetry resets a failed unit of that name (a scope whose
+	// container was OOM-killed lingers as failed) and creates the unit
+	// again, once. A unit that exists and has not failed is not touched:
+	// the error matches ErrUnitExists.
+	ExistsResetAndRetry
+	// ExistsJoin moves the PIDs of the unit's properties into the existing
+	// unit with AttachProcessesToUnit (systemd 238 and later), into
+	// EnsureOptions.JoinSubcgroup. The existing unit must be active.
+	ExistsJoin
+	// ExistsIgnore accepts the existing unit as it is. It is refused when
+	// the properties place PIDs: they would stay outside the unit, and
+	// outside its cgroup and limits (runc #3780). kubelet's slices are the
+	// use case.
+	ExistsIgnore
+)
+
+// String returns the policy's name.
+func (p ExistsPolicy) String() string {
+	switch p {
+	case ExistsFail:
+		return "fail"
+	case ExistsResetAndRetry:
+		return "reset-and-retry"
+	case ExistsJoin:
+		return "join"
+	case ExistsIgnore:
+		return "ignore"
+	}
+	return fmt.Sprintf("ExistsPolicy(%d)", int(p))
+}
+
+// EnsureOptions configures EnsureTransientUnit. The zero value creates the
+// unit with ModeReplace and fails if it exists.
+type EnsureOptions struct {
+	// Mode is the job mode; "" means ModeReplace.
+	Mode JobMode
+	// Exists is the policy for an existing unit of the same name.
+	Exists ExistsPolicy
+	// JoinSubcgroup is the sub-cgroup ExistsJoin moves the PIDs into ("":
+	// the unit's own cgroup; otherwise an absolute path such as
+	// "/container", for units with Delegate=yes).
+	JoinSubcgroup string
+	// KeepFailed stops EnsureTransientUnit from adding
+	// CollectMode=inactive-or-failed, which it otherwise does when the
+	// manager supports it and the properties do not set CollectMode.
+	KeepFailed bool
+	// Aux are auxiliary units created with the unit.
+	Aux []AuxUnit
+}
+
+// Outcome says what EnsureTransientUnit did.
+type Outcome int
+
+const (
+	// Created: the unit was created and its start job is done.
+	Created Outcome = iota + 1
+	// Recreated: a failed unit of that name was reset and the unit created
+	// anew (ExistsResetAndRetry).
+	Recreated
+	// Joined: the PIDs were moved into the existing unit (ExistsJoin).
+	Joined
+	// Existed: the existing unit was left as it is (ExistsIgnore).
+	Existed
+)
+
+// String returns the outcome's name.
+func (o Outcome) String() string {
+	switch o {
+	case Created:
+		return "created"
+	case Recreated:
+		return "recreated"
+	case Joined:
+		return "joined"
+	case Existed:
+		return "existed"
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
+
+// cleanupTimeout bounds the clean-up calls made after the caller's ctx
+// has ended.
+const cleanupTimeout = 5 * time.Second
+
+// EnsureTransientUnit creates a transient unit and waits for its start job
+// with ctx, applying an explicit policy when a unit of that name already
+// exists (see ExistsPolicy). It is the safe form of the sequence cgroup
+// managers hand-roll around StartTransientUnit:
+//
+//   - CollectMode=inactive-or-failed is added when the manager supports it
+//     (probed, see Conn.Supports) and props do not set CollectMode, so a
+//     failed unit does not keep its name;
+//   - when the start job does not succeed, or ctx ends while waiting, the
+//     job is canceled if still queued and the unit's failed state reset,
+//     so that the name is free for the next attempt; the error is the
+//     *JobError or the ctx error;
+//   - an existing unit is never silently accepted while placing PIDs.
+//
+// Errors match ErrUnitExists (policy ExistsFail, or a unit that exists and
+// has not failed under ExistsResetAndRetry), ErrInvalidArgs, ErrJobFailed,
+// ctx.Err(), and the errors of the calls it makes.
+func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Property, opt EnsureOptions) (Outcome, error) {
+	const op = "EnsureTransientUnit"
+	if err := checkUnitName(op, name); err != nil {
+		return 0, err
+	}
+	mode := opt.Mode
+	if mode == "" {
+		mode = ModeReplace
+	}
+	pids := pidsOf(props)
+	if opt.Exists == ExistsIgnore && len(pids) > 0 {
+		return 0, invalidArg(op, name, "policy ignore with PIDs to place: an existing unit would leave them outside its cgroup")
+	}
+	if opt.Exists == ExistsJoin && len(pids) == 0 {
+		return 0, invalidArg(op, name, "policy join without PIDs to place")
+	}
+	if !opt.KeepFailed && !hasProperty(props, "CollectMode") {
+		ok, err := c.Supports(ctx, FeatureCollectMode)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			props = append(append([]Property(nil), props...), PropCollectMode(CollectInactiveOrFailed))
+		}
+	}
+	outcome := Created
+	job, err := c.StartTransientUnit(ctx, name, mode, props, opt.Aux...)
+	if errors.Is(err, ErrUnitExists) {
+		switch opt.Exists {
+		case ExistsFail:
+			return 0, err
+		case ExistsIgnore:
+			return Existed, nil
+		case ExistsJoin:
+			if err := c.AttachProcessesToUnit(ctx, name, opt.JoinSubcgroup, pids...); err != nil {
+				return 0, err
+			}
+			return Joined, nil
+		case ExistsResetAndRetry:
+			st, serr := c.UnitStatus(ctx, name)
+			if serr != nil {
+				return 0, serr
+			}
+			if st.ActiveState != StateFailed {
+				return 0, &Error{Op: op, Unit: name, Message: fmt.Sprintf("unit exists and is %s, not failed", st.ActiveState), Err: ErrUnitExists}
+			}
+			if err := c.ResetFailedUnit(ctx, name); err != nil && !errors.Is(err, ErrNoSuchUnit) {
+				return 0, err
+			}
+			outcome = Recreated
+			job, err = c.StartTransientUnit(ctx, name, mode, props, opt.Aux...)
+		default:
+			return 0, invalidArg(op, name, "unknown ExistsPolicy %d", int(opt.Exists))
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	if _, err := job.Wait(ctx); err != nil {
+		c.cleanUpFailedStart(job, name)
+		return 0, err
+	}
+	return outcome, nil
+}
+
+// cleanUpFailedStart cancels a start job that may still be queued and
+// resets the unit's failed state, with its own time limit since the
+// caller's ctx may have ended.
+func (c *Conn) cleanUpFailedStart(job *Job, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	_ = job.Cancel(ctx)
+	_ = c.ResetFailedUnit(ctx, name)
+}
+
+// DestroyUnit stops a unit, waits for the stop job with ctx and resets the
+// unit's failed state, so that its name is free. A unit that is not
+// loaded counts as destroyed. A stop job that does not succeed is reported
+// (*JobError) after the reset.
+func (c *Conn) DestroyUnit(ctx context.Context, name string) error {
+	if err := checkUnitName("DestroyUnit", name); err != nil {
+		return err
+	}
+	job, err := c.StopUnit(ctx, name, ModeReplace)
+	if errors.Is(err, ErrNoSuchUnit) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, werr := job.Wait(ctx)
+	rctx := ctx
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+	}
+	if err := c.ResetFailedUnit(rctx, name); err != nil && !errors.Is(err, ErrNoSuchUnit) && werr == nil {
+		return err
+	}
+	return werr
+}
+
+func pidsOf(props []Property) []uint32 {
+	var pids []uint32
+	for _, p := range props {
+		if p.Name == "PIDs" {
+			if v, ok := p.Value.Value().([]uint32); ok {
+				pids = append(pids, v...)
+			}
+		}
+	}
+	return pids
+}
+
+func hasProperty(props []Property, name string) bool {
+	for _, p := range props {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}

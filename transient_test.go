@@ -1,0 +1,156 @@
+package sdbus_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+func scopeProps(pids ...uint32) []sdbus.Property {
+	return []sdbus.Property{sdbus.PropDescription("test scope"), sdbus.PropPIDs(pids...),
+		sdbus.PropSlice("system.slice"), sdbus.PropDelegate(true)}
+}
+
+// failLingering leaves a failed transient service named name behind.
+func failLingering(ctx context.Context, t *testing.T, c *sdbus.Conn, name string) {
+	t.Helper()
+	j, err := c.StartTransientUnit(ctx, name, sdbus.ModeReplace, oneshot("/bin/false"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Wait(ctx); !errors.Is(err, sdbus.ErrJobFailed) {
+		t.Fatalf("Wait = %v, want a failed job", err)
+	}
+}
+
+func TestEnsureTransientUnitPolicies(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+
+	t.Run("created, with CollectMode added", func(t *testing.T) {
+		out, err := c.EnsureTransientUnit(ctx, "new.scope", scopeProps(100), sdbus.EnsureOptions{})
+		if out != sdbus.Created || err != nil {
+			t.Fatalf("EnsureTransientUnit = %v, %v", out, err)
+		}
+		p, err := c.UnitProperties(ctx, "new.scope")
+		if err != nil || p.CollectMode != sdbus.CollectInactiveOrFailed {
+			t.Errorf("CollectMode = %q, %v; want inactive-or-failed", p.CollectMode, err)
+		}
+	})
+	t.Run("fail", func(t *testing.T) {
+		_, err := c.EnsureTransientUnit(ctx, "new.scope", scopeProps(101), sdbus.EnsureOptions{Exists: sdbus.ExistsFail})
+		if !errors.Is(err, sdbus.ErrUnitExists) {
+			t.Fatalf("err = %v, want ErrUnitExists", err)
+		}
+	})
+	t.Run("reset and retry a failed unit", func(t *testing.T) {
+		failLingering(ctx, t, c, "linger.service")
+		out, err := c.EnsureTransientUnit(ctx, "linger.service", oneshot("/bin/true"), sdbus.EnsureOptions{Exists: sdbus.ExistsResetAndRetry})
+		if out != sdbus.Recreated || err != nil {
+			t.Fatalf("EnsureTransientUnit = %v, %v; want recreated", out, err)
+		}
+	})
+	t.Run("reset and retry leaves a live unit alone", func(t *testing.T) {
+		_, err := c.EnsureTransientUnit(ctx, "new.scope", scopeProps(102), sdbus.EnsureOptions{Exists: sdbus.ExistsResetAndRetry})
+		if !errors.Is(err, sdbus.ErrUnitExists) {
+			t.Fatalf("err = %v, want ErrUnitExists", err)
+		}
+		if info, _ := s.Unit("new.scope"); info.ActiveState != "active" {
+			t.Errorf("the live unit was touched: %+v", info)
+		}
+	})
+	t.Run("join", func(t *testing.T) {
+		out, err := c.EnsureTransientUnit(ctx, "new.scope", scopeProps(103), sdbus.EnsureOptions{Exists: sdbus.ExistsJoin})
+		if out != sdbus.Joined || err != nil {
+			t.Fatalf("EnsureTransientUnit = %v, %v; want joined", out, err)
+		}
+		info, _ := s.Unit("new.scope")
+		if diff := cmp.Diff([]uint32{100, 103}, info.PIDs); diff != "" {
+			t.Errorf("PIDs of the joined unit (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("ignore refused with PIDs", func(t *testing.T) {
+		_, err := c.EnsureTransientUnit(ctx, "new.scope", scopeProps(104), sdbus.EnsureOptions{Exists: sdbus.ExistsIgnore})
+		var se *sdbus.Error
+		if !errors.Is(err, sdbus.ErrInvalidArgs) || !errors.As(err, &se) || se.Name != "" {
+			t.Fatalf("err = %v, want a local ErrInvalidArgs", err)
+		}
+	})
+	t.Run("ignore without PIDs", func(t *testing.T) {
+		for i := 0; i < 2; i++ {
+			out, err := c.EnsureTransientUnit(ctx, "kubepods.slice", sliceProps(), sdbus.EnsureOptions{Exists: sdbus.ExistsIgnore})
+			want := []sdbus.Outcome{sdbus.Created, sdbus.Existed}[i]
+			if out != want || err != nil {
+				t.Fatalf("#%d: EnsureTransientUnit = %v, %v; want %v", i, out, err, want)
+			}
+		}
+	})
+	t.Run("failed job resets the unit", func(t *testing.T) {
+		_, err := c.EnsureTransientUnit(ctx, "broken.service", oneshot("/bin/false"), sdbus.EnsureOptions{KeepFailed: true})
+		var je *sdbus.JobError
+		if !errors.As(err, &je) || je.Result != sdbus.JobFailed {
+			t.Fatalf("err = %v, want a JobError", err)
+		}
+		if _, ok := s.Unit("broken.service"); ok {
+			t.Error("the failed unit was not reset; its name is still taken")
+		}
+	})
+	t.Run("timeout cancels the job and resets the unit", func(t *testing.T) {
+		if err := s.Script("stuck.scope", fakebus.Script{Delay: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		defer cancel()
+		_, err := c.EnsureTransientUnit(short, "stuck.scope", scopeProps(105), sdbus.EnsureOptions{})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want DeadlineExceeded", err)
+		}
+		if n := s.Jobs(); n != 0 {
+			t.Errorf("%d jobs still queued", n)
+		}
+	})
+}
+
+// On a manager without CollectMode the property is not sent (it would fail
+// the whole StartTransientUnit).
+func TestEnsureTransientUnitOldManager(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t, fakebus.WithVersion("235"))
+	c := s.Conn(t)
+	out, err := c.EnsureTransientUnit(ctx, "old.slice", sliceProps(), sdbus.EnsureOptions{})
+	if out != sdbus.Created || err != nil {
+		t.Fatalf("EnsureTransientUnit = %v, %v", out, err)
+	}
+	// And the manager would indeed have refused it.
+	_, err = c.StartTransientUnit(ctx, "old2.slice", sdbus.ModeReplace, []sdbus.Property{sdbus.PropCollectMode(sdbus.CollectInactiveOrFailed)})
+	if !errors.Is(err, sdbus.ErrNotSupported) {
+		t.Errorf("CollectMode on 235 = %v, want ErrNotSupported", err)
+	}
+}
+
+func TestDestroyUnit(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	if _, err := c.EnsureTransientUnit(ctx, "victim.scope", scopeProps(200), sdbus.EnsureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	failLingering(ctx, t, c, "failed.service")
+	for _, name := range []string{"victim.scope", "failed.service", "never-existed.scope"} {
+		if err := c.DestroyUnit(ctx, name); err != nil {
+			t.Errorf("DestroyUnit(%s) = %v", name, err)
+		}
+		if _, ok := s.Unit(name); ok {
+			t.Errorf("%s is still loaded", name)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package sdbus_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+func TestWatchUnit(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t, fakebus.WithUnitFile(fakebus.UnitFile{Name: "w.service", Properties: []sdbus.Property{
+		sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/sleep", "0.05"}, false), sdbus.PropRemainAfterExit(true),
+	}}))
+	c := s.Conn(t)
+	wctx, cancel := context.WithCancel(ctx)
+	ch, err := c.WatchUnit(wctx, "w.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := <-ch; first.ActiveState != sdbus.StateInactive || first.Name != "w.service" {
+		t.Fatalf("first state %+v, want the current (inactive) one", first)
+	}
+	j, err := c.StartUnit(ctx, "w.service", sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for st := range ch {
+		seen = append(seen, fmt.Sprintf("%s/%s job=%v", st.ActiveState, st.SubState, st.JobID != 0))
+		if st.ActiveState == sdbus.StateActive && st.JobID == 0 {
+			break
+		}
+	}
+	want := []string{"inactive/dead job=true", "activating/start job=true", "active/exited job=true", "active/exited job=false"}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("states (-want +got):\n%s", diff)
+	}
+	if _, err := j.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	for range ch { // closed when the watch's ctx ends
+	}
+}
+
+// A slow reader loses intermediate states, never the latest, and never
+// holds up signal dispatch (jobs keep completing meanwhile).
+func TestWatchUnitCoalesces(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	if _, err := c.EnsureTransientUnit(ctx, "busy.slice", sliceProps(), sdbus.EnsureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := c.WatchUnit(ctx, "busy.slice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 100 stop/start cycles while nobody reads the watch.
+	for i := 0; i < 100; i++ {
+		for _, f := range []func(context.Context, string, sdbus.JobMode) (*sdbus.Job, error){c.StopUnit, c.StartUnit} {
+			j, err := f(ctx, "busy.slice", sdbus.ModeReplace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := j.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	n := 0
+	var last sdbus.UnitState
+	for {
+		select {
+		case st := <-ch:
+			n++
+			last = st
+			continue
+		case <-time.After(100 * time.Millisecond):
+		}
+		break
+	}
+	if n > 17 { // the first state plus at most 16 buffered
+		t.Errorf("read %d states, want at most 17 (coalesced)", n)
+	}
+	if last.ActiveState != sdbus.StateActive || last.JobID != 0 {
+		t.Errorf("last state %+v, want the current one: active, no job", last)
+	}
+}
+
+func TestWaitUnitState(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c, err := s.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	j, err := c.StartTransientUnit(ctx, "slowfail.service", sdbus.ModeReplace, oneshot("/bin/sh", "-c", "exit 7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.WaitUnitState(ctx, "slowfail.service", func(s sdbus.UnitState) bool {
+		return s.ActiveState == sdbus.StateFailed
+	})
+	if err != nil || st.Result != "exit-code" {
+		t.Fatalf("WaitUnitState = %+v, %v", st, err)
+	}
+	if _, err := j.Wait(ctx); !errors.Is(err, sdbus.ErrJobFailed) {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	if _, err := c.WaitUnitState(short, "slowfail.service", func(sdbus.UnitState) bool { return false }); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("WaitUnitState with an expiring ctx = %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.WaitUnitState(ctx, "slowfail.service", func(sdbus.UnitState) bool { return false })
+		done <- err
+	}()
+	time.Sleep(10 * time.Millisecond)
+	c.Close()
+	if err := <-done; !errors.Is(err, sdbus.ErrClosed) {
+		t.Errorf("WaitUnitState across Close = %v, want ErrClosed", err)
+	}
+}
