@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -39,14 +39,16 @@ const (
 // and JobRemoved signals are seen in the order systemd sent them. The Conn
 // subscribes to JobRemoved before it is returned; see Job for the
 // guarantees this gives.
+//
+// With WithReconnect, a Conn outlives its D-Bus connection: see
+// ReconnectPolicy.
 type Conn struct {
-	bus *dbus.Conn
-	mgr dbus.BusObject
-	p2p bool
-	cfg config
+	cfg     config
+	address string
+	p2p     bool
 
-	jobs    *jobTracker
-	watches *watchSet
+	// sess is the current D-Bus connection and the state tied to it.
+	sess atomic.Pointer[session]
 
 	// closing is set by Close before the bus connection is closed, so that
 	// waits ending because of it report ErrClosed and not ErrDisconnected.
@@ -54,18 +56,46 @@ type Conn struct {
 	// closeOnce makes Close idempotent; closeErr is its result.
 	closeOnce sync.Once
 	closeErr  error
+	// stop is canceled by Close: reconnecting and waiting for it stop.
+	stop       context.Context
+	cancelStop context.CancelFunc
+	// done is closed, once, when the Conn is finished: by Close, or when
+	// the connection ended and will not be reestablished.
+	done     chan struct{}
+	doneOnce sync.Once
 
 	// wg counts the goroutines the Conn starts; Close waits for them.
 	wg sync.WaitGroup
 
-	// mu guards closed, version, versionOK and features. It is never held
-	// across a D-Bus call or a channel send.
+	// mu guards closed, up, version, versionOK and features. It is never
+	// held across a D-Bus call or a blocking channel operation.
 	mu        sync.Mutex
-	closed    bool // no more goroutines may be added to wg
+	closed    bool          // no more goroutines may be added to wg
+	up        chan struct{} // closed when a new session is installed
 	version   Version
 	versionOK bool
 	features  map[Feature]bool
 }
+
+// session is one D-Bus connection of a Conn with the state tied to it:
+// the jobs it tracks and the units it watches. A reconnecting Conn starts
+// a new session for each connection.
+type session struct {
+	c       *Conn
+	bus     *dbus.Conn
+	mgr     dbus.BusObject
+	jobs    *jobTracker
+	watches *watchSet
+	// ended makes the end of the session run once.
+	ended sync.Once
+}
+
+func (c *Conn) newSession() *session {
+	return &session{c: c, jobs: newJobTracker(), watches: newWatchSet()}
+}
+
+// alive reports whether the session's connection is still up.
+func (s *session) alive() bool { return s.bus.Context().Err() == nil }
 
 // Option configures a connection.
 type Option func(*config)
@@ -75,6 +105,7 @@ type config struct {
 	p2p         bool
 	dial        func(ctx context.Context) (io.ReadWriteCloser, error)
 	interactive bool
+	reconnect   *ReconnectPolicy
 }
 
 // WithUID sets the uid whose user bus ConnectUser finds at
@@ -90,14 +121,14 @@ func WithUID(uid int) Option { return func(c *config) { c.uid = uid } }
 
 // WithPeerToPeer makes Connect treat the address as a direct connection to
 // the manager (like /run/systemd/private): no Hello, no match rules, no
-// Subscribe; signals arrive without a sender. ConnectPrivate implies it.
+// Subscribe. ConnectPrivate implies it.
 func WithPeerToPeer() Option { return func(c *config) { c.p2p = true } }
 
 // WithDialer makes Connect obtain its transport from dial instead of
 // dialing the address, which then only names the connection in errors.
 // The stream must be fresh: sdbus runs the authentication on it. fakebus
 // uses it for in-memory connections; it also fits tunnels and custom
-// sockets.
+// sockets. A reconnecting Conn calls dial again for each new connection.
 func WithDialer(dial func(ctx context.Context) (io.ReadWriteCloser, error)) Option {
 	return func(c *config) { c.dial = dial }
 }
@@ -160,26 +191,44 @@ func ConnectPrivate(ctx context.Context, opts ...Option) (*Conn, error) {
 // until Close or until the peer goes away.
 func Connect(ctx context.Context, address string, opts ...Option) (*Conn, error) {
 	cfg := newConfig(opts)
-	c := &Conn{cfg: cfg, p2p: cfg.p2p, jobs: newJobTracker(), watches: newWatchSet()}
-	bus, err := c.dial(ctx, address)
+	c := newConn(cfg, address)
+	s, err := c.open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c.bus = bus
-	if err := c.handshake(ctx, !cfg.p2p); err != nil {
-		bus.Close()
-		return nil, &Error{Op: "connect", Message: address, Err: err}
-	}
-	if err := c.setup(ctx); err != nil {
-		c.Close()
+	c.sess.Store(s)
+	return c, nil
+}
+
+func newConn(cfg config, address string) *Conn {
+	c := &Conn{cfg: cfg, address: address, p2p: cfg.p2p, done: make(chan struct{}), up: make(chan struct{})}
+	c.stop, c.cancelStop = context.WithCancel(context.Background())
+	return c
+}
+
+// open dials the address and sets a new session up.
+func (c *Conn) open(ctx context.Context) (*session, error) {
+	s := c.newSession()
+	bus, err := c.dial(ctx, c.address, signalHandler{s})
+	if err != nil {
 		return nil, err
 	}
-	return c, nil
+	s.bus = bus
+	if err := handshake(ctx, bus, !c.p2p); err != nil {
+		bus.Close()
+		return nil, &Error{Op: "connect", Message: c.address, Err: err}
+	}
+	if err := c.setup(ctx, s); err != nil {
+		bus.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // NewConn wraps bus, a connection that is already authenticated (and, on a
 // message bus, has called Hello), mainly for tests and for programs that
 // dial in their own way. The Conn takes ownership: its Close closes bus.
+// It cannot reconnect: WithReconnect is refused.
 //
 // bus must keep godbus's signal handler API (the default one, or
 // dbus.NewSequentialSignalHandler, which keeps signals in wire order even
@@ -189,21 +238,27 @@ func Connect(ctx context.Context, address string, opts ...Option) (*Conn, error)
 // match rules and Subscribe.
 func NewConn(ctx context.Context, bus *dbus.Conn, opts ...Option) (*Conn, error) {
 	cfg := newConfig(opts)
+	if cfg.reconnect != nil {
+		return nil, invalidArg("NewConn", "", "a wrapped connection cannot reconnect")
+	}
 	names := bus.Names()
 	cfg.p2p = len(names) == 0 || names[0] == ""
-	c := &Conn{bus: bus, cfg: cfg, p2p: cfg.p2p, jobs: newJobTracker(), watches: newWatchSet()}
+	c := newConn(cfg, "wrapped")
+	s := c.newSession()
+	s.bus = bus
 	ch := make(chan *dbus.Signal, 256)
 	bus.Signal(ch)
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		h := signalHandler{c}
-		for s := range ch {
-			h.DeliverSignal(interfaceOf(s.Name), memberOf(s.Name), s)
+		h := signalHandler{s}
+		for sig := range ch {
+			h.DeliverSignal(interfaceOf(sig.Name), memberOf(sig.Name), sig)
 		}
 		h.Terminate()
 	}()
-	if err := c.setup(ctx); err != nil {
+	c.sess.Store(s)
+	if err := c.setup(ctx, s); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -221,56 +276,52 @@ func memberOf(name string) string { return name[strings.LastIndexByte(name, '.')
 
 // setup installs the match rules and the subscription, before any job call
 // can be made.
-func (c *Conn) setup(ctx context.Context) error {
-	c.mgr = c.bus.Object(systemdName, managerPath)
+func (c *Conn) setup(ctx context.Context, s *session) error {
+	s.mgr = s.bus.Object(systemdName, managerPath)
 	if c.p2p {
 		// systemd sends every signal to every direct connection; there is
 		// no bus to add match rules to and no need to Subscribe.
 		return nil
 	}
-	err := c.bus.AddMatchSignalContext(ctx,
+	err := s.bus.AddMatchSignalContext(ctx,
 		dbus.WithMatchSender(busName), dbus.WithMatchObjectPath(busPath),
 		dbus.WithMatchInterface(busName), dbus.WithMatchMember("NameOwnerChanged"),
 		dbus.WithMatchArg(0, systemdName))
 	if err != nil {
-		return c.opError("AddMatch", "", err)
+		return c.opError(s, "AddMatch", "", err, true)
 	}
-	if err := c.addManagerMatch(ctx, "JobRemoved"); err != nil {
-		return err
+	err = s.bus.AddMatchSignalContext(ctx,
+		dbus.WithMatchSender(systemdName), dbus.WithMatchObjectPath(managerPath),
+		dbus.WithMatchInterface(managerIface), dbus.WithMatchMember("JobRemoved"))
+	if err != nil {
+		return c.opError(s, "AddMatch", "", err, true)
 	}
 	var owner string
-	call := c.bus.BusObject().CallWithContext(ctx, busName+".GetNameOwner", 0, systemdName)
+	call := s.bus.BusObject().CallWithContext(ctx, busName+".GetNameOwner", 0, systemdName)
 	if err := call.Store(&owner); err != nil {
-		return c.opError("GetNameOwner", "", err)
+		return c.opError(s, "GetNameOwner", "", err, true)
 	}
-	c.jobs.setOwner(owner, call.ResponseSequence)
-	err = c.mgr.CallWithContext(ctx, managerIface+".Subscribe", c.flags()).Store()
+	s.jobs.setOwner(owner, call.ResponseSequence)
+	err = s.mgr.CallWithContext(ctx, managerIface+".Subscribe", c.flags()).Store()
 	var de dbus.Error
 	if err != nil && !(errors.As(err, &de) && de.Name == "org.freedesktop.systemd1.AlreadySubscribed") {
-		return c.opError("Subscribe", "", err)
+		return c.opError(s, "Subscribe", "", err, true)
 	}
 	return nil
-}
-
-func (c *Conn) addManagerMatch(ctx context.Context, member string) error {
-	err := c.bus.AddMatchSignalContext(ctx,
-		dbus.WithMatchSender(systemdName), dbus.WithMatchObjectPath(managerPath),
-		dbus.WithMatchInterface(managerIface), dbus.WithMatchMember(member))
-	return c.opError("AddMatch", "", err)
 }
 
 // handshake authenticates and, on a bus, says Hello, abandoning both when
 // ctx ends. godbus offers no context for either, so the connection is
 // closed to unblock them; the helper goroutine is always joined.
-func (c *Conn) handshake(ctx context.Context, hello bool) error {
+func handshake(ctx context.Context, bus *dbus.Conn, hello bool) error {
 	done := make(chan error, 1)
 	go func() {
 		// godbus sends EXTERNAL without the identity and answers the
 		// server's DATA challenge with an empty response: the bus uses the
 		// socket's credentials.
-		err := c.bus.Auth([]dbus.Auth{dbus.AuthExternal(strconv.Itoa(c.cfg.uid))})
+		err := bus.Auth([]dbus.Auth{dbus.AuthExternal(strconv.Itoa(os.Geteuid()))})
 		if err == nil && hello {
-			err = c.bus.Hello()
+			err = bus.Hello()
 		}
 		done <- err
 	}()
@@ -278,21 +329,21 @@ func (c *Conn) handshake(ctx context.Context, hello bool) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		c.bus.Close()
+		bus.Close()
 		<-done
 		return ctx.Err()
 	}
 }
 
 // dial opens the transport for address, trying each alternative in turn,
-// and wraps it in a godbus connection that delivers signals to c.
+// and wraps it in a godbus connection that delivers signals to h.
 //
 // Unix sockets use godbus's unix transport, which negotiates file
 // descriptor passing: systemd 252's private socket sometimes leaves the
 // first message unprocessed when it arrives right behind BEGIN without
 // that exchange (see the conformance suite).
-func (c *Conn) dial(ctx context.Context, address string) (*dbus.Conn, error) {
-	opt := dbus.WithSignalHandler(signalHandler{c})
+func (c *Conn) dial(ctx context.Context, address string, h signalHandler) (*dbus.Conn, error) {
+	opt := dbus.WithSignalHandler(h)
 	wrap := func(rwc io.ReadWriteCloser) (*dbus.Conn, error) {
 		var bus *dbus.Conn
 		var err error
@@ -347,143 +398,134 @@ type bufferedConn struct {
 
 func (b bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
 
-// parseAddress turns one D-Bus address into a network and target for
-// net.Dialer.
-func parseAddress(a string) (network, target string, err error) {
-	transport, params, ok := strings.Cut(a, ":")
-	if !ok {
-		return "", "", fmt.Errorf("address %q has no transport", a)
-	}
-	kv := map[string]string{}
-	for _, p := range strings.Split(params, ",") {
-		if p == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			return "", "", fmt.Errorf("address %q: malformed %q", a, p)
-		}
-		uv, err := unescapeAddressValue(v)
-		if err != nil {
-			return "", "", fmt.Errorf("address %q: %v", a, err)
-		}
-		kv[k] = uv
-	}
-	switch transport {
-	case "unix":
-		switch {
-		case kv["path"] != "" && kv["abstract"] == "":
-			return "unix", kv["path"], nil
-		case kv["abstract"] != "" && kv["path"] == "":
-			return "unix", "@" + kv["abstract"], nil
-		}
-		return "", "", fmt.Errorf("address %q: need exactly one of path= and abstract=", a)
-	case "tcp":
-		if kv["host"] == "" || kv["port"] == "" {
-			return "", "", fmt.Errorf("address %q: need host= and port=", a)
-		}
-		network := "tcp"
-		switch kv["family"] {
-		case "ipv4":
-			network = "tcp4"
-		case "ipv6":
-			network = "tcp6"
-		}
-		return network, net.JoinHostPort(kv["host"], kv["port"]), nil
-	}
-	return "", "", fmt.Errorf("address %q: unsupported transport %q", a, transport)
-}
-
-func unescapeAddressValue(v string) (string, error) {
-	if !strings.Contains(v, "%") {
-		return v, nil
-	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] != '%' {
-			b.WriteByte(v[i])
-			continue
-		}
-		if i+2 >= len(v) {
-			return "", fmt.Errorf("truncated escape in %q", v)
-		}
-		n, err := strconv.ParseUint(v[i+1:i+3], 16, 8)
-		if err != nil {
-			return "", fmt.Errorf("bad escape in %q", v)
-		}
-		b.WriteByte(byte(n))
-		i += 2
-	}
-	return b.String(), nil
-}
-
-func escapeAddressValue(v string) string {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			strings.IndexByte("-_/.\\*", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02x", c)
-		}
-	}
-	return b.String()
-}
-
 // Close closes the connection. It ends every pending Wait with an error
-// matching ErrClosed, stops and waits for every goroutine the Conn
-// started, and is idempotent.
+// matching ErrClosed, stops reconnecting, stops and waits for every
+// goroutine the Conn started, and is idempotent.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.closing.Store(true)
 		c.mu.Lock()
 		c.closed = true
 		c.mu.Unlock()
-		if err := c.bus.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
-			c.closeErr = &Error{Op: "close", Err: err}
+		c.cancelStop()
+		if s := c.sess.Load(); s != nil {
+			if err := s.bus.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+				c.closeErr = &Error{Op: "close", Err: err}
+			}
+			// godbus calls Terminate from Close; for a Conn made by
+			// NewConn it comes when the signal channel closes, so make
+			// sure here too.
+			s.end()
 		}
-		// godbus calls Terminate from Close; for a Conn made by NewConn it
-		// comes when the signal channel closes, so make sure here too.
-		c.terminate()
+		c.markDone()
 		c.wg.Wait()
 	})
 	return c.closeErr
 }
 
-// Done returns a channel that is closed when the connection has ended,
-// by Close or because the peer went away.
-func (c *Conn) Done() <-chan struct{} { return c.bus.Context().Done() }
+// Done returns a channel that is closed when the Conn is finished: after
+// Close, or when the connection ended and will not come back (without
+// WithReconnect, when the peer goes away; with it, when the policy gives
+// up).
+func (c *Conn) Done() <-chan struct{} { return c.done }
 
-// goneErr is the cause to report for a failure that happened because the
-// connection ended: ErrClosed after Close, ErrDisconnected otherwise, nil
-// while the connection is up.
+func (c *Conn) markDone() { c.doneOnce.Do(func() { close(c.done) }) }
+
+// goneErr is the cause to report when the connection is gone: ErrClosed
+// after Close, ErrDisconnected otherwise.
 func (c *Conn) goneErr() error {
-	if c.bus.Context().Err() == nil {
-		return nil
-	}
 	if c.closing.Load() {
 		return ErrClosed
 	}
 	return ErrDisconnected
 }
 
-// opError wraps err from a D-Bus operation as an *Error.
-func (c *Conn) opError(op, unit string, err error) error {
+// current returns the session to make a call on. While a reconnecting
+// Conn is between connections, it waits for the next one (bounded by
+// ctx); otherwise a gone connection is an error.
+func (c *Conn) current(ctx context.Context, op, unit string) (*session, error) {
+	for {
+		c.mu.Lock()
+		s, up := c.sess.Load(), c.up
+		c.mu.Unlock()
+		switch {
+		case c.closing.Load():
+			return nil, &Error{Op: op, Unit: unit, Err: ErrClosed}
+		case s.alive():
+			return s, nil
+		case c.cfg.reconnect == nil || c.givenUp():
+			return nil, &Error{Op: op, Unit: unit, Err: ErrDisconnected}
+		}
+		select {
+		case <-up:
+		case <-c.stop.Done():
+			return nil, &Error{Op: op, Unit: unit, Err: ErrClosed}
+		case <-c.done:
+			return nil, &Error{Op: op, Unit: unit, Err: ErrDisconnected}
+		case <-ctx.Done():
+			return nil, &Error{Op: op, Unit: unit, Message: "waiting for the connection to come back", Err: ctx.Err()}
+		}
+	}
+}
+
+func (c *Conn) givenUp() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// opError wraps err from a D-Bus operation on session s as an *Error.
+// When the connection ended under the call, an operation that is not
+// idempotent and was sent reports ErrOutcomeUnknown: systemd may or may
+// not have carried it out.
+func (c *Conn) opError(s *session, op, unit string, err error, idempotent bool) error {
 	if err == nil {
 		return nil
+	}
+	if s.alive() && !transportError(err) {
+		return callError(op, unit, err, nil)
+	}
+	if !idempotent && !notSent(err) && transportError(err) && !c.closing.Load() {
+		return &Error{Op: op, Unit: unit, Message: "the connection was lost before systemd replied; see Conn.Reconcile", Err: ErrOutcomeUnknown}
 	}
 	return callError(op, unit, err, c.goneErr())
 }
 
-// terminate fails every pending wait; called when the connection ends.
-func (c *Conn) terminate() {
-	cause := ErrDisconnected
-	if c.closing.Load() {
-		cause = ErrClosed
-	}
-	c.jobs.fail(cause)
-	c.watches.fail(cause)
+func isCtxErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// transportError reports whether a call failed because of the connection
+// rather than an answer: neither a D-Bus error reply nor a context.
+func transportError(err error) bool {
+	var de dbus.Error
+	return !errors.As(err, &de) && !isCtxErr(err)
+}
+
+// notSent reports whether a failed call never reached the peer: godbus
+// refused it on a closed connection, or writing it failed.
+func notSent(err error) bool {
+	return errors.Is(err, dbus.ErrClosed) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE)
+}
+
+// end runs once when the session's connection has ended: pending waits
+// fail, and a reconnecting Conn starts over.
+func (s *session) end() {
+	s.ended.Do(func() {
+		c := s.c
+		cause := c.goneErr()
+		s.jobs.fail(cause)
+		s.watches.fail(cause)
+		if c.closing.Load() || c.sess.Load() != s {
+			return
+		}
+		if c.cfg.reconnect == nil || !c.goTracked(c.reconnect) {
+			c.markDone()
+		}
+	})
 }
 
 // goTracked runs f in a goroutine that Close waits for. It returns false,
@@ -509,47 +551,47 @@ func (c *Conn) flags() dbus.Flags {
 	return 0
 }
 
-// signalHandler receives every signal on godbus's read goroutine, in wire
-// order. It never blocks and makes no D-Bus calls: it updates maps under
-// short locks and closes channels.
-type signalHandler struct{ c *Conn }
+// signalHandler receives every signal of a session on godbus's read
+// goroutine, in wire order. It never blocks and makes no D-Bus calls: it
+// updates maps under short locks and closes channels.
+type signalHandler struct{ s *session }
 
-func (h signalHandler) DeliverSignal(iface, member string, s *dbus.Signal) {
-	c := h.c
+func (h signalHandler) DeliverSignal(iface, member string, sig *dbus.Signal) {
+	s := h.s
 	switch {
 	case iface == managerIface && member == "JobRemoved":
-		if s.Path != managerPath || !c.fromSystemd(s.Sender) {
+		if sig.Path != managerPath || !s.fromSystemd(sig.Sender) {
 			return
 		}
-		if ev, ok := decodeJobRemoved(s.Body); ok {
-			c.jobs.complete(ev)
+		if ev, ok := decodeJobRemoved(sig.Body); ok {
+			s.jobs.complete(ev)
 		}
 	case iface == busName && member == "NameOwnerChanged":
-		if c.p2p || s.Sender != busName || s.Path != busPath || len(s.Body) != 3 {
+		if s.c.p2p || sig.Sender != busName || sig.Path != busPath || len(sig.Body) != 3 {
 			return
 		}
-		name, _ := s.Body[0].(string)
-		newOwner, ok := s.Body[2].(string)
+		name, _ := sig.Body[0].(string)
+		newOwner, ok := sig.Body[2].(string)
 		if name == systemdName && ok {
-			c.jobs.setOwner(newOwner, s.Sequence)
+			s.jobs.setOwner(newOwner, sig.Sequence)
 		}
 	case iface == propsIface && member == "PropertiesChanged":
-		if c.fromSystemd(s.Sender) {
-			c.watches.deliver(s)
+		if s.fromSystemd(sig.Sender) {
+			s.watches.deliver(sig)
 		}
 	}
 }
 
 // Terminate is called by godbus when the connection closes.
-func (h signalHandler) Terminate() { h.c.terminate() }
+func (h signalHandler) Terminate() { h.s.end() }
 
 // fromSystemd reports whether a signal's sender is the manager: on a bus
 // the current owner of org.freedesktop.systemd1; on a direct connection
 // the peer itself, the only one who can send there, which names itself
 // org.freedesktop.systemd1 (systemd 252) or nothing.
-func (c *Conn) fromSystemd(sender string) bool {
-	if c.p2p {
+func (s *session) fromSystemd(sender string) bool {
+	if s.c.p2p {
 		return sender == "" || sender == systemdName
 	}
-	return sender != "" && sender == c.jobs.ownerName()
+	return sender != "" && sender == s.jobs.ownerName()
 }

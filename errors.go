@@ -63,6 +63,11 @@ var (
 	ErrDisconnected = errors.New("connection lost")
 	// ErrClosed: the Conn was closed by Close. Pending waits end with it.
 	ErrClosed = errors.New("connection closed")
+	// ErrOutcomeUnknown: the connection was lost while a call that is not
+	// safe to repeat (StartUnit, StartTransientUnit, KillUnit, ...) waited
+	// for its reply, so systemd may or may not have carried it out. It
+	// also matches ErrDisconnected. Conn.Reconcile tells what happened.
+	ErrOutcomeUnknown = errors.New("outcome unknown: connection lost before the reply")
 	// ErrJobFailed is matched by every *JobError: the job ended with a
 	// result other than done or skipped.
 	ErrJobFailed = errors.New("job failed")
@@ -169,8 +174,12 @@ func (e *Error) Error() string {
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether target is the sentinel for e's D-Bus error name.
+// Is reports whether target is the sentinel for e's D-Bus error name; an
+// unknown outcome is also a disconnection.
 func (e *Error) Is(target error) bool {
+	if e.Err == ErrOutcomeUnknown && target == ErrDisconnected {
+		return true
+	}
 	return e.Name != "" && target == dbusErrorSentinel(e.Name)
 }
 

@@ -125,13 +125,12 @@ func (c *Conn) hasProperty(ctx context.Context, unit, iface, name string) (bool,
 // data.
 func (c *Conn) hasMethod(ctx context.Context, method string) (bool, error) {
 	const op = "Introspect"
-	if gone := c.goneErr(); gone != nil {
-		return false, &Error{Op: op, Err: gone}
-	}
 	var xmlData string
-	err := c.mgr.CallWithContext(ctx, "org.freedesktop.DBus.Introspectable.Introspect", c.flags()).Store(&xmlData)
+	err := c.do(ctx, op, "", true, func(s *session) error {
+		return s.mgr.CallWithContext(ctx, "org.freedesktop.DBus.Introspectable.Introspect", c.flags()).Store(&xmlData)
+	})
 	if err != nil {
-		return false, c.opError(op, "", err)
+		return false, err
 	}
 	var node introspect.Node
 	if err := xml.Unmarshal([]byte(xmlData), &node); err != nil {

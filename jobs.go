@@ -436,8 +436,8 @@ func (t *jobTracker) ownerName() string {
 	return t.owner
 }
 
-// size reports the number of tracked job paths (for tests and benchmarks
-// through export_test.go).
+// size reports the number of tracked job paths (for tests through
+// export_test.go).
 func (t *jobTracker) size() (jobs, retired int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -563,57 +563,60 @@ func checkUnitArgs(op, name string, mode JobMode) error {
 // registers the job and cancels it with CancelJob (unless it already
 // ended, or other callers on this Conn wait for the same, merged, job). So
 // a job whose caller gave up never runs unnoticed.
+//
+// When the connection drops under the call, a call that was never sent is
+// made again on the next connection (reconnecting Conns only), as is
+// StopUnit; any other reports ErrOutcomeUnknown.
 func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: op, Unit: unit, Err: err}
 	}
-	if gone := c.goneErr(); gone != nil {
-		return nil, &Error{Op: op, Unit: unit, Err: gone}
-	}
-	ticket := c.jobs.begin()
-	call := c.mgr.Go(managerIface+"."+op, c.flags(), make(chan *dbus.Call, 1), args...)
-	select {
-	case <-call.Done:
-		return c.finishJobCall(ticket, op, unit, call)
-	case <-ctx.Done():
-	}
-	select {
-	case <-call.Done: // the reply won the race after all
-		return c.finishJobCall(ticket, op, unit, call)
-	default:
-	}
-	if !c.goTracked(func() { c.cancelLateJob(ticket, op, unit, call) }) {
-		c.jobs.end(ticket)
-	}
-	return nil, &Error{Op: op, Unit: unit, Message: "no reply before the context ended; the job, if created, will be canceled", Err: ctx.Err()}
-}
-
-func (c *Conn) finishJobCall(ticket uint64, op, unit string, call *dbus.Call) (*Job, error) {
-	var path dbus.ObjectPath
-	err := call.Store(&path)
+	var job *Job
+	err := c.do(ctx, op, unit, idempotentMethod(op), func(s *session) error {
+		ticket := s.jobs.begin()
+		call := s.mgr.Go(managerIface+"."+op, c.flags(), make(chan *dbus.Call, 1), args...)
+		select {
+		case <-call.Done:
+		case <-ctx.Done():
+			select {
+			case <-call.Done: // the reply won the race after all
+			default:
+				if !c.goTracked(func() { c.cancelLateJob(s, ticket, call) }) {
+					s.jobs.end(ticket)
+				}
+				return &Error{Op: op, Unit: unit, Message: "no reply before the context ended; the job, if created, will be canceled", Err: ctx.Err()}
+			}
+		}
+		var path dbus.ObjectPath
+		if err := call.Store(&path); err != nil {
+			s.jobs.end(ticket)
+			return err
+		}
+		st, _ := s.jobs.register(ticket, path)
+		job = &Job{id: jobIDFromPath(path), path: path, unit: unit, st: st, c: c}
+		return nil
+	})
 	if err != nil {
-		c.jobs.end(ticket)
-		return nil, c.opError(op, unit, err)
+		return nil, err
 	}
-	st, _ := c.jobs.register(ticket, path)
-	return &Job{id: jobIDFromPath(path), path: path, unit: unit, st: st, c: c}, nil
+	return job, nil
 }
 
 // cancelLateJob waits for the reply of a job call whose caller gave up and
 // cancels the job it created.
-func (c *Conn) cancelLateJob(ticket uint64, op, unit string, call *dbus.Call) {
+func (c *Conn) cancelLateJob(s *session, ticket uint64, call *dbus.Call) {
 	<-call.Done // godbus ends every pending call when the connection closes
 	var path dbus.ObjectPath
 	if err := call.Store(&path); err != nil {
-		c.jobs.end(ticket)
+		s.jobs.end(ticket)
 		return
 	}
-	st, fresh := c.jobs.register(ticket, path)
+	st, fresh := s.jobs.register(ticket, path)
 	if !fresh || st.finished() {
 		return
 	}
 	// Bounded by the connection's life: Close cancels it.
-	_ = c.mgr.CallWithContext(c.bus.Context(), managerIface+".CancelJob", c.flags(), jobIDFromPath(path)).Store()
+	_ = s.mgr.CallWithContext(s.bus.Context(), managerIface+".CancelJob", c.flags(), jobIDFromPath(path)).Store()
 }
 
 // JobPath returns the object path of the job with the given id.

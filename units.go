@@ -265,36 +265,31 @@ func (c *Conn) AttachProcessesToUnit(ctx context.Context, unit, subcgroup string
 
 // call invokes a Manager method with ctx and stores the reply in out.
 func (c *Conn) call(ctx context.Context, method, unit string, args []any, out ...any) error {
-	if gone := c.goneErr(); gone != nil {
-		return &Error{Op: method, Unit: unit, Err: gone}
-	}
-	err := c.mgr.CallWithContext(ctx, managerIface+"."+method, c.flags(), args...).Store(out...)
-	return c.opError(method, unit, err)
+	return c.do(ctx, method, unit, idempotentMethod(method), func(s *session) error {
+		return s.mgr.CallWithContext(ctx, managerIface+"."+method, c.flags(), args...).Store(out...)
+	})
 }
 
 // getAll reads every property of one interface of an object
 // (Properties.GetAll through CallWithContext: godbus's own property helpers
 // ignore contexts).
 func (c *Conn) getAll(ctx context.Context, path dbus.ObjectPath, iface, unit string) (map[string]dbus.Variant, error) {
-	op := "GetAll " + iface
-	if gone := c.goneErr(); gone != nil {
-		return nil, &Error{Op: op, Unit: unit, Err: gone}
-	}
 	var m map[string]dbus.Variant
-	err := c.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".GetAll", c.flags(), iface).Store(&m)
-	return m, c.opError(op, unit, err)
+	err := c.do(ctx, "GetAll "+iface, unit, true, func(s *session) error {
+		return s.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".GetAll", c.flags(), iface).Store(&m)
+	})
+	return m, err
 }
 
 // getProperty reads one property into out, which must match its type.
 func (c *Conn) getProperty(ctx context.Context, path dbus.ObjectPath, iface, name, unit string, out any) error {
 	op := "Get " + iface + "." + name
-	if gone := c.goneErr(); gone != nil {
-		return &Error{Op: op, Unit: unit, Err: gone}
-	}
 	var v dbus.Variant
-	err := c.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".Get", c.flags(), iface, name).Store(&v)
+	err := c.do(ctx, op, unit, true, func(s *session) error {
+		return s.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".Get", c.flags(), iface, name).Store(&v)
+	})
 	if err != nil {
-		return c.opError(op, unit, err)
+		return err
 	}
 	if err := dbus.Store([]any{v.Value()}, out); err != nil {
 		return &Error{Op: op, Unit: unit, Message: fmt.Sprintf("unexpected type %s", v.Signature()), Err: err}

@@ -46,43 +46,46 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 	if err := checkUnitName(op, name); err != nil {
 		return nil, err
 	}
+	s, err := c.current(ctx, op, name)
+	if err != nil {
+		return nil, err
+	}
 	path := UnitPath(name)
-	typeIface := unitTypeIface(name)
 	matchOpts := []dbus.MatchOption{
 		dbus.WithMatchSender(systemdName), dbus.WithMatchObjectPath(path),
 		dbus.WithMatchInterface(propsIface), dbus.WithMatchMember("PropertiesChanged"),
 	}
 	if !c.p2p {
-		if err := c.bus.AddMatchSignalContext(ctx, matchOpts...); err != nil {
-			return nil, c.opError("AddMatch", name, err)
+		if err := s.bus.AddMatchSignalContext(ctx, matchOpts...); err != nil {
+			return nil, c.opError(s, "AddMatch", name, err, true)
 		}
 	}
-	w := &unitWatch{path: path, typeIface: typeIface, notify: make(chan struct{}, 1), snap: map[string]dbus.Sequence{}}
+	w := &unitWatch{path: path, typeIface: unitTypeIface(name), notify: make(chan struct{}, 1), snap: map[string]dbus.Sequence{}}
 	removeMatch := func() {
 		if c.p2p {
 			return
 		}
-		rctx, cancel := context.WithTimeout(c.bus.Context(), 5*time.Second)
+		rctx, cancel := context.WithTimeout(s.bus.Context(), 5*time.Second)
 		defer cancel()
-		_ = c.bus.RemoveMatchSignalContext(rctx, matchOpts...)
+		_ = s.bus.RemoveMatchSignalContext(rctx, matchOpts...)
 	}
-	if err := c.watches.add(w); err != nil {
+	if err := s.watches.add(w); err != nil {
 		removeMatch()
 		return nil, &Error{Op: op, Unit: name, Err: err}
 	}
-	if err := c.snapshot(ctx, w, name); err != nil {
-		c.watches.remove(w)
+	if err := c.snapshot(ctx, s, w, name); err != nil {
+		s.watches.remove(w)
 		removeMatch()
 		return nil, err
 	}
 	out := make(chan UnitState)
 	if !c.goTracked(func() {
 		defer removeMatch()
-		defer c.watches.remove(w)
+		defer s.watches.remove(w)
 		defer close(out)
-		w.pump(ctx, out, c.bus.Context().Done())
+		w.pump(ctx, out, s.bus.Context().Done())
 	}) {
-		c.watches.remove(w)
+		s.watches.remove(w)
 		return nil, &Error{Op: op, Unit: name, Err: ErrClosed}
 	}
 	return out, nil
@@ -112,21 +115,17 @@ func (c *Conn) WaitUnitState(ctx context.Context, name string, pred func(UnitSta
 	if err := ctx.Err(); err != nil {
 		return last, &Error{Op: "WaitUnitState", Unit: name, Err: err}
 	}
-	cause := c.goneErr()
-	if cause == nil {
-		cause = ErrDisconnected
-	}
-	return last, &Error{Op: "WaitUnitState", Unit: name, Err: cause}
+	return last, &Error{Op: "WaitUnitState", Unit: name, Err: c.goneErr()}
 }
 
 // snapshot reads the current state into w, recording the reply sequences
 // so that older signals are not applied on top.
-func (c *Conn) snapshot(ctx context.Context, w *unitWatch, name string) error {
+func (c *Conn) snapshot(ctx context.Context, s *session, w *unitWatch, name string) error {
 	read := func(iface string) (map[string]dbus.Variant, dbus.Sequence, error) {
-		call := c.bus.Object(systemdName, w.path).CallWithContext(ctx, propsIface+".GetAll", c.flags(), iface)
+		call := s.bus.Object(systemdName, w.path).CallWithContext(ctx, propsIface+".GetAll", c.flags(), iface)
 		var m map[string]dbus.Variant
 		if err := call.Store(&m); err != nil {
-			return nil, 0, c.opError("GetAll "+iface, name, err)
+			return nil, 0, c.opError(s, "GetAll "+iface, name, err, true)
 		}
 		return m, call.ResponseSequence, nil
 	}

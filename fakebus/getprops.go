@@ -96,8 +96,13 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 		return nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
 	}
 	// Reading a unit's properties loads it; a unit without a file shows
-	// up as not-found (and is collected again).
+	// up as not-found (and is collected again). systemd collects a unit
+	// loaded this way soon after; the fake does it once it has answered.
+	_, loaded := m.units[name]
 	u := m.loadLocked(name)
+	if u != nil && !loaded {
+		defer m.collectLocked(u)
+	}
 	if u == nil {
 		if sdbus.ValidateUnitName(name) != nil {
 			return nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}

@@ -402,7 +402,7 @@ func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode s
 		c.Reply(p)
 		m.repliedLocked(j)
 		if sc.Faults&FaultDropConnection != 0 {
-			c.Peer.Close()
+			c.Peer.CloseAfterFlush() // the reply still arrives
 		}
 	}
 	switch {

@@ -89,6 +89,10 @@ func (p *Peer) closeConn() {
 	p.closeOnce.Do(func() { _ = p.rwc.Close() })
 }
 
+// CloseAfterFlush drops the connection once everything already queued for
+// it has been written: nothing queued later reaches the client.
+func (p *Peer) CloseAfterFlush() { p.drain() }
+
 // drain stops accepting messages and lets the writer flush what is queued
 // (e.g. the error reply that made busd drop the client) before it closes the
 // connection.

@@ -1,0 +1,247 @@
+package sdbus
+
+import (
+	"context"
+	"errors"
+	"math/rand"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// ReconnectPolicy makes a Conn reconnect after its connection is lost
+// (dbus-daemon restarted, systemd re-executed on its private socket), for
+// long-lived clients such as kubelet or a container runtime daemon.
+//
+// After a disconnect the Conn redials its address with jittered
+// exponential backoff, adds its match rules and subscribes again. Meanwhile:
+//
+//   - Jobs pending when the connection dropped end with ErrDisconnected;
+//     their outcome is unknown to the Conn: Conn.Reconcile finds it out.
+//   - Watches (WatchUnit, WaitUnitState) end: their channel closes.
+//   - A call made while disconnected waits (bounded by its ctx) for the next
+//     connection; nothing was sent, so it is safe.
+//   - A call in flight when the connection dropped is retried on the next
+//     connection only when it is idempotent: property reads, GetUnit,
+//     LoadUnit, the ListUnits family, GetJob, SetUnitProperties,
+//     ResetFailedUnit, AttachProcessesToUnit, FreezeUnit, ThawUnit and
+//     StopUnit. Any other call, in particular every job-creating call
+//     other than StopUnit, is never replayed blindly: it fails with an
+//     error matching ErrOutcomeUnknown (and ErrDisconnected); use
+//     Conn.Reconcile to learn what happened.
+//
+// The zero value is usable: 100 ms to 10 s between attempts, 10 s per
+// attempt, no limit on attempts.
+type ReconnectPolicy struct {
+	// MinDelay is the delay before the first attempt; each failed attempt
+	// doubles it, up to MaxDelay. Each delay is jittered by ±50%.
+	MinDelay time.Duration
+	MaxDelay time.Duration
+	// AttemptTimeout bounds each attempt (dial, authentication, setup).
+	AttemptTimeout time.Duration
+	// MaxAttempts is how many failed attempts in a row end reconnecting
+	// (the Conn is then done and calls fail with ErrDisconnected); 0 means
+	// no limit.
+	MaxAttempts int
+}
+
+// WithReconnect makes the Conn reconnect after its connection is lost,
+// under policy p (see ReconnectPolicy).
+func WithReconnect(p ReconnectPolicy) Option {
+	if p.MinDelay <= 0 {
+		p.MinDelay = 100 * time.Millisecond
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = 10 * time.Second
+	}
+	if p.MaxDelay < p.MinDelay {
+		p.MaxDelay = p.MinDelay
+	}
+	if p.AttemptTimeout <= 0 {
+		p.AttemptTimeout = 10 * time.Second
+	}
+	return func(c *config) { c.reconnect = &p }
+}
+
+// reconnect redials until it succeeds, the policy gives up, or Close.
+func (c *Conn) reconnect() {
+	p := c.cfg.reconnect
+	delay := p.MinDelay
+	for attempt := 1; ; attempt++ {
+		t := time.NewTimer(jitter(delay))
+		select {
+		case <-t.C:
+		case <-c.stop.Done():
+			t.Stop()
+			return
+		}
+		ctx, cancelAttempt := context.WithTimeout(c.stop, p.AttemptTimeout)
+		s, err := c.open(ctx)
+		cancelAttempt()
+		if err == nil {
+			c.install(s)
+			return
+		}
+		if p.MaxAttempts > 0 && attempt >= p.MaxAttempts {
+			c.markDone()
+			return
+		}
+		if delay *= 2; delay > p.MaxDelay {
+			delay = p.MaxDelay
+		}
+	}
+}
+
+// jitter spreads d by ±50%, so that many clients do not redial at once.
+func jitter(d time.Duration) time.Duration {
+	return d/2 + time.Duration(rand.Int63n(int64(d)+1))
+}
+
+// install makes s the current session and wakes the calls waiting for it.
+// The manager may have changed meanwhile (an upgrade, a re-execution), so
+// cached versions and features are dropped.
+func (c *Conn) install(s *session) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		s.bus.Close()
+		return
+	}
+	c.sess.Store(s)
+	c.versionOK, c.features = false, nil
+	close(c.up)
+	c.up = make(chan struct{})
+	c.mu.Unlock()
+	if !s.alive() {
+		s.end() // lost again before it was installed: start over
+	}
+}
+
+// retries is how often an idempotent call is retried on new connections.
+const retries = 3
+
+// do runs f on the current session. When the connection ends under it, an
+// idempotent f, or one that was never sent, runs again on the next
+// connection (if the Conn reconnects).
+func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(*session) error) error {
+	for attempt := 0; ; attempt++ {
+		s, err := c.current(ctx, op, unit)
+		if err != nil {
+			return err
+		}
+		err = f(s)
+		if err == nil {
+			return nil
+		}
+		if !transportError(err) {
+			return c.opError(s, op, unit, err, idempotent)
+		}
+		if s.alive() {
+			// The transport failed before godbus noticed: end the
+			// session now, so that pending waits end and a new
+			// connection can replace it.
+			s.bus.Close()
+		}
+		if c.cfg.reconnect == nil || attempt >= retries || !(idempotent || notSent(err)) {
+			return c.opError(s, op, unit, err, idempotent)
+		}
+	}
+}
+
+// idempotentMethods are the Manager methods that may be sent again when
+// the connection dropped before their reply.
+func idempotentMethod(method string) bool {
+	switch method {
+	case "GetUnit", "LoadUnit", "GetUnitByPID", "ListUnits", "ListUnitsFiltered", "ListUnitsByPatterns",
+		"ListUnitsByNames", "ListJobs", "GetJob", "SetUnitProperties", "ResetFailedUnit",
+		"AttachProcessesToUnit", "FreezeUnit", "ThawUnit", "StopUnit":
+		return true
+	}
+	return false
+}
+
+// Reconciliation is what Conn.Reconcile found out about a unit.
+type Reconciliation struct {
+	// Loaded reports whether the unit exists. After a StartTransientUnit
+	// whose outcome is unknown, false means it was never created: calling
+	// it again is safe.
+	Loaded bool
+	// Job is the unit's queued job, if any: the job the lost call created,
+	// or one that replaced it. Wait on it for its result.
+	Job *Job
+	// State is the unit's state now: ActiveState and Result tell how a
+	// finished job went (active: it started; failed: Result says why).
+	State UnitState
+}
+
+// Reconcile finds out what became of a job-creating call that failed with
+// ErrOutcomeUnknown, or of a job whose Wait ended with ErrDisconnected:
+// whether the unit exists, whether it has a job queued (returned as a Job
+// that can be waited on), and its state. It works on any Conn, but is
+// meant for reconnecting ones.
+func (c *Conn) Reconcile(ctx context.Context, unit string) (Reconciliation, error) {
+	const op = "Reconcile"
+	if err := checkUnitName(op, unit); err != nil {
+		return Reconciliation{}, err
+	}
+	var r Reconciliation
+	err := c.do(ctx, op, unit, true, func(s *session) error {
+		r = Reconciliation{}
+		var p dbus.ObjectPath
+		if err := s.mgr.CallWithContext(ctx, managerIface+".GetUnit", c.flags(), unit).Store(&p); err != nil {
+			var de dbus.Error
+			if errors.As(err, &de) && de.Name == "org.freedesktop.systemd1.NoSuchUnit" {
+				r.State = UnitState{Name: unit, LoadState: LoadNotFound, ActiveState: StateInactive}
+				return nil
+			}
+			return err
+		}
+		r.Loaded = true
+		// A ticket makes the tracker keep a JobRemoved that arrives while
+		// the unit is read, so the job's result cannot slip through.
+		ticket := s.jobs.begin()
+		m, err := c.readUnitState(ctx, s, unit)
+		if err != nil {
+			s.jobs.end(ticket)
+			return err
+		}
+		r.State = m
+		if m.JobID == 0 {
+			s.jobs.end(ticket)
+			return nil
+		}
+		path := JobPath(m.JobID)
+		st, _ := s.jobs.register(ticket, path)
+		r.Job = &Job{id: m.JobID, path: path, unit: unit, st: st, c: c}
+		return nil
+	})
+	return r, err
+}
+
+// readUnitState reads a unit's state (with its type's Result) on s.
+func (c *Conn) readUnitState(ctx context.Context, s *session, unit string) (UnitState, error) {
+	var um map[string]dbus.Variant
+	obj := s.bus.Object(systemdName, UnitPath(unit))
+	if err := obj.CallWithContext(ctx, propsIface+".GetAll", c.flags(), unitIface).Store(&um); err != nil {
+		return UnitState{}, err
+	}
+	var st UnitState
+	var job struct {
+		ID   uint32
+		Path dbus.ObjectPath
+	}
+	d := propDecoder{op: "Reconcile", unit: unit, m: um}
+	d.str("Id", &st.Name)
+	d.typed("LoadState", (*string)(&st.LoadState))
+	d.typed("ActiveState", (*string)(&st.ActiveState))
+	d.str("SubState", &st.SubState)
+	d.any("Job", &job)
+	st.JobID = job.ID
+	if iface := unitTypeIface(unit); iface != "" && d.err == nil {
+		var v dbus.Variant
+		if err := obj.CallWithContext(ctx, propsIface+".Get", c.flags(), iface, "Result").Store(&v); err == nil {
+			st.Result, _ = v.Value().(string)
+		}
+	}
+	return st, d.err
+}

@@ -1,0 +1,232 @@
+package sdbus_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+func fastReconnect() sdbus.Option {
+	return sdbus.WithReconnect(sdbus.ReconnectPolicy{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond})
+}
+
+// A reconnecting Conn survives the loss of its connection: pending waits
+// end with ErrDisconnected, later calls work on the new connection, and
+// job results arrive again.
+func TestReconnect(t *testing.T) {
+	for _, private := range []bool{false, true} {
+		private := private
+		t.Run(map[bool]string{false: "bus", true: "private"}[private], func(t *testing.T) {
+			leakCheck(t)
+			ctx := testCtx(t)
+			s := fakebus.New(t)
+			dial := s.Dial
+			if private {
+				dial = s.DialPrivate
+			}
+			c, err := dial(ctx, fastReconnect())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if err := s.Script("pending.slice", fakebus.Script{Delay: time.Hour}); err != nil {
+				t.Fatal(err)
+			}
+			pending, err := c.StartTransientUnit(ctx, "pending.slice", sdbus.ModeReplace, sliceProps())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.DropConnections()
+			if _, err := pending.Wait(ctx); !errors.Is(err, sdbus.ErrDisconnected) {
+				t.Fatalf("pending Wait = %v, want ErrDisconnected", err)
+			}
+			// Calls wait for the new connection and go through.
+			startSlice(ctx, t, c, "after.slice")
+			select {
+			case <-c.Done():
+				t.Fatal("a reconnecting Conn reported Done")
+			default:
+			}
+			// The job from before is still queued in the manager: Reconcile
+			// finds it and hands out a Job that gets its result.
+			r, err := c.Reconcile(ctx, "pending.slice")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Loaded || r.Job == nil || r.Job.ID() != pending.ID() {
+				t.Fatalf("Reconcile = %+v, want the pending job %d", r, pending.ID())
+			}
+			if !s.FinishJob(pending.ID(), sdbus.JobDone) {
+				t.Fatal("FinishJob")
+			}
+			if res, err := r.Job.Wait(ctx); res != sdbus.JobDone || err != nil {
+				t.Errorf("reconciled Wait = %q, %v", res, err)
+			}
+		})
+	}
+}
+
+// A job-creating call in flight when the connection drops is never
+// replayed: its outcome is reported as unknown, and Reconcile tells it.
+// StopUnit, which is idempotent, is sent again on the new connection.
+func TestReconnectNeverReplaysJobCalls(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t, fastReconnect())
+	if err := s.Script("inflight.slice", fakebus.Script{ReplyDelay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.StartTransientUnit(ctx, "inflight.slice", sdbus.ModeReplace, sliceProps())
+		errc <- err
+	}()
+	waitFor(t, func() bool { _, ok := s.Unit("inflight.slice"); return ok })
+	s.DropConnections()
+	err := <-errc
+	if !errors.Is(err, sdbus.ErrOutcomeUnknown) || !errors.Is(err, sdbus.ErrDisconnected) {
+		t.Fatalf("in-flight StartTransientUnit = %v, want ErrOutcomeUnknown", err)
+	}
+	r, err := c.Reconcile(ctx, "inflight.slice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Loaded {
+		t.Fatalf("Reconcile = %+v: the unit was created, the call reached the manager", r)
+	}
+	if r.Job != nil {
+		if _, err := r.Job.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A unit nobody created reconciles as not loaded: safe to start.
+	if r, err := c.Reconcile(ctx, "never.slice"); err != nil || r.Loaded || r.Job != nil {
+		t.Errorf("Reconcile(never.slice) = %+v, %v", r, err)
+	}
+
+	// StopUnit in flight is retried.
+	if err := s.Script("inflight.slice", fakebus.Script{ReplyDelay: 200 * time.Millisecond, Delay: 300 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	stopErr := make(chan error, 1)
+	go func() {
+		j, err := c.StopUnit(ctx, "inflight.slice", sdbus.ModeReplace)
+		if err == nil {
+			_, err = j.Wait(ctx)
+		}
+		stopErr <- err
+	}()
+	waitFor(t, func() bool { info, _ := s.Unit("inflight.slice"); return info.JobID != 0 })
+	s.DropConnections()
+	if err := <-stopErr; err != nil && !errors.Is(err, sdbus.ErrDisconnected) {
+		t.Fatalf("StopUnit across a reconnect = %v", err)
+	}
+	if _, err := c.WaitUnitState(ctx, "inflight.slice", func(st sdbus.UnitState) bool {
+		return st.ActiveState == sdbus.StateInactive && st.JobID == 0
+	}); err != nil {
+		t.Errorf("the unit did not stop: %v", err)
+	}
+}
+
+// With MaxAttempts, a Conn whose manager is gone for good gives up: Done
+// closes and calls fail with ErrDisconnected. Close during reconnecting
+// returns promptly and leaks nothing.
+func TestReconnectGivesUp(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s, err := fakebus.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Dial(ctx, sdbus.WithReconnect(sdbus.ReconnectPolicy{MinDelay: time.Millisecond, MaxAttempts: 3}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s.Close()
+	select {
+	case <-c.Done():
+	case <-ctx.Done():
+		t.Fatal("the Conn never gave up")
+	}
+	if _, err := c.GetUnit(ctx, "x.service"); !errors.Is(err, sdbus.ErrDisconnected) {
+		t.Errorf("call after giving up = %v, want ErrDisconnected", err)
+	}
+
+	s2 := fakebus.New(t)
+	c2, err := s2.Dial(ctx, sdbus.WithReconnect(sdbus.ReconnectPolicy{MinDelay: time.Hour}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.DropConnections()
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := c2.GetUnit(ctx, "-.slice") // waits for a reconnect that is an hour away
+		waiting <- err
+	}()
+	time.Sleep(10 * time.Millisecond)
+	began := time.Now()
+	if err := c2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waiting; !errors.Is(err, sdbus.ErrClosed) {
+		t.Errorf("call waiting for the reconnect = %v, want ErrClosed", err)
+	}
+	if d := time.Since(began); d > time.Second {
+		t.Errorf("Close took %v while reconnecting", d)
+	}
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	c3, err := s2.Dial(ctx, sdbus.WithReconnect(sdbus.ReconnectPolicy{MinDelay: time.Hour}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c3.Close()
+	s2.DropConnections()
+	if _, err := c3.GetUnit(short, "-.slice"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("call waiting with a short ctx = %v, want DeadlineExceeded", err)
+	}
+}
+
+// Cached answers about the manager are dropped on reconnect: it may have
+// been upgraded meanwhile.
+func TestReconnectForgetsVersion(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t, fastReconnect())
+	if v, err := c.Version(ctx); err != nil || v.Major != 252 {
+		t.Fatalf("Version = %v, %v", v, err)
+	}
+	if err := s.SetVersion("253.1"); err != nil {
+		t.Fatal(err)
+	}
+	s.DropConnections()
+	waitFor(t, func() bool {
+		v, err := c.Version(ctx)
+		return err == nil && v.Major == 253
+	})
+}
+
+func TestNewConnRefusesReconnect(t *testing.T) {
+	if _, err := sdbus.NewConn(context.Background(), nil, fastReconnect()); !errors.Is(err, sdbus.ErrInvalidArgs) {
+		t.Fatalf("NewConn with WithReconnect = %v", err)
+	}
+}
+
+// waitFor polls cond for up to five seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
