@@ -374,7 +374,7 @@ func (m *manager) loadLocked(name string) *unit {
 			u.load = "masked"
 		}
 		for _, p := range f.Properties {
-			u.props[p.Name] = p.Value
+			m.setPropLocked(u, p.Name, p.Value)
 		}
 		m.indexLocked(u)
 		return u
@@ -390,11 +390,24 @@ func (m *manager) addFileLocked(f UnitFile) error {
 	if err := sdbus.ValidateUnitName(f.Name); err != nil {
 		return fmt.Errorf("fakebus: unit file: %w", err)
 	}
-	for _, p := range f.Properties {
+	kind := f.Name[strings.LastIndexByte(f.Name, '.')+1:]
+	props := make([]sdbus.Property, len(f.Properties))
+	for i, p := range f.Properties {
 		if err := p.Err(); err != nil {
 			return fmt.Errorf("fakebus: unit file %s: %w", f.Name, err)
 		}
+		// The same checks as for transient units, on the value as it
+		// would arrive over the wire.
+		v, err := normalize(p.Value)
+		if err == nil {
+			_, err = m.checkPropsLocked(kind, []setProp{{p.Name, v}})
+		}
+		if err != nil {
+			return fmt.Errorf("fakebus: unit file %s: property %s: %v", f.Name, p.Name, err)
+		}
+		props[i] = sdbus.Property{Name: p.Name, Value: v}
 	}
+	f.Properties = props
 	m.files[f.Name] = f
 	return nil
 }

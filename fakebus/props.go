@@ -448,12 +448,17 @@ func normalize(v dbus.Variant) (dbus.Variant, error) {
 		}
 		return v, nil
 	}
-	wire, err := roundTrip(v)
-	if err != nil {
-		return v, err
-	}
-	if err := dbus.Store([]any{wire.Value()}, target); err != nil {
-		return v, err
+	// Values decoded from the wire hold structs as []any, which Store
+	// converts; a client library's own struct types need a trip over the
+	// wire first.
+	if err := dbus.Store([]any{v.Value()}, target); err != nil {
+		wire, err := roundTrip(v)
+		if err != nil {
+			return v, err
+		}
+		if err := dbus.Store([]any{wire.Value()}, target); err != nil {
+			return v, err
+		}
 	}
 	return dbus.MakeVariantWithSignature(reflect.ValueOf(target).Elem().Interface(), v.Signature()), nil
 }

@@ -1,0 +1,151 @@
+// Command fakesystemd serves fakebus, the fake systemd manager that speaks
+// the real D-Bus wire protocol, on unix sockets until it is stopped, so that
+// test suites in any language (Python, Rust, shell, Go with go-systemd) can
+// use it.
+//
+// Usage:
+//
+//	fakesystemd [--socket PATH] [--private-socket PATH] [--version STRING]
+//	            [--backport NAME]... [--script FILE] [--trace] [--print-address]
+//
+// Flags (one or two dashes):
+//
+//	--socket PATH          serve in bus mode, a stand-in for
+//	                       /run/dbus/system_bus_socket: clients call Hello and
+//	                       AddMatch as on a real system bus, and the manager is
+//	                       org.freedesktop.systemd1
+//	--private-socket PATH  serve peer-to-peer, like /run/systemd/private: no
+//	                       Hello, no bus names (busctl cannot use it: it always
+//	                       calls Hello)
+//	--version STRING       Manager.Version, and the systemd release the fake
+//	                       models: newer properties and methods are refused as
+//	                       that release refuses them (default 252.38-1~deb12u1,
+//	                       fakebus.DefaultVersion)
+//	--backport NAME        make a property or method newer than --version
+//	                       available, as distributions backport them (e.g.
+//	                       EffectiveMemoryMax); repeatable
+//	--script FILE          scripted job outcomes and unit files, in JSON (below)
+//	--trace                one line per message on stderr (below)
+//	--print-address        once every socket accepts connections, print its
+//	                       D-Bus address ("unix:path=/abs/path") on stdout, one
+//	                       per line, the bus socket first
+//
+// At least one of --socket and --private-socket is required. A socket file
+// already at either path is replaced. Nothing but the addresses is ever
+// written to stdout, so a parent can start the command, read one line per
+// socket and connect.
+//
+// SIGINT or SIGTERM stops the command: it closes every connection, removes
+// the socket files and exits with status 0. Errors are one line on stderr,
+// "fakesystemd: ...", printed before anything is served: exit status 2 for a
+// usage error (an unknown flag, no socket, an extra argument, a bad --version
+// or --backport), 1 for anything else (a script file that cannot be read or
+// is invalid, a socket that cannot be created).
+//
+// # Script files
+//
+// A script file is one JSON object. Unknown fields, typos included, are
+// errors; every field is optional, and "comment" fields are ignored:
+//
+//	{
+//	  "comment": "anything",
+//	  "scripts": [
+//	    {"pattern": "run-*.scope", "result": "failed", "unit_result": "exit-code",
+//	     "delay": "200ms", "reply_delay": "0s",
+//	     "faults": ["job-removed-before-reply", "duplicate-job-removed"]}
+//	  ],
+//	  "units": [
+//	    {"name": "app.service", "masked": false,
+//	     "properties": {"Type": "s 'oneshot'",
+//	                    "ExecStart": "a(sasb) [('/bin/true', ['/bin/true'], false)]",
+//	                    "MemoryMax": "t 536870912"}}
+//	  ],
+//	  "reload_duration": "0s"
+//	}
+//
+// Each entry of "scripts" is a fakebus.Script for the units whose names
+// match "pattern" (path.Match syntax), applied in order, a later entry
+// winning for the same unit, as Server.Script does:
+//
+//   - "result": the result of start, restart and reload jobs, whatever the
+//     unit would do: done, canceled, timeout, failed, dependency, skipped,
+//     invalid, assert, unsupported, collected, once or frozen. done leaves
+//     the unit active, failed and timeout leave it failed, others inactive.
+//   - "unit_result": the unit's Result after a scripted failed or timeout
+//     (success, protocol, timeout, exit-code, signal, core-dump, watchdog,
+//     start-limit-hit, resources, oom-kill, skip-condition; default
+//     exit-code, or timeout for "timeout"). Needs "result".
+//   - "delay": how long each job stays queued; "reply_delay": how late the
+//     method reply is sent. Go durations ("200ms", "1.5s").
+//   - "faults": misbehaviours (fakebus.Fault): job-removed-before-reply,
+//     duplicate-job-removed, forged-job-removed, wrong-path-job-removed,
+//     malformed-job-removed, drop-connection.
+//
+// Each entry of "units" is a fakebus.UnitFile: a unit StartUnit, LoadUnit
+// and friends find by name, "masked" to make starting it fail with
+// UnitMasked, and "properties" with the names and types StartTransientUnit
+// takes (the fake checks their syntax, not their names or types: a unit
+// file may say anything). "reload_duration" is how long each daemon-reload
+// lasts (Server.SetReloadDuration).
+//
+// Property values are "TYPE VALUE": a D-Bus signature of one complete type,
+// one space, and the value in GVariant text format: true/false, integers
+// (decimal, 0x hex, 0-prefixed octal), doubles, strings, object paths and signatures in '...' or
+// "..." with C escapes and \uXXXX, arrays [a, b], dictionaries {k: v},
+// structs (a, b) and variants <TYPE VALUE> (GVariant's <@TYPE VALUE> too):
+//
+//	"s 'oneshot'"   "b true"   "t 536870912"   "as ['a.service', 'b.service']"
+//	"a(sasb) [('/bin/sleep', ['/bin/sleep', '5'], false)]"   "a(ss) [('/dev/null', 'rw')]"
+//
+// An error names the file and the JSON path of the problem, for example:
+//
+//	fakesystemd: script.json: scripts[1].faults[0]: unknown fault "dup" (known: ...)
+//	fakesystemd: script.json: units[0].properties.MemoryMax: "t lots": column 3: want a uint64, got "lots"
+//
+// testdata/example.json in the source is a complete example.
+//
+// # Trace format
+//
+// With --trace, every message the fake bus receives from or delivers to a
+// client is one line on stderr:
+//
+//	DIR CLIENT KIND [NAME PATH] serial=N [reply_serial=N] [sender=S] [dest=D] (BODY)
+//
+// DIR is "->" for a message from the client, "<-" for one delivered to it.
+// CLIENT is the client's unique name (":1.3"), or "-" when it has none: on
+// the private socket, and for a bus client's Hello call. KIND is "call"
+// followed by INTERFACE.MEMBER and the object path, "signal" followed by the
+// same, "reply", or "error" followed by the error name. serial is the
+// message's serial on the client's connection, reply_serial the serial of
+// the call answered. sender and dest appear when the message has them and
+// they are not CLIENT. BODY is the message's arguments separated by ", ",
+// in the style of GVariant text: strings, object paths and signatures
+// quoted as in Go (so a line never breaks), numbers and booleans bare,
+// variants <v>, arrays [a, b], dictionaries {k: v} sorted by key, structs
+// (a, b). A body longer than 300 bytes is cut and ends with "..." instead
+// of ")". For example, an sdbus client starting a scope that a script
+// makes fail, then busctl starting a slice that exists:
+//
+//	-> - call org.freedesktop.DBus.Hello /org/freedesktop/DBus serial=1 dest=org.freedesktop.DBus ()
+//	<- :1.2 reply serial=1 reply_serial=1 sender=org.freedesktop.DBus (":1.2")
+//	-> :1.2 call org.freedesktop.systemd1.Manager.StartTransientUnit /org/freedesktop/systemd1 serial=7 dest=org.freedesktop.systemd1 ("run-t1.scope", "replace", [("PIDs", <[4242]>)], [])
+//	<- :1.2 reply serial=3 reply_serial=7 sender=:1.1 ("/org/freedesktop/systemd1/job/1")
+//	<- :1.2 signal org.freedesktop.systemd1.Manager.JobRemoved /org/freedesktop/systemd1 serial=4 sender=:1.1 (1, "/org/freedesktop/systemd1/job/1", "run-t1.scope", "failed")
+//	-> :1.5 call org.freedesktop.systemd1.Manager.StartTransientUnit /org/freedesktop/systemd1 serial=2 dest=org.freedesktop.systemd1 ("x.slice", "replace", [], [])
+//	<- :1.5 error org.freedesktop.systemd1.UnitExists serial=4 reply_serial=2 sender=:1.1 ("Unit x.slice was already loaded or has a fragment file.")
+//
+// Lines are written whole, never mixed. The messages a client sends are
+// traced in the order it sent them; messages delivered to it are traced as
+// they are queued, so two queued at nearly the same time by different
+// goroutines (a reply and a JobRemoved, say) may appear in either order,
+// whatever their order on the wire. Read stderr, or send it to a file,
+// while tracing: the fake stalls while a line cannot be written.
+//
+// # Example
+//
+//	fakesystemd --socket /tmp/t/bus --print-address &
+//	busctl --address=unix:path=/tmp/t/bus call org.freedesktop.systemd1 \
+//	    /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager \
+//	    StartTransientUnit 'ssa(sv)a(sa(sv))' x.slice replace 0 0
+//	# o "/org/freedesktop/systemd1/job/1"
+package main

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+const usage = `usage: fakesystemd (--socket PATH | --private-socket PATH)... [flags]
+
+Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
+
+  --socket PATH          serve in bus mode, like /run/dbus/system_bus_socket
+  --private-socket PATH  serve peer-to-peer, like /run/systemd/private
+  --version STRING       Manager.Version and the release modelled (default %s)
+  --backport NAME        a property or method the release lacks (repeatable)
+  --script FILE          JSON: scripted jobs and unit files (see go doc)
+  --trace                one line per message on stderr
+  --print-address        print the D-Bus addresses on stdout once serving
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// A second signal while shutting down kills the process.
+		<-ctx.Done()
+		stop()
+	}()
+	os.Exit(realMain(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// realMain runs the command and returns its exit status: 0, 1 for
+// failures, 2 for usage errors. Errors are one line on stderr.
+func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := run(ctx, args, stdout, stderr)
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, usage, fakebus.DefaultVersion)
+		return 0
+	}
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "fakesystemd: %s (see fakesystemd -h)\n", msg)
+		return 2
+	}
+	fmt.Fprintf(stderr, "fakesystemd: %s\n", msg)
+	return 1
+}
+
+// usageError is a problem with the command line.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// options are the parsed flags.
+type options struct {
+	socket, privateSocket string
+	version               string
+	backports             []string
+	script                string
+	trace, printAddress   bool
+}
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("fakesystemd", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&o.socket, "socket", "", "")
+	fs.StringVar(&o.privateSocket, "private-socket", "", "")
+	fs.StringVar(&o.version, "version", fakebus.DefaultVersion, "")
+	fs.Var((*stringList)(&o.backports), "backport", "")
+	fs.StringVar(&o.script, "script", "", "")
+	fs.BoolVar(&o.trace, "trace", false, "")
+	fs.BoolVar(&o.printAddress, "print-address", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return o, usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if o.socket == "" && o.privateSocket == "" {
+		return o, usagef("need --socket PATH, --private-socket PATH or both")
+	}
+	if o.socket != "" && o.privateSocket != "" && filepath.Clean(o.socket) == filepath.Clean(o.privateSocket) {
+		return o, usagef("--socket and --private-socket must be different paths")
+	}
+	if v, err := sdbus.ParseVersion(o.version); err != nil || v.Raw != o.version {
+		return o, usagef("invalid --version %q: want a systemd version such as %q", o.version, fakebus.DefaultVersion)
+	}
+	for _, b := range o.backports {
+		if b == "" || strings.ContainsAny(b, " \t\n,") {
+			return o, usagef("invalid --backport %q: want one property or method name", b)
+		}
+	}
+	return o, nil
+}
+
+// run serves the fake until ctx ends. Everything is validated before
+// anything is served.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
+	st := &setup{}
+	if o.script != "" {
+		if st, err = loadScript(o.script); err != nil {
+			return err
+		}
+	}
+	opts := []fakebus.Option{fakebus.WithVersion(o.version)}
+	if len(o.backports) > 0 {
+		opts = append(opts, fakebus.WithBackport(o.backports...))
+	}
+	for _, u := range st.Units {
+		opts = append(opts, fakebus.WithUnitFile(u))
+	}
+	if o.trace {
+		t := &tracer{w: stderr}
+		opts = append(opts, fakebus.WithTrace(t.event))
+	}
+	s, err := fakebus.Start(opts...)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for _, ps := range st.Scripts {
+		if err := s.Script(ps.Pattern, ps.Script); err != nil {
+			return err
+		}
+	}
+	s.SetReloadDuration(st.ReloadDuration)
+
+	var addrs []string
+	if o.socket != "" {
+		if err := s.ListenUnix(o.socket, false); err != nil {
+			return fmt.Errorf("--socket: %w", err)
+		}
+		addrs = append(addrs, unixAddress(o.socket))
+	}
+	if o.privateSocket != "" {
+		if err := s.ListenUnix(o.privateSocket, true); err != nil {
+			return fmt.Errorf("--private-socket: %w", err)
+		}
+		addrs = append(addrs, unixAddress(o.privateSocket))
+	}
+	if o.printAddress {
+		if _, err := io.WriteString(stdout, strings.Join(addrs, "\n")+"\n"); err != nil {
+			return fmt.Errorf("--print-address: %w", err)
+		}
+	}
+	<-ctx.Done()
+	return s.Close()
+}
+
+// unixAddress is the D-Bus address of the socket at path, absolute, with
+// the bytes D-Bus addresses cannot carry escaped.
+func unixAddress(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	var b strings.Builder
+	b.WriteString("unix:path=")
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_/.\\*", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return b.String()
+}

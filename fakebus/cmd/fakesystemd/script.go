@@ -1,0 +1,423 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+// scriptFile is the JSON document of --script. Scripts and units are
+// decoded element by element, so that errors name the element.
+type scriptFile struct {
+	Comment        string            `json:"comment"`
+	Scripts        []json.RawMessage `json:"scripts"`
+	Units          []json.RawMessage `json:"units"`
+	ReloadDuration string            `json:"reload_duration"`
+}
+
+type scriptJSON struct {
+	Comment    string `json:"comment"`
+	Pattern    string `json:"pattern"`
+	Result     string `json:"result"`
+	UnitResult string `json:"unit_result"`
+	Delay      string `json:"delay"`
+	ReplyDelay string `json:"reply_delay"`
+	// Faults are decoded one by one, so that errors name the element.
+	Faults []json.RawMessage `json:"faults"`
+}
+
+type unitJSON struct {
+	Comment    string          `json:"comment"`
+	Name       string          `json:"name"`
+	Masked     bool            `json:"masked"`
+	Properties json.RawMessage `json:"properties"`
+}
+
+// patternScript is one entry of "scripts", ready for Server.Script.
+type patternScript struct {
+	Pattern string
+	Script  fakebus.Script
+}
+
+// setup is what a script file configures.
+type setup struct {
+	Scripts        []patternScript
+	Units          []fakebus.UnitFile
+	ReloadDuration time.Duration
+}
+
+// faultNames maps the script file's fault names to fakebus's faults.
+var faultNames = map[string]fakebus.Fault{
+	"job-removed-before-reply": fakebus.FaultJobRemovedBeforeReply,
+	"duplicate-job-removed":    fakebus.FaultDuplicateJobRemoved,
+	"forged-job-removed":       fakebus.FaultForgedJobRemoved,
+	"wrong-path-job-removed":   fakebus.FaultWrongPathJobRemoved,
+	"malformed-job-removed":    fakebus.FaultMalformedJobRemoved,
+	"drop-connection":          fakebus.FaultDropConnection,
+}
+
+// jobResults are the results a script may give jobs.
+var jobResults = []sdbus.JobResult{
+	sdbus.JobDone, sdbus.JobCanceled, sdbus.JobTimeout, sdbus.JobFailed, sdbus.JobDependency, sdbus.JobSkipped,
+	sdbus.JobInvalid, sdbus.JobAssert, sdbus.JobUnsupported, sdbus.JobCollected, sdbus.JobOnce, sdbus.JobFrozen,
+}
+
+// unitResults are the values of the Result property of services and
+// scopes (systemd's service_result_table and scope_result_table).
+var unitResults = []string{
+	"success", "protocol", "timeout", "exit-code", "signal", "core-dump", "watchdog",
+	"start-limit-hit", "resources", "oom-kill", "skip-condition",
+}
+
+// pathError is an error in the element of a script file at path.
+type pathError struct {
+	path string // e.g. "scripts[1].faults[0]"; "" for the whole document
+	msg  string
+}
+
+func (e *pathError) Error() string {
+	if e.path == "" {
+		return e.msg
+	}
+	return e.path + ": " + e.msg
+}
+
+func errAt(path, format string, args ...any) error {
+	return &pathError{path, fmt.Sprintf(format, args...)}
+}
+
+// loadScript reads and validates a script file. Errors start with the file
+// name and name the JSON path of the problem.
+func loadScript(name string) (*setup, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("script: %w", err)
+	}
+	st, err := parseScript(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return st, nil
+}
+
+// parseScript decodes and validates a script file's contents.
+func parseScript(data []byte) (*setup, error) {
+	var f scriptFile
+	if err := decodeStrict(data, "", &f); err != nil {
+		return nil, err
+	}
+	st := &setup{}
+	var err error
+	if st.ReloadDuration, err = parseDuration("reload_duration", f.ReloadDuration); err != nil {
+		return nil, err
+	}
+	for i, raw := range f.Scripts {
+		ps, err := parseScriptEntry(fmt.Sprintf("scripts[%d]", i), raw)
+		if err != nil {
+			return nil, err
+		}
+		st.Scripts = append(st.Scripts, ps)
+	}
+	seen := map[string]int{}
+	for i, raw := range f.Units {
+		p := fmt.Sprintf("units[%d]", i)
+		u, err := parseUnit(p, raw)
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := seen[u.Name]; dup {
+			return nil, errAt(p+".name", "unit %q is already defined by units[%d]", u.Name, j)
+		}
+		seen[u.Name] = i
+		st.Units = append(st.Units, u)
+	}
+	return st, nil
+}
+
+// decodeStrict decodes one JSON value into v, refusing unknown fields and
+// trailing data, and words errors with the JSON path p.
+func decodeStrict(data []byte, p string, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(data, p, err)
+	}
+	rest := data[dec.InputOffset():]
+	if trimmed := bytes.TrimLeft(rest, " \t\r\n"); len(trimmed) > 0 {
+		line, col := position(data, int64(len(data)-len(trimmed)))
+		return errAt(p, "line %d, column %d: unexpected data after the JSON object", line, col)
+	}
+	return nil
+}
+
+// jsonError words an encoding/json error with the path of the element
+// being decoded.
+func jsonError(data []byte, p string, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return errAt(p, "empty document: want a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errAt(p, "unexpected end of JSON input")
+	case errors.As(err, &se):
+		// Offset counts the offending byte.
+		line, col := position(data, se.Offset-1)
+		return errAt(p, "line %d, column %d: %s", line, col, strings.TrimPrefix(se.Error(), "json: "))
+	case errors.As(err, &te):
+		if te.Field != "" {
+			p = joinPath(p, te.Field)
+		}
+		return errAt(p, "want %s, got %s", jsonKind(te.Type), article(te.Value))
+	}
+	return errAt(p, "%s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func joinPath(p, field string) string {
+	if p == "" {
+		return field
+	}
+	return p + "." + field
+}
+
+// jsonKind names the JSON value a Go type is decoded from.
+func jsonKind(t reflect.Type) string {
+	if t == reflect.TypeOf(json.RawMessage{}) {
+		return "a JSON value"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return t.String()
+}
+
+func article(jsonType string) string {
+	switch jsonType {
+	case "object", "array":
+		return "an " + jsonType
+	case "bool":
+		return "a boolean"
+	case "":
+		return "something else"
+	}
+	return "a " + jsonType
+}
+
+// position turns a byte offset into a 1-based line and column.
+func position(data []byte, off int64) (line, col int) {
+	off = max(0, min(off, int64(len(data))))
+	before := data[:off]
+	line = 1 + bytes.Count(before, []byte("\n"))
+	col = 1 + len(before) - (bytes.LastIndexByte(before, '\n') + 1)
+	return line, col
+}
+
+func parseDuration(p, s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, errAt(p, "invalid duration %q (want a Go duration such as \"200ms\" or \"1.5s\")", s)
+	}
+	if d < 0 {
+		return 0, errAt(p, "negative duration %q", s)
+	}
+	return d, nil
+}
+
+func parseScriptEntry(p string, raw json.RawMessage) (patternScript, error) {
+	var j scriptJSON
+	if err := decodeStrict(raw, p, &j); err != nil {
+		return patternScript{}, err
+	}
+	if j.Pattern == "" {
+		return patternScript{}, errAt(p+".pattern", "missing: want a unit name pattern such as \"run-*.scope\"")
+	}
+	if _, err := path.Match(j.Pattern, ""); err != nil {
+		return patternScript{}, errAt(p+".pattern", "invalid pattern %q: %v", j.Pattern, err)
+	}
+	var sc fakebus.Script
+	if j.Result != "" {
+		r := sdbus.JobResult(j.Result)
+		if !r.Known() {
+			return patternScript{}, errAt(p+".result", "unknown job result %q (known: %s)", j.Result, joinResults())
+		}
+		sc.Result = r
+	}
+	if j.UnitResult != "" {
+		if sc.Result != sdbus.JobFailed && sc.Result != sdbus.JobTimeout {
+			return patternScript{}, errAt(p+".unit_result", "needs \"result\": \"failed\" or \"timeout\"")
+		}
+		if !contains(unitResults, j.UnitResult) {
+			return patternScript{}, errAt(p+".unit_result", "unknown unit result %q (known: %s)", j.UnitResult, strings.Join(unitResults, ", "))
+		}
+		sc.UnitResult = j.UnitResult
+	}
+	var err error
+	if sc.Delay, err = parseDuration(p+".delay", j.Delay); err != nil {
+		return patternScript{}, err
+	}
+	if sc.ReplyDelay, err = parseDuration(p+".reply_delay", j.ReplyDelay); err != nil {
+		return patternScript{}, err
+	}
+	for i, raw := range j.Faults {
+		fp := fmt.Sprintf("%s.faults[%d]", p, i)
+		var name string
+		if err := decodeStrict(raw, fp, &name); err != nil {
+			return patternScript{}, err
+		}
+		f, ok := faultNames[name]
+		if !ok {
+			return patternScript{}, errAt(fp, "unknown fault %q (known: %s)", name, joinFaults())
+		}
+		sc.Faults |= f
+	}
+	return patternScript{j.Pattern, sc}, nil
+}
+
+func parseUnit(p string, raw json.RawMessage) (fakebus.UnitFile, error) {
+	var j unitJSON
+	if err := decodeStrict(raw, p, &j); err != nil {
+		return fakebus.UnitFile{}, err
+	}
+	if j.Name == "" {
+		return fakebus.UnitFile{}, errAt(p+".name", "missing: want a unit name such as \"app.service\"")
+	}
+	if err := sdbus.ValidateUnitName(j.Name); err != nil {
+		return fakebus.UnitFile{}, errAt(p+".name", "invalid unit name %q", j.Name)
+	}
+	props, err := parseProperties(p+".properties", j.Properties)
+	if err != nil {
+		return fakebus.UnitFile{}, err
+	}
+	return fakebus.UnitFile{Name: j.Name, Properties: props, Masked: j.Masked}, nil
+}
+
+// parseProperties reads the "properties" object in file order, refusing
+// duplicate names, and parses each "TYPE VALUE".
+func parseProperties(p string, raw json.RawMessage) ([]sdbus.Property, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, jsonError(raw, p, err)
+	}
+	if tok == nil {
+		return nil, nil // null
+	}
+	if tok != json.Delim('{') {
+		return nil, errAt(p, "want an object of \"Name\": \"TYPE VALUE\", got %s", tokenKind(tok))
+	}
+	var props []sdbus.Property
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, jsonError(raw, p, err)
+		}
+		name := tok.(string) // object keys are strings
+		pp := p + "." + name
+		if !validPropertyName(name) {
+			return nil, errAt(p, "invalid property name %q", name)
+		}
+		if seen[name] {
+			return nil, errAt(pp, "duplicate property")
+		}
+		seen[name] = true
+		tok, err = dec.Token()
+		if err != nil {
+			return nil, jsonError(raw, pp, err)
+		}
+		text, ok := tok.(string)
+		if !ok {
+			return nil, errAt(pp, "want a string \"TYPE VALUE\" such as \"t 536870912\", got %s", tokenKind(tok))
+		}
+		v, err := parseTyped(text)
+		if err != nil {
+			return nil, errAt(pp, "%q: %v", text, err)
+		}
+		props = append(props, sdbus.Property{Name: name, Value: v})
+	}
+	return props, nil
+}
+
+// validPropertyName reports whether s is a D-Bus member name as systemd's
+// property names are: letters, digits and underscores, not starting with a
+// digit.
+func validPropertyName(s string) bool {
+	if s == "" || len(s) > 255 || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func tokenKind(tok json.Token) string {
+	switch tok.(type) {
+	case json.Delim:
+		if tok == json.Delim('[') {
+			return "an array"
+		}
+		return "an object"
+	case bool:
+		return "a boolean"
+	case json.Number, float64:
+		return "a number"
+	case nil:
+		return "null"
+	}
+	return "a string"
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func joinFaults() string {
+	names := make([]string, 0, len(faultNames))
+	for n := range faultNames {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func joinResults() string {
+	names := make([]string, len(jobResults))
+	for i, r := range jobResults {
+		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+func msg(typ dbus.Type, headers map[dbus.HeaderField]any, body ...any) *dbus.Message {
+	m := &dbus.Message{Type: typ, Headers: map[dbus.HeaderField]dbus.Variant{}, Body: body}
+	for f, v := range headers {
+		m.Headers[f] = dbus.MakeVariant(v)
+	}
+	return m
+}
+
+func TestTraceLine(t *testing.T) {
+	type prop struct {
+		Name  string
+		Value dbus.Variant
+	}
+	long := strings.Repeat("x", 400)
+	tests := []struct {
+		name string
+		e    fakebus.Event
+		want string
+	}{
+		{"call", fakebus.Event{In: true, Client: ":1.3", Serial: 7, Msg: msg(dbus.TypeMethodCall, map[dbus.HeaderField]any{
+			dbus.FieldPath: dbus.ObjectPath("/org/freedesktop/systemd1"), dbus.FieldInterface: "org.freedesktop.systemd1.Manager",
+			dbus.FieldMember: "StartTransientUnit", dbus.FieldDestination: "org.freedesktop.systemd1", dbus.FieldSender: ":1.3",
+		}, "x.slice", "replace", []prop{{"Description", dbus.MakeVariant("d")}, {"PIDs", dbus.MakeVariant([]uint32{1, 2})}},
+			[]any{})},
+			`-> :1.3 call org.freedesktop.systemd1.Manager.StartTransientUnit /org/freedesktop/systemd1 serial=7 dest=org.freedesktop.systemd1 ("x.slice", "replace", [("Description", <"d">), ("PIDs", <[1, 2]>)], ())`},
+		{"decoded structs", fakebus.Event{In: true, Client: ":1.3", Serial: 8, Msg: msg(dbus.TypeMethodCall, map[dbus.HeaderField]any{
+			dbus.FieldPath: dbus.ObjectPath("/"), dbus.FieldMember: "M",
+		}, [][]any{{"ExecStart", dbus.MakeVariant([][]any{{"/bin/true", []string{"/bin/true"}, false}})}})},
+			`-> :1.3 call M / serial=8 ([("ExecStart", <[("/bin/true", ["/bin/true"], false)]>)])`},
+		{"reply", fakebus.Event{Client: ":1.3", Serial: 2, Msg: msg(dbus.TypeMethodReply, map[dbus.HeaderField]any{
+			dbus.FieldReplySerial: uint32(7), dbus.FieldSender: ":1.1", dbus.FieldDestination: ":1.3",
+		}, dbus.ObjectPath("/org/freedesktop/systemd1/job/1"))},
+			`<- :1.3 reply serial=2 reply_serial=7 sender=:1.1 ("/org/freedesktop/systemd1/job/1")`},
+		{"error", fakebus.Event{Client: ":1.3", Serial: 3, Msg: msg(dbus.TypeError, map[dbus.HeaderField]any{
+			dbus.FieldReplySerial: uint32(8), dbus.FieldErrorName: "org.freedesktop.systemd1.UnitExists", dbus.FieldSender: ":1.1",
+		}, "Unit x.slice was\nalready loaded.")},
+			`<- :1.3 error org.freedesktop.systemd1.UnitExists serial=3 reply_serial=8 sender=:1.1 ("Unit x.slice was\nalready loaded.")`},
+		{"signal on the private socket", fakebus.Event{Serial: 4, Msg: msg(dbus.TypeSignal, map[dbus.HeaderField]any{
+			dbus.FieldPath: dbus.ObjectPath("/org/freedesktop/systemd1"), dbus.FieldInterface: "org.freedesktop.systemd1.Manager",
+			dbus.FieldMember: "JobRemoved", dbus.FieldSender: "org.freedesktop.systemd1",
+		}, uint32(1), dbus.ObjectPath("/org/freedesktop/systemd1/job/1"), "x.slice", "done")},
+			`<- - signal org.freedesktop.systemd1.Manager.JobRemoved /org/freedesktop/systemd1 serial=4 sender=org.freedesktop.systemd1 (1, "/org/freedesktop/systemd1/job/1", "x.slice", "done")`},
+		{"maps sorted, values of every kind", fakebus.Event{Client: ":1.9", Serial: 5, Msg: msg(dbus.TypeMethodReply, map[dbus.HeaderField]any{
+			dbus.FieldReplySerial: uint32(1),
+		}, map[string]dbus.Variant{"b": dbus.MakeVariant(int32(-1)), "a": dbus.MakeVariant(1.5)}, true, byte(7),
+			dbus.ParseSignatureMust("a{sv}"), []byte{1, 2}, nil)},
+			`<- :1.9 reply serial=5 reply_serial=1 ({"a": <1.5>, "b": <-1>}, true, 7, "a{sv}", [1, 2], nil)`},
+		{"long body cut", fakebus.Event{Client: ":1.9", Serial: 6, Msg: msg(dbus.TypeMethodReply, nil, long, []string{"a", "b"})},
+			`<- :1.9 reply serial=6 ("` + long[:maxBody-2] + `...`},
+		{"no body", fakebus.Event{In: true, Serial: 1, Msg: msg(dbus.TypeMethodCall, map[dbus.HeaderField]any{
+			dbus.FieldPath: dbus.ObjectPath("/org/freedesktop/DBus"), dbus.FieldInterface: "org.freedesktop.DBus", dbus.FieldMember: "Hello",
+			dbus.FieldDestination: "org.freedesktop.DBus",
+		})},
+			`-> - call org.freedesktop.DBus.Hello /org/freedesktop/DBus serial=1 dest=org.freedesktop.DBus ()`},
+	}
+	for _, tt := range tests {
+		got := traceLine(tt.e)
+		if diff := cmp.Diff(tt.want+"\n", got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+		if strings.Count(got, "\n") != 1 {
+			t.Errorf("%s: not one line: %q", tt.name, got)
+		}
+	}
+}
+
+func TestFormatBodyCutsAtRune(t *testing.T) {
+	s := formatBody([]any{strings.Repeat("é", 200)}, 10)
+	if s != `("éééé...` {
+		t.Errorf("got %q", s)
+	}
+}
+
+// TestTracerConcurrent writes from many goroutines: lines must not mix.
+func TestTracerConcurrent(t *testing.T) {
+	var b lockedBuffer
+	tr := &tracer{w: &b}
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 100; j++ {
+				tr.event(fakebus.Event{Client: ":1.1", Msg: msg(dbus.TypeMethodReply, nil, strings.Repeat("y", 100))})
+			}
+		}()
+	}
+	wg.Wait()
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 800 {
+		t.Fatalf("%d lines, want 800", len(lines))
+	}
+	for _, l := range lines {
+		if !traceRE.MatchString(l) {
+			t.Fatalf("mixed line %q", l)
+		}
+	}
+}
