@@ -67,6 +67,10 @@ type Conn struct {
 	// wg counts the goroutines the Conn starts; Close waits for them.
 	wg sync.WaitGroup
 
+	// slots holds a token for each call awaiting its reply (see
+	// WithMaxPendingCalls).
+	slots chan struct{}
+
 	// mu guards closed, up, version, versionOK and features. It is never
 	// held across a D-Bus call or a blocking channel operation.
 	mu        sync.Mutex
@@ -106,6 +110,20 @@ type config struct {
 	dial        func(ctx context.Context) (io.ReadWriteCloser, error)
 	interactive bool
 	reconnect   *ReconnectPolicy
+	maxPending  int
+}
+
+// DefaultMaxPendingCalls is how many calls a Conn has waiting for replies
+// at once unless WithMaxPendingCalls says otherwise: half of dbus-daemon's
+// max_replies_per_connection on the system bus (128), which refuses more
+// with org.freedesktop.DBus.Error.LimitsExceeded.
+const DefaultMaxPendingCalls = 64
+
+// WithMaxPendingCalls bounds the calls a Conn has waiting for their replies
+// at once; further calls wait their turn (bounded by their ctx) instead of
+// being refused by the bus. n <= 0 means DefaultMaxPendingCalls.
+func WithMaxPendingCalls(n int) Option {
+	return func(c *config) { c.maxPending = n }
 }
 
 // WithUID sets the uid whose user bus ConnectUser finds at
@@ -142,6 +160,9 @@ func newConfig(opts []Option) config {
 	cfg := config{uid: os.Geteuid()}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.maxPending <= 0 {
+		cfg.maxPending = DefaultMaxPendingCalls
 	}
 	return cfg
 }
@@ -201,7 +222,8 @@ func Connect(ctx context.Context, address string, opts ...Option) (*Conn, error)
 }
 
 func newConn(cfg config, address string) *Conn {
-	c := &Conn{cfg: cfg, address: address, p2p: cfg.p2p, done: make(chan struct{}), up: make(chan struct{})}
+	c := &Conn{cfg: cfg, address: address, p2p: cfg.p2p, done: make(chan struct{}), up: make(chan struct{}),
+		slots: make(chan struct{}, cfg.maxPending)}
 	c.stop, c.cancelStop = context.WithCancel(context.Background())
 	return c
 }
@@ -467,6 +489,26 @@ func (c *Conn) current(ctx context.Context, op, unit string) (*session, error) {
 		}
 	}
 }
+
+// acquire takes a call slot, waiting for one while the Conn has
+// WithMaxPendingCalls calls in flight.
+func (c *Conn) acquire(ctx context.Context, op, unit string) error {
+	select {
+	case c.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case c.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return &Error{Op: op, Unit: unit, Message: "waiting for one of the calls in flight to end", Err: ctx.Err()}
+	case <-c.stop.Done():
+		return &Error{Op: op, Unit: unit, Err: ErrClosed}
+	}
+}
+
+func (c *Conn) release() { <-c.slots }
 
 func (c *Conn) givenUp() bool {
 	select {

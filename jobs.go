@@ -581,10 +581,12 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 			select {
 			case <-call.Done: // the reply won the race after all
 			default:
-				if !c.goTracked(func() { c.cancelLateJob(s, ticket, call) }) {
+				err := &Error{Op: op, Unit: unit, Message: "no reply before the context ended; the job, if created, will be canceled", Err: ctx.Err()}
+				if !c.goTracked(func() { defer c.release(); c.cancelLateJob(s, ticket, call) }) {
 					s.jobs.end(ticket)
+					return err
 				}
-				return &Error{Op: op, Unit: unit, Message: "no reply before the context ended; the job, if created, will be canceled", Err: ctx.Err()}
+				return slotHandedOver{err}
 			}
 		}
 		var path dbus.ObjectPath

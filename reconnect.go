@@ -129,7 +129,15 @@ func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(
 		if err != nil {
 			return err
 		}
+		if err := c.acquire(ctx, op, unit); err != nil {
+			return err
+		}
 		err = f(s)
+		if h, ok := err.(slotHandedOver); ok {
+			err = h.error
+		} else {
+			c.release()
+		}
 		if err == nil {
 			return nil
 		}
@@ -147,6 +155,13 @@ func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(
 		}
 	}
 }
+
+// slotHandedOver marks an error from a call whose slot stays taken after
+// it returned: a job call abandoned by its ctx, whose late reply a
+// Conn-owned goroutine receives and which releases the slot then.
+type slotHandedOver struct{ error }
+
+func (e slotHandedOver) Unwrap() error { return e.error }
 
 // idempotentMethods are the Manager methods that may be sent again when
 // the connection dropped before their reply.

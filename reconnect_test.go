@@ -3,6 +3,7 @@ package sdbus_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -228,5 +229,56 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 5s")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// dbus-daemon refuses more than 128 pending replies per connection
+// (LimitsExceeded; fakebus does the same). A Conn keeps its calls in
+// flight below that and queues the rest.
+func TestPendingCallsBounded(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	if err := s.Script("slowreply-*", fakebus.Script{ReplyDelay: 50 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	c := s.Conn(t)
+	errs := make(chan error, 300)
+	for i := 0; i < 300; i++ {
+		i := i
+		go func() {
+			j, err := c.StartTransientUnit(ctx, fmt.Sprintf("slowreply-%d.slice", i), sdbus.ModeReplace, sliceProps())
+			if err == nil {
+				_, err = j.Wait(ctx)
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 300; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Without the bound, the bus refuses.
+	raw := s.Conn(t, sdbus.WithMaxPendingCalls(500))
+	var refused int
+	for i := 0; i < 300; i++ {
+		i := i
+		go func() {
+			_, err := raw.StartTransientUnit(ctx, fmt.Sprintf("slowreply-raw-%d.slice", i), sdbus.ModeReplace, sliceProps())
+			errs <- err
+		}()
+	}
+	for i := 0; i < 300; i++ {
+		if err := <-errs; err != nil {
+			var se *sdbus.Error
+			if !errors.As(err, &se) || se.Name != "org.freedesktop.DBus.Error.LimitsExceeded" {
+				t.Fatalf("err = %v", err)
+			}
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Error("300 concurrent calls on one connection were all accepted; the bus should refuse beyond 128")
 	}
 }

@@ -106,6 +106,10 @@ type Config struct {
 	// Trace, if non-nil, is called for every message the bus delivers or receives (both directions), from the
 	// goroutine that routes it; it must not block for long. Used for a `--trace` call log.
 	Trace func(Event)
+	// MaxPendingReplies limits the calls a BusMode connection may have waiting for the service's reply, as
+	// dbus-daemon's max_replies_per_connection does (128 in the system bus's configuration); one more is
+	// refused with org.freedesktop.DBus.Error.LimitsExceeded. 0 means 128; negative means no limit.
+	MaxPendingReplies int
 	// PeerSender, if set, is the SENDER of every message the service sends on a PeerMode connection.
 	// systemd sets it to "org.freedesktop.systemd1" on its private socket (sd_bus_set_sender).
 	PeerSender string

@@ -19,6 +19,7 @@ type Call struct {
 	dest    string      // the call's DESTINATION
 	serial  uint32      // the call's serial, for REPLY_SERIAL
 	replied atomic.Bool // set by the first Reply/ReplyError
+	counted bool        // counted in Peer.pendingReplies until replied
 }
 
 // NoReply reports whether the caller set NO_REPLY_EXPECTED (then Reply and
@@ -65,7 +66,13 @@ func (c *Call) ReplyError(name string, body ...any) {
 
 // claim reports whether this is the first reply to a call expecting one.
 func (c *Call) claim() bool {
-	return !c.NoReply() && c.replied.CompareAndSwap(false, true)
+	if c.NoReply() || !c.replied.CompareAndSwap(false, true) {
+		return false
+	}
+	if c.counted {
+		c.Peer.pendingReplies.Add(-1)
+	}
+	return true
 }
 
 // routing returns the DESTINATION and SENDER of a reply.

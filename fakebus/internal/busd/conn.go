@@ -22,6 +22,9 @@ type Peer struct {
 	uid, pid  uint32
 
 	unique atomic.Pointer[string] // set once by Hello (BusMode)
+	// pendingReplies counts calls to the service awaiting a reply
+	// (BusMode), for Config.MaxPendingReplies.
+	pendingReplies atomic.Int64
 
 	done       chan struct{} // closed when the connection has ended
 	writerDone chan struct{} // closed when the writer goroutine exits

@@ -95,7 +95,27 @@ func (b *Bus) serviceCall(p *Peer, m *inMsg) {
 		c.ReplyError(errUnknownMethod, unknownMethodText(&m.header))
 		return
 	}
+	if p.mode == BusMode && !c.NoReply() && b.maxPendingReplies() > 0 {
+		if n := p.pendingReplies.Add(1); n > int64(b.maxPendingReplies()) {
+			p.pendingReplies.Add(-1)
+			c.ReplyError(errLimitsExceeded, "The maximum number of pending replies per connection has been reached")
+			return
+		}
+		c.counted = true
+	}
 	b.cfg.Handler.HandleCall(c)
+}
+
+// maxPendingReplies is Config.MaxPendingReplies with its default.
+func (b *Bus) maxPendingReplies() int {
+	switch n := b.cfg.MaxPendingReplies; {
+	case n == 0:
+		return 128
+	case n < 0:
+		return 0
+	default:
+		return n
+	}
 }
 
 // peerMethod answers org.freedesktop.DBus.Peer.

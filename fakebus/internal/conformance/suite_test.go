@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -89,7 +91,11 @@ var cases = []suiteCase{
 	{name: "EffectiveLimitsFromSlice", run: testEffectiveLimits},
 	{name: "FeatureProbes", run: testFeatureProbes},
 	{name: "FreezeThaw", run: testFreezeThaw},
+	{name: "ReloadAndReexecUnderManyJobs", run: testReloadReexecMany},
+	{name: "ForgedJobRemovedFromAnotherClient", run: testForgedFromClient},
+	{name: "ConcurrentUnitsWithCancellations", run: testConcurrentCancellations},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
+	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 }
 
 // runSuite runs every case against b and logs the counts.
@@ -860,5 +866,267 @@ func testFreezeThaw(t *testing.T, e *env) {
 	inactive := e.unit("freeze-inactive", "slice")
 	if err := e.c.FreezeUnit(e.ctx, inactive); err == nil {
 		t.Errorf("FreezeUnit of a unit that is not loaded succeeded")
+	}
+}
+
+// observer collects the JobRemoved signals systemd sends, on a raw godbus
+// connection of its own: the oracle for what systemd reported.
+type observer struct {
+	mu      sync.Mutex
+	results map[dbus.ObjectPath]string
+	forged  int // JobRemoved signals from anyone but systemd
+}
+
+func observe(t *testing.T, e *env) *observer {
+	t.Helper()
+	raw := e.rawBus(t, dbus.WithSignalHandler(dbus.NewSequentialSignalHandler()))
+	o := &observer{results: map[dbus.ObjectPath]string{}}
+	ch := make(chan *dbus.Signal, 1024)
+	raw.Signal(ch)
+	// No sender in the rule: the observer also sees forgeries.
+	if err := raw.AddMatchSignalContext(e.ctx, dbus.WithMatchInterface("org.freedesktop.systemd1.Manager"),
+		dbus.WithMatchMember("JobRemoved")); err != nil {
+		t.Fatal(err)
+	}
+	// The owner of org.freedesktop.systemd1 changes on daemon-reexec.
+	if err := raw.AddMatchSignalContext(e.ctx, dbus.WithMatchSender("org.freedesktop.DBus"),
+		dbus.WithMatchMember("NameOwnerChanged"), dbus.WithMatchArg(0, "org.freedesktop.systemd1")); err != nil {
+		t.Fatal(err)
+	}
+	var owner string
+	if err := raw.BusObject().CallWithContext(e.ctx, "org.freedesktop.DBus.GetNameOwner", 0, "org.freedesktop.systemd1").Store(&owner); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").CallWithContext(e.ctx,
+		"org.freedesktop.systemd1.Manager.Subscribe", 0).Store(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for sig := range ch {
+			if sig.Name == "org.freedesktop.DBus.NameOwnerChanged" && len(sig.Body) == 3 {
+				if o, ok := sig.Body[2].(string); ok && o != "" {
+					owner = o
+				}
+				continue
+			}
+			if len(sig.Body) != 4 {
+				continue
+			}
+			path, _ := sig.Body[1].(dbus.ObjectPath)
+			res, _ := sig.Body[3].(string)
+			o.mu.Lock()
+			if sig.Sender == owner {
+				o.results[path] = res
+			} else {
+				o.forged++
+			}
+			o.mu.Unlock()
+		}
+	}()
+	return o
+}
+
+func (o *observer) result(t *testing.T, e *env, path dbus.ObjectPath) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		o.mu.Lock()
+		r, ok := o.results[path]
+		o.mu.Unlock()
+		if ok {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the observer never saw JobRemoved for %s", path)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// daemon-reload and daemon-reexec while several jobs are pending: every
+// result still arrives, and is the one systemd reports.
+func testReloadReexecMany(t *testing.T, e *env) {
+	obs := observe(t, e)
+	type pending struct {
+		job  *sdbus.Job
+		want sdbus.JobResult
+	}
+	var jobs []pending
+	for i := 0; i < 6; i++ {
+		name := e.unit("many", "service")
+		cleanup(t, e, name)
+		argv, want := []string{"/bin/sleep", "1"}, sdbus.JobDone
+		if i%3 == 2 {
+			argv, want = []string{"/bin/sh", "-c", "exit 3"}, sdbus.JobFailed
+		}
+		jobs = append(jobs, pending{start(t, e, e.c, name, oneshot(argv...)), want})
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Reexecute(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range jobs {
+		wait(t, e, p.job, p.want)
+		if got := obs.result(t, e, p.job.Path()); got != string(p.want) {
+			t.Errorf("systemd reported %q for %s, sdbus %q", got, p.job.Unit(), p.want)
+		}
+	}
+}
+
+// Another client on the bus sends a JobRemoved with a pending job's path
+// and a made-up result. The observer, which listens to anyone, sees it;
+// sdbus ignores it and reports the real result.
+func testForgedFromClient(t *testing.T, e *env) {
+	obs := observe(t, e)
+	name := e.unit("forged", "service")
+	cleanup(t, e, name)
+	j := start(t, e, e.c, name, oneshot("/bin/sleep", "0.5"))
+	forger := e.rawBus(t)
+	for _, result := range []string{"failed", "canceled"} {
+		if err := forger.Emit("/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager.JobRemoved",
+			j.ID(), j.Path(), name, result); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait(t, e, j, sdbus.JobDone)
+	obs.mu.Lock()
+	forged := obs.forged
+	obs.mu.Unlock()
+	if forged != 2 {
+		t.Errorf("the observer saw %d forged signals, want 2: the forgery did not reach the bus", forged)
+	}
+}
+
+// 200 transient units started at once, a third of their jobs canceled and
+// a third replaced by stop jobs, at random: every Wait returns exactly the
+// result systemd reported (seen by an independent observer).
+func testConcurrentCancellations(t *testing.T, e *env) {
+	obs := observe(t, e)
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	const n = 200
+	type outcome struct {
+		job  *sdbus.Job
+		got  sdbus.JobResult
+		stop *sdbus.Job
+	}
+	outs := make([]outcome, n)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []string
+	for i := 0; i < n; i++ {
+		i := i
+		r := rand.New(rand.NewSource(seed + int64(i)))
+		name := e.unit("storm", "service")
+		cleanup(t, e, name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fail := func(format string, args ...any) {
+				mu.Lock()
+				failures = append(failures, fmt.Sprintf(format, args...))
+				mu.Unlock()
+			}
+			j, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, oneshot("/bin/sleep", "0.3"))
+			if err != nil {
+				fail("start %s: %v", name, err)
+				return
+			}
+			outs[i].job = j
+			time.Sleep(time.Duration(r.Intn(100)) * time.Millisecond)
+			switch r.Intn(3) {
+			case 0:
+				if err := j.Cancel(e.ctx); err != nil {
+					fail("cancel %s: %v", name, err)
+				}
+			case 1:
+				s, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
+				if err != nil {
+					fail("stop %s: %v", name, err)
+				} else {
+					outs[i].stop = s
+				}
+			}
+			res, err := j.Wait(e.ctx)
+			if res == "" {
+				fail("wait %s: %v", name, err)
+			}
+			outs[i].got = res
+			if outs[i].stop != nil {
+				if _, err := outs[i].stop.Wait(e.ctx); err != nil {
+					fail("stop wait %s: %v", name, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, f := range failures {
+		t.Error(f)
+	}
+	counts := map[sdbus.JobResult]int{}
+	for _, o := range outs {
+		if o.job == nil {
+			continue
+		}
+		counts[o.got]++
+		if want := obs.result(t, e, o.job.Path()); string(o.got) != want {
+			t.Errorf("%s: sdbus reported %q, systemd %q", o.job.Unit(), o.got, want)
+		}
+	}
+	t.Logf("results of %d jobs: %v", n, counts)
+}
+
+// dbus-daemon killed under pending waits: every wait ends with
+// ErrDisconnected within a second, on a plain Conn and on a reconnecting
+// one; once the bus is back, the reconnecting Conn works again by itself
+// and can reconcile the jobs whose results it missed.
+func testBusKilledReconnect(t *testing.T, e *env) {
+	rc, err := sdbus.ConnectSystem(e.ctx, sdbus.WithReconnect(sdbus.ReconnectPolicy{MinDelay: 20 * time.Millisecond, MaxDelay: 200 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	var jobs []*sdbus.Job
+	for i := 0; i < 10; i++ {
+		name := e.unit("killed", "service")
+		cleanup(t, e, name)
+		c := e.c
+		if i%2 == 1 {
+			c = rc
+		}
+		jobs = append(jobs, start(t, e, c, name, oneshot("/bin/sleep", "2")))
+	}
+	pc := e.connectPrivate(t)
+	if err := pc.KillUnit(e.ctx, "dbus.service", sdbus.KillAll, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	for _, j := range jobs {
+		if _, err := j.Wait(e.ctx); !errors.Is(err, sdbus.ErrDisconnected) {
+			t.Errorf("Wait for %s = %v, want ErrDisconnected", j.Unit(), err)
+		}
+	}
+	if d := time.Since(began); d > time.Second {
+		t.Errorf("the waits ended %v after dbus-daemon was killed", d)
+	}
+	// The bus comes back through socket activation, or by hand.
+	if j, err := pc.StartUnit(e.ctx, "dbus.service", sdbus.ModeReplace); err == nil {
+		_, _ = j.Wait(e.ctx)
+	}
+	after := e.unit("after-kill", "slice")
+	cleanup(t, e, after)
+	wait(t, e, start(t, e, rc, after, sliceProps()), sdbus.JobDone)
+	for _, j := range jobs[1:2] {
+		r, err := rc.Reconcile(e.ctx, j.Unit())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Job != nil {
+			wait(t, e, r.Job, sdbus.JobDone)
+		} else if r.State.ActiveState != sdbus.StateInactive && r.State.LoadState != sdbus.LoadNotFound {
+			t.Errorf("Reconcile(%s) = %+v", j.Unit(), r)
+		}
 	}
 }
