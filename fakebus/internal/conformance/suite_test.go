@@ -9,8 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
