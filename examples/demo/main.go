@@ -3,9 +3,9 @@
 //
 //	go run ./examples/demo                 # fakebus, no root needed
 //	go run ./examples/demo -bus system     # the system manager (root)
-//	go run ./examples/demo -bus unix:path=/run/systemd/private -p2p
+//	go run ./examples/demo -bus private    # /run/systemd/private (root)
 //
-// SDBUS_DEMO_BUS may be set instead of -bus.
+// SDBUS_EXAMPLE_BUS may be set instead of -bus.
 package main
 
 import (
@@ -19,52 +19,35 @@ import (
 	"time"
 
 	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/fakebus"
+	"github.com/sdbus-go/sdbus/examples/internal/exampleconn"
 )
 
 func main() {
-	bus := flag.String("bus", os.Getenv("SDBUS_DEMO_BUS"), `"" for an in-process fakebus, "system", "user", or a D-Bus address`)
-	p2p := flag.Bool("p2p", false, "the address is a peer-to-peer socket such as /run/systemd/private")
-	flag.Parse()
-	if err := run(context.Background(), os.Stdout, *bus, *p2p); err != nil {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-// run connects as asked and prints the transcript to w.
-func run(ctx context.Context, w io.Writer, bus string, p2p bool) error {
+// run connects as the flags say and prints the transcript to w.
+func run(ctx context.Context, args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	var conn exampleconn.Flags
+	conn.Register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	var c *sdbus.Conn
-	var err error
-	target := bus
-	switch bus {
-	case "":
-		var s *fakebus.Server
-		if s, err = fakebus.Start(); err != nil {
-			return err
-		}
-		defer s.Close()
-		c, err = s.Dial(ctx)
-		target = "an in-process fakebus"
-	case "system":
-		c, err = sdbus.ConnectSystem(ctx)
-		target = "the system bus"
-	case "user":
-		c, err = sdbus.ConnectUser(ctx)
-		target = "the user bus"
-	default:
-		var opts []sdbus.Option
-		if p2p {
-			opts = append(opts, sdbus.WithPeerToPeer())
-		}
-		c, err = sdbus.Connect(ctx, bus, opts...)
-	}
+	c, fake, closeConn, err := conn.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer closeConn()
+	target := conn.Bus
+	if fake != nil {
+		target = "an in-process fakebus"
+	}
 	d := demo{w: w, c: c, prefix: fmt.Sprintf("sdbus-demo-%d-", os.Getpid())}
 	v, err := c.Version(ctx)
 	if err != nil {
