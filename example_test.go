@@ -1,0 +1,213 @@
+package sdbus_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+// connect starts a fake systemd for an example. Real programs call
+// sdbus.ConnectSystem (or ConnectUser, ConnectPrivate, Connect) instead.
+func connect(opts ...fakebus.Option) (*sdbus.Conn, func()) {
+	s, err := fakebus.Start(opts...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := s.Dial(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	return c, func() { c.Close(); s.Close() }
+}
+
+func ExampleConn_StartTransientUnit() {
+	c, done := connect()
+	defer done()
+	ctx := context.Background()
+
+	job, err := c.StartTransientUnit(ctx, "hello.service", sdbus.ModeReplace, []sdbus.Property{
+		sdbus.PropDescription("say hello"),
+		sdbus.PropType(sdbus.ServiceOneshot),
+		sdbus.PropExecStart([]string{"/bin/true"}, false),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := job.Wait(ctx)
+	fmt.Println(job.Unit(), res, err)
+	// Output: hello.service done <nil>
+}
+
+func ExampleJob_Wait() {
+	c, done := connect()
+	defer done()
+	ctx := context.Background()
+
+	job, err := c.StartTransientUnit(ctx, "fails.service", sdbus.ModeReplace, []sdbus.Property{
+		sdbus.PropType(sdbus.ServiceOneshot),
+		sdbus.PropExecStart([]string{"/bin/false"}, false),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err = job.Wait(wctx)
+	var je *sdbus.JobError
+	if errors.As(err, &je) {
+		fmt.Println(je.Unit, je.Result, errors.Is(err, sdbus.ErrJobFailed))
+	}
+	// Output: fails.service failed true
+}
+
+func ExampleConn_EnsureTransientUnit() {
+	c, done := connect()
+	defer done()
+	ctx := context.Background()
+
+	// A failed scope of the same name lingers from an earlier run...
+	props := []sdbus.Property{sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/false"}, false)}
+	if j, err := c.StartTransientUnit(ctx, "ctr-1.service", sdbus.ModeReplace, props); err == nil {
+		_, _ = j.Wait(ctx)
+	}
+	// ... so it is reset and the unit created again, once.
+	props = []sdbus.Property{sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/true"}, false)}
+	out, err := c.EnsureTransientUnit(ctx, "ctr-1.service", props, sdbus.EnsureOptions{Exists: sdbus.ExistsResetAndRetry})
+	fmt.Println(out, err)
+
+	// Ignoring an existing unit while placing PIDs is refused.
+	_, err = c.EnsureTransientUnit(ctx, "ctr-2.scope", []sdbus.Property{sdbus.PropPIDs(42)}, sdbus.EnsureOptions{Exists: sdbus.ExistsIgnore})
+	fmt.Println(errors.Is(err, sdbus.ErrInvalidArgs))
+	// Output:
+	// recreated <nil>
+	// true
+}
+
+func ExampleConn_EffectiveLimits() {
+	c, done := connect()
+	defer done()
+	ctx := context.Background()
+
+	quota, _ := sdbus.PropCPUQuota(100000, 100000) // one CPU
+	if _, err := c.EnsureTransientUnit(ctx, "pod.slice", []sdbus.Property{sdbus.PropMemoryMax(512 << 20), quota}, sdbus.EnsureOptions{}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.EnsureTransientUnit(ctx, "ctr.scope", []sdbus.Property{sdbus.PropSlice("pod.slice"), sdbus.PropPIDs(42)}, sdbus.EnsureOptions{}); err != nil {
+		log.Fatal(err)
+	}
+	own, _ := c.ScopeProperties(ctx, "ctr.scope")
+	lim, err := c.EffectiveLimits(ctx, "ctr.scope")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("own MemoryMax:", own.MemoryMax)
+	fmt.Println("effective MemoryMax:", lim.MemoryMax, "from", lim.MemoryMax.Source)
+	fmt.Println("effective CPU quota:", lim.CPUQuotaPerSecUSec, "µs/s from", lim.CPUQuotaPerSecUSec.Source)
+	// Output:
+	// own MemoryMax: infinity
+	// effective MemoryMax: 536870912 from pod.slice
+	// effective CPU quota: 1000000 µs/s from pod.slice
+}
+
+func ExampleConn_WaitUnitState() {
+	c, done := connect()
+	defer done()
+	ctx := context.Background()
+
+	if _, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
+		sdbus.PropExecStart([]string{"/bin/sleep", "0.05"}, false),
+	}); err != nil {
+		log.Fatal(err)
+	}
+	st, err := c.WaitUnitState(ctx, "nap.service", func(s sdbus.UnitState) bool {
+		return s.ActiveState == sdbus.StateInactive || s.ActiveState == sdbus.StateFailed
+	})
+	fmt.Println(st.ActiveState, st.Result, err)
+	// Output: inactive success <nil>
+}
+
+func ExampleConn_Supports() {
+	c, done := connect(fakebus.WithVersion("254.5-1"), fakebus.WithBackport("EffectiveMemoryMax"))
+	defer done()
+	ctx := context.Background()
+
+	// A 254 that backported the effective limits: probing tells, the
+	// version does not.
+	for _, f := range []sdbus.Feature{sdbus.FeatureEffectiveLimits, sdbus.FeatureDelegateSubgroup} {
+		ok, err := c.Supports(ctx, f)
+		fmt.Println(f, f.Since(), ok, err)
+	}
+	// Output:
+	// EffectiveLimits 256 true <nil>
+	// DelegateSubgroup 254 true <nil>
+}
+
+func ExampleParseVersion() {
+	for _, s := range []string{"252.38-1~deb12u1", "v245.4-1.fc32", `"257~rc2"`, "systemd"} {
+		v, err := sdbus.ParseVersion(s)
+		if err != nil {
+			fmt.Println(errors.Is(err, sdbus.ErrInvalidArgs))
+			continue
+		}
+		fmt.Println(v.Major, v.Minor, v.Pre, v.Distro, v.AtLeast(252))
+	}
+	// Output:
+	// 252 38  1~deb12u1 true
+	// 245 4  1.fc32 false
+	// 257 0 rc2  true
+	// true
+}
+
+func ExampleCPUQuotaPerSec() {
+	// An OCI quota of 12.345 ms per 100 ms period: systemd keeps whole
+	// percent, so the value is rounded up to 13%.
+	perSec, err := sdbus.CPUQuotaPerSec(12345, 100000)
+	fmt.Println(perSec, err)
+	// Output: 130000 <nil>
+}
+
+func ExampleUnitPath() {
+	fmt.Println(sdbus.UnitPath("dbus.service"))
+	fmt.Println(sdbus.EscapeUnitPath("/var/lib/my data"))
+	p, _ := sdbus.ExpandSlice("kubepods-besteffort-pod1.slice")
+	fmt.Println(p)
+	// Output:
+	// /org/freedesktop/systemd1/unit/dbus_2eservice
+	// var-lib-my\x20data
+	// /kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod1.slice
+}
+
+func ExampleConn_Reconcile() {
+	s, err := fakebus.Start()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	c, err := s.Dial(ctx, sdbus.WithReconnect(sdbus.ReconnectPolicy{MinDelay: time.Millisecond}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	_ = s.Script("slow.slice", fakebus.Script{Delay: time.Hour})
+
+	job, err := c.StartTransientUnit(ctx, "slow.slice", sdbus.ModeReplace, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	s.DropConnections() // dbus-daemon restarts, say
+	_, err = job.Wait(ctx)
+	fmt.Println(errors.Is(err, sdbus.ErrDisconnected))
+
+	// Once reconnected, find out what became of the unit.
+	r, err := c.Reconcile(ctx, "slow.slice")
+	fmt.Println(r.Loaded, r.Job != nil && r.Job.ID() == job.ID(), err)
+	// Output:
+	// true
+	// true true <nil>
+}
