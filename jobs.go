@@ -625,3 +625,21 @@ func (c *Conn) cancelLateJob(s *session, ticket uint64, call *dbus.Call) {
 func JobPath(id uint32) dbus.ObjectPath {
 	return dbus.ObjectPath("/org/freedesktop/systemd1/job/" + strconv.FormatUint(uint64(id), 10))
 }
+
+// JobStatus describes a queued or running job, as ListJobs reports it.
+type JobStatus struct {
+	ID       uint32
+	Unit     string
+	JobType  string // "start", "stop", "restart", "reload", "verify-active", ...
+	State    string // "waiting" or "running"
+	Path     dbus.ObjectPath
+	UnitPath dbus.ObjectPath
+}
+
+// ListJobs lists the jobs the manager has queued or running
+// (Manager.ListJobs).
+func (c *Conn) ListJobs(ctx context.Context) ([]JobStatus, error) {
+	var rows []JobStatus
+	err := c.call(ctx, "ListJobs", "", nil, &rows)
+	return rows, err
+}

@@ -529,3 +529,26 @@ func TestTrackingStateFreed(t *testing.T) {
 	}
 	waitTrackedZero(t, c)
 }
+
+func TestListJobs(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	if err := s.Script("queued.slice", fakebus.Script{Delay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	j, err := c.StartTransientUnit(ctx, "queued.slice", sdbus.ModeReplace, sliceProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := c.ListJobs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sdbus.JobStatus{{ID: j.ID(), Unit: "queued.slice", JobType: "start", State: "running",
+		Path: j.Path(), UnitPath: sdbus.UnitPath("queued.slice")}}
+	if diff := cmp.Diff(want, jobs); diff != "" {
+		t.Errorf("ListJobs (-want +got):\n%s", diff)
+	}
+}
