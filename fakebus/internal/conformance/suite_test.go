@@ -416,18 +416,18 @@ func testMergedJobs(t *testing.T, e *env) {
 	name := e.unit("merge", "service")
 	cleanup(t, e, name)
 	j1 := start(t, e, e.c, name, oneshot("/bin/sleep", "1"))
-	jobs, err := e.c.ListJobs(e.ctx)
+	queued, err := e.c.ListJobs(e.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	listed := false
-	for _, js := range jobs {
+	for _, js := range queued {
 		if js.Path == j1.Path() {
 			listed = js.Unit == name && js.JobType == "start" && js.UnitPath == sdbus.UnitPath(name)
 		}
 	}
 	if !listed {
-		t.Errorf("ListJobs = %+v, want job %s for %s", jobs, j1.Path(), name)
+		t.Errorf("ListJobs = %+v, want job %s for %s", queued, j1.Path(), name)
 	}
 	other := e.connect(t)
 	var jobs []*sdbus.Job
