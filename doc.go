@@ -63,6 +63,35 @@
 // job whose Condition*= check failed ends with done; look at the unit's
 // ActiveState when it matters.
 //
+// # Unit operations
+//
+// EnsureTransientUnit creates a transient unit and waits for it with an
+// explicit policy for a unit of the same name that exists already (fail,
+// reset a failed one and retry once, join it with AttachProcessesToUnit, or
+// ignore it, which is refused while placing PIDs); it adds
+// CollectMode=inactive-or-failed where the manager supports it and frees
+// the name when the start fails. DestroyUnit stops, waits and resets.
+//
+// The Prop* builders give every property the D-Bus type systemd expects
+// and check its range, so that a mistake fails before anything is sent;
+// PropertiesRejectedBy says which properties a manager version would
+// refuse. UnitProperties, ServiceProperties, ScopeProperties and
+// SliceProperties read the unit's interfaces into Go structs, with
+// systemd's infinity as Limit{Unlimited: true} and a unit that does not
+// exist as ErrNoSuchUnit. EffectiveLimits returns the memory, task and CPU
+// limits that apply to a unit once its ancestor slices are counted, each
+// with the slice that imposes it. WatchUnit and WaitUnitState follow a
+// unit's state through PropertiesChanged signals, without polling.
+//
+// # Reconnecting
+//
+// WithReconnect makes a Conn outlive its D-Bus connection: it redials
+// with backoff, subscribes again, and retries only idempotent calls. A
+// job-creating call in flight when the connection dropped is never
+// replayed: it fails with ErrOutcomeUnknown, and Reconcile tells what
+// became of the unit. A Conn also keeps at most 64 calls waiting for
+// replies (WithMaxPendingCalls), below dbus-daemon's per-connection limit.
+//
 // # Errors
 //
 // Every error is an *Error carrying the operation, the unit, and the D-Bus
