@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -547,10 +546,28 @@ func transportError(err error) bool {
 	return !errors.As(err, &de) && !isCtxErr(err)
 }
 
-// notSent reports whether a failed call never reached the peer: godbus
-// refused it on a closed connection, or writing it failed.
+// unsentError marks the error of a call that never reached the peer.
+type unsentError struct{ error }
+
+func (e unsentError) Unwrap() error { return e.error }
+
+// storeCall stores the reply of a finished call in out. When the call
+// failed before it was sent (writing it failed, or the connection was
+// closed already), the error is marked: godbus finishes such a call itself,
+// with no response sequence, while calls in flight when the connection
+// ends are finished by its read loop, with one.
+func storeCall(call *dbus.Call, out ...any) error {
+	err := call.Store(out...)
+	if err != nil && call.Err != nil && call.ResponseSequence == dbus.NoSequence && !isCtxErr(err) {
+		return unsentError{err}
+	}
+	return err
+}
+
+// notSent reports whether a failed call never reached the peer.
 func notSent(err error) bool {
-	return errors.Is(err, dbus.ErrClosed) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE)
+	var u unsentError
+	return errors.As(err, &u) || errors.Is(err, dbus.ErrClosed)
 }
 
 // end runs once when the session's connection has ended: pending waits

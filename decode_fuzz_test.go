@@ -78,7 +78,7 @@ func FuzzDecodeJobRemoved(f *testing.F) {
 			t.Fatalf("decodeJobRemoved accepted=%v a %q body %v", ok, sig, body)
 		}
 		tr := newJobTracker()
-		ticket := tr.begin()
+		ticket := tr.begin("x.service")
 		tr.complete(ev)
 		st, _ := tr.register(ticket, ev.path)
 		if ok && !st.finished() {

@@ -127,7 +127,7 @@ func (c *Conn) hasMethod(ctx context.Context, method string) (bool, error) {
 	const op = "Introspect"
 	var xmlData string
 	err := c.do(ctx, op, "", true, func(s *session) error {
-		return s.mgr.CallWithContext(ctx, "org.freedesktop.DBus.Introspectable.Introspect", c.flags()).Store(&xmlData)
+		return storeCall(s.mgr.CallWithContext(ctx, "org.freedesktop.DBus.Introspectable.Introspect", c.flags()), &xmlData)
 	})
 	if err != nil {
 		return false, err

@@ -208,6 +208,10 @@ type jobState struct {
 	result JobResult
 	unit   string // the unit name in JobRemoved
 	err    error  // ErrDisconnected or ErrClosed when the connection ended first
+
+	// claims counts the calls that registered this job path (merged
+	// calls share it); guarded by jobTracker.mu.
+	claims int
 }
 
 func newJobState() *jobState { return &jobState{done: make(chan struct{})} }
@@ -288,6 +292,10 @@ type jobTracker struct {
 	nextTicket uint64
 	lowTicket  uint64
 	ended      map[uint64]struct{}
+	// units maps each ticket in flight to the unit its call is for; ticketEnded
+	// is closed, and replaced, whenever a ticket ends.
+	units       map[uint64]string
+	ticketEnded chan struct{}
 	// owner is the unique name of org.freedesktop.systemd1's owner, set at
 	// sequence ownerSeq.
 	owner    string
@@ -305,15 +313,17 @@ type retiredJob struct {
 }
 
 func newJobTracker() *jobTracker {
-	return &jobTracker{jobs: make(map[dbus.ObjectPath]*jobState), ended: make(map[uint64]struct{})}
+	return &jobTracker{jobs: make(map[dbus.ObjectPath]*jobState), ended: make(map[uint64]struct{}),
+		units: make(map[uint64]string), ticketEnded: make(chan struct{})}
 }
 
-// begin takes a ticket before a job call is sent.
-func (t *jobTracker) begin() uint64 {
+// begin takes a ticket before a job call for unit is sent.
+func (t *jobTracker) begin(unit string) uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := t.nextTicket
 	t.nextTicket++
+	t.units[n] = unit
 	return n
 }
 
@@ -325,6 +335,9 @@ func (t *jobTracker) end(ticket uint64) {
 }
 
 func (t *jobTracker) endLocked(ticket uint64) {
+	delete(t.units, ticket)
+	close(t.ticketEnded)
+	t.ticketEnded = make(chan struct{})
 	if ticket != t.lowTicket {
 		t.ended[ticket] = struct{}{}
 		return
@@ -369,8 +382,37 @@ func (t *jobTracker) register(ticket uint64, path dbus.ObjectPath) (st *jobState
 			t.jobs[path] = st
 		}
 	}
+	st.claims++
 	t.endLocked(ticket)
 	return st, fresh
+}
+
+// soleClaim waits until no other call for unit is in flight and reports
+// whether st is still claimed by one call only and not finished: then
+// nobody else on this Conn waits for the job. It gives up, reporting
+// false, when done is closed.
+func (t *jobTracker) soleClaim(st *jobState, unit string, done <-chan struct{}) bool {
+	for {
+		t.mu.Lock()
+		busy := false
+		for _, u := range t.units {
+			if u == unit {
+				busy = true
+				break
+			}
+		}
+		ended := t.ticketEnded
+		sole := st.claims == 1 && !st.finished()
+		t.mu.Unlock()
+		if !busy {
+			return sole
+		}
+		select {
+		case <-ended:
+		case <-done:
+			return false
+		}
+	}
 }
 
 // complete records a JobRemoved.
@@ -573,7 +615,7 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 	}
 	var job *Job
 	err := c.do(ctx, op, unit, idempotentMethod(op), func(s *session) error {
-		ticket := s.jobs.begin()
+		ticket := s.jobs.begin(unit)
 		call := s.mgr.Go(managerIface+"."+op, c.flags(), make(chan *dbus.Call, 1), args...)
 		select {
 		case <-call.Done:
@@ -582,7 +624,7 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 			case <-call.Done: // the reply won the race after all
 			default:
 				err := &Error{Op: op, Unit: unit, Message: "no reply before the context ended; the job, if created, will be canceled", Err: ctx.Err()}
-				if !c.goTracked(func() { defer c.release(); c.cancelLateJob(s, ticket, call) }) {
+				if !c.goTracked(func() { defer c.release(); c.cancelLateJob(s, ticket, unit, call) }) {
 					s.jobs.end(ticket)
 					return err
 				}
@@ -590,7 +632,7 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 			}
 		}
 		var path dbus.ObjectPath
-		if err := call.Store(&path); err != nil {
+		if err := storeCall(call, &path); err != nil {
 			s.jobs.end(ticket)
 			return err
 		}
@@ -605,16 +647,19 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 }
 
 // cancelLateJob waits for the reply of a job call whose caller gave up and
-// cancels the job it created.
-func (c *Conn) cancelLateJob(s *session, ticket uint64, call *dbus.Call) {
+// cancels the job it created, unless another call on this Conn got the
+// same (merged) job. Calls for the unit that are still in flight may be
+// such calls, with their replies read but not yet registered, so the
+// decision waits until none is left.
+func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.Call) {
 	<-call.Done // godbus ends every pending call when the connection closes
 	var path dbus.ObjectPath
 	if err := call.Store(&path); err != nil {
 		s.jobs.end(ticket)
 		return
 	}
-	st, fresh := s.jobs.register(ticket, path)
-	if !fresh || st.finished() {
+	st, _ := s.jobs.register(ticket, path)
+	if !s.jobs.soleClaim(st, unit, s.bus.Context().Done()) {
 		return
 	}
 	// Bounded by the connection's life: Close cancels it.

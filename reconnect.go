@@ -144,15 +144,31 @@ func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(
 		if !transportError(err) {
 			return c.opError(s, op, unit, err, idempotent)
 		}
-		if s.alive() {
-			// The transport failed before godbus noticed: end the
-			// session now, so that pending waits end and a new
-			// connection can replace it.
-			s.bus.Close()
-		}
+		// The transport failed. godbus ends the session when its read
+		// loop meets the end of the stream, after delivering what had
+		// arrived; closing it here would throw replies away.
+		c.awaitEnd(ctx, s)
 		if c.cfg.reconnect == nil || attempt >= retries || !(idempotent || notSent(err)) {
 			return c.opError(s, op, unit, err, idempotent)
 		}
+	}
+}
+
+// endGrace is how long a session whose transport failed may take to end
+// by itself before it is closed.
+const endGrace = 2 * time.Second
+
+// awaitEnd waits until s has ended after a transport error, and closes it
+// if it does not end by itself within endGrace (a half-closed stream).
+func (c *Conn) awaitEnd(ctx context.Context, s *session) {
+	t := time.NewTimer(endGrace)
+	defer t.Stop()
+	select {
+	case <-s.bus.Context().Done():
+	case <-t.C:
+		s.bus.Close()
+	case <-ctx.Done():
+	case <-c.stop.Done():
 	}
 }
 
@@ -203,7 +219,7 @@ func (c *Conn) Reconcile(ctx context.Context, unit string) (Reconciliation, erro
 	err := c.do(ctx, op, unit, true, func(s *session) error {
 		r = Reconciliation{}
 		var p dbus.ObjectPath
-		if err := s.mgr.CallWithContext(ctx, managerIface+".GetUnit", c.flags(), unit).Store(&p); err != nil {
+		if err := storeCall(s.mgr.CallWithContext(ctx, managerIface+".GetUnit", c.flags(), unit), &p); err != nil {
 			var de dbus.Error
 			if errors.As(err, &de) && de.Name == "org.freedesktop.systemd1.NoSuchUnit" {
 				r.State = UnitState{Name: unit, LoadState: LoadNotFound, ActiveState: StateInactive}
@@ -214,7 +230,7 @@ func (c *Conn) Reconcile(ctx context.Context, unit string) (Reconciliation, erro
 		r.Loaded = true
 		// A ticket makes the tracker keep a JobRemoved that arrives while
 		// the unit is read, so the job's result cannot slip through.
-		ticket := s.jobs.begin()
+		ticket := s.jobs.begin(unit)
 		m, err := c.readUnitState(ctx, s, unit)
 		if err != nil {
 			s.jobs.end(ticket)
@@ -237,7 +253,7 @@ func (c *Conn) Reconcile(ctx context.Context, unit string) (Reconciliation, erro
 func (c *Conn) readUnitState(ctx context.Context, s *session, unit string) (UnitState, error) {
 	var um map[string]dbus.Variant
 	obj := s.bus.Object(systemdName, UnitPath(unit))
-	if err := obj.CallWithContext(ctx, propsIface+".GetAll", c.flags(), unitIface).Store(&um); err != nil {
+	if err := storeCall(obj.CallWithContext(ctx, propsIface+".GetAll", c.flags(), unitIface), &um); err != nil {
 		return UnitState{}, err
 	}
 	var st UnitState

@@ -266,7 +266,7 @@ func (c *Conn) AttachProcessesToUnit(ctx context.Context, unit, subcgroup string
 // call invokes a Manager method with ctx and stores the reply in out.
 func (c *Conn) call(ctx context.Context, method, unit string, args []any, out ...any) error {
 	return c.do(ctx, method, unit, idempotentMethod(method), func(s *session) error {
-		return s.mgr.CallWithContext(ctx, managerIface+"."+method, c.flags(), args...).Store(out...)
+		return storeCall(s.mgr.CallWithContext(ctx, managerIface+"."+method, c.flags(), args...), out...)
 	})
 }
 
@@ -276,7 +276,7 @@ func (c *Conn) call(ctx context.Context, method, unit string, args []any, out ..
 func (c *Conn) getAll(ctx context.Context, path dbus.ObjectPath, iface, unit string) (map[string]dbus.Variant, error) {
 	var m map[string]dbus.Variant
 	err := c.do(ctx, "GetAll "+iface, unit, true, func(s *session) error {
-		return s.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".GetAll", c.flags(), iface).Store(&m)
+		return storeCall(s.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".GetAll", c.flags(), iface), &m)
 	})
 	return m, err
 }
@@ -286,7 +286,7 @@ func (c *Conn) getProperty(ctx context.Context, path dbus.ObjectPath, iface, nam
 	op := "Get " + iface + "." + name
 	var v dbus.Variant
 	err := c.do(ctx, op, unit, true, func(s *session) error {
-		return s.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".Get", c.flags(), iface, name).Store(&v)
+		return storeCall(s.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".Get", c.flags(), iface, name), &v)
 	})
 	if err != nil {
 		return err
