@@ -122,30 +122,33 @@ type CgroupProperties struct {
 	EffectiveTasksMax   *Limit
 }
 
+// KillProperties say how systemd stops a service's or scope's processes.
+type KillProperties struct {
+	KillMode   KillMode
+	KillSignal syscall.Signal
+	OOMPolicy  OOMPolicy
+}
+
 // ServiceProperties is what the org.freedesktop.systemd1.Service interface
 // says about a service.
 type ServiceProperties struct {
 	CgroupProperties
+	KillProperties
 	Type            ServiceType
 	Result          string // "success", "exit-code", "signal", "oom-kill", ...
 	MainPID         uint32
 	ExecMainStatus  int32
 	NRestarts       uint32
 	RemainAfterExit bool
-	KillMode        KillMode
-	KillSignal      syscall.Signal
-	OOMPolicy       OOMPolicy
 }
 
 // ScopeProperties is what the org.freedesktop.systemd1.Scope interface
 // says about a scope.
 type ScopeProperties struct {
 	CgroupProperties
+	KillProperties
 	Result     string
 	Controller string
-	KillMode   KillMode
-	KillSignal syscall.Signal
-	OOMPolicy  OOMPolicy
 }
 
 // SliceProperties is what the org.freedesktop.systemd1.Slice interface
@@ -276,19 +279,15 @@ func (c *Conn) ServiceProperties(ctx context.Context, name string) (ServicePrope
 
 func decodeServiceProperties(op, name string, m map[string]dbus.Variant) (ServiceProperties, error) {
 	var s ServiceProperties
-	var sig int32
 	d := propDecoder{op: op, unit: name, m: m}
 	d.cgroup(&s.CgroupProperties)
+	d.kill(&s.KillProperties)
 	d.typed("Type", (*string)(&s.Type))
 	d.str("Result", &s.Result)
 	d.any("MainPID", &s.MainPID)
 	d.any("ExecMainStatus", &s.ExecMainStatus)
 	d.any("NRestarts", &s.NRestarts)
 	d.any("RemainAfterExit", &s.RemainAfterExit)
-	d.typed("KillMode", (*string)(&s.KillMode))
-	d.any("KillSignal", &sig)
-	d.typed("OOMPolicy", (*string)(&s.OOMPolicy))
-	s.KillSignal = syscall.Signal(sig)
 	return s, d.err
 }
 
@@ -301,15 +300,11 @@ func (c *Conn) ScopeProperties(ctx context.Context, name string) (ScopePropertie
 		return ScopeProperties{}, err
 	}
 	var s ScopeProperties
-	var sig int32
 	d := propDecoder{op: op, unit: name, m: m}
 	d.cgroup(&s.CgroupProperties)
+	d.kill(&s.KillProperties)
 	d.str("Result", &s.Result)
 	d.str("Controller", &s.Controller)
-	d.typed("KillMode", (*string)(&s.KillMode))
-	d.any("KillSignal", &sig)
-	d.typed("OOMPolicy", (*string)(&s.OOMPolicy))
-	s.KillSignal = syscall.Signal(sig)
 	return s, d.err
 }
 
@@ -325,6 +320,15 @@ func (c *Conn) SliceProperties(ctx context.Context, name string) (SlicePropertie
 	d := propDecoder{op: op, unit: name, m: m}
 	d.cgroup(&s.CgroupProperties)
 	return s, d.err
+}
+
+// kill decodes the kill settings.
+func (d *propDecoder) kill(k *KillProperties) {
+	var sig int32
+	d.typed("KillMode", (*string)(&k.KillMode))
+	d.any("KillSignal", &sig)
+	d.typed("OOMPolicy", (*string)(&k.OOMPolicy))
+	k.KillSignal = syscall.Signal(sig)
 }
 
 // cgroup decodes the resource-control properties.
