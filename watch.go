@@ -37,10 +37,10 @@ const watchBuffer = 16
 // applied twice. The first value is the current state.
 //
 // Coalescing: signal dispatch never waits for the reader. Up to 16 states
-// the reader has not taken yet are buffered; beyond that the oldest
-// undelivered state is dropped, so a slow reader sees fewer intermediate
-// states but always the most recent one. A change that does not alter any
-// UnitState field is not reported.
+// the reader has not taken yet are buffered (besides the one being handed
+// over); beyond that the oldest undelivered state is dropped, so a slow
+// reader sees fewer intermediate states but always the most recent one. A
+// change that does not alter any UnitState field is not reported.
 func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, error) {
 	const op = "WatchUnit"
 	if err := checkUnitName(op, name); err != nil {
@@ -141,7 +141,6 @@ func (c *Conn) snapshot(ctx context.Context, s *session, w *unitWatch, name stri
 		}
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.applyLocked(um)
 	w.snap[unitIface] = useq
 	if w.typeIface != "" {
@@ -155,6 +154,8 @@ func (c *Conn) snapshot(ctx context.Context, s *session, w *unitWatch, name stri
 	}
 	w.early = nil
 	w.queueLocked(true)
+	w.mu.Unlock()
+	w.wake()
 	return nil
 }
 
@@ -218,10 +219,11 @@ func (w *unitWatch) applyLocked(changed map[string]dbus.Variant) {
 }
 
 // queueLocked appends the current state for the reader if it differs from
-// the last one queued (always when force is set).
-func (w *unitWatch) queueLocked(force bool) {
+// the last one queued (always when force is set). It reports whether it
+// did; the caller then wakes the pump, after unlocking.
+func (w *unitWatch) queueLocked(force bool) bool {
 	if !force && w.queued && w.last == w.cur {
-		return
+		return false
 	}
 	if len(w.pending) == watchBuffer {
 		copy(w.pending, w.pending[1:])
@@ -229,6 +231,12 @@ func (w *unitWatch) queueLocked(force bool) {
 	}
 	w.pending = append(w.pending, w.cur)
 	w.last, w.queued = w.cur, true
+	return true
+}
+
+// wake tells the pump that states are queued. It never blocks: notify
+// holds at most one pending wake-up.
+func (w *unitWatch) wake() {
 	select {
 	case w.notify <- struct{}{}:
 	default:
@@ -246,32 +254,43 @@ func (w *unitWatch) signal(s *dbus.Signal) {
 		return
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	snap, ok := w.snap[iface]
 	switch {
 	case !ok && len(w.early) < maxEarly:
 		w.early = append(w.early, earlySignal{iface, changed, s.Sequence})
+		w.mu.Unlock()
 		return
-	case !ok:
+	case !ok, s.Sequence <= snap && s.Sequence != dbus.NoSequence:
+		// Lost to the overflow, or the snapshot already has it.
+		w.mu.Unlock()
 		return
-	case s.Sequence <= snap && s.Sequence != dbus.NoSequence:
-		return // the snapshot already has it
 	}
 	w.applyLocked(changed)
-	w.queueLocked(false)
+	queued := w.queueLocked(false)
+	w.mu.Unlock()
+	if queued {
+		w.wake()
+	}
 }
 
 // pump hands queued states to out until ctx or the connection ends.
 func (w *unitWatch) pump(ctx context.Context, out chan<- UnitState, connDone <-chan struct{}) {
 	for {
+		// One state at a time: the rest stay in pending, where the
+		// coalescing bound applies.
 		w.mu.Lock()
-		batch := w.pending
-		w.pending = nil
+		var st UnitState
+		have := len(w.pending) > 0
+		if have {
+			st = w.pending[0]
+			w.pending = w.pending[1:]
+		}
 		gone := w.gone
 		w.mu.Unlock()
-		for _, st := range batch {
+		if have {
 			select {
 			case out <- st:
+				continue
 			case <-ctx.Done():
 				return
 			case <-connDone:
@@ -351,9 +370,6 @@ func (s *watchSet) fail(err error) {
 		w.mu.Lock()
 		w.gone = err
 		w.mu.Unlock()
-		select {
-		case w.notify <- struct{}{}:
-		default:
-		}
+		w.wake()
 	}
 }

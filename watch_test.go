@@ -88,8 +88,8 @@ func TestWatchUnitCoalesces(t *testing.T) {
 		}
 		break
 	}
-	if n > 17 { // the first state plus at most 16 buffered
-		t.Errorf("read %d states, want at most 17 (coalesced)", n)
+	if n > 18 { // the first state, the one being handed over, and 16 buffered
+		t.Errorf("read %d states, want at most 18 (coalesced)", n)
 	}
 	if last.ActiveState != sdbus.StateActive || last.JobID != 0 {
 		t.Errorf("last state %+v, want the current one: active, no job", last)

@@ -38,6 +38,10 @@ type manager struct {
 	major int
 	cfg   config
 
+	// timersRunning counts the timers that are set or running; close
+	// waits for it.
+	timersRunning sync.WaitGroup
+
 	// mu guards every field below.
 	mu         sync.Mutex
 	version    string
@@ -92,23 +96,30 @@ func (m *manager) has(name string, since int) bool {
 	return since == 0 || m.major >= since || m.cfg.backports[name]
 }
 
+// close stops the manager: no timer fires after it returns.
 func (m *manager) close() {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.closed = true
 	for t := range m.timers {
-		t.Stop()
+		if t.Stop() {
+			m.timersRunning.Done() // it will never run
+		}
 	}
 	m.timers = nil
+	m.mu.Unlock()
+	m.timersRunning.Wait() // for callbacks already started
 }
 
-// after runs f under mu after d, unless the manager is closed by then.
+// afterLocked runs f under mu after d, unless the manager is closed by
+// then.
 func (m *manager) afterLocked(d time.Duration, f func()) {
 	if m.closed {
 		return
 	}
+	m.timersRunning.Add(1)
 	var t *time.Timer
 	t = time.AfterFunc(d, func() {
+		defer m.timersRunning.Done()
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if m.closed {
