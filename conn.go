@@ -144,7 +144,7 @@ func WithPeerToPeer() Option { return func(c *config) { c.p2p = true } }
 // WithDialer makes Connect obtain its transport from dial instead of
 // dialing the address, which then only names the connection in errors.
 // The stream must be fresh: sdbus runs the authentication on it. fakebus
-// uses it for in-memory connections; it also fits tunnels and custom
+// uses it for in-process connections; it also fits tunnels and custom
 // sockets. A reconnecting Conn calls dial again for each new connection.
 func WithDialer(dial func(ctx context.Context) (io.ReadWriteCloser, error)) Option {
 	return func(c *config) { c.dial = dial }

@@ -113,7 +113,7 @@
 // # Testing with fakebus
 //
 // Package fakebus is a fake systemd manager that speaks the real D-Bus wire
-// protocol, over an in-memory pipe (returning a real *Conn) or a unix
+// protocol, over an in-process socket pair (returning a real *Conn) or a unix
 // socket any D-Bus client can use. Its units and jobs follow systemd's
 // state machine, and faults (early, duplicate, forged or malformed
 // JobRemoved, delayed replies, dropped connections) are first-class.

@@ -292,8 +292,10 @@ type jobTracker struct {
 	nextTicket uint64
 	lowTicket  uint64
 	ended      map[uint64]struct{}
-	// units maps each ticket in flight to the unit its call is for; ticketEnded
-	// is closed, and replaced, whenever a ticket ends.
+	// units maps each ticket in flight to the unit its call is for.
+	// ticketEnded, made by soleClaim when it must wait, is closed and
+	// cleared when a ticket ends; nil while nobody waits, so that ending a
+	// ticket allocates nothing.
 	units       map[uint64]string
 	ticketEnded chan struct{}
 	// owner is the unique name of org.freedesktop.systemd1's owner, set at
@@ -314,7 +316,7 @@ type retiredJob struct {
 
 func newJobTracker() *jobTracker {
 	return &jobTracker{jobs: make(map[dbus.ObjectPath]*jobState), ended: make(map[uint64]struct{}),
-		units: make(map[uint64]string), ticketEnded: make(chan struct{})}
+		units: make(map[uint64]string)}
 }
 
 // begin takes a ticket before a job call for unit is sent.
@@ -336,8 +338,10 @@ func (t *jobTracker) end(ticket uint64) {
 
 func (t *jobTracker) endLocked(ticket uint64) {
 	delete(t.units, ticket)
-	close(t.ticketEnded)
-	t.ticketEnded = make(chan struct{})
+	if t.ticketEnded != nil {
+		close(t.ticketEnded)
+		t.ticketEnded = nil
+	}
 	if ticket != t.lowTicket {
 		t.ended[ticket] = struct{}{}
 		return
@@ -400,6 +404,9 @@ func (t *jobTracker) soleClaim(st *jobState, unit string, done <-chan struct{}) 
 				busy = true
 				break
 			}
+		}
+		if busy && t.ticketEnded == nil {
+			t.ticketEnded = make(chan struct{})
 		}
 		ended := t.ticketEnded
 		sole := st.claims == 1 && !st.finished()

@@ -3,7 +3,7 @@
 // systemd.
 //
 // It speaks the D-Bus wire protocol: clients connect to it exactly as to
-// systemd, over an in-memory pipe (Server.Dial and Server.Conn return a
+// systemd, over an in-process socket pair (Server.Dial and Server.Conn return a
 // real *sdbus.Conn) or over unix sockets (Server.Address for the bus,
 // Server.PrivateAddress for a peer-to-peer socket like
 // /run/systemd/private) that any D-Bus client, such as godbus, go-systemd
@@ -11,7 +11,7 @@
 //
 //	func TestX(t *testing.T) {
 //		s := fakebus.New(t)     // closed by t.Cleanup
-//		c := s.Conn(t)          // *sdbus.Conn over an in-memory pipe
+//		c := s.Conn(t)          // *sdbus.Conn over an in-process socket pair
 //		...
 //	}
 //

@@ -17,7 +17,7 @@ func ExampleServer() {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	c, err := s.Dial(ctx) // a real *sdbus.Conn over an in-memory pipe
+	c, err := s.Dial(ctx) // a real *sdbus.Conn over an in-process socket pair
 	if err != nil {
 		log.Fatal(err)
 	}
