@@ -77,9 +77,10 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode) (j *jo
 	j.irreversible = mode == sdbus.ModeReplaceIrreversibly
 	m.jobs[j.id] = j
 	u.job = j
-	m.bus.Emit(managerPath, managerIface, "JobNew", j.id, j.path(), u.name)
-	m.bus.Emit(u.path(), propsIface, "PropertiesChanged", unitIface,
-		map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{j.id, j.path()})}, []string{})
+	m.emitLocked(managerPath, managerIface, "JobNew", func() []any { return []any{j.id, j.path(), u.name} })
+	m.emitLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+		return []any{unitIface, map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{j.id, j.path()})}, []string{}}
+	})
 	if (typ == jobStart || typ == jobRestart) && mode != sdbus.ModeIgnoreDependencies {
 		requires, wants := u.requirements()
 		for _, name := range requires {
@@ -363,8 +364,9 @@ func (m *manager) finishJobLocked(j *job, result string) {
 	u := j.unit
 	if u.job == j {
 		u.job = nil
-		m.bus.Emit(u.path(), propsIface, "PropertiesChanged", unitIface,
-			map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{0, "/"})}, []string{})
+		m.emitLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+			return []any{unitIface, map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{0, "/"})}, []string{}}
+		})
 	}
 	sig := jobSignal{id: j.id, path: j.path(), unit: u.name, result: result, faults: j.script.Faults}
 	switch {

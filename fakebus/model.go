@@ -131,6 +131,14 @@ func (m *manager) afterLocked(d time.Duration, f func()) {
 	m.timers[t] = struct{}{}
 }
 
+// emitLocked sends a signal whose body is built only if some connection
+// will receive it.
+func (m *manager) emitLocked(path dbus.ObjectPath, iface, member string, body func() []any) {
+	if m.bus.Listening(path, iface, member) {
+		m.bus.Emit(path, iface, member, body()...)
+	}
+}
+
 // unit is a loaded unit.
 type unit struct {
 	name       string
@@ -154,6 +162,7 @@ type unit struct {
 	activeAt   time.Time
 	gone       bool   // removed from m.units
 	parent     string // the slice it is indexed under in m.members
+	objPath    dbus.ObjectPath
 	freezer    string // FreezerState: "running" or "frozen"
 }
 
@@ -168,7 +177,7 @@ func (m *manager) newUnitLocked(name string) *unit {
 	}
 	m.units[name] = u
 	m.indexLocked(u)
-	m.bus.Emit(managerPath, managerIface, "UnitNew", name, sdbus.UnitPath(name))
+	m.emitLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
 	return u
 }
 
@@ -203,7 +212,12 @@ func (m *manager) membersLocked(slice string) []*unit {
 	return out
 }
 
-func (u *unit) path() dbus.ObjectPath { return sdbus.UnitPath(u.name) }
+func (u *unit) path() dbus.ObjectPath {
+	if u.objPath == "" {
+		u.objPath = sdbus.UnitPath(u.name)
+	}
+	return u.objPath
+}
 
 func (u *unit) str(name string) string {
 	if v, ok := u.props[name]; ok {
@@ -289,14 +303,16 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 		u.invocation = make([]byte, 16)
 		_, _ = rand.Read(u.invocation)
 	}
-	m.bus.Emit(u.path(), propsIface, "PropertiesChanged", unitIface, map[string]dbus.Variant{
-		"ActiveState": dbus.MakeVariant(active),
-		"SubState":    dbus.MakeVariant(sub),
-	}, []string{})
+	m.emitLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+		return []any{unitIface, map[string]dbus.Variant{
+			"ActiveState": dbus.MakeVariant(active),
+			"SubState":    dbus.MakeVariant(sub),
+		}, []string{}}
+	})
 	if iface := typeIface(u.kind); iface != "" && (u.kind == "service" || u.kind == "scope") {
-		m.bus.Emit(u.path(), propsIface, "PropertiesChanged", iface, map[string]dbus.Variant{
-			"Result": dbus.MakeVariant(u.result),
-		}, []string{})
+		m.emitLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
+		})
 	}
 }
 
@@ -343,7 +359,7 @@ func (m *manager) removeUnitLocked(u *unit) {
 	u.gone = true
 	m.indexLocked(u)
 	delete(m.units, u.name)
-	m.bus.Emit(managerPath, managerIface, "UnitRemoved", u.name, u.path())
+	m.emitLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
 }
 
 // stopDependentsLocked stops the units inside a slice that stopped.

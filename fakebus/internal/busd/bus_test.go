@@ -436,3 +436,43 @@ func TestPeersAndPeerGone(t *testing.T) {
 		t.Errorf("NameOwnerChanged (-want +got):\n%s", diff)
 	}
 }
+
+func TestListening(t *testing.T) {
+	const other = "org.example.Other"
+	tests := []struct {
+		name  string
+		rules []string
+		peer  bool // a peer-to-peer client receives every signal
+		want  map[string]bool
+	}{
+		{name: "nobody", want: map[string]bool{"A": false, "B": false}},
+		{name: "all", rules: []string{""}, want: map[string]bool{"A": true, "B": true}},
+		{name: "member A", rules: []string{"type='signal',member='A'"}, want: map[string]bool{"A": true, "B": false}},
+		// Argument matches cannot be checked before the body exists.
+		{name: "arg0", rules: []string{"type='signal',member='B',arg0='x'"}, want: map[string]bool{"A": false, "B": true}},
+		{name: "other sender", rules: []string{"type='signal',sender='" + other + "'"}, want: map[string]bool{"A": false, "B": false}},
+		{name: "method calls only", rules: []string{"type='method_call'"}, want: map[string]bool{"A": false, "B": false}},
+		{name: "path", rules: []string{"type='signal',path='/elsewhere'"}, want: map[string]bool{"A": false, "B": false}},
+		{name: "peer", peer: true, want: map[string]bool{"A": true, "B": true}},
+	}
+	for _, tt := range tests {
+		tt := tt
+		t.Run(tt.name, func(t *testing.T) {
+			b, _ := newTestBus(t)
+			c := busClient(t, b)
+			for _, r := range tt.rules {
+				addMatch(t, c, r)
+			}
+			if tt.peer {
+				peerClient(t, b)
+			}
+			got := map[string]bool{}
+			for member := range tt.want {
+				got[member] = b.Listening(testPath, testIface, member)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Listening (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -378,6 +378,29 @@ func (b *Bus) emit(forged string, path dbus.ObjectPath, iface, member string, bo
 	o.flush(b)
 }
 
+// Listening reports whether a signal from the service with this path,
+// interface and member may reach any connection, so that the service can
+// skip building bodies nobody receives. Argument matches are not checked
+// (there is no body yet): a rule that matches otherwise counts.
+func (b *Bus) Listening(path dbus.ObjectPath, iface, member string) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if len(b.p2pPeers) > 0 {
+		return true
+	}
+	info := msgInfo{typ: dbus.TypeSignal, sender: b.ServiceUniqueName(), path: path, iface: iface, member: member}
+	for _, p := range b.busPeers {
+		for _, r := range p.rules {
+			noArgs := *r
+			noArgs.args = nil
+			if noArgs.matches(&info, b.ownerLocked) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // wantsLocked reports whether p receives a message described by info, which
 // is not addressed to p when unicast is true (then only eavesdrop rules count).
 // b.mu must be held.
