@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
 
 // Property values in a script file are "TYPE VALUE": a D-Bus signature of
@@ -80,47 +82,6 @@ func firstType(sig string) int {
 		}
 	}
 	return 1
-}
-
-// goType is the Go type godbus's decoder uses for sig.
-func goType(sig string) reflect.Type {
-	switch sig[0] {
-	case 'b':
-		return reflect.TypeOf(false)
-	case 'y':
-		return reflect.TypeOf(byte(0))
-	case 'n':
-		return reflect.TypeOf(int16(0))
-	case 'q':
-		return reflect.TypeOf(uint16(0))
-	case 'i':
-		return reflect.TypeOf(int32(0))
-	case 'u':
-		return reflect.TypeOf(uint32(0))
-	case 'x':
-		return reflect.TypeOf(int64(0))
-	case 't':
-		return reflect.TypeOf(uint64(0))
-	case 'd':
-		return reflect.TypeOf(float64(0))
-	case 's':
-		return reflect.TypeOf("")
-	case 'o':
-		return reflect.TypeOf(dbus.ObjectPath(""))
-	case 'g':
-		return reflect.TypeOf(dbus.Signature{})
-	case 'v':
-		return reflect.TypeOf(dbus.Variant{})
-	case '(':
-		return reflect.TypeOf([]any{})
-	case 'a':
-		if sig[1] == '{' {
-			k := sig[2:3]
-			return reflect.MapOf(goType(k), goType(sig[3:len(sig)-1]))
-		}
-		return reflect.SliceOf(goType(sig[1:]))
-	}
-	panic("fakesystemd: unexpected signature " + sig)
 }
 
 // valueParser parses GVariant text directed by a type.
@@ -393,7 +354,7 @@ func (p *valueParser) variant() (any, error) {
 
 func (p *valueParser) array(sig string) (any, error) {
 	elem := sig[1:]
-	out := reflect.MakeSlice(goType(sig), 0, 0)
+	out := reflect.MakeSlice(busd.GoType(sig), 0, 0)
 	if err := p.expect('[', "to start an array"); err != nil {
 		return nil, err
 	}
@@ -421,7 +382,7 @@ func (p *valueParser) array(sig string) (any, error) {
 
 func (p *valueParser) dict(sig string) (any, error) {
 	ksig, vsig := sig[2:3], sig[3:len(sig)-1]
-	out := reflect.MakeMap(goType(sig))
+	out := reflect.MakeMap(busd.GoType(sig))
 	if err := p.expect('{', "to start a dictionary"); err != nil {
 		return nil, err
 	}

@@ -458,7 +458,7 @@ func (d *decoder) array(elem string, end, depth int) any {
 	}
 	if elem[0] == '{' {
 		ksig, vsig := elem[1:2], elem[2:len(elem)-1]
-		v := reflect.MakeMap(reflect.MapOf(goType(ksig), goType(vsig)))
+		v := reflect.MakeMap(reflect.MapOf(GoType(ksig), GoType(vsig)))
 		for d.pos < end {
 			d.align(8)
 			k := d.value(ksig, depth+1)
@@ -466,15 +466,16 @@ func (d *decoder) array(elem string, end, depth int) any {
 		}
 		return v.Interface()
 	}
-	v := reflect.MakeSlice(reflect.SliceOf(goType(elem)), 0, 0)
+	v := reflect.MakeSlice(reflect.SliceOf(GoType(elem)), 0, 0)
 	for d.pos < end {
 		v = reflect.Append(v, reflect.ValueOf(d.value(elem, depth)))
 	}
 	return v.Interface()
 }
 
-// goType returns the Go type godbus decodes the single complete type sig to.
-func goType(sig string) reflect.Type {
+// GoType returns the Go type godbus decodes the single complete type sig to
+// (a struct decodes to []any).
+func GoType(sig string) reflect.Type {
 	switch sig[0] {
 	case 'y':
 		return reflect.TypeOf(byte(0))
@@ -506,9 +507,9 @@ func goType(sig string) reflect.Type {
 		return reflect.TypeOf(dbus.Variant{})
 	case 'a':
 		if sig[1] == '{' {
-			return reflect.MapOf(goType(sig[2:3]), goType(sig[3:len(sig)-1]))
+			return reflect.MapOf(GoType(sig[2:3]), GoType(sig[3:len(sig)-1]))
 		}
-		return reflect.SliceOf(goType(sig[1:]))
+		return reflect.SliceOf(GoType(sig[1:]))
 	}
 	return reflect.TypeOf([]any(nil)) // struct
 }
