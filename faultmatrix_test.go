@@ -401,9 +401,17 @@ var actors = [numFaults]func(*act){
 // bystander runs ordinary jobs (with the schedule's overlaid signal
 // faults) next to the faults: "while others finish".
 func (a *act) bystander() {
+	a.startAndWaitAll(1+a.r.Intn(3), func() fakebus.Script {
+		return fakebus.Script{Delay: randDur(a.r, 0, 15*time.Millisecond)}
+	})
+}
+
+// startAndWaitAll starts n units at once, each with its own script and
+// Conn, and checks every result.
+func (a *act) startAndWaitAll(n int, script func() fakebus.Script) {
 	var wg sync.WaitGroup
-	for i, n := 0, 1+a.r.Intn(3); i < n; i++ {
-		u := a.unit(fakebus.Script{Delay: randDur(a.r, 0, 15*time.Millisecond)}, true, false)
+	for i := 0; i < n; i++ {
+		u := a.unit(script(), true, false)
 		tc := a.pickConn()
 		wg.Add(1)
 		go func() {
@@ -592,17 +600,9 @@ func (a *act) waitCancel() {
 // result. The tracer counts the JobRemoved that really reached the caller
 // first.
 func (a *act) earlyRemoved() {
-	var wg sync.WaitGroup
-	for i, n := 0, 1+a.r.Intn(2); i < n; i++ {
-		u := a.unit(fakebus.Script{Delay: randDur(a.r, 0, 5*time.Millisecond), Faults: fakebus.FaultJobRemovedBeforeReply}, true, false)
-		tc := a.pickConn()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a.startAndWait(tc, u)
-		}()
-	}
-	wg.Wait()
+	a.startAndWaitAll(1+a.r.Intn(2), func() fakebus.Script {
+		return fakebus.Script{Delay: randDur(a.r, 0, 5*time.Millisecond), Faults: fakebus.FaultJobRemovedBeforeReply}
+	})
 }
 
 // duplicate (fault 5): JobRemoved twice. The first result stands, for
