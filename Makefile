@@ -16,13 +16,17 @@ demo:
 
 check: lint test fuzz-short conformance
 
+# The bench module (its own go.mod) has tests too: go-systemd against
+# fakesystemd, and benchtab; its benchmarks run only with `make bench`.
 test:
 	$(GO) test -race -count=1 ./...
+	cd bench && $(GO) test -race -count=1 ./...
 
 lint: vet fmt staticcheck
 
 vet:
 	$(GO) vet ./...
+	cd bench && $(GO) vet ./...
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -30,6 +34,7 @@ fmt:
 
 staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
+	cd bench && $(STATICCHECK) ./...
 
 $(STATICCHECK):
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
@@ -43,8 +48,10 @@ fuzz:
 fuzz-short:
 	@scripts/fuzz $(CHECK_FUZZTIME)
 
+# Every benchmark of BENCHMARKS.md, interleaved over 5 rounds (~15 minutes);
+# prints the results table. Groups and rounds: see the header of bench/run.
 bench:
-	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
+	bench/run
 
 # The conformance suite on both backends, with its pass counts.
 conformance: conformance-fakebus conformance-systemd

@@ -1,0 +1,90 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime returns the CPU time (user plus system) this process has used.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// runJobs does b.N jobs with the given number of workers sharing c: each
+// worker starts a fresh slice and waits, stops it and waits, and so on,
+// until b.N jobs have been done in all. Every job is a start or a stop of a
+// transient slice with the same property on every client.
+func runJobs(b *testing.B, ctx context.Context, c Client, workers int) {
+	var next atomic.Int64 // jobs handed out
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				// Take two jobs (a start and its stop), or the last one.
+				n := next.Add(2)
+				if n-2 >= int64(b.N) {
+					return
+				}
+				name := sliceName()
+				if err := c.StartSlice(ctx, name); err != nil {
+					b.Error(err)
+					return
+				}
+				if n <= int64(b.N) {
+					if err := c.Stop(ctx, name); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// BenchmarkClientCPU measures what one job costs the client: CPU time and
+// allocations. The fake systemd runs in a child process (see TestMain), so
+// the benchmark process's CPU time (getrusage RUSAGE_SELF) and its
+// allocations are the client's alone. Each client connects to its own
+// fresh fake over a unix socket, exactly as to the system bus. An op is one
+// job (start+wait or stop+wait of a transient slice); 1 or 16 workers share
+// the client's connection.
+//
+// Metrics: ns/op is wall time per job (mostly the fake and the socket
+// round trips); cpu-ns/job is the client's CPU time per job, garbage
+// collection included; B/op and allocs/op are the client's.
+func BenchmarkClientCPU(b *testing.B) {
+	for _, kind := range clientKinds {
+		for _, workers := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/workers=%d", kind, workers), func(b *testing.B) {
+				ctx := context.Background()
+				c := dial(b, kind, startFakeProcess(b).Address)
+				for i := 0; i < 50; i++ { // warm up: connection buffers, maps
+					if err := cycle(ctx, c); err != nil {
+						b.Fatal(err)
+					}
+				}
+				runtime.GC()
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu0 := cpuTime(b)
+				runJobs(b, ctx, c, workers)
+				cpu := cpuTime(b) - cpu0
+				b.StopTimer()
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/job")
+			})
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func render(input string) string {
+	t := &table{vals: map[key]map[string][]float64{}}
+	t.read(strings.NewReader(input))
+	t.sortRows()
+	var b strings.Builder
+	t.print(&b)
+	b.WriteString("\n")
+	t.targets(&b)
+	return b.String()
+}
+
+func TestRender(t *testing.T) {
+	tests := []struct {
+		name, input, want string
+	}{{
+		name: "medians ranges and ratios",
+		// Three rounds; noise lines and a skipped metric (ns/op of
+		// Fakebus) are left out; metrics are ordered by metricOrder.
+		input: `# round 1
+goos: linux
+BenchmarkClientCPU/sdbus/workers=16-2   	10000	  40000 ns/op	  30000 cpu-ns/job	  300 allocs/op
+BenchmarkClientCPU/go-systemd/workers=16-2	10000	 100000 ns/op	  80000 cpu-ns/job	  308 allocs/op
+BenchmarkClientCPU/sdbus/workers=16-2   	10000	  50000 ns/op	  45000 cpu-ns/job	  300 allocs/op
+BenchmarkClientCPU/go-systemd/workers=16-2	10000	 110000 ns/op	  70000 cpu-ns/job	  308 allocs/op
+BenchmarkClientCPU/sdbus/workers=16-2   	10000	  45000 ns/op	  35000 cpu-ns/job	  300 allocs/op
+BenchmarkClientCPU/go-systemd/workers=16-2	10000	 105000 ns/op	  60000 cpu-ns/job	  308 allocs/op
+BenchmarkFakebus/workers=16-2	50000	20000 ns/op	51000 jobs/s	13000 B/op
+PASS
+`,
+		want: `| benchmark | metric | sdbus median [min–max] (n) | go-systemd median [min–max] (n) | sdbus / go-systemd | sdbus / raw |
+|---|---|---|---|---|---|
+| ClientCPU workers=16 | cpu-ns/job | 35.0 µs [30.0 µs–45.0 µs] (3) | 70.0 µs [60.0 µs–80.0 µs] (3) | 0.50× |  |
+| ClientCPU workers=16 | ns/op | 45.0 µs [40.0 µs–50.0 µs] (3) | 105.0 µs [100.0 µs–110.0 µs] (3) | 0.43× |  |
+| ClientCPU workers=16 | allocs/op | 300 [300–300] (3) | 308 [308–308] (3) | 0.97× |  |
+| Fakebus workers=16 | jobs/s | 51000 (1) |  |  |  |
+| Fakebus workers=16 | B/op | 12.7 KiB (1) |  |  |  |
+
+| target | measured | verdict |
+|---|---|---|
+| client CPU/job, ClientCPU workers=16: sdbus ≤ 0.5× go-systemd | 0.50× | met |
+| fakebus in-process, Fakebus workers=16: ≥ 50,000 jobs/s | 51000/s | met |
+`,
+	}, {
+		name: "misses and the dispatch flatness check",
+		// An even number of rounds: the median is the mean of the middle two.
+		input: `BenchmarkSystemd/sdbus/workers=1-2	2000	1 ns/op	1500 jobs/s
+BenchmarkSystemd/raw/workers=1-2	2000	1 ns/op	1800 jobs/s
+BenchmarkSystemd/go-systemd/workers=1-2	2000	1 ns/op	1400 jobs/s
+BenchmarkJobRemovedDispatch/waiters=10/after-reply-2	200000	100 ns/op
+BenchmarkJobRemovedDispatch/waiters=10/after-reply-2	200000	120 ns/op
+BenchmarkJobRemovedDispatch/waiters=1000/after-reply-2	200000	115 ns/op
+BenchmarkJobRemovedDispatch/waiters=10000/after-reply-2	200000	300 ns/op
+`,
+		want: `| benchmark | metric | sdbus median [min–max] (n) | go-systemd median [min–max] (n) | raw median [min–max] (n) | sdbus / go-systemd | sdbus / raw |
+|---|---|---|---|---|---|---|
+| Systemd workers=1 | jobs/s | 1500 (1) | 1400 (1) | 1800 (1) | 1.07× | 0.83× |
+| JobRemovedDispatch waiters=10/after-reply | ns/op | 110 ns [100 ns–120 ns] (2) |  |  |  |  |
+| JobRemovedDispatch waiters=1000/after-reply | ns/op | 115 ns (1) |  |  |  |  |
+| JobRemovedDispatch waiters=10000/after-reply | ns/op | 300 ns (1) |  |  |  |  |
+
+| target | measured | verdict |
+|---|---|---|
+| systemd jobs/s, Systemd workers=1: sdbus ≥ 1.0× raw and ≥ go-systemd | 0.83× raw, 1.07× go-systemd | **missed** |
+| dispatch ns/JobRemoved, waiters=10…10000/after-reply: flat within 1.2× | 110 / 115 / 300 ns (max/min 2.73×) | **missed** |
+`,
+	}}
+	for _, tt := range tests {
+		tt := tt
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, render(tt.input)); diff != "" {
+				t.Errorf("benchtab output (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,188 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+// fakeEnv, when set in the environment of this test binary, makes it a fake
+// systemd server instead: TestMain serves fakebus at the socket path the
+// variable names, prints "ready" and runs until its stdin closes. The
+// benchmarks run the fake this way, in a process of its own, so that the
+// benchmark process's CPU time, allocations and garbage collections are the
+// client's alone.
+//
+// The fake keeps the jobs of slices matching heldPattern queued, and
+// obeys one command on stdin, "finish ID", answered with "ok" on stdout:
+// it ends job ID with result done.
+const fakeEnv = "SDBUS_BENCH_FAKE_SOCKET"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(fakeEnv); path != "" {
+		if err := serveFake(path); err != nil {
+			fmt.Fprintln(os.Stderr, "fake server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func serveFake(path string) error {
+	s, err := fakebus.Start()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.ListenUnix(path, false); err != nil {
+		return err
+	}
+	if err := s.Script(heldPattern, fakebus.Script{Delay: time.Hour}); err != nil {
+		return err
+	}
+	fmt.Println("ready")
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() { // until the parent closes stdin or dies
+		var id uint32
+		if _, err := fmt.Sscanf(in.Text(), "finish %d", &id); err != nil {
+			return err
+		}
+		s.FinishJob(id, sdbus.JobDone)
+		fmt.Println("ok")
+	}
+	return in.Err()
+}
+
+// fakeProcess is a fake systemd in a child process.
+type fakeProcess struct {
+	Address string
+	stdin   io.WriteCloser
+	stdout  *bufio.Reader
+}
+
+// Finish ends a held job with result done.
+func (f *fakeProcess) Finish(id uint32) error {
+	if _, err := fmt.Fprintf(f.stdin, "finish %d\n", id); err != nil {
+		return err
+	}
+	line, err := f.stdout.ReadString('\n')
+	if err == nil && line != "ok\n" {
+		err = fmt.Errorf("fake: %q", line)
+	}
+	return err
+}
+
+// startFakeProcess runs a fake systemd in a child process. The child ends
+// when tb's cleanup closes its stdin.
+func startFakeProcess(tb testing.TB) *fakeProcess {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// Unix socket paths are limited to 107 bytes: keep it short.
+	dir, err := os.MkdirTemp("", "sdbus-bench")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	path := filepath.Join(dir, "bus")
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), fakeEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		stdin.Close()
+		_ = cmd.Wait()
+		os.RemoveAll(dir)
+	})
+	f := &fakeProcess{Address: "unix:path=" + path, stdin: stdin, stdout: bufio.NewReader(stdout)}
+	line, err := f.stdout.ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "ready" {
+		tb.Fatalf("fake server did not start: %q, %v", line, err)
+	}
+	return f
+}
+
+// startFakeInProcess starts a fake in this process and returns it and its
+// unix socket address.
+func startFakeInProcess(tb testing.TB, opts ...fakebus.Option) (*fakebus.Server, string) {
+	tb.Helper()
+	s := fakebus.New(tb, opts...)
+	addr, err := s.Address()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, addr
+}
+
+// clientKinds names the clients the benchmarks compare.
+var clientKinds = []string{"sdbus", "go-systemd", "raw"}
+
+// dial connects the named client to address.
+func dial(tb testing.TB, kind, address string) Client {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var c Client
+	var err error
+	switch kind {
+	case "sdbus":
+		c, err = DialSdbus(ctx, address)
+	case "go-systemd":
+		c, err = DialGoSystemd(ctx, address)
+	case "raw":
+		c, err = DialRaw(ctx, address, false)
+	case "raw+subscribe":
+		c, err = DialRaw(ctx, address, true)
+	case "sdbus-nosub":
+		c, err = dialSdbusUnsubscribed(ctx, address)
+	default:
+		tb.Fatalf("unknown client %q", kind)
+	}
+	if err != nil {
+		tb.Fatalf("%s: connect %s: %v", kind, address, err)
+	}
+	tb.Cleanup(c.Close)
+	return c
+}
+
+// nameSeq makes unit names unique within the process, so that no two jobs
+// of a run ever merge.
+var nameSeq atomic.Uint64
+
+// sliceName returns a fresh slice name. It has no '-': a dash would make
+// systemd create (and start jobs for) parent slices implicitly.
+func sliceName() string {
+	return fmt.Sprintf("bench_%d_%d.slice", os.Getpid(), nameSeq.Add(1))
+}
+
+// cycle starts a fresh slice, waits, stops it and waits: two jobs.
+func cycle(ctx context.Context, c Client) error {
+	name := sliceName()
+	if err := c.StartSlice(ctx, name); err != nil {
+		return err
+	}
+	return c.Stop(ctx, name)
+}
