@@ -107,6 +107,28 @@ func TestFaultMatrix(t *testing.T) {
 		seeds, cov, singles, pairs = plan(base, minPairSchedules, pFaultIn)
 	}
 
+	// Goroutines before, at the peak, and after every Close: the summary
+	// reports them, and after must be back to before (leakCheck names any
+	// leftover).
+	goroutinesBefore := runtime.NumGoroutine()
+	peak := goroutinesBefore
+	stopSampling, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopSampling:
+				return
+			case <-tick.C:
+				if n := runtime.NumGoroutine(); n > peak {
+					peak = n
+				}
+			}
+		}
+	}()
+
 	// Schedules run in parallel, each on its own server.
 	total := newCounters()
 	var mu sync.Mutex
@@ -149,6 +171,16 @@ func TestFaultMatrix(t *testing.T) {
 	}
 	close(next)
 	wg.Wait()
+	close(stopSampling)
+	<-sampled
+	goroutinesAfter := runtime.NumGoroutine()
+	for deadline := time.Now().Add(5 * time.Second); goroutinesAfter > goroutinesBefore && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		goroutinesAfter = runtime.NumGoroutine()
+	}
+	if goroutinesAfter > goroutinesBefore {
+		t.Errorf("goroutines: %d before the schedules, %d after every Close", goroutinesBefore, goroutinesAfter)
+	}
 
 	// The matrix must have done what it claims.
 	lo, hi, f, g := cov.pairRange()
@@ -177,6 +209,7 @@ func TestFaultMatrix(t *testing.T) {
 		t.Logf("fault matrix: schedule %#x [%s] alone (%s); %d failed; %v",
 			seeds[0], seedFaults(seeds[0]), envSeed, failed, elapsed)
 	}
+	t.Logf("  %-19s %6d  before the schedules; %d at the peak; %d after every Close", "goroutines", goroutinesBefore, peak, goroutinesAfter)
 	for _, l := range []struct{ title, prefix string }{
 		{"schedules per fault", "faults"},
 		{"jobs started", "jobs"},
