@@ -391,9 +391,7 @@ func (b *Bus) Listening(path dbus.ObjectPath, iface, member string) bool {
 	info := msgInfo{typ: dbus.TypeSignal, sender: b.ServiceUniqueName(), path: path, iface: iface, member: member}
 	for _, p := range b.busPeers {
 		for _, r := range p.rules {
-			noArgs := *r
-			noArgs.args = nil
-			if noArgs.matches(&info, b.ownerLocked) {
+			if r.matchesHeader(&info, b.ownerLocked) {
 				return true
 			}
 		}

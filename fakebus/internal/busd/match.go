@@ -292,6 +292,20 @@ func (r *matchRule) equal(o *matchRule) bool {
 // currently owns a bus name ("" if none); a sender or destination key naming
 // a well-known name matches messages from / to its current owner.
 func (r *matchRule) matches(m *msgInfo, owner func(string) string) bool {
+	if !r.matchesHeader(m, owner) {
+		return false
+	}
+	for _, a := range r.args {
+		if a.index >= len(m.body) || !a.matches(m.body[a.index]) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchesHeader is matches without the argument keys: what can be decided
+// before a message has a body.
+func (r *matchRule) matchesHeader(m *msgInfo, owner func(string) string) bool {
 	if r.typ != 0 && r.typ != m.typ {
 		return false
 	}
@@ -326,11 +340,6 @@ func (r *matchRule) matches(m *msgInfo, owner func(string) string) bool {
 		}
 		want := owner(r.dest)
 		if want == "" || want != owner(m.dest) {
-			return false
-		}
-	}
-	for _, a := range r.args {
-		if a.index >= len(m.body) || !a.matches(m.body[a.index]) {
 			return false
 		}
 	}
