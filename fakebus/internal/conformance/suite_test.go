@@ -160,6 +160,16 @@ func start(t *testing.T, e *env, c *sdbus.Conn, name string, props []sdbus.Prope
 	return j
 }
 
+// stop stops the unit on c and waits for the stop job to end done.
+func stop(t *testing.T, e *env, c *sdbus.Conn, name string) {
+	t.Helper()
+	j, err := c.StopUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatalf("StopUnit %s: %v", name, err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+}
+
 func wait(t *testing.T, e *env, j *sdbus.Job, want sdbus.JobResult) {
 	t.Helper()
 	got, err := j.Wait(e.ctx)
@@ -225,11 +235,7 @@ func testStartStopSlice(t *testing.T, e *env) {
 	if diff := cmp.Diff(sdbus.UnitState{Name: name, LoadState: sdbus.LoadLoaded, ActiveState: sdbus.StateActive, SubState: "active"}, st); diff != "" {
 		t.Errorf("after start (-want +got):\n%s", diff)
 	}
-	j, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wait(t, e, j, sdbus.JobDone)
+	stop(t, e, e.c, name)
 	settle(t, e, name, "stopped", gone)
 }
 
@@ -242,11 +248,7 @@ func testStartStopService(t *testing.T, e *env) {
 	if st.ActiveState != sdbus.StateActive || st.SubState != "running" || st.Result != "success" {
 		t.Errorf("after start: %+v, want active/running, Result success", st)
 	}
-	j, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wait(t, e, j, sdbus.JobDone)
+	stop(t, e, e.c, name)
 	settle(t, e, name, "stopped", gone)
 }
 
@@ -255,11 +257,7 @@ func testStartPrivate(t *testing.T, e *env) {
 	name := e.unit("p2p", "slice")
 	cleanup(t, e, name)
 	wait(t, e, start(t, e, pc, name, sliceProps()), sdbus.JobDone)
-	j, err := pc.StopUnit(e.ctx, name, sdbus.ModeReplace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wait(t, e, j, sdbus.JobDone)
+	stop(t, e, pc, name)
 }
 
 func testResultFailed(t *testing.T, e *env) {
@@ -295,12 +293,12 @@ func testResultCanceled(t *testing.T, e *env) {
 	cleanup(t, e, name)
 	j := start(t, e, e.c, name, oneshot("/bin/sleep", "30"))
 	settle(t, e, name, "activating", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActivating })
-	stop, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
+	stopJob, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wait(t, e, j, sdbus.JobCanceled)
-	wait(t, e, stop, sdbus.JobDone)
+	wait(t, e, stopJob, sdbus.JobDone)
 	// The oneshot's command was killed while starting: the unit failed.
 	st := settle(t, e, name, "failed", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateFailed })
 	if st.Result != "signal" {
@@ -479,11 +477,7 @@ func testPropertiesThroughLife(t *testing.T, e *env) {
 		t.Errorf("states while starting (-want +got):\n%s", diff)
 	}
 	wait(t, e, j, sdbus.JobDone)
-	stop, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wait(t, e, stop, sdbus.JobDone)
+	stop(t, e, e.c, name)
 	settle(t, e, name, "stopped", gone)
 
 	failing := e.unit("life-fail", "service")
@@ -622,9 +616,9 @@ func testBusRestart(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	wait(t, e, j2, sdbus.JobDone)
-	stop, err := c.StopUnit(e.ctx, after, sdbus.ModeReplace)
+	stopJob, err := c.StopUnit(e.ctx, after, sdbus.ModeReplace)
 	if err == nil {
-		_, _ = stop.Wait(e.ctx)
+		_, _ = stopJob.Wait(e.ctx)
 	}
 }
 
