@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -71,14 +70,7 @@ func BenchmarkClientCPU(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/workers=%d", kind, workers), func(b *testing.B) {
 				ctx := context.Background()
 				c := dial(b, kind, startFakeProcess(b).Address)
-				for i := 0; i < 50; i++ { // warm up: connection buffers, maps
-					if err := cycle(ctx, c); err != nil {
-						b.Fatal(err)
-					}
-				}
-				runtime.GC()
-				b.ReportAllocs()
-				b.ResetTimer()
+				warmUp(b, ctx, c, 50)
 				cpu0 := cpuTime(b)
 				runJobs(b, ctx, c, workers)
 				cpu := cpuTime(b) - cpu0

@@ -36,14 +36,7 @@ func BenchmarkFakebus(b *testing.B) {
 
 func fakebusThroughput(b *testing.B, c Client, workers int) {
 	ctx := context.Background()
-	for i := 0; i < 50; i++ { // warm up
-		if err := cycle(ctx, c); err != nil {
-			b.Fatal(err)
-		}
-	}
-	runtime.GC()
-	b.ReportAllocs()
-	b.ResetTimer()
+	warmUp(b, ctx, c, 50)
 	t0 := time.Now()
 	runJobs(b, ctx, c, workers)
 	elapsed := time.Since(t0)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -185,4 +186,17 @@ func cycle(ctx context.Context, c Client) error {
 		return err
 	}
 	return c.Stop(ctx, name)
+}
+
+// warmUp runs n cycles on c (connection buffers, maps), collects garbage and
+// restarts b's timer and allocation counts: what follows is measured.
+func warmUp(b *testing.B, ctx context.Context, c Client, n int) {
+	for i := 0; i < n; i++ {
+		if err := cycle(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	b.ReportAllocs()
+	b.ResetTimer()
 }

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"os"
-	"runtime"
 	"testing"
 	"time"
 
@@ -68,14 +67,7 @@ func BenchmarkSystemd(b *testing.B) {
 					subscribeIdle(b, ctx, addr)
 				}
 				c := dial(b, kind, addr)
-				for i := 0; i < 10; i++ { // warm up
-					if err := cycle(ctx, c); err != nil {
-						b.Fatal(err)
-					}
-				}
-				runtime.GC()
-				b.ReportAllocs()
-				b.ResetTimer()
+				warmUp(b, ctx, c, 10)
 				t0 := time.Now()
 				cpu0 := cpuTime(b)
 				runJobs(b, ctx, c, workers)
