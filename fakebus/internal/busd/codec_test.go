@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"math"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -367,6 +370,55 @@ func TestValidSignature(t *testing.T) {
 	}
 }
 
+// canonical turns a decoded D-Bus value into one that compares by its
+// wire meaning: doubles by their bits (so NaN equals the same NaN, which
+// also makes NaN map keys comparable), maps as entries sorted by key,
+// variants as signature and value, signatures as strings.
+func canonical(v any) any {
+	switch v := v.(type) {
+	case dbus.Variant:
+		return [2]any{v.Signature().String(), canonical(v.Value())}
+	case dbus.Signature:
+		return "sig:" + v.String()
+	case float64:
+		return fmt.Sprintf("double:%016x", math.Float64bits(v))
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		out := make([]any, rv.Len())
+		for i := range out {
+			out[i] = canonical(rv.Index(i).Interface())
+		}
+		return typed{rv.Type().String(), out}
+	case reflect.Map:
+		type entry struct {
+			Key   string
+			Value any
+		}
+		out := make([]entry, 0, rv.Len())
+		for it := rv.MapRange(); it.Next(); {
+			out = append(out, entry{fmt.Sprint(canonical(it.Key().Interface())), canonical(it.Value().Interface())})
+		}
+		// Equal keys (several NaNs with the same bits) order by value.
+		sort.Slice(out, func(i, j int) bool {
+			if out[i].Key != out[j].Key {
+				return out[i].Key < out[j].Key
+			}
+			return fmt.Sprint(out[i].Value) < fmt.Sprint(out[j].Value)
+		})
+		return typed{rv.Type().String(), out}
+	}
+	return v
+}
+
+// typed keeps the Go type of a canonical array or map, so that empty
+// arrays of different element types still differ.
+type typed struct {
+	Type  string
+	Elems any
+}
+
 func FuzzParseMessage(f *testing.F) {
 	for _, tt := range codecBodies {
 		if data, err := newSignal("/a", "org.example.I", "M", "", ":1.1", tt.body).encode(1); err == nil {
@@ -388,12 +440,12 @@ func FuzzParseMessage(f *testing.F) {
 		if err != nil {
 			t.Fatalf("relayed message does not parse: %v", err)
 		}
-		if diff := cmp.Diff(m.body, again.body, cmpDBus); diff != "" {
+		if diff := cmp.Diff(canonical(m.body), canonical(again.body)); diff != "" {
 			t.Errorf("body changed (-before +after):\n%s", diff)
 		}
 		// Where godbus accepts the message too, it decodes the same values.
 		if gm, err := dbus.DecodeMessage(bytes.NewReader(data)); err == nil {
-			if diff := cmp.Diff(gm.Body, m.body, cmpDBus); diff != "" {
+			if diff := cmp.Diff(canonical(gm.Body), canonical(m.body)); diff != "" {
 				t.Errorf("body (-godbus +busd):\n%s", diff)
 			}
 		}
