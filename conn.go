@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -70,35 +71,18 @@ type Conn struct {
 	// WithMaxPendingCalls).
 	slots chan struct{}
 
-	// mu guards closed, up, version, versionOK and features. It is never
-	// held across a D-Bus call or a blocking channel operation.
-	mu        sync.Mutex
-	closed    bool          // no more goroutines may be added to wg
-	up        chan struct{} // closed when a new session is installed
+	// mu guards closed, up, gen, version, versionOK and features. It is
+	// never held across a D-Bus call or a blocking channel operation.
+	mu     sync.Mutex
+	closed bool          // no more goroutines may be added to wg
+	up     chan struct{} // closed when a new session is installed
+	// gen counts installed sessions: a cached answer is stored only if
+	// no session was installed while it was asked (Version, Supports).
+	gen       uint64
 	version   Version
 	versionOK bool
 	features  map[Feature]bool
 }
-
-// session is one D-Bus connection of a Conn with the state tied to it:
-// the jobs it tracks and the units it watches. A reconnecting Conn starts
-// a new session for each connection.
-type session struct {
-	c       *Conn
-	bus     *dbus.Conn
-	mgr     dbus.BusObject
-	jobs    *jobTracker
-	watches *watchSet
-	// ended makes the end of the session run once.
-	ended sync.Once
-}
-
-func (c *Conn) newSession() *session {
-	return &session{c: c, jobs: newJobTracker(), watches: newWatchSet()}
-}
-
-// alive reports whether the session's connection is still up.
-func (s *session) alive() bool { return s.bus.Context().Err() == nil }
 
 // Option configures a connection.
 type Option func(*config)
@@ -216,8 +200,15 @@ func Connect(ctx context.Context, address string, opts ...Option) (*Conn, error)
 	if err != nil {
 		return nil, err
 	}
-	c.sess.Store(s)
+	c.start(s)
 	return c, nil
+}
+
+// start installs the first session and starts the supervisor (see
+// session.go).
+func (c *Conn) start(s *session) {
+	c.install(s)
+	c.goTracked(func() { c.supervise(s) })
 }
 
 func newConn(cfg config, address string) *Conn {
@@ -278,7 +269,7 @@ func NewConn(ctx context.Context, bus *dbus.Conn, opts ...Option) (*Conn, error)
 		}
 		h.Terminate()
 	}()
-	c.sess.Store(s)
+	c.start(s)
 	if err := c.setup(ctx, s); err != nil {
 		c.Close()
 		return nil, err
@@ -311,8 +302,11 @@ func (c *Conn) setup(ctx context.Context, s *session) error {
 	if err != nil {
 		return c.opError(s, "AddMatch", "", err, true)
 	}
-	err = s.bus.AddMatchSignalContext(ctx,
-		dbus.WithMatchSender(systemdName), dbus.WithMatchObjectPath(managerPath),
+	// No sender in this rule: systemd 262's new instance may send
+	// JobRemoved after a re-execution before it owns the name again, which
+	// a rule on the name would not let through. The session admits only
+	// the owner's signals (session.admit).
+	err = s.bus.AddMatchSignalContext(ctx, dbus.WithMatchObjectPath(managerPath),
 		dbus.WithMatchInterface(managerIface), dbus.WithMatchMember("JobRemoved"))
 	if err != nil {
 		return c.opError(s, "AddMatch", "", err, true)
@@ -322,7 +316,9 @@ func (c *Conn) setup(ctx context.Context, s *session) error {
 	if err := call.Store(&owner); err != nil {
 		return c.opError(s, "GetNameOwner", "", err, true)
 	}
-	s.jobs.setOwner(owner, call.ResponseSequence)
+	for _, held := range s.setOwner(owner, call.ResponseSequence) {
+		s.dispatch(held)
+	}
 	err = s.mgr.CallWithContext(ctx, managerIface+".Subscribe", c.flags()).Store()
 	var de dbus.Error
 	if err != nil && !(errors.As(err, &de) && de.Name == "org.freedesktop.systemd1.AlreadySubscribed") {
@@ -423,6 +419,9 @@ func (b bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
 // matching ErrClosed, stops reconnecting, stops and waits for every
 // goroutine the Conn started, and is idempotent.
 func (c *Conn) Close() error {
+	if c.usable("close", "") != nil {
+		return nil // nothing was opened
+	}
 	c.closeOnce.Do(func() {
 		c.closing.Store(true)
 		c.mu.Lock()
@@ -447,8 +446,15 @@ func (c *Conn) Close() error {
 // Done returns a channel that is closed when the Conn is finished: after
 // Close, or when the connection ended and will not come back (without
 // WithReconnect, when the peer goes away; with it, when the policy gives
-// up).
-func (c *Conn) Done() <-chan struct{} { return c.done }
+// up). For a nil or zero Conn it is closed already.
+func (c *Conn) Done() <-chan struct{} {
+	if c.usable("", "") != nil {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return c.done
+}
 
 func (c *Conn) markDone() { c.doneOnce.Do(func() { close(c.done) }) }
 
@@ -462,9 +468,14 @@ func (c *Conn) goneErr() error {
 }
 
 // current returns the session to make a call on. While a reconnecting
-// Conn is between connections, it waits for the next one (bounded by
-// ctx); otherwise a gone connection is an error.
+// Conn is between connections, it waits for the next one, bounded by ctx
+// and ReconnectPolicy.WaitForConnection; otherwise a gone connection is an
+// error.
 func (c *Conn) current(ctx context.Context, op, unit string) (*session, error) {
+	if err := c.usable(op, unit); err != nil {
+		return nil, err
+	}
+	var bound <-chan time.Time
 	for {
 		c.mu.Lock()
 		s, up := c.sess.Load(), c.up
@@ -474,8 +485,13 @@ func (c *Conn) current(ctx context.Context, op, unit string) (*session, error) {
 			return nil, &Error{Op: op, Unit: unit, Err: ErrClosed}
 		case s.alive():
 			return s, nil
-		case c.cfg.reconnect == nil || c.givenUp():
+		case c.cfg.reconnect == nil || c.givenUp() || c.cfg.reconnect.WaitForConnection < 0:
 			return nil, &Error{Op: op, Unit: unit, Err: ErrDisconnected}
+		}
+		if bound == nil {
+			t := time.NewTimer(c.cfg.reconnect.WaitForConnection)
+			defer t.Stop()
+			bound = t.C
 		}
 		select {
 		case <-up:
@@ -483,10 +499,20 @@ func (c *Conn) current(ctx context.Context, op, unit string) (*session, error) {
 			return nil, &Error{Op: op, Unit: unit, Err: ErrClosed}
 		case <-c.done:
 			return nil, &Error{Op: op, Unit: unit, Err: ErrDisconnected}
+		case <-bound:
+			return nil, &Error{Op: op, Unit: unit, Message: "no connection within ReconnectPolicy.WaitForConnection", Err: ErrDisconnected}
 		case <-ctx.Done():
 			return nil, &Error{Op: op, Unit: unit, Message: "waiting for the connection to come back", Err: ctx.Err()}
 		}
 	}
+}
+
+// usable refuses a nil or zero Conn (one not made by Connect or NewConn).
+func (c *Conn) usable(op, unit string) error {
+	if c == nil || c.stop == nil {
+		return &Error{Op: op, Unit: unit, Message: "nil or zero Conn: use Connect", Err: ErrInvalidArgs}
+	}
+	return nil
 }
 
 // acquire takes a call slot, waiting for one while the Conn has
@@ -570,23 +596,6 @@ func notSent(err error) bool {
 	return errors.As(err, &u) || errors.Is(err, dbus.ErrClosed)
 }
 
-// end runs once when the session's connection has ended: pending waits
-// fail, and a reconnecting Conn starts over.
-func (s *session) end() {
-	s.ended.Do(func() {
-		c := s.c
-		cause := c.goneErr()
-		s.jobs.fail(cause)
-		s.watches.fail(cause)
-		if c.closing.Load() || c.sess.Load() != s {
-			return
-		}
-		if c.cfg.reconnect == nil || !c.goTracked(c.reconnect) {
-			c.markDone()
-		}
-	})
-}
-
 // goTracked runs f in a goroutine that Close waits for. It returns false,
 // and does not run f, when the Conn is closed.
 func (c *Conn) goTracked(f func()) bool {
@@ -608,49 +617,4 @@ func (c *Conn) flags() dbus.Flags {
 		return dbus.FlagAllowInteractiveAuthorization
 	}
 	return 0
-}
-
-// signalHandler receives every signal of a session on godbus's read
-// goroutine, in wire order. It never blocks and makes no D-Bus calls: it
-// updates maps under short locks and closes channels.
-type signalHandler struct{ s *session }
-
-func (h signalHandler) DeliverSignal(iface, member string, sig *dbus.Signal) {
-	s := h.s
-	switch {
-	case iface == managerIface && member == "JobRemoved":
-		if sig.Path != managerPath || !s.fromSystemd(sig.Sender) {
-			return
-		}
-		if ev, ok := decodeJobRemoved(sig.Body); ok {
-			s.jobs.complete(ev)
-		}
-	case iface == busName && member == "NameOwnerChanged":
-		if s.c.p2p || sig.Sender != busName || sig.Path != busPath || len(sig.Body) != 3 {
-			return
-		}
-		name, _ := sig.Body[0].(string)
-		newOwner, ok := sig.Body[2].(string)
-		if name == systemdName && ok {
-			s.jobs.setOwner(newOwner, sig.Sequence)
-		}
-	case iface == propsIface && member == "PropertiesChanged":
-		if s.fromSystemd(sig.Sender) {
-			s.watches.deliver(sig)
-		}
-	}
-}
-
-// Terminate is called by godbus when the connection closes.
-func (h signalHandler) Terminate() { h.s.end() }
-
-// fromSystemd reports whether a signal's sender is the manager: on a bus
-// the current owner of org.freedesktop.systemd1; on a direct connection
-// the peer itself, the only one who can send there, which names itself
-// org.freedesktop.systemd1 (systemd 252) or nothing.
-func (s *session) fromSystemd(sender string) bool {
-	if s.c.p2p {
-		return sender == "" || sender == systemdName
-	}
-	return sender != "" && sender == s.jobs.ownerName()
 }

@@ -80,7 +80,7 @@ func FuzzDecodeJobRemoved(f *testing.F) {
 		tr := newJobTracker()
 		ticket := tr.begin("x.service")
 		tr.complete(ev)
-		st, _ := tr.register(ticket, ev.path)
+		st := tr.register(ticket, ev.path, true)
 		if ok && !st.finished() {
 			t.Fatalf("a JobRemoved before the reply was lost: %+v", ev)
 		}

@@ -69,6 +69,7 @@ const probeService = "sdbus-feature-probe.service"
 func (c *Conn) Supports(ctx context.Context, f Feature) (bool, error) {
 	c.mu.Lock()
 	v, ok := c.features[f]
+	gen := c.gen
 	c.mu.Unlock()
 	if ok {
 		return v, nil
@@ -96,10 +97,15 @@ func (c *Conn) Supports(ctx context.Context, f Feature) (bool, error) {
 		return false, err
 	}
 	c.mu.Lock()
-	if c.features == nil {
-		c.features = make(map[Feature]bool)
+	// An answer asked while another session was installed may come from
+	// the manager before a re-execution or an upgrade: use it, but do not
+	// keep it.
+	if c.gen == gen {
+		if c.features == nil {
+			c.features = make(map[Feature]bool)
+		}
+		c.features[f] = v
 	}
-	c.features[f] = v
 	c.mu.Unlock()
 	return v, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -139,19 +140,51 @@ type Job struct {
 	c    *Conn
 }
 
-// ID returns the job's numeric id.
-func (j *Job) ID() uint32 { return j.id }
+// ID returns the job's numeric id (0 for a nil Job).
+func (j *Job) ID() uint32 {
+	if j == nil {
+		return 0
+	}
+	return j.id
+}
 
-// Path returns the job's object path.
-func (j *Job) Path() dbus.ObjectPath { return j.path }
+// Path returns the job's object path ("" for a nil Job).
+func (j *Job) Path() dbus.ObjectPath {
+	if j == nil {
+		return ""
+	}
+	return j.path
+}
 
-// Unit returns the name of the unit the job was requested for.
-func (j *Job) Unit() string { return j.unit }
+// Unit returns the name of the unit the job was requested for ("" for a
+// nil Job).
+func (j *Job) Unit() string {
+	if j == nil {
+		return ""
+	}
+	return j.unit
+}
+
+// valid reports whether j was made by this package: a nil or zero Job
+// tracks nothing.
+func (j *Job) valid() bool { return j != nil && j.st != nil && j.c != nil }
 
 // Done returns a channel that is closed when the job's result is known or
 // the connection has ended. The channel belongs to sdbus; it is never sent
-// on.
-func (j *Job) Done() <-chan struct{} { return j.st.done }
+// on. For a nil or zero Job it is closed already (Wait says why).
+func (j *Job) Done() <-chan struct{} {
+	if !j.valid() {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return j.st.done
+}
+
+// errNoJob is the error of a method called on a nil or zero Job.
+func errNoJob(op string) error {
+	return &Error{Op: op, Message: "nil or zero Job: jobs come from StartUnit and friends", Err: ErrInvalidArgs}
+}
 
 // Wait waits until the job ends or ctx is done and returns its result.
 // It may be called any number of times, from any goroutine; giving up on a
@@ -161,8 +194,12 @@ func (j *Job) Done() <-chan struct{} { return j.st.done }
 // returned together with a *JobError, matching ErrJobFailed. When ctx ends
 // first, the error matches ctx.Err(); when the connection ends first, it
 // matches ErrDisconnected (or ErrClosed after Close) and the job's outcome
-// is unknown to this Conn: look at the unit's state.
+// is unknown to this Conn: look at the unit's state, or Conn.Reconcile.
+// A nil or zero Job fails with ErrInvalidArgs.
 func (j *Job) Wait(ctx context.Context) (JobResult, error) {
+	if !j.valid() {
+		return "", errNoJob("wait")
+	}
 	select {
 	case <-j.st.done:
 	case <-ctx.Done():
@@ -176,17 +213,59 @@ func (j *Job) Wait(ctx context.Context) (JobResult, error) {
 }
 
 // Cancel asks systemd to cancel the job (Manager.CancelJob). A job that has
-// already ended is not an error. systemd cannot cancel a job whose
-// execution has begun. Wait reports the job's result, JobCanceled if the
-// cancel took effect.
+// ended is not an error. systemd cannot cancel a job whose execution has
+// begun. Wait reports the job's result, JobCanceled if the cancel took
+// effect.
+//
+// Cancel never reports success without effect. A job whose connection was
+// lost is canceled on a reconnecting Conn's current connection (once
+// there is one; a job systemd no longer has, or that now belongs to
+// another unit, counts as ended); on any other Conn Cancel then fails with
+// ErrDisconnected, and with ErrClosed after Close.
 func (j *Job) Cancel(ctx context.Context) error {
+	const op = "CancelJob"
+	if !j.valid() {
+		return errNoJob(op)
+	}
+	c := j.c
 	select {
 	case <-j.st.done:
-		return nil
+		switch {
+		case j.st.err == nil:
+			return nil // it ended
+		case c.closing.Load():
+			return &Error{Op: op, Unit: j.unit, Err: ErrClosed}
+		case c.cfg.reconnect == nil:
+			return &Error{Op: op, Unit: j.unit, Message: "the connection was lost; the job may still be queued", Err: ErrDisconnected}
+		}
+		return c.cancelOrphan(ctx, op, j.unit, j.id, j.path)
 	default:
 	}
-	err := j.c.call(ctx, "CancelJob", j.unit, []any{j.id})
+	err := c.call(ctx, op, j.unit, []any{j.id})
 	if errors.Is(err, ErrNoSuchJob) {
+		return nil
+	}
+	return err
+}
+
+// cancelOrphan cancels, on the current connection, a job that was tracked
+// on an earlier one, after checking that the job with that id is still
+// for unit (ids are not reused by one manager, but a restarted user
+// manager starts over). A job that is gone counts as ended.
+func (c *Conn) cancelOrphan(ctx context.Context, op, unit string, id uint32, path dbus.ObjectPath) error {
+	var jobUnit struct {
+		Name string
+		Path dbus.ObjectPath
+	}
+	err := c.getProperty(ctx, path, jobIface, "Unit", unit, &jobUnit)
+	if err == nil && jobUnit.Name != unit {
+		return nil // not our job: ours has ended
+	}
+	if err == nil {
+		err = c.call(ctx, op, unit, []any{id})
+	}
+	var e *Error
+	if errors.Is(err, ErrNoSuchJob) || errors.As(err, &e) && strings.HasSuffix(e.Name, ".UnknownObject") {
 		return nil
 	}
 	return err
@@ -209,9 +288,11 @@ type jobState struct {
 	unit   string // the unit name in JobRemoved
 	err    error  // ErrDisconnected or ErrClosed when the connection ended first
 
-	// claims counts the calls that registered this job path (merged
-	// calls share it); guarded by jobTracker.mu.
-	claims int
+	// requested counts the job calls that registered this job path
+	// (merged calls share it), and unitAsked is the unit they asked for;
+	// both guarded by jobTracker.mu. Reconcile's lookups do not count.
+	requested int
+	unitAsked string
 }
 
 func newJobState() *jobState { return &jobState{done: make(chan struct{})} }
@@ -278,7 +359,12 @@ const maxRetired = 1 << 14
 // entry, as long as a call that was in flight when it arrived has not
 // given its ticket back; then it is dropped. A JobRemoved that arrives while
 // no call is in flight and matches no pending job concerns somebody else and
-// is dropped at once. At most maxRetired finished entries are kept.
+// is dropped at once.
+//
+// Memory is bounded whatever one call does: the tickets in flight are at
+// most the Conn's call slots (WithMaxPendingCalls), and at most maxRetired
+// finished entries are kept, the oldest dropped first, even while a call
+// whose reply never comes keeps its ticket.
 type jobTracker struct {
 	// mu guards every field below. It is held only for map and slice
 	// updates, never across a D-Bus call or a channel send.
@@ -287,21 +373,14 @@ type jobTracker struct {
 	// calls in flight.
 	jobs    map[dbus.ObjectPath]*jobState
 	retired []retiredJob // finished entries in jobs, oldest first
-	// Tickets [lowTicket, nextTicket) may be in flight; ended holds those
-	// above lowTicket that have ended.
+	// inFlight maps each ticket in flight to the unit its call is for;
+	// nextTicket is the next ticket to hand out.
+	inFlight   map[uint64]string
 	nextTicket uint64
-	lowTicket  uint64
-	ended      map[uint64]struct{}
-	// units maps each ticket in flight to the unit its call is for.
 	// ticketEnded, made by soleClaim when it must wait, is closed and
 	// cleared when a ticket ends; nil while nobody waits, so that ending a
 	// ticket allocates nothing.
-	units       map[uint64]string
 	ticketEnded chan struct{}
-	// owner is the unique name of org.freedesktop.systemd1's owner, set at
-	// sequence ownerSeq.
-	owner    string
-	ownerSeq dbus.Sequence
 	// gone is set when the connection has ended.
 	gone error
 }
@@ -310,13 +389,12 @@ type retiredJob struct {
 	path dbus.ObjectPath
 	st   *jobState
 	// lastTicket is the newest ticket that was in flight when the job
-	// finished; once every ticket up to it has ended, nobody can claim it.
+	// finished; once no ticket up to it is in flight, nobody can claim it.
 	lastTicket uint64
 }
 
 func newJobTracker() *jobTracker {
-	return &jobTracker{jobs: make(map[dbus.ObjectPath]*jobState), ended: make(map[uint64]struct{}),
-		units: make(map[uint64]string)}
+	return &jobTracker{jobs: make(map[dbus.ObjectPath]*jobState), inFlight: make(map[uint64]string)}
 }
 
 // begin takes a ticket before a job call for unit is sent.
@@ -325,7 +403,7 @@ func (t *jobTracker) begin(unit string) uint64 {
 	defer t.mu.Unlock()
 	n := t.nextTicket
 	t.nextTicket++
-	t.units[n] = unit
+	t.inFlight[n] = unit
 	return n
 }
 
@@ -337,24 +415,24 @@ func (t *jobTracker) end(ticket uint64) {
 }
 
 func (t *jobTracker) endLocked(ticket uint64) {
-	delete(t.units, ticket)
+	delete(t.inFlight, ticket)
 	if t.ticketEnded != nil {
 		close(t.ticketEnded)
 		t.ticketEnded = nil
 	}
-	if ticket != t.lowTicket {
-		t.ended[ticket] = struct{}{}
+	if len(t.retired) == 0 {
 		return
 	}
-	t.lowTicket++
-	for {
-		if _, ok := t.ended[t.lowTicket]; !ok {
-			break
+	// The oldest ticket still in flight decides which finished entries
+	// somebody may still claim. The tickets in flight are few (bounded by
+	// the call slots).
+	low := t.nextTicket
+	for n := range t.inFlight {
+		if n < low {
+			low = n
 		}
-		delete(t.ended, t.lowTicket)
-		t.lowTicket++
 	}
-	for len(t.retired) > 0 && t.retired[0].lastTicket < t.lowTicket {
+	for len(t.retired) > 0 && t.retired[0].lastTicket < low {
 		t.dropOldestLocked()
 	}
 }
@@ -371,14 +449,15 @@ func (t *jobTracker) dropOldestLocked() {
 // register records the job path a call returned and gives its ticket
 // back. It returns the shared state for that path: a new pending one, the
 // pending one of a merged job, or a finished one whose JobRemoved came
-// first.
-func (t *jobTracker) register(ticket uint64, path dbus.ObjectPath) (st *jobState, fresh bool) {
+// first (also after the connection ended: a result that arrived is never
+// replaced by ErrDisconnected). requested says whether the call asked
+// for the job (a job call) or only looked it up (Reconcile).
+func (t *jobTracker) register(ticket uint64, path dbus.ObjectPath, requested bool) *jobState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st = t.jobs[path]
+	st := t.jobs[path]
 	if st == nil {
 		st = newJobState()
-		fresh = true
 		if t.gone != nil {
 			st.err = t.gone
 			close(st.done)
@@ -386,30 +465,27 @@ func (t *jobTracker) register(ticket uint64, path dbus.ObjectPath) (st *jobState
 			t.jobs[path] = st
 		}
 	}
-	st.claims++
+	if requested {
+		st.requested++
+		st.unitAsked = t.inFlight[ticket]
+	}
 	t.endLocked(ticket)
-	return st, fresh
+	return st
 }
 
 // soleClaim waits until no other call for unit is in flight and reports
-// whether st is still claimed by one call only and not finished: then
-// nobody else on this Conn waits for the job. It gives up, reporting
+// whether st was asked for by one call only and is not finished: then
+// nobody else on this Conn asked for the job. It gives up, reporting
 // false, when done is closed.
 func (t *jobTracker) soleClaim(st *jobState, unit string, done <-chan struct{}) bool {
 	for {
 		t.mu.Lock()
-		busy := false
-		for _, u := range t.units {
-			if u == unit {
-				busy = true
-				break
-			}
-		}
+		busy := t.busyLocked(unit)
 		if busy && t.ticketEnded == nil {
 			t.ticketEnded = make(chan struct{})
 		}
 		ended := t.ticketEnded
-		sole := st.claims == 1 && !st.finished()
+		sole := st.requested == 1 && !st.finished()
 		t.mu.Unlock()
 		if !busy {
 			return sole
@@ -422,6 +498,40 @@ func (t *jobTracker) soleClaim(st *jobState, unit string, done <-chan struct{}) 
 	}
 }
 
+// requests returns how many job calls registered st's path.
+func (t *jobTracker) requests(st *jobState) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return st.requested
+}
+
+// busyLocked reports whether a call for unit is in flight.
+func (t *jobTracker) busyLocked(unit string) bool {
+	for _, u := range t.inFlight {
+		if u == unit {
+			return true
+		}
+	}
+	return false
+}
+
+// requestedFor reports whether a call on this tracker asked for a job of
+// unit that is pending, or such a call is in flight: such a job must not
+// be canceled on behalf of a caller who gave up.
+func (t *jobTracker) requestedFor(unit string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.busyLocked(unit) {
+		return true
+	}
+	for _, st := range t.jobs {
+		if st.unitAsked == unit && st.requested > 0 && !st.finished() {
+			return true
+		}
+	}
+	return false
+}
+
 // complete records a JobRemoved.
 func (t *jobTracker) complete(ev jobRemoved) {
 	t.mu.Lock()
@@ -429,7 +539,7 @@ func (t *jobTracker) complete(ev jobRemoved) {
 	if t.gone != nil {
 		return
 	}
-	inFlight := t.lowTicket < t.nextTicket
+	inFlight := len(t.inFlight) > 0
 	st := t.jobs[ev.path]
 	switch {
 	case st == nil && !inFlight:
@@ -452,7 +562,9 @@ func (t *jobTracker) complete(ev jobRemoved) {
 	t.retired = append(t.retired, retiredJob{path: ev.path, st: st, lastTicket: t.nextTicket - 1})
 }
 
-// fail ends every pending job with err; later registrations fail at once.
+// fail ends every pending job with err; later registrations of unknown
+// paths fail at once. Finished entries stay for the calls in flight that
+// may still register their paths; they are dropped as those calls end.
 func (t *jobTracker) fail(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -464,25 +576,14 @@ func (t *jobTracker) fail(err error) {
 		if !st.finished() {
 			st.err = err
 			close(st.done)
+			delete(t.jobs, path)
 		}
-		delete(t.jobs, path)
 	}
-	t.retired = nil
-}
-
-func (t *jobTracker) setOwner(owner string, seq dbus.Sequence) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	// A NameOwnerChanged processed after the GetNameOwner reply is newer.
-	if seq >= t.ownerSeq {
-		t.owner, t.ownerSeq = owner, seq
+	if len(t.inFlight) == 0 {
+		for len(t.retired) > 0 {
+			t.dropOldestLocked()
+		}
 	}
-}
-
-func (t *jobTracker) ownerName() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.owner
 }
 
 // size reports the number of tracked job paths (for tests through
@@ -631,7 +732,13 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 			case <-call.Done: // the reply won the race after all
 			default:
 				err := &Error{Op: op, Unit: unit, Message: "no reply before the context ended; the job, if created, will be canceled", Err: ctx.Err()}
-				if !c.goTracked(func() { defer c.release(); c.cancelLateJob(s, ticket, unit, call) }) {
+				if !c.goTracked(func() {
+					handOver, path := c.cancelLateJob(s, ticket, unit, call)
+					c.release()
+					if handOver {
+						c.cancelHandedOver(op, unit, path)
+					}
+				}) {
 					s.jobs.end(ticket)
 					return err
 				}
@@ -643,7 +750,7 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 			s.jobs.end(ticket)
 			return err
 		}
-		st, _ := s.jobs.register(ticket, path)
+		st := s.jobs.register(ticket, path, true)
 		job = &Job{id: jobIDFromPath(path), path: path, unit: unit, st: st, c: c}
 		return nil
 	})
@@ -658,20 +765,90 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 // same (merged) job. Calls for the unit that are still in flight may be
 // such calls, with their replies read but not yet registered, so the
 // decision waits until none is left.
-func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.Call) {
+//
+// When the connection drops before the late reply arrives (or before the
+// cancel could be sent), the job may exist all the same: cancelLateJob
+// then reports handOver, with the job's path if it is known, and a
+// reconnecting Conn cancels it on its next connection (cancelHandedOver).
+func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.Call) (handOver bool, path dbus.ObjectPath) {
 	<-call.Done // godbus ends every pending call when the connection closes
-	var path dbus.ObjectPath
-	if err := call.Store(&path); err != nil {
+	if err := storeCall(call, &path); err != nil {
 		s.jobs.end(ticket)
-		return
+		// A call that never left has created nothing.
+		return !notSent(err) && transportError(err), ""
 	}
-	st, _ := s.jobs.register(ticket, path)
-	if !s.jobs.soleClaim(st, unit, s.bus.Context().Done()) {
-		return
+	st := s.jobs.register(ticket, path, true)
+	sole := s.jobs.soleClaim(st, unit, s.bus.Context().Done())
+	switch {
+	case st.finished() && st.err == nil:
+		return false, "" // it has ended
+	case st.finished():
+		// The connection ended before the job could be canceled.
+		return s.jobs.requests(st) == 1, path
+	case !sole:
+		return false, "" // another call on this Conn asked for the same job
 	}
 	// Bounded by the connection's life: Close cancels it.
-	_ = s.mgr.CallWithContext(s.bus.Context(), managerIface+".CancelJob", c.flags(), jobIDFromPath(path)).Store()
+	err := storeCall(s.mgr.CallWithContext(s.bus.Context(), managerIface+".CancelJob", c.flags(), jobIDFromPath(path)))
+	return err != nil && transportError(err), path
 }
+
+// lateCancelTimeout bounds the calls that cancel a late job on the next
+// connection.
+const lateCancelTimeout = 10 * time.Second
+
+// cancelHandedOver cancels, on a reconnecting Conn's next connection, the
+// job a call abandoned by its caller may have created when the
+// connection dropped before the job could be canceled. With the job's
+// path known it cancels that job (if it is still the unit's); otherwise
+// it cancels the unit's queued job if its type is the one the call asks
+// for, unless a call on this Conn asked for the unit meanwhile. Without
+// reconnecting, or after Close, nothing can be sent: the job runs (the
+// README says so).
+func (c *Conn) cancelHandedOver(op, unit string, path dbus.ObjectPath) {
+	if c.cfg.reconnect == nil || c.closing.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.stop, lateCancelTimeout)
+	defer cancel()
+	s, err := c.current(ctx, op, unit)
+	if err != nil || s.jobs.requestedFor(unit) {
+		return
+	}
+	if path != "" {
+		_ = c.cancelOrphan(ctx, "CancelJob", unit, jobIDFromPath(path), path)
+		return
+	}
+	st, err := c.UnitStatus(ctx, unit)
+	if err != nil || st.JobID == 0 {
+		return
+	}
+	var typ string
+	if c.getProperty(ctx, st.JobPath, jobIface, "JobType", unit, &typ) != nil || !jobTypeFor(op, typ) || s.jobs.requestedFor(unit) {
+		return
+	}
+	_ = c.cancelOrphan(ctx, "CancelJob", unit, st.JobID, st.JobPath)
+}
+
+// jobTypeFor reports whether a queued job of type typ (the Job's JobType
+// property) may have been created by method op.
+func jobTypeFor(op, typ string) bool {
+	switch op {
+	case "StartUnit", "StartTransientUnit":
+		return typ == "start"
+	case "StopUnit":
+		return typ == "stop"
+	case "ReloadUnit":
+		return typ == "reload"
+	case "RestartUnit", "TryRestartUnit":
+		return typ == "restart" || typ == "try-restart"
+	case "ReloadOrRestartUnit", "ReloadOrTryRestartUnit":
+		return typ == "reload" || typ == "restart" || typ == "try-restart" || typ == "reload-or-start"
+	}
+	return false
+}
+
+const jobIface = "org.freedesktop.systemd1.Job"
 
 // JobPath returns the object path of the job with the given id.
 func JobPath(id uint32) dbus.ObjectPath {

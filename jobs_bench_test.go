@@ -17,7 +17,7 @@ func pendingJobs(t *jobTracker, n int, waiting bool) (stop func()) {
 	var wg sync.WaitGroup
 	for i := 1; i <= n; i++ {
 		path := JobPath(uint32(i))
-		st, _ := t.register(t.begin("bench.service"), path)
+		st := t.register(t.begin("bench.service"), path, true)
 		j := &Job{id: uint32(i), path: path, unit: "pending.slice", st: st}
 		if !waiting {
 			continue
@@ -81,7 +81,7 @@ func BenchmarkJobRemovedDispatch(b *testing.B) {
 					if before {
 						t.complete(ev)
 					}
-					st, _ := t.register(ticket, p)
+					st := t.register(ticket, p, true)
 					if !before {
 						t.complete(ev)
 					}
@@ -119,7 +119,7 @@ func BenchmarkPendingJobMemory(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				path := JobPath(uint32(i + 1))
-				st, _ := t.register(t.begin("bench.service"), path)
+				st := t.register(t.begin("bench.service"), path, true)
 				j := &Job{id: uint32(i + 1), path: path, unit: "pending.slice", st: st}
 				jobs = append(jobs, j)
 				if waiting {

@@ -13,28 +13,40 @@ import (
 // (dbus-daemon restarted, systemd re-executed on its private socket), for
 // long-lived clients such as kubelet or a container runtime daemon.
 //
-// After a disconnect the Conn redials its address with jittered
-// exponential backoff, adds its match rules and subscribes again. Meanwhile:
+// After a disconnect the Conn redials its address at once, then with
+// jittered exponential backoff, adds its match rules and subscribes again.
+// Meanwhile:
 //
 //   - Jobs pending when the connection dropped end with ErrDisconnected;
-//     their outcome is unknown to the Conn: Conn.Reconcile finds it out.
-//   - Watches (WatchUnit, WaitUnitState) end: their channel closes.
-//   - A call made while disconnected waits (bounded by its ctx) for the next
-//     connection; nothing was sent, so it is safe.
+//     their outcome is unknown to the Conn: Conn.Reconcile finds it out,
+//     and Job.Cancel still cancels them, on the new connection.
+//     EnsureTransientUnit and DestroyUnit reconcile by themselves and
+//     finish what they promise.
+//   - Watches (WatchUnit, WaitUnitState) end: their channel closes after
+//     the states that arrived before the disconnect.
+//   - A call made while disconnected waits for the next connection, bounded
+//     by its ctx and by WaitForConnection; nothing was sent, so it is safe.
 //   - A call in flight when the connection dropped is retried on the next
 //     connection only when it is idempotent: property reads, GetUnit,
-//     LoadUnit, the ListUnits family, GetJob, SetUnitProperties,
-//     ResetFailedUnit, AttachProcessesToUnit, FreezeUnit, ThawUnit and
-//     StopUnit. Any other call, in particular every job-creating call
-//     other than StopUnit, is never replayed blindly: it fails with an
-//     error matching ErrOutcomeUnknown (and ErrDisconnected); use
-//     Conn.Reconcile to learn what happened.
+//     LoadUnit, the ListUnits family, GetJob, CancelJob, ResetFailedUnit,
+//     AttachProcessesToUnit, FreezeUnit, ThawUnit, StopUnit, and
+//     SetUnitProperties unless a property appends to a list (a non-empty
+//     array such as DeviceAllow). Any other call, in particular every
+//     job-creating call other than StopUnit, is never replayed blindly: it
+//     fails with an error matching ErrOutcomeUnknown (and
+//     ErrDisconnected); use Conn.Reconcile to learn what happened.
+//   - A job-creating call abandoned by its ctx whose late reply was cut by
+//     the disconnect: the job it may have created is looked up on the next
+//     connection (the unit's queued job of the same type) and canceled,
+//     unless another call on this Conn asked for that unit meanwhile.
 //
-// The zero value is usable: 100 ms to 10 s between attempts, 10 s per
-// attempt, no limit on attempts.
+// The zero value is usable: the first attempt at once, then 100 ms to
+// 10 s between attempts, 10 s per attempt, no limit on attempts, and calls
+// wait up to 30 s for a connection.
 type ReconnectPolicy struct {
-	// MinDelay is the delay before the first attempt; each failed attempt
-	// doubles it, up to MaxDelay. Each delay is jittered by ±50%.
+	// MinDelay is the delay after the first failed attempt; each further
+	// failed attempt doubles it, up to MaxDelay. Each delay is jittered by
+	// ±50%. The first attempt after a disconnect is made at once.
 	MinDelay time.Duration
 	MaxDelay time.Duration
 	// AttemptTimeout bounds each attempt (dial, authentication, setup).
@@ -43,7 +55,15 @@ type ReconnectPolicy struct {
 	// (the Conn is then done and calls fail with ErrDisconnected); 0 means
 	// no limit.
 	MaxAttempts int
+	// WaitForConnection bounds how long a call waits for a connection
+	// while the Conn is reconnecting, even when its ctx has no deadline;
+	// then it fails with an error matching ErrDisconnected. 0 means 30 s;
+	// a negative value means calls do not wait.
+	WaitForConnection time.Duration
 }
+
+// DefaultWaitForConnection is ReconnectPolicy.WaitForConnection's default.
+const DefaultWaitForConnection = 30 * time.Second
 
 // WithReconnect makes the Conn reconnect after its connection is lost,
 // under policy p (see ReconnectPolicy).
@@ -60,31 +80,35 @@ func WithReconnect(p ReconnectPolicy) Option {
 	if p.AttemptTimeout <= 0 {
 		p.AttemptTimeout = 10 * time.Second
 	}
+	if p.WaitForConnection == 0 {
+		p.WaitForConnection = DefaultWaitForConnection
+	}
 	return func(c *config) { c.reconnect = &p }
 }
 
-// reconnect redials until it succeeds, the policy gives up, or Close.
-func (c *Conn) reconnect() {
+// redial makes new connections until one is set up, and returns its
+// session; nil when the Conn is closed or the policy gives up. The first
+// attempt is made at once: a bus restart or a re-execution is usually
+// over by then, or the next address in the list answers.
+func (c *Conn) redial() *session {
 	p := c.cfg.reconnect
 	delay := p.MinDelay
 	for attempt := 1; ; attempt++ {
+		ctx, cancelAttempt := context.WithTimeout(c.stop, p.AttemptTimeout)
+		s, err := c.open(ctx)
+		cancelAttempt()
+		if err == nil {
+			return s
+		}
+		if c.stop.Err() != nil || p.MaxAttempts > 0 && attempt >= p.MaxAttempts {
+			return nil
+		}
 		t := time.NewTimer(jitter(delay))
 		select {
 		case <-t.C:
 		case <-c.stop.Done():
 			t.Stop()
-			return
-		}
-		ctx, cancelAttempt := context.WithTimeout(c.stop, p.AttemptTimeout)
-		s, err := c.open(ctx)
-		cancelAttempt()
-		if err == nil {
-			c.install(s)
-			return
-		}
-		if p.MaxAttempts > 0 && attempt >= p.MaxAttempts {
-			c.markDone()
-			return
+			return nil
 		}
 		if delay *= 2; delay > p.MaxDelay {
 			delay = p.MaxDelay
@@ -95,26 +119,6 @@ func (c *Conn) reconnect() {
 // jitter spreads d by ±50%, so that many clients do not redial at once.
 func jitter(d time.Duration) time.Duration {
 	return d/2 + time.Duration(rand.Int63n(int64(d)+1))
-}
-
-// install makes s the current session and wakes the calls waiting for it.
-// The manager may have changed meanwhile (an upgrade, a re-execution), so
-// cached versions and features are dropped.
-func (c *Conn) install(s *session) {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		s.bus.Close()
-		return
-	}
-	c.sess.Store(s)
-	c.versionOK, c.features = false, nil
-	close(c.up)
-	c.up = make(chan struct{})
-	c.mu.Unlock()
-	if !s.alive() {
-		s.end() // lost again before it was installed: start over
-	}
 }
 
 // retries is how often an idempotent call is retried on new connections.
@@ -184,7 +188,7 @@ func (e slotHandedOver) Unwrap() error { return e.error }
 func idempotentMethod(method string) bool {
 	switch method {
 	case "GetUnit", "LoadUnit", "GetUnitByPID", "ListUnits", "ListUnitsFiltered", "ListUnitsByPatterns",
-		"ListUnitsByNames", "ListJobs", "GetJob", "SetUnitProperties", "ResetFailedUnit",
+		"ListUnitsByNames", "ListJobs", "GetJob", "CancelJob", "SetUnitProperties", "ResetFailedUnit",
 		"AttachProcessesToUnit", "FreezeUnit", "ThawUnit", "StopUnit":
 		return true
 	}
@@ -242,7 +246,9 @@ func (c *Conn) Reconcile(ctx context.Context, unit string) (Reconciliation, erro
 			return nil
 		}
 		path := JobPath(m.JobID)
-		st, _ := s.jobs.register(ticket, path)
+		// An observer's claim: it does not stop a late cancel of a job
+		// whose caller gave up (see cancelLateJob).
+		st := s.jobs.register(ticket, path, false)
 		r.Job = &Job{id: m.JobID, path: path, unit: unit, st: st, c: c}
 		return nil
 	})

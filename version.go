@@ -184,6 +184,7 @@ func sign(n int) int {
 func (c *Conn) Version(ctx context.Context) (Version, error) {
 	c.mu.Lock()
 	v, ok := c.version, c.versionOK
+	gen := c.gen
 	c.mu.Unlock()
 	if ok {
 		return v, nil
@@ -197,7 +198,9 @@ func (c *Conn) Version(ctx context.Context) (Version, error) {
 		return Version{}, err
 	}
 	c.mu.Lock()
-	c.version, c.versionOK = v, true
+	if c.gen == gen { // see Supports
+		c.version, c.versionOK = v, true
+	}
 	c.mu.Unlock()
 	return v, nil
 }

@@ -28,13 +28,18 @@ type UnitState struct {
 const watchBuffer = 16
 
 // WatchUnit reports the state of a unit now and whenever it changes, until
-// ctx ends or the connection closes; then the channel is closed.
+// ctx ends or the connection closes; then the channel is closed. States
+// that arrived before the connection ended are delivered first. A
+// reconnecting Conn does not resume watches: watch again.
 //
 // It is driven by systemd's PropertiesChanged signals on the unit's path,
-// not by polling. The match rule is installed and the watch registered
+// not by polling. An alias (sshd.service for ssh.service) is followed on
+// its unit's primary path, which LoadUnit returns, and the states carry
+// the primary name. The match rule is installed and the watch registered
 // before the current state is read, and signal sequence numbers order each
 // change against that read, so no change between the two is lost or
-// applied twice. The first value is the current state.
+// applied twice: for each property, the newest value that arrived during
+// the read is applied on top of it. The first value is the current state.
 //
 // Coalescing: signal dispatch never waits for the reader. Up to 16 states
 // the reader has not taken yet are buffered (besides the one being handed
@@ -50,9 +55,16 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 	if err != nil {
 		return nil, err
 	}
-	path := UnitPath(name)
+	// systemd sends PropertiesChanged on the object path of the unit's
+	// primary name only; for an alias (sshd.service for ssh.service,
+	// dbus-org.*) LoadUnit returns that path.
+	var path dbus.ObjectPath
+	if err := storeCall(s.mgr.CallWithContext(ctx, managerIface+".LoadUnit", c.flags(), name), &path); err != nil {
+		return nil, c.opError(s, "LoadUnit", name, err, true)
+	}
 	matchOpts := []dbus.MatchOption{
-		dbus.WithMatchSender(systemdName), dbus.WithMatchObjectPath(path),
+		// No sender: see the JobRemoved rule in setup.
+		dbus.WithMatchObjectPath(path),
 		dbus.WithMatchInterface(propsIface), dbus.WithMatchMember("PropertiesChanged"),
 	}
 	if !c.p2p {
@@ -60,7 +72,8 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 			return nil, c.opError(s, "AddMatch", name, err, true)
 		}
 	}
-	w := &unitWatch{path: path, typeIface: unitTypeIface(name), notify: make(chan struct{}, 1), snap: map[string]dbus.Sequence{}}
+	w := &unitWatch{path: path, typeIface: unitTypeIface(name), notify: make(chan struct{}, 1),
+		snap: map[string]dbus.Sequence{}, early: map[earlyKey]earlyValue{}}
 	removeMatch := func() {
 		if c.p2p {
 			return
@@ -83,7 +96,7 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 		defer removeMatch()
 		defer s.watches.remove(w)
 		defer close(out)
-		w.pump(ctx, out, s.bus.Context().Done())
+		w.pump(ctx, out, c.stop.Done())
 	}) {
 		s.watches.remove(w)
 		return nil, &Error{Op: op, Unit: name, Err: ErrClosed}
@@ -147,11 +160,15 @@ func (c *Conn) snapshot(ctx context.Context, s *session, w *unitWatch, name stri
 		w.applyLocked(tm)
 		w.snap[w.typeIface] = tseq
 	}
-	for _, e := range w.early {
-		if e.seq > w.snap[e.iface] {
-			w.applyLocked(e.changed)
+	// Changes that arrived while the snapshot was read and are newer than
+	// it, each property at its newest value.
+	newer := map[string]dbus.Variant{}
+	for k, e := range w.early {
+		if e.seq > w.snap[k.iface] {
+			newer[k.prop] = e.v
 		}
 	}
+	w.applyLocked(newer)
 	w.early = nil
 	w.queueLocked(true)
 	w.mu.Unlock()
@@ -182,22 +199,36 @@ type unitWatch struct {
 	// snap holds, per interface, the sequence of the snapshot reply once
 	// it has been applied; signals up to it are already in the snapshot.
 	snap map[string]dbus.Sequence
-	// early holds signals that arrived before the snapshot was applied.
-	early   []earlySignal
+	// early holds, until the snapshot is applied, the newest value of
+	// each property UnitState is made of that signals changed, with the
+	// signal's sequence: bounded by the number of such properties, however
+	// many signals arrive, and always the newest state.
+	early   map[earlyKey]earlyValue
 	pending []UnitState // states not yet taken by pump, oldest first
 	last    UnitState   // the newest state queued
 	queued  bool        // last is valid
 	gone    error       // the connection ended
 }
 
-type earlySignal struct {
-	iface   string
-	changed map[string]dbus.Variant
-	seq     dbus.Sequence
+type earlyKey struct{ iface, prop string }
+
+type earlyValue struct {
+	v   dbus.Variant
+	seq dbus.Sequence
 }
 
-// maxEarly bounds the signals kept while the snapshot is read.
-const maxEarly = 256
+// stateProps are the properties UnitState is made of, per interface
+// (Result on the unit type's interface).
+func stateProp(iface, prop string, typeIface string) bool {
+	if iface == unitIface {
+		switch prop {
+		case "Id", "LoadState", "ActiveState", "SubState", "Job":
+			return true
+		}
+		return false
+	}
+	return iface == typeIface && prop == "Result"
+}
 
 // applyLocked merges changed properties of the Unit or type interface.
 func (w *unitWatch) applyLocked(changed map[string]dbus.Variant) {
@@ -256,12 +287,19 @@ func (w *unitWatch) signal(s *dbus.Signal) {
 	w.mu.Lock()
 	snap, ok := w.snap[iface]
 	switch {
-	case !ok && len(w.early) < maxEarly:
-		w.early = append(w.early, earlySignal{iface, changed, s.Sequence})
+	case !ok:
+		for prop, v := range changed {
+			if stateProp(iface, prop, w.typeIface) {
+				k := earlyKey{iface, prop}
+				if e, seen := w.early[k]; !seen || e.seq <= s.Sequence {
+					w.early[k] = earlyValue{v, s.Sequence}
+				}
+			}
+		}
 		w.mu.Unlock()
 		return
-	case !ok, s.Sequence <= snap && s.Sequence != dbus.NoSequence:
-		// Lost to the overflow, or the snapshot already has it.
+	case s.Sequence <= snap && s.Sequence != dbus.NoSequence:
+		// The snapshot already has it.
 		w.mu.Unlock()
 		return
 	}
@@ -273,8 +311,10 @@ func (w *unitWatch) signal(s *dbus.Signal) {
 	}
 }
 
-// pump hands queued states to out until ctx or the connection ends.
-func (w *unitWatch) pump(ctx context.Context, out chan<- UnitState, connDone <-chan struct{}) {
+// pump hands queued states to out, one at a time, until ctx ends or the
+// Conn is closed; when the connection has ended it first hands over every
+// state that arrived before the end, then returns.
+func (w *unitWatch) pump(ctx context.Context, out chan<- UnitState, closed <-chan struct{}) {
 	for {
 		// One state at a time: the rest stay in pending, where the
 		// coalescing bound applies.
@@ -293,7 +333,7 @@ func (w *unitWatch) pump(ctx context.Context, out chan<- UnitState, connDone <-c
 				continue
 			case <-ctx.Done():
 				return
-			case <-connDone:
+			case <-closed:
 				return
 			}
 		}
@@ -304,7 +344,7 @@ func (w *unitWatch) pump(ctx context.Context, out chan<- UnitState, connDone <-c
 		case <-w.notify:
 		case <-ctx.Done():
 			return
-		case <-connDone:
+		case <-closed:
 			return
 		}
 	}

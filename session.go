@@ -1,0 +1,257 @@
+package sdbus
+
+import (
+	"sync"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// A session is one D-Bus connection of a Conn, with the state tied to it:
+// the jobs it tracks, the units it watches and who owns systemd's name on
+// it. A Conn has one current session at a time; a reconnecting Conn makes
+// a new session for each connection.
+//
+// # The life of a session
+//
+// Every session goes through these states, in this order; no state is
+// skipped except where a transition says so, and no state is left twice.
+//
+//	dialing    open: dial, authenticate, Hello, match rules, GetNameOwner
+//	set up     open returned it; nobody can make calls on it yet
+//	installed  it is the Conn's current session: calls are made on it
+//	ended      its connection is gone; its tracker and watches were told
+//	replaced   a newer session is current (reconnecting Conns only)
+//
+// The transitions, and who may trigger each:
+//
+//	dialing   -> (dropped)  open fails: the connection is closed, nothing
+//	                        else saw the session (Connect, the supervisor)
+//	dialing   -> set up     open succeeds (Connect, the supervisor)
+//	set up    -> installed  install: Connect for the first session, the
+//	                        supervisor for later ones; refused after Close
+//	any       -> ended      end: godbus's Terminate when the connection
+//	                        closes (EOF, an error, Close), or Close itself;
+//	                        it runs once, whether or not the session was
+//	                        installed yet ("drops between setup and
+//	                        install" ends a session that is not current)
+//	ended     -> replaced   the supervisor installs the next session
+//
+// The reactions to "ended", all in session.end, once:
+//
+//   - the tracker: every pending job fails with the cause (ErrDisconnected,
+//     or ErrClosed after Close); results that had arrived are kept, so a
+//     call that registers their job path afterwards gets the real result;
+//     later registrations of unknown paths fail at once.
+//   - the watches: each delivers the states that arrived before the end,
+//     then closes its channel.
+//   - the supervisor: s.ended is closed. The supervisor is the only
+//     goroutine that dials, installs, and marks the Conn done. It waits for
+//     the current session's end (so a session that ended before it was
+//     installed is redialed at once after installing it); then, without
+//     WithReconnect, it marks the Conn done; with it, it redials (the first
+//     attempt at once, later ones with backoff) and installs the result,
+//     or marks the Conn done when the policy gives up. Close stops it.
+//
+// While no installed session is alive, calls wait for the next one (see
+// Conn.current), bounded by their ctx and ReconnectPolicy.WaitForConnection.
+type session struct {
+	c       *Conn
+	bus     *dbus.Conn
+	mgr     dbus.BusObject
+	jobs    *jobTracker
+	watches *watchSet
+
+	// ended is closed by end, once.
+	ended   chan struct{}
+	endOnce sync.Once
+
+	// mu guards owner, ownerSeq and held. It is held only to read or
+	// update them, never across a call or a channel operation.
+	mu sync.Mutex
+	// owner is the unique name of org.freedesktop.systemd1's owner, as of
+	// the message with sequence ownerSeq ("" while it has none).
+	owner    string
+	ownerSeq dbus.Sequence
+	// held keeps, while the name has no owner, the signals systemd's
+	// instances may send before taking it (systemd 262 releases the name
+	// on daemon-reexec, and its new instance may send JobRemoved before it
+	// owns the name again). They are delivered if their sender becomes the
+	// owner, and dropped otherwise.
+	held []*dbus.Signal
+}
+
+// maxHeld bounds the signals a session holds while systemd's name has no
+// owner; beyond it the oldest are dropped.
+const maxHeld = 1024
+
+func (c *Conn) newSession() *session {
+	return &session{c: c, jobs: newJobTracker(), watches: newWatchSet(), ended: make(chan struct{})}
+}
+
+// alive reports whether the session's connection is still up.
+func (s *session) alive() bool { return s.bus.Context().Err() == nil }
+
+// end moves the session to "ended" (see the state machine above). It runs
+// once, whoever calls it first.
+func (s *session) end() {
+	s.endOnce.Do(func() {
+		cause := s.c.goneErr()
+		s.jobs.fail(cause)
+		s.watches.fail(cause)
+		s.mu.Lock()
+		s.held = nil
+		s.mu.Unlock()
+		close(s.ended)
+	})
+}
+
+// isEnded reports whether end has run.
+func (s *session) isEnded() bool {
+	select {
+	case <-s.ended:
+		return true
+	default:
+		return false
+	}
+}
+
+// supervise runs for the whole life of the Conn, from its first session
+// on: it is the only goroutine that redials, installs sessions and marks
+// the Conn done (see the state machine above).
+func (c *Conn) supervise(s *session) {
+	for {
+		select {
+		case <-s.ended:
+		case <-c.stop.Done():
+			return
+		}
+		if c.cfg.reconnect == nil {
+			c.markDone()
+			return
+		}
+		next := c.redial()
+		if next == nil {
+			c.markDone() // closed, or the policy gave up
+			return
+		}
+		if !c.install(next) {
+			return // closed meanwhile
+		}
+		s = next
+	}
+}
+
+// install makes s the current session and wakes the calls waiting for it.
+// The manager may have changed meanwhile (an upgrade, a re-execution), so
+// cached versions and features are dropped. It reports false, and closes
+// s, when the Conn is closed.
+func (c *Conn) install(s *session) bool {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		s.bus.Close()
+		s.end()
+		return false
+	}
+	c.sess.Store(s)
+	c.gen++
+	c.versionOK, c.features = false, nil
+	close(c.up)
+	c.up = make(chan struct{})
+	c.mu.Unlock()
+	return true
+}
+
+// signalHandler receives every signal of a session on godbus's read
+// goroutine, in wire order. It never blocks and makes no D-Bus calls: it
+// updates maps under short locks and closes channels.
+type signalHandler struct{ s *session }
+
+func (h signalHandler) DeliverSignal(iface, member string, sig *dbus.Signal) {
+	s := h.s
+	switch {
+	case iface == busName && member == "NameOwnerChanged":
+		if s.c.p2p || sig.Sender != busName || sig.Path != busPath || len(sig.Body) != 3 {
+			return
+		}
+		name, _ := sig.Body[0].(string)
+		newOwner, ok := sig.Body[2].(string)
+		if name == systemdName && ok {
+			for _, held := range s.setOwner(newOwner, sig.Sequence) {
+				s.dispatch(held)
+			}
+		}
+	case iface == managerIface && member == "JobRemoved", iface == propsIface && member == "PropertiesChanged":
+		if s.admit(sig) {
+			s.dispatch(sig)
+		}
+	}
+}
+
+// Terminate is called by godbus when the connection closes.
+func (h signalHandler) Terminate() { h.s.end() }
+
+// dispatch hands a signal from systemd to the tracker or the watches.
+func (s *session) dispatch(sig *dbus.Signal) {
+	if sig.Name == managerIface+".JobRemoved" {
+		if sig.Path != managerPath {
+			return
+		}
+		if ev, ok := decodeJobRemoved(sig.Body); ok {
+			s.jobs.complete(ev)
+		}
+		return
+	}
+	s.watches.deliver(sig)
+}
+
+// admit reports whether a signal comes from the manager: on a bus from the
+// current owner of org.freedesktop.systemd1; on a direct connection from
+// the peer itself, the only one who can send there, which names itself
+// org.freedesktop.systemd1 (systemd 252) or nothing. While the name has no
+// owner, signals from unique names are held (see session.held) and not
+// admitted now.
+func (s *session) admit(sig *dbus.Signal) bool {
+	if s.c.p2p {
+		return sig.Sender == "" || sig.Sender == systemdName
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case sig.Sender == "":
+		return false
+	case s.owner != "":
+		return sig.Sender == s.owner
+	case sig.Sender[0] == ':':
+		if len(s.held) == maxHeld {
+			s.held[0] = nil
+			s.held = s.held[1:]
+		}
+		s.held = append(s.held, sig)
+	}
+	return false
+}
+
+// setOwner records a new owner of org.freedesktop.systemd1, as of the
+// message with sequence seq, and returns the held signals its sender sent
+// (in order), which the caller delivers. A NameOwnerChanged processed after
+// the GetNameOwner reply is newer and wins.
+func (s *session) setOwner(owner string, seq dbus.Sequence) []*dbus.Signal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if seq < s.ownerSeq {
+		return nil
+	}
+	s.owner, s.ownerSeq = owner, seq
+	if owner == "" {
+		return nil
+	}
+	var out []*dbus.Signal
+	for _, sig := range s.held {
+		if sig.Sender == owner {
+			out = append(out, sig)
+		}
+	}
+	s.held = nil
+	return out
+}
