@@ -146,6 +146,9 @@ type Error struct {
 var _ error = (*Error)(nil)
 
 func (e *Error) Error() string {
+	if e == nil {
+		return "sdbus: <nil>"
+	}
 	var b strings.Builder
 	b.WriteString("sdbus: ")
 	b.WriteString(e.Op)
@@ -172,11 +175,19 @@ func (e *Error) Error() string {
 }
 
 // Unwrap returns Err.
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Is reports whether target is the sentinel for e's D-Bus error name; an
 // unknown outcome is also a disconnection.
 func (e *Error) Is(target error) bool {
+	if e == nil {
+		return false
+	}
 	if e.Err == ErrOutcomeUnknown && target == ErrDisconnected {
 		return true
 	}
@@ -197,6 +208,9 @@ type JobError struct {
 var _ error = (*JobError)(nil)
 
 func (e *JobError) Error() string {
+	if e == nil {
+		return "sdbus: <nil>"
+	}
 	return fmt.Sprintf("sdbus: job %d for %s: %s", e.JobID, e.Unit, e.Result.describe(e.Unit))
 }
 

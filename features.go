@@ -67,6 +67,9 @@ const probeService = "sdbus-feature-probe.service"
 // cached for the life of c; a probe that fails (a closed connection, ctx)
 // returns the error and is tried again next time.
 func (c *Conn) Supports(ctx context.Context, f Feature) (bool, error) {
+	if err := c.usable("Supports", ""); err != nil {
+		return false, err
+	}
 	c.mu.Lock()
 	v, ok := c.features[f]
 	gen := c.gen
@@ -96,17 +99,12 @@ func (c *Conn) Supports(ctx context.Context, f Feature) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	c.mu.Lock()
-	// An answer asked while another session was installed may come from
-	// the manager before a re-execution or an upgrade: use it, but do not
-	// keep it.
-	if c.gen == gen {
+	c.cacheIfCurrent(gen, func() {
 		if c.features == nil {
 			c.features = make(map[Feature]bool)
 		}
 		c.features[f] = v
-	}
-	c.mu.Unlock()
+	})
 	return v, nil
 }
 

@@ -188,7 +188,7 @@ func (e slotHandedOver) Unwrap() error { return e.error }
 func idempotentMethod(method string) bool {
 	switch method {
 	case "GetUnit", "LoadUnit", "GetUnitByPID", "ListUnits", "ListUnitsFiltered", "ListUnitsByPatterns",
-		"ListUnitsByNames", "ListJobs", "GetJob", "CancelJob", "SetUnitProperties", "ResetFailedUnit",
+		"ListUnitsByNames", "ListJobs", "GetJob", "CancelJob", "ResetFailedUnit",
 		"AttachProcessesToUnit", "FreezeUnit", "ThawUnit", "StopUnit":
 		return true
 	}

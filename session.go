@@ -162,6 +162,18 @@ func (c *Conn) install(s *session) bool {
 	return true
 }
 
+// cacheIfCurrent runs store (which updates what c.mu guards) under c.mu
+// if no session was installed since gen was read: an answer asked before
+// a reconnect may come from the manager as it was before a re-execution
+// or an upgrade, so it is used but not kept.
+func (c *Conn) cacheIfCurrent(gen uint64, store func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen {
+		store()
+	}
+}
+
 // signalHandler receives every signal of a session on godbus's read
 // goroutine, in wire order. It never blocks and makes no D-Bus calls: it
 // updates maps under short locks and closes channels.

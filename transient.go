@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 )
 
@@ -124,12 +125,12 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 	if mode == "" {
 		mode = ModeReplace
 	}
-	pids := pidsOf(props)
-	if opt.Exists == ExistsIgnore && len(pids) > 0 {
-		return 0, invalidArg(op, name, "policy ignore with PIDs to place: an existing unit would leave them outside its cgroup")
+	pids, places := placedProcesses(props)
+	if opt.Exists == ExistsIgnore && places {
+		return 0, invalidArg(op, name, "policy ignore with processes to place: an existing unit would leave them outside its cgroup")
 	}
 	if opt.Exists == ExistsJoin && len(pids) == 0 {
-		return 0, invalidArg(op, name, "policy join without PIDs to place")
+		return 0, invalidArg(op, name, "policy join without PIDs to place (AttachProcessesToUnit takes PIDs, not PIDFDs)")
 	}
 	if !opt.KeepFailed && !hasProperty(props, "CollectMode") {
 		ok, err := c.Supports(ctx, FeatureCollectMode)
@@ -174,10 +175,72 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 		return 0, err
 	}
 	if _, err := job.Wait(ctx); err != nil {
+		if lostConnection(err) {
+			return c.ensureAfterDisconnect(ctx, name, outcome, job, err)
+		}
 		c.cleanUpFailedStart(job, name)
 		return 0, err
 	}
 	return outcome, nil
+}
+
+// lostConnection reports whether a Wait ended because the connection did,
+// not with a result or the caller's ctx.
+func lostConnection(err error) bool {
+	return errors.Is(err, ErrDisconnected) || errors.Is(err, ErrClosed)
+}
+
+// ensureAfterDisconnect finishes EnsureTransientUnit when the connection
+// ended while it waited for the start job. A reconnecting Conn finds out
+// on its next connection what became of the job (Reconcile) and keeps the
+// promise: success when the unit started, the failure cleaned up
+// otherwise. Without a connection the outcome is unknown.
+func (c *Conn) ensureAfterDisconnect(ctx context.Context, name string, outcome Outcome, job *Job, werr error) (Outcome, error) {
+	const op = "EnsureTransientUnit"
+	for attempt := 0; ; attempt++ {
+		if errors.Is(werr, ErrClosed) {
+			return 0, &Error{Op: op, Unit: name, Err: ErrClosed}
+		}
+		if c.cfg.reconnect == nil || attempt > retries {
+			return 0, &Error{Op: op, Unit: name, Message: "the connection was lost while the start job ran; it may still run; see Conn.Reconcile", Err: ErrOutcomeUnknown}
+		}
+		r, err := c.Reconcile(ctx, name)
+		if lostConnection(err) && !errors.Is(err, ErrOutcomeUnknown) {
+			werr = err
+			continue
+		}
+		if err != nil {
+			c.cleanUpFailedStart(job, name)
+			return 0, err
+		}
+		if r.Job != nil && r.Job.ID() == job.ID() {
+			// The start job is still queued: wait for it here.
+			if _, werr = r.Job.Wait(ctx); werr == nil {
+				return outcome, nil
+			}
+			if lostConnection(werr) {
+				continue
+			}
+			c.cleanUpFailedStart(job, name)
+			return 0, werr
+		}
+		// The start job ended while the connection was down.
+		switch {
+		case r.Loaded && (r.State.ActiveState == StateActive || r.State.ActiveState == StateReloading):
+			return outcome, nil
+		case r.Loaded && r.State.ActiveState == StateFailed:
+			c.cleanUpFailedStart(job, name)
+			return 0, &Error{Op: op, Unit: name, Message: "the start job failed while the connection was down (Result " + r.State.Result + ")", Err: ErrJobFailed}
+		}
+		return 0, &Error{Op: op, Unit: name, Message: fmt.Sprintf("the start job ended while the connection was down and the unit is %s now", describeState(r)), Err: ErrOutcomeUnknown}
+	}
+}
+
+func describeState(r Reconciliation) string {
+	if !r.Loaded {
+		return "gone"
+	}
+	return string(r.State.ActiveState)
 }
 
 // cleanUpFailedStart cancels a start job that may still be queued and
@@ -206,6 +269,24 @@ func (c *Conn) DestroyUnit(ctx context.Context, name string) error {
 		return err
 	}
 	_, werr := job.Wait(ctx)
+	// Stopping is idempotent: when the connection ended during the wait,
+	// a reconnecting Conn stops again on the next one and waits for that.
+	for attempt := 0; lostConnection(werr) && !errors.Is(werr, ErrClosed) && c.cfg.reconnect != nil && attempt < retries; attempt++ {
+		job, err = c.StopUnit(ctx, name, ModeReplace)
+		if errors.Is(err, ErrNoSuchUnit) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		_, werr = job.Wait(ctx)
+	}
+	switch {
+	case errors.Is(werr, ErrClosed):
+		return &Error{Op: "DestroyUnit", Unit: name, Err: ErrClosed}
+	case lostConnection(werr):
+		return &Error{Op: "DestroyUnit", Unit: name, Message: "the connection was lost while the stop job ran", Err: ErrOutcomeUnknown}
+	}
 	rctx := ctx
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
@@ -218,16 +299,25 @@ func (c *Conn) DestroyUnit(ctx context.Context, name string) error {
 	return werr
 }
 
-func pidsOf(props []Property) []uint32 {
-	var pids []uint32
+// placedProcesses returns the PIDs props move into the unit, and whether
+// they move any process at all (PIDs, or PIDFDs on newer managers). It
+// goes by each property's D-Bus signature, not its Go type, so a named
+// slice type (type pids []uint32) counts as well.
+func placedProcesses(props []Property) (pids []uint32, places bool) {
 	for _, p := range props {
-		if p.Name == "PIDs" {
-			if v, ok := p.Value.Value().([]uint32); ok {
-				pids = append(pids, v...)
+		sig := p.Value.Signature().String()
+		switch {
+		case p.Name == "PIDs" && sig == "au":
+			v := reflect.ValueOf(p.Value.Value())
+			for i := 0; i < v.Len(); i++ {
+				pids = append(pids, uint32(v.Index(i).Uint()))
 			}
+			places = places || v.Len() > 0
+		case p.Name == "PIDFDs" && sig == "ah":
+			places = places || reflect.ValueOf(p.Value.Value()).Len() > 0
 		}
 	}
-	return pids
+	return pids, places
 }
 
 func hasProperty(props []Property, name string) bool {

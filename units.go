@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
+	"strings"
 	"syscall"
 
 	"github.com/godbus/dbus/v5"
@@ -241,7 +243,24 @@ func (c *Conn) SetUnitProperties(ctx context.Context, name string, runtime bool,
 	if err != nil {
 		return err
 	}
-	return c.call(ctx, op, name, []any{name, runtime, p})
+	// Sending it again after a lost reply would append to a list twice.
+	return c.do(ctx, op, name, !appendsToList(p), func(s *session) error {
+		return storeCall(s.mgr.CallWithContext(ctx, managerIface+"."+op, c.flags(), name, runtime, p))
+	})
+}
+
+// appendsToList reports whether a property sets a list that systemd
+// appends to (DeviceAllow, IO limits, dependencies, ...): a non-empty
+// array other than a bitmask (ay: AllowedCPUs and friends, which replace).
+// An empty array resets such a list, which is safe to repeat.
+func appendsToList(props []propertyWire) bool {
+	for _, p := range props {
+		sig := p.Value.Signature().String()
+		if strings.HasPrefix(sig, "a") && sig != "ay" && reflect.ValueOf(p.Value.Value()).Len() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // AttachProcessesToUnit moves processes into a unit's cgroup, or into the

@@ -182,6 +182,9 @@ func sign(n int) int {
 // result is cached for the life of c; a failure is not, so the next call
 // asks again.
 func (c *Conn) Version(ctx context.Context) (Version, error) {
+	if err := c.usable("Version", ""); err != nil {
+		return Version{}, err
+	}
 	c.mu.Lock()
 	v, ok := c.version, c.versionOK
 	gen := c.gen
@@ -197,10 +200,6 @@ func (c *Conn) Version(ctx context.Context) (Version, error) {
 	if err != nil {
 		return Version{}, err
 	}
-	c.mu.Lock()
-	if c.gen == gen { // see Supports
-		c.version, c.versionOK = v, true
-	}
-	c.mu.Unlock()
+	c.cacheIfCurrent(gen, func() { c.version, c.versionOK = v, true })
 	return v, nil
 }

@@ -153,6 +153,15 @@ func (c *Conn) snapshot(ctx context.Context, s *session, w *unitWatch, name stri
 			return err
 		}
 	}
+	w.applySnapshot(um, useq, tm, tseq)
+	return nil
+}
+
+// applySnapshot applies the snapshot replies (the Unit interface's, read
+// at sequence useq, and the type interface's, at tseq) and, on top of
+// them, the changes that arrived while they were read and are newer,
+// each property at its newest value; then it queues the first state.
+func (w *unitWatch) applySnapshot(um map[string]dbus.Variant, useq dbus.Sequence, tm map[string]dbus.Variant, tseq dbus.Sequence) {
 	w.mu.Lock()
 	w.applyLocked(um)
 	w.snap[unitIface] = useq
@@ -160,8 +169,6 @@ func (c *Conn) snapshot(ctx context.Context, s *session, w *unitWatch, name stri
 		w.applyLocked(tm)
 		w.snap[w.typeIface] = tseq
 	}
-	// Changes that arrived while the snapshot was read and are newer than
-	// it, each property at its newest value.
 	newer := map[string]dbus.Variant{}
 	for k, e := range w.early {
 		if e.seq > w.snap[k.iface] {
@@ -173,7 +180,6 @@ func (c *Conn) snapshot(ctx context.Context, s *session, w *unitWatch, name stri
 	w.queueLocked(true)
 	w.mu.Unlock()
 	w.wake()
-	return nil
 }
 
 // unitTypeIface returns the D-Bus interface that carries a unit type's

@@ -1,0 +1,222 @@
+package sdbus
+
+// Regression tests for the session's state machine that need its insides:
+// each drives one transition, or one reaction to it, deterministically.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/google/go-cmp/cmp"
+)
+
+// systemd's natural order is reply, JobRemoved, then (on a disconnect)
+// EOF: the result arrived before the end and must reach the caller that
+// registers its path afterwards, not ErrDisconnected.
+func TestResultThatArrivedSurvivesDisconnect(t *testing.T) {
+	for _, cause := range []error{ErrDisconnected, ErrClosed} {
+		t.Run(cause.Error(), func(t *testing.T) {
+			tr := newJobTracker()
+			const path = dbus.ObjectPath("/org/freedesktop/systemd1/job/7")
+			ticket := tr.begin("a.service")
+			tr.complete(jobRemoved{id: 7, path: path, unit: "a.service", result: JobDone})
+			tr.fail(cause)
+			st := tr.register(ticket, path, true)
+			if !st.finished() || st.err != nil || st.result != JobDone {
+				t.Fatalf("after the end: result %q, err %v; want done", st.result, st.err)
+			}
+			// A path nobody reported fails with the cause.
+			st = tr.register(tr.begin("b.service"), "/org/freedesktop/systemd1/job/8", true)
+			if !errors.Is(st.err, cause) {
+				t.Errorf("unknown path after the end: err %v, want %v", st.err, cause)
+			}
+			if jobs, retired := tr.size(); jobs != 0 || retired != 0 {
+				t.Errorf("tracked after every ticket ended: %d jobs, %d retired", jobs, retired)
+			}
+		})
+	}
+}
+
+// A job call whose reply never comes keeps its ticket forever: tracking
+// memory stays bounded all the same (the tickets in flight, and at most
+// maxRetired finished entries).
+func TestTrackingBoundedWhileOneCallNeverReturns(t *testing.T) {
+	tr := newJobTracker()
+	stuck := tr.begin("stuck.service") // never ends
+	const n = 3 * maxRetired
+	for i := 0; i < n; i++ {
+		ticket := tr.begin("x.service")
+		path := JobPath(uint32(i + 1))
+		tr.complete(jobRemoved{id: uint32(i + 1), path: path, unit: "x.service", result: JobDone})
+		if st := tr.register(ticket, path, true); st.result != JobDone {
+			t.Fatalf("job %d: result %q", i, st.result)
+		}
+	}
+	tr.mu.Lock()
+	inFlight, retired, jobs := len(tr.inFlight), len(tr.retired), len(tr.jobs)
+	tr.mu.Unlock()
+	if inFlight != 1 || retired > maxRetired || jobs > maxRetired {
+		t.Errorf("after %d jobs beside a stuck call: %d tickets in flight, %d retired, %d jobs; want 1, <= %d", n, inFlight, retired, jobs, maxRetired)
+	}
+	tr.end(stuck)
+	if jobs, retired := tr.size(); jobs != 0 || retired != 0 {
+		t.Errorf("after the stuck call ended: %d jobs, %d retired", jobs, retired)
+	}
+}
+
+// A Reconcile that looks a job up does not count as a request for it: a
+// late cancel on behalf of a caller who gave up still happens.
+func TestObserverClaimDoesNotStopLateCancel(t *testing.T) {
+	tr := newJobTracker()
+	const path = dbus.ObjectPath("/org/freedesktop/systemd1/job/3")
+	late := tr.begin("a.service")
+	observer := tr.begin("a.service")
+	tr.register(observer, path, false)
+	st := tr.register(late, path, true)
+	if !tr.soleClaim(st, "a.service", nil) {
+		t.Error("soleClaim = false with one request and one observer; the late job would run")
+	}
+	merged := tr.begin("a.service")
+	tr.register(merged, path, true)
+	if tr.soleClaim(st, "a.service", nil) {
+		t.Error("soleClaim = true with two requests; another caller's job would be canceled")
+	}
+}
+
+func signal(sender, member string, seq dbus.Sequence, body ...any) *dbus.Signal {
+	iface := managerIface
+	path := managerPath
+	if member == "PropertiesChanged" {
+		iface, path = propsIface, UnitPath("a.service")
+	}
+	return &dbus.Signal{Sender: sender, Path: path, Name: iface + "." + member, Body: body, Sequence: seq}
+}
+
+// systemd 262 releases org.freedesktop.systemd1 on daemon-reexec; its new
+// instance may send JobRemoved from its new unique name before it owns the
+// name again. Such a result is held and delivered when that sender becomes
+// the owner; one from anybody else (forged) never is.
+func TestResultSentBeforeNameReacquiredIsDelivered(t *testing.T) {
+	c := newConn(newConfig(nil), "test")
+	s := c.newSession()
+	const old, reexeced, forger = ":1.1", ":1.7", ":1.9"
+	s.setOwner(old, 1)
+	ticket := s.jobs.begin("a.service")
+	st := s.jobs.register(ticket, JobPath(5), true)
+	forgedSt := s.jobs.register(s.jobs.begin("b.service"), JobPath(6), true)
+
+	deliver := func(sig *dbus.Signal) {
+		signalHandler{s}.DeliverSignal(interfaceOf(sig.Name), memberOf(sig.Name), sig)
+	}
+	owner := func(from, to string, seq dbus.Sequence) *dbus.Signal {
+		return &dbus.Signal{Sender: busName, Path: busPath, Name: busName + ".NameOwnerChanged",
+			Body: []any{systemdName, from, to}, Sequence: seq}
+	}
+	deliver(owner(old, "", 2))
+	deliver(signal(forger, "JobRemoved", 3, uint32(6), JobPath(6), "b.service", "done"))
+	deliver(signal(reexeced, "JobRemoved", 4, uint32(5), JobPath(5), "a.service", "done"))
+	if st.finished() {
+		t.Fatal("a result from a sender that does not own the name was taken at once")
+	}
+	deliver(owner("", reexeced, 5))
+	if !st.finished() || st.result != JobDone {
+		t.Errorf("after the new instance took the name: finished %v, result %q; want done", st.finished(), st.result)
+	}
+	if forgedSt.finished() {
+		t.Errorf("the forger's JobRemoved was delivered: result %q", forgedSt.result)
+	}
+	// Once owned, only the owner is heard.
+	deliver(signal(forger, "JobRemoved", 6, uint32(6), JobPath(6), "b.service", "done"))
+	if forgedSt.finished() {
+		t.Error("a JobRemoved from a non-owner was delivered while the name is owned")
+	}
+}
+
+// While the name has no owner, at most maxHeld signals are held.
+func TestHeldSignalsBounded(t *testing.T) {
+	c := newConn(newConfig(nil), "test")
+	s := c.newSession()
+	for i := 0; i < 3*maxHeld; i++ {
+		s.admit(signal(":1.5", "JobRemoved", dbus.Sequence(i+1), uint32(i), JobPath(uint32(i)), "a.service", "done"))
+	}
+	if got := len(s.held); got != maxHeld {
+		t.Errorf("held %d signals, want %d", got, maxHeld)
+	}
+	out := s.setOwner(":1.5", dbus.Sequence(3*maxHeld+1))
+	if len(out) != maxHeld || out[len(out)-1].Sequence != dbus.Sequence(3*maxHeld) {
+		t.Errorf("replayed %d signals, last %v; want the newest %d", len(out), out[len(out)-1].Sequence, maxHeld)
+	}
+}
+
+func unitChange(active, sub string) map[string]dbus.Variant {
+	return map[string]dbus.Variant{"ActiveState": dbus.MakeVariant(active), "SubState": dbus.MakeVariant(sub)}
+}
+
+// However many changes arrive while the snapshot is read, the watch ends
+// up with the newest state, never stuck on an older one.
+func TestWatchKeepsNewestStateAfterBurst(t *testing.T) {
+	for _, n := range []int{1, 255, 256, 257, 5000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			w := &unitWatch{path: UnitPath("a.service"), typeIface: unitTypeIface("a.service"),
+				notify: make(chan struct{}, 1), snap: map[string]dbus.Sequence{}, early: map[earlyKey]earlyValue{}}
+			states := []string{"activating", "active", "deactivating", "inactive"}
+			for i := 0; i < n; i++ {
+				st := states[i%len(states)]
+				w.signal(signal(":1.1", "PropertiesChanged", dbus.Sequence(10+i), unitIface, unitChange(st, st), []string{}))
+			}
+			// The snapshot was read at sequence 5, before every change.
+			um := map[string]dbus.Variant{"Id": dbus.MakeVariant("a.service"), "LoadState": dbus.MakeVariant("loaded")}
+			for k, v := range unitChange("inactive", "dead") {
+				um[k] = v
+			}
+			w.applySnapshot(um, 5, map[string]dbus.Variant{"Result": dbus.MakeVariant("success")}, 6)
+			newest := states[(n-1)%len(states)]
+			want := UnitState{Name: "a.service", LoadState: LoadLoaded, ActiveState: ActiveState(newest), SubState: newest, Result: "success"}
+			if diff := cmp.Diff(want, w.pending[len(w.pending)-1]); diff != "" {
+				t.Errorf("state after %d early changes (-want +got):\n%s", n, diff)
+			}
+		})
+	}
+}
+
+// States that arrived before the connection ended are handed to the
+// reader before the channel closes.
+func TestWatchDeliversStatesBeforeEnd(t *testing.T) {
+	w := &unitWatch{notify: make(chan struct{}, 1)}
+	for _, st := range []ActiveState{StateActivating, StateActive} {
+		w.cur.ActiveState = st
+		w.queueLocked(false)
+	}
+	w.gone = ErrDisconnected
+	out := make(chan UnitState)
+	go func() {
+		w.pump(context.Background(), out, make(chan struct{}))
+		close(out)
+	}()
+	var got []ActiveState
+	for st := range out {
+		got = append(got, st.ActiveState)
+	}
+	if diff := cmp.Diff([]ActiveState{StateActivating, StateActive}, got); diff != "" {
+		t.Errorf("states delivered after the end (-want +got):\n%s", diff)
+	}
+}
+
+// An answer asked before a reconnect installed a new session is not
+// cached: it may describe the manager before a re-execution.
+func TestProbeAnsweredBeforeReconnectNotCached(t *testing.T) {
+	c := newConn(newConfig(nil), "test")
+	gen := c.gen
+	c.gen++ // a reconnect installed a new session meanwhile
+	c.cacheIfCurrent(gen, func() { c.version, c.versionOK = Version{Major: 1}, true })
+	if c.versionOK {
+		t.Error("an answer from before the reconnect was cached")
+	}
+	c.cacheIfCurrent(c.gen, func() { c.version, c.versionOK = Version{Major: 2}, true })
+	if !c.versionOK || c.version.Major != 2 {
+		t.Errorf("a current answer was not cached: %+v", c.version)
+	}
+}
