@@ -36,9 +36,10 @@ const (
 // the manager's private peer-to-peer socket. It is safe for concurrent use.
 //
 // One D-Bus connection carries both method calls and signals, so replies
-// and JobRemoved signals are seen in the order systemd sent them. The Conn
-// subscribes to JobRemoved before it is returned; see Job for the
-// guarantees this gives.
+// and JobRemoved signals are seen in the order systemd sent them. The
+// Conn's match rule for JobRemoved is in place before it is returned; see
+// Job for the guarantees this gives. The life of each D-Bus connection is
+// one state machine, written down in session.go.
 //
 // With WithReconnect, a Conn outlives its D-Bus connection: see
 // ReconnectPolicy.
@@ -190,9 +191,9 @@ func ConnectPrivate(ctx context.Context, opts ...Option) (*Conn, error) {
 // separated by ';'; unix:path, unix:abstract and tcp transports are
 // supported.
 //
-// ctx bounds dialing, authentication, Hello, adding the match rules and
-// Subscribe; it does not bound the life of the connection, which lasts
-// until Close or until the peer goes away.
+// ctx bounds dialing, authentication, Hello and adding the match rules;
+// it does not bound the life of the connection, which lasts until Close
+// or until the peer goes away.
 func Connect(ctx context.Context, address string, opts ...Option) (*Conn, error) {
 	cfg := newConfig(opts)
 	c := newConn(cfg, address)
@@ -247,7 +248,7 @@ func (c *Conn) open(ctx context.Context) (*session, error) {
 // under load); sdbus registers a channel with bus.Signal and owns it. Job
 // results are matched by job path, not by order, so the default handler's
 // reordering under overload does not lose or confuse them. ctx bounds the
-// match rules and Subscribe.
+// match rules.
 func NewConn(ctx context.Context, bus *dbus.Conn, opts ...Option) (*Conn, error) {
 	cfg := newConfig(opts)
 	if cfg.reconnect != nil {
@@ -286,13 +287,21 @@ func interfaceOf(name string) string {
 
 func memberOf(name string) string { return name[strings.LastIndexByte(name, '.')+1:] }
 
-// setup installs the match rules and the subscription, before any job call
-// can be made.
+// setup installs the match rules and learns who owns systemd's name,
+// before any job call can be made. It does not call Manager.Subscribe:
+// systemd sends a job's JobNew and JobRemoved on the bus while the job has
+// a tracked requester (the client that asked for it, and every client
+// whose request was merged into it; kept across daemon-reload and
+// daemon-reexec) or anybody is subscribed, and on its private socket
+// always. So a client gets its own jobs' results without subscribing;
+// subscriptions make systemd broadcast every unit's changes to the bus,
+// a cost every job on the host pays. sdbus subscribes only while a watch
+// or a reconciled job needs that (session.subscribe).
 func (c *Conn) setup(ctx context.Context, s *session) error {
 	s.mgr = s.bus.Object(systemdName, managerPath)
 	if c.p2p {
 		// systemd sends every signal to every direct connection; there is
-		// no bus to add match rules to and no need to Subscribe.
+		// no bus to add match rules to.
 		return nil
 	}
 	err := s.bus.AddMatchSignalContext(ctx,
@@ -318,11 +327,6 @@ func (c *Conn) setup(ctx context.Context, s *session) error {
 	}
 	for _, held := range s.setOwner(owner, call.ResponseSequence) {
 		s.dispatch(held)
-	}
-	err = s.mgr.CallWithContext(ctx, managerIface+".Subscribe", c.flags()).Store()
-	var de dbus.Error
-	if err != nil && !(errors.As(err, &de) && de.Name == "org.freedesktop.systemd1.AlreadySubscribed") {
-		return c.opError(s, "Subscribe", "", err, true)
 	}
 	return nil
 }

@@ -13,8 +13,8 @@
 // manager over the system bus, to the user's manager over the user bus, and
 // to the system manager's private peer-to-peer socket. Connect takes any
 // D-Bus address, NewConn wraps a godbus connection that is already
-// authenticated. The context bounds dialing, authentication, Hello, the
-// match rules and Subscribe, never the connection's life. Authentication
+// authenticated. The context bounds dialing, authentication, Hello and the
+// match rules, never the connection's life. Authentication
 // is EXTERNAL with the credentials the kernel reports for the socket, as
 // sd-bus does: no user database lookup, and it works inside user
 // namespaces.
@@ -32,8 +32,15 @@
 // of times from any goroutine; Job.Done returns a channel that is closed
 // when the result is known. The guarantees:
 //
-//   - The Conn subscribes to JobRemoved before its first job call, with a
-//     match rule restricted to systemd's sender and object path.
+//   - The Conn's match rule for JobRemoved is in place before its first
+//     job call, on the connection that carries the calls. It does not
+//     call Manager.Subscribe for jobs: systemd sends a job's JobRemoved to
+//     the bus while the job has a tracked requester (the client that asked
+//     for it, and every client whose request merged into it, across
+//     daemon-reload and daemon-reexec), and on the private socket always.
+//     Subscribing would make systemd broadcast every unit's changes, a
+//     cost every job on the host pays; sdbus subscribes only while a watch
+//     or a reconciled job needs it, and unsubscribes after.
 //   - Results are delivered by a signal handler that keeps wire order and
 //     never blocks: it makes no D-Bus calls and sends on no channel; it
 //     updates a map under a lock held only for that, and closes the job's
@@ -43,19 +50,35 @@
 //   - A JobRemoved that godbus hands over before the caller has seen the
 //     reply naming the job is kept for that caller; such early results are
 //     kept only while a job call that could claim them is in flight, and at
-//     most 16384 of them.
+//     most 16384 of them, whatever one call does (a call whose reply never
+//     comes keeps its ticket, not memory without bound).
+//   - A result that arrived before the connection ended is delivered, not
+//     replaced by ErrDisconnected.
 //   - Several callers that get the same (merged) job all get its result.
 //   - Tracking state is freed when the JobRemoved arrives or the
 //     connection ends.
 //   - A context that ends while the start call is in flight returns its
 //     error at once; the job systemd creates anyway is canceled (CancelJob)
-//     when the late reply arrives, unless another caller on the same Conn
-//     waits for that job.
+//     when the late reply arrives, unless another call on the same Conn
+//     asked for that job. When the connection drops before that, a
+//     reconnecting Conn cancels the unit's queued job of that type on its
+//     next connection; a Conn that does not reconnect, or is closed, has
+//     no connection to cancel it on, and the job runs.
 //   - A JobRemoved from anyone but the current owner of
 //     org.freedesktop.systemd1 (on a bus; on a private socket, from the
 //     peer itself), on another path, or with a malformed body is ignored.
+//     While the name has no owner (systemd 262 releases it during
+//     daemon-reexec), signals from unique names are held, at most 1024,
+//     and delivered only if their sender becomes the owner.
 //   - When the connection ends, every pending Wait returns an error
-//     matching ErrDisconnected (or ErrClosed after Close).
+//     matching ErrDisconnected (or ErrClosed after Close). Job.Cancel then
+//     cancels on a reconnecting Conn's next connection, and otherwise
+//     says it could not: it never reports success without effect.
+//
+// The life of each D-Bus connection (dialing, set up, installed, ended,
+// replaced) is one state machine, written down with every transition and
+// the reactions of the tracker, the watches and the reconnect loop in
+// session.go.
 //
 // A job result other than done or skipped comes back as a *JobError,
 // which matches ErrJobFailed. skipped counts as success, as it does for
@@ -81,16 +104,23 @@
 // exist as ErrNoSuchUnit. EffectiveLimits returns the memory, task and CPU
 // limits that apply to a unit once its ancestor slices are counted, each
 // with the slice that imposes it. WatchUnit and WaitUnitState follow a
-// unit's state through PropertiesChanged signals, without polling.
+// unit's state through PropertiesChanged signals, without polling, on the
+// path of the unit's primary name (so an alias is followed too); a watch
+// always ends on the newest state, and the states that arrived before a
+// disconnect are delivered before its channel closes.
 //
 // # Reconnecting
 //
-// WithReconnect makes a Conn outlive its D-Bus connection: it redials
-// with backoff, subscribes again, and retries only idempotent calls. A
+// WithReconnect makes a Conn outlive its D-Bus connection: it redials at
+// once, then with backoff, and retries only idempotent calls; calls wait
+// for the next connection at most ReconnectPolicy.WaitForConnection. A
 // job-creating call in flight when the connection dropped is never
 // replayed: it fails with ErrOutcomeUnknown, and Reconcile tells what
-// became of the unit. A Conn also keeps at most 64 calls waiting for
-// replies (WithMaxPendingCalls), below dbus-daemon's per-connection limit.
+// became of the unit. EnsureTransientUnit and DestroyUnit reconcile by
+// themselves when the connection drops while they wait, and finish; on a
+// Conn that does not reconnect they report ErrOutcomeUnknown. A Conn also
+// keeps at most 64 calls waiting for replies (WithMaxPendingCalls), below
+// dbus-daemon's per-connection limit.
 //
 // # Errors
 //

@@ -222,6 +222,18 @@ func (c *Conn) Reconcile(ctx context.Context, unit string) (Reconciliation, erro
 	var r Reconciliation
 	err := c.do(ctx, op, unit, true, func(s *session) error {
 		r = Reconciliation{}
+		// The job found, if any, was not asked for on this connection:
+		// systemd sends its JobRemoved here only while this client is
+		// subscribed. The subscription lasts until the job ends.
+		if err := s.subscribe(ctx); err != nil {
+			return err
+		}
+		keep := false
+		defer func() {
+			if !keep {
+				s.unsubscribe()
+			}
+		}()
 		var p dbus.ObjectPath
 		if err := storeCall(s.mgr.CallWithContext(ctx, managerIface+".GetUnit", c.flags(), unit), &p); err != nil {
 			var de dbus.Error
@@ -250,6 +262,15 @@ func (c *Conn) Reconcile(ctx context.Context, unit string) (Reconciliation, erro
 		// whose caller gave up (see cancelLateJob).
 		st := s.jobs.register(ticket, path, false)
 		r.Job = &Job{id: m.JobID, path: path, unit: unit, st: st, c: c}
+		if !s.c.p2p {
+			keep = c.goTracked(func() {
+				defer s.unsubscribe()
+				select {
+				case <-st.done:
+				case <-c.stop.Done():
+				}
+			})
+		}
 		return nil
 	})
 	return r, err

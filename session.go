@@ -1,7 +1,10 @@
 package sdbus
 
 import (
+	"context"
+	"errors"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -78,6 +81,17 @@ type session struct {
 	// owns the name again). They are delivered if their sender becomes the
 	// owner, and dropped otherwise.
 	held []*dbus.Signal
+
+	// subscription state, guarded by mu: subs counts what needs unit
+	// change signals now (watches, reconciled jobs); subscribed is what
+	// the manager was last told; syncing is set while one goroutine brings
+	// subscribed in line with subs; subErr is the last Subscribe failure;
+	// subChanged is closed and replaced whenever one of them changes.
+	subs       int
+	subscribed bool
+	syncing    bool
+	subErr     error
+	subChanged chan struct{}
 }
 
 // maxHeld bounds the signals a session holds while systemd's name has no
@@ -85,7 +99,8 @@ type session struct {
 const maxHeld = 1024
 
 func (c *Conn) newSession() *session {
-	return &session{c: c, jobs: newJobTracker(), watches: newWatchSet(), ended: make(chan struct{})}
+	return &session{c: c, jobs: newJobTracker(), watches: newWatchSet(), ended: make(chan struct{}),
+		subChanged: make(chan struct{})}
 }
 
 // alive reports whether the session's connection is still up.
@@ -160,6 +175,114 @@ func (c *Conn) install(s *session) bool {
 	c.up = make(chan struct{})
 	c.mu.Unlock()
 	return true
+}
+
+// subscribeTimeout bounds one Subscribe or Unsubscribe call made on
+// behalf of several callers.
+const subscribeTimeout = 10 * time.Second
+
+// subscribe adds a need for unit change signals (PropertiesChanged,
+// UnitNew, UnitRemoved, and JobRemoved of jobs this client did not ask
+// for) and waits, bounded by ctx, until the manager sends them
+// (Manager.Subscribe). Every successful subscribe is paired with one
+// unsubscribe; the last one makes sdbus call Manager.Unsubscribe. On a
+// direct connection systemd sends everything anyway.
+func (s *session) subscribe(ctx context.Context) error {
+	if s.c.p2p {
+		return nil
+	}
+	s.mu.Lock()
+	s.subs++
+	s.subErr = nil // a failure is tried again for a new caller
+	s.mu.Unlock()
+	s.syncSubscription()
+	for {
+		s.mu.Lock()
+		ok, busy, err, changed := s.subscribed, s.syncing, s.subErr, s.subChanged
+		s.mu.Unlock()
+		switch {
+		case ok:
+			return nil
+		case s.isEnded():
+			s.unsubscribe()
+			return dbus.ErrClosed
+		case !busy && err != nil:
+			s.unsubscribe()
+			return err
+		case !busy:
+			s.syncSubscription()
+			continue
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			s.unsubscribe()
+			return ctx.Err()
+		case <-s.ended:
+			s.unsubscribe()
+			return dbus.ErrClosed
+		}
+	}
+}
+
+// unsubscribe gives back what subscribe took.
+func (s *session) unsubscribe() {
+	if s.c.p2p {
+		return
+	}
+	s.mu.Lock()
+	s.subs--
+	s.mu.Unlock()
+	s.syncSubscription()
+}
+
+// syncSubscription tells the manager to subscribe or unsubscribe until
+// what it was told matches what is needed. One goroutine at a time does
+// it, so the calls reach systemd in the order of the changes; the others
+// return at once and wait on subChanged. No lock is held across a call.
+func (s *session) syncSubscription() {
+	s.mu.Lock()
+	if s.syncing {
+		s.mu.Unlock()
+		return
+	}
+	s.syncing = true
+	for {
+		want := s.subs > 0
+		if want == s.subscribed || s.isEnded() || want && s.subErr != nil {
+			s.syncing = false
+			s.subChangedLocked()
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		method := "Unsubscribe"
+		if want {
+			method = "Subscribe"
+		}
+		ctx, cancel := context.WithTimeout(s.bus.Context(), subscribeTimeout)
+		err := s.mgr.CallWithContext(ctx, managerIface+"."+method, s.c.flags()).Store()
+		cancel()
+		var de dbus.Error
+		if errors.As(err, &de) && (de.Name == "org.freedesktop.systemd1.AlreadySubscribed" || de.Name == "org.freedesktop.systemd1.NotSubscribed") {
+			err = nil // the manager is in the state asked for
+		}
+		s.mu.Lock()
+		switch {
+		case err == nil:
+			s.subscribed, s.subErr = want, nil
+		case want:
+			s.subErr = err // reported to the callers waiting in subscribe
+		default:
+			s.subscribed = false // an Unsubscribe that failed: the connection is going
+		}
+		s.subChangedLocked()
+	}
+}
+
+func (s *session) subChangedLocked() {
+	close(s.subChanged)
+	s.subChanged = make(chan struct{})
 }
 
 // cacheIfCurrent runs store (which updates what c.mu guards) under c.mu

@@ -55,6 +55,16 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 	if err != nil {
 		return nil, err
 	}
+	// systemd broadcasts unit changes only while somebody is subscribed.
+	if err := s.subscribe(ctx); err != nil {
+		return nil, c.opError(s, "Subscribe", name, err, true)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.unsubscribe()
+		}
+	}()
 	// systemd sends PropertiesChanged on the object path of the unit's
 	// primary name only; for an alias (sshd.service for ssh.service,
 	// dbus-org.*) LoadUnit returns that path.
@@ -93,6 +103,7 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 	}
 	out := make(chan UnitState)
 	if !c.goTracked(func() {
+		defer s.unsubscribe()
 		defer removeMatch()
 		defer s.watches.remove(w)
 		defer close(out)
@@ -101,6 +112,7 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 		s.watches.remove(w)
 		return nil, &Error{Op: op, Unit: name, Err: ErrClosed}
 	}
+	ok = true
 	return out, nil
 }
 

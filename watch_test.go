@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus"
@@ -132,5 +134,83 @@ func TestWaitUnitState(t *testing.T) {
 	c.Close()
 	if err := <-done; !errors.Is(err, sdbus.ErrClosed) {
 		t.Errorf("WaitUnitState across Close = %v, want ErrClosed", err)
+	}
+}
+
+// managerCalls counts, per method, the Manager calls clients send to a
+// fake.
+type managerCalls struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (m *managerCalls) trace(e fakebus.Event) {
+	if !e.In || e.Msg.Type != dbus.TypeMethodCall {
+		return
+	}
+	iface, _ := e.Msg.Headers[dbus.FieldInterface].Value().(string)
+	member, _ := e.Msg.Headers[dbus.FieldMember].Value().(string)
+	if iface != "org.freedesktop.systemd1.Manager" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.n[member]++
+}
+
+func (m *managerCalls) count(member string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n[member]
+}
+
+// sdbus costs systemd nothing it need not pay: job calls never subscribe
+// (systemd sends a job's JobRemoved to the client that asked for it); a
+// watch subscribes while it lasts, however many watches overlap, and the
+// last one to end unsubscribes.
+func TestSubscribedOnlyWhileWatching(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	calls := &managerCalls{n: map[string]int{}}
+	s := fakebus.New(t, fakebus.WithTrace(calls.trace))
+	c := s.Conn(t)
+	for i := 0; i < 3; i++ {
+		startSlice(ctx, t, c, fmt.Sprintf("nosub%d.slice", i))
+	}
+	if n := calls.count("Subscribe"); n != 0 {
+		t.Fatalf("%d Subscribe calls for jobs alone, want 0", n)
+	}
+	var cancels []context.CancelFunc
+	var chans []<-chan sdbus.UnitState
+	for i := 0; i < 3; i++ {
+		wctx, cancel := context.WithCancel(ctx)
+		ch, err := c.WatchUnit(wctx, "nosub0.slice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-ch
+		cancels, chans = append(cancels, cancel), append(chans, ch)
+	}
+	if n := calls.count("Subscribe"); n != 1 {
+		t.Errorf("%d Subscribe calls for 3 overlapping watches, want 1", n)
+	}
+	for i, cancel := range cancels {
+		cancel()
+		for range chans[i] {
+		}
+		want := 0
+		if i == len(cancels)-1 {
+			want = 1
+		}
+		waitFor(t, func() bool { return calls.count("Unsubscribe") == want })
+	}
+	// A new watch subscribes again.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if _, err := c.WatchUnit(wctx, "nosub1.slice"); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.count("Subscribe"); n != 2 {
+		t.Errorf("%d Subscribe calls after a new watch, want 2", n)
 	}
 }
