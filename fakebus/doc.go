@@ -44,6 +44,11 @@
 //     manager's bus name moves to a new unique name, jobs survive.
 //   - Subscribe/Unsubscribe (AlreadySubscribed, NotSubscribed),
 //     PropertiesChanged on state changes, UnitNew and UnitRemoved.
+//   - Aliases (UnitFile.Aliases, as Alias= or symlinks give them): once the
+//     unit is loaded every name finds it (GetUnit, LoadUnit, the job
+//     methods, Get and GetAll on the alias's own object path), but replies
+//     and signals use the primary name and its object path only:
+//     PropertiesChanged, JobRemoved, ListUnits, Id; Names lists every name.
 //   - Properties of the Manager, Unit, Service, Scope and Slice interfaces
 //     (Get, GetAll), loading a unit read by path; StartTransientUnit and
 //     SetUnitProperties check each property's name, signature and value
@@ -73,8 +78,10 @@
 //     limits are stored and reported, never enforced; MemoryCurrent and
 //     friends read as unknown (2^64-1). Effective* limits exist from 256
 //     (or with WithBackport) and are the minimum over the slice chain.
-//   - Unit files on disk, generators, drop-ins, templates and aliases; only
-//     units given with WithUnitFile or AddUnitFile load by name. Transient
+//   - Unit files on disk, generators, drop-ins and templates; only units
+//     given with WithUnitFile or AddUnitFile load by name. Units loaded
+//     from them stay loaded while inactive (systemd collects them soon
+//     after a LoadUnit, so GetUnit may then fail). Transient
 //     sockets, timers, paths, mounts and swaps are refused.
 //   - The full job-type merge matrix (only jobs of the same type merge; any
 //     other pair conflicts), isolate, Requisite=, PartOf=, Conflicts=,

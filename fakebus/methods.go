@@ -108,7 +108,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 			return nil, err
 		}
 		name := c.Body[0].(string)
-		if u := m.units[name]; u != nil {
+		if u := m.unitLocked(name); u != nil {
 			return []any{u.path()}, nil
 		}
 		return nil, errNoSuchUnit(name)
@@ -147,7 +147,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 			return nil, err
 		}
 		name := c.Body[0].(string)
-		u := m.units[name]
+		u := m.unitLocked(name)
 		if u == nil {
 			return nil, errNoSuchUnit(name)
 		}
@@ -168,7 +168,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 			return nil, err
 		}
 		name := c.Body[0].(string)
-		u := m.units[name]
+		u := m.unitLocked(name)
 		if u == nil {
 			if u = m.loadLocked(name); u == nil {
 				return nil, errNotFound(name)
@@ -445,7 +445,7 @@ func (m *manager) resetFailedLocked(u *unit) {
 }
 
 func (m *manager) killLocked(name, whom string, sig int32) ([]any, error) {
-	u := m.units[name]
+	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
 	}
@@ -484,7 +484,7 @@ func (m *manager) killLocked(name, whom string, sig int32) ([]any, error) {
 }
 
 func (m *manager) attachLocked(name, sub string, pids []uint32) ([]any, error) {
-	u := m.units[name]
+	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
 	}
@@ -612,7 +612,7 @@ func (m *manager) reexecLocked(c *busd.Call) {
 
 // freezeLocked freezes or thaws an active unit's processes.
 func (m *manager) freezeLocked(name string, freeze bool) ([]any, error) {
-	u := m.units[name]
+	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
 	}

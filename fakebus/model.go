@@ -48,6 +48,7 @@ type manager struct {
 	units      map[string]*unit
 	members    map[string]map[*unit]bool // slice name -> the loaded units in it
 	files      map[string]UnitFile
+	aliases    map[string]string // alias -> primary name (aliases.go)
 	jobs       map[uint32]*job
 	lastJob    uint32
 	subscribed map[*busd.Peer]bool
@@ -66,7 +67,7 @@ func newManager(cfg config) (*manager, error) {
 	}
 	m := &manager{
 		cfg: cfg, major: v.Major, version: cfg.version,
-		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, jobs: map[uint32]*job{},
+		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		subscribed: map[*busd.Peer]bool{}, timers: map[*time.Timer]struct{}{},
 	}
 	return m, nil
@@ -390,6 +391,7 @@ func (m *manager) sortedUnitsLocked() []*unit {
 // or creating an implicit slice, when needed. It returns nil when no such
 // unit exists.
 func (m *manager) loadLocked(name string) *unit {
+	name = m.primaryLocked(name)
 	if u := m.units[name]; u != nil {
 		return u
 	}
@@ -434,7 +436,19 @@ func (m *manager) addFileLocked(f UnitFile) error {
 		}
 		props[i] = sdbus.Property{Name: p.Name, Value: v}
 	}
+	if err := m.checkAliasesLocked(f); err != nil {
+		return err
+	}
 	f.Properties = props
+	f.Aliases = append([]string(nil), f.Aliases...)
+	if old, ok := m.files[f.Name]; ok {
+		for _, a := range old.Aliases {
+			delete(m.aliases, a)
+		}
+	}
+	for _, a := range f.Aliases {
+		m.aliases[a] = f.Name
+	}
 	m.files[f.Name] = f
 	return nil
 }

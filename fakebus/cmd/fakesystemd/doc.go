@@ -82,10 +82,10 @@
 //     malformed-job-removed, drop-connection.
 //
 // Each entry of "units" is a fakebus.UnitFile: a unit StartUnit, LoadUnit
-// and friends find by name, "masked" to make starting it fail with
-// UnitMasked, and "properties" with the names and types StartTransientUnit
-// takes (the fake checks their syntax, not their names or types: a unit
-// file may say anything). "reload_duration" is how long each daemon-reload
+// and friends find by name, "aliases" for its other names (Alias=),
+// "masked" to make starting it fail with UnitMasked, and "properties"
+// with the names and types StartTransientUnit takes (the fake checks their
+// syntax, not their names or types: a unit file may say anything). "reload_duration" is how long each daemon-reload
 // lasts (Server.SetReloadDuration).
 //
 // Property values are "TYPE VALUE": a D-Bus signature of one complete type,

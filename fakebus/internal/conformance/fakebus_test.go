@@ -21,6 +21,7 @@ func TestConformanceFakebus(t *testing.T) {
 		connectPrivate: func(t *testing.T) *sdbus.Conn {
 			return s.PrivateConn(t)
 		},
+		unitFile: func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
 		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
 			c, err := dbus.NewConn(s.Pipe(), opts...)
 			if err != nil {

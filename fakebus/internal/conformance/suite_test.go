@@ -33,6 +33,9 @@ type backend struct {
 	version int
 	// real is set for a real systemd, where a few cases only make sense.
 	real bool
+	// unitFile makes a service loadable by name and aliases, as a unit
+	// file would, until the end of t.
+	unitFile func(t *testing.T, e *env, f aliasedService)
 }
 
 // A case of the suite.
@@ -94,6 +97,7 @@ var cases = []suiteCase{
 	{name: "ReloadAndReexecUnderManyJobs", run: testReloadReexecMany},
 	{name: "ForgedJobRemovedFromAnotherClient", run: testForgedFromClient},
 	{name: "ConcurrentUnitsWithCancellations", run: testConcurrentCancellations},
+	{name: "AliasesResolveToPrimaryUnit", run: testAlias},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 }

@@ -36,6 +36,7 @@ func TestConformanceSystemd(t *testing.T) {
 		real:           true,
 		connect:        func(t *testing.T) *sdbus.Conn { return connect(t, false) },
 		connectPrivate: func(t *testing.T) *sdbus.Conn { return connect(t, true) },
+		unitFile:       systemdUnitFile,
 		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
 			c, err := dbus.ConnectSystemBus(opts...)
 			if err != nil {
