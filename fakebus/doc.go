@@ -54,6 +54,11 @@
 //     SetUnitProperties check each property's name, signature and value
 //     against the configured release (WithVersion, WithBackport), refusing
 //     unknown ones with PropertyReadOnly as systemd does.
+//   - AttachProcessesToUnit with systemd's checks in its order: the
+//     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
+//     DelegateControllers=, services and scopes), not inactive or failed,
+//     the sub-cgroup existing (Server.MakeSubcgroup creates one, as a
+//     delegated payload would), PID 1 refused, PID 0 the caller.
 //   - The errors systemd answers with: UnitExists, NoSuchUnit, NoSuchJob,
 //     UnitMasked, OnlyByDependency, JobTypeNotApplicable, InvalidArgs for
 //     bad modes and values, NoUnitForPID, NoSuchProcess, UnknownMethod for

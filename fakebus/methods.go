@@ -195,7 +195,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		if err := args(c, "ssau"); err != nil {
 			return nil, err
 		}
-		return m.attachLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].([]uint32))
+		return m.attachLocked(c, c.Body[0].(string), c.Body[1].(string), c.Body[2].([]uint32))
 	case "ListUnits":
 		return []any{m.listLocked(nil, nil, nil)}, nil
 	case "ListUnitsFiltered":
@@ -480,27 +480,6 @@ func (m *manager) killLocked(name, whom string, sig int32) ([]any, error) {
 			m.deactivateLocked(u)
 		}
 	}
-	return []any{}, nil
-}
-
-func (m *manager) attachLocked(name, sub string, pids []uint32) ([]any, error) {
-	u := m.unitLocked(name)
-	if u == nil {
-		return nil, errNoSuchUnit(name)
-	}
-	if sub != "" && (!strings.HasPrefix(sub, "/") || path.Clean(sub) != sub) {
-		return nil, errInvalidArgs("Control group path is not valid: %s", sub)
-	}
-	if u.kind != "service" && u.kind != "scope" {
-		return nil, errInvalidArgs("Unit type %s does not support control groups.", u.kind)
-	}
-	if !u.isActive() && u.active != "activating" {
-		return nil, &callErr{errPrefix + "UnitInactive", "Unit " + name + " is not active, refusing."}
-	}
-	if len(pids) == 0 {
-		return nil, errInvalidArgs("No PIDs specified")
-	}
-	u.pids = append(u.pids, pids...)
 	return []any{}, nil
 }
 

@@ -164,7 +164,8 @@ type unit struct {
 	gone       bool   // removed from m.units
 	parent     string // the slice it is indexed under in m.members
 	objPath    dbus.ObjectPath
-	freezer    string // FreezerState: "running" or "frozen"
+	freezer    string          // FreezerState: "running" or "frozen"
+	subcgroups map[string]bool // sub-cgroups made with MakeSubcgroup (attach.go)
 }
 
 func (m *manager) newUnitLocked(name string) *unit {

@@ -22,6 +22,11 @@ func TestConformanceFakebus(t *testing.T) {
 			return s.PrivateConn(t)
 		},
 		unitFile: func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
+		subcgroup: func(t *testing.T, _ *env, unit, sub string) {
+			if err := s.MakeSubcgroup(unit, sub); err != nil {
+				t.Fatal(err)
+			}
+		},
 		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
 			c, err := dbus.NewConn(s.Pipe(), opts...)
 			if err != nil {

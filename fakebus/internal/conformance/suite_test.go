@@ -36,6 +36,9 @@ type backend struct {
 	// unitFile makes a service loadable by name and aliases, as a unit
 	// file would, until the end of t.
 	unitFile func(t *testing.T, e *env, f aliasedService)
+	// subcgroup creates a sub-cgroup of a delegated unit, as its payload
+	// would.
+	subcgroup func(t *testing.T, e *env, unit, sub string)
 }
 
 // A case of the suite.
@@ -98,6 +101,7 @@ var cases = []suiteCase{
 	{name: "ForgedJobRemovedFromAnotherClient", run: testForgedFromClient},
 	{name: "ConcurrentUnitsWithCancellations", run: testConcurrentCancellations},
 	{name: "AliasesResolveToPrimaryUnit", run: testAlias},
+	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 }

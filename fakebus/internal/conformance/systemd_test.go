@@ -37,6 +37,7 @@ func TestConformanceSystemd(t *testing.T) {
 		connect:        func(t *testing.T) *sdbus.Conn { return connect(t, false) },
 		connectPrivate: func(t *testing.T) *sdbus.Conn { return connect(t, true) },
 		unitFile:       systemdUnitFile,
+		subcgroup:      systemdSubcgroup,
 		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
 			c, err := dbus.ConnectSystemBus(opts...)
 			if err != nil {
