@@ -74,6 +74,14 @@
 // JobRemoved signals, a connection dropped mid-job. DropConnections,
 // FinishJob, EmitJobRemoved and EmitJobRemovedFrom do the same on demand.
 //
+// Faults in a client connection's life:
+//
+//   - DropAfterReply(member, n) ends the connections of the next n calls
+//     of a method right after their replies, bus driver methods (Hello,
+//     AddMatch, GetNameOwner) and manager methods (Subscribe, GetUnit,
+//     ...) alike: a client's connection can be cut between any two steps
+//     of its setup, e.g. a reconnecting client's second connection.
+//
 // # What it does not model
 //
 // Deliberately left out, because clients of the job API do not observe

@@ -155,6 +155,8 @@ type Bus struct {
 	// held); while it is zero, unicast messages skip the match-rule scan.
 	eavesdroppers atomic.Int32
 
+	drops replyDrops // DropAfterReply (dropreply.go)
+
 	done chan struct{}  // closed by Close
 	wg   sync.WaitGroup // every goroutine b started
 
