@@ -12,3 +12,9 @@ package fakebus
 // connection right after that call, e.g. a reconnecting client's second
 // connection after its AddMatch. n <= 0 disarms it for member.
 func (s *Server) DropAfterReply(member string, n int) { s.bus.DropAfterReply(member, n) }
+
+// Clients returns the number of client connections the fake serves (bus
+// and private, authenticated). A connection that ended is no longer
+// counted once the manager has forgotten it: its subscription and its
+// part in the jobs it requested.
+func (s *Server) Clients() int { return len(s.bus.Peers()) }

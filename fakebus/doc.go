@@ -44,6 +44,15 @@
 //     manager's bus name moves to a new unique name, jobs survive.
 //   - Subscribe/Unsubscribe (AlreadySubscribed, NotSubscribed),
 //     PropertiesChanged on state changes, UnitNew and UnitRemoved.
+//   - Who gets signals, as systemd decides it: direct (private socket)
+//     connections get every signal; on the bus, unit and manager signals
+//     (PropertiesChanged, UnitNew, UnitRemoved, Reloading) go out only
+//     while some client is subscribed, and a job's JobNew and JobRemoved
+//     while some client is subscribed or the job has a requester (the
+//     client that asked for it and every client whose request merged into
+//     it; one that disconnects stops counting; requesters survive
+//     daemon-reload and daemon-reexec). Jobs pulled in as dependencies
+//     have no requester. Subscriptions end with their connection.
 //   - Aliases (UnitFile.Aliases, as Alias= or symlinks give them): once the
 //     unit is loaded every name finds it (GetUnit, LoadUnit, the job
 //     methods, Get and GetAll on the alias's own object path), but replies
@@ -102,8 +111,9 @@
 //     timeouts and Restart=.
 //   - systemd garbage-collects units from a queue soon after they become
 //     unneeded; the fake does it at once, after announcing the state change.
-//   - JobNew/JobRemoved go to every client with a matching rule, whether or
-//     not it subscribed or requested the job.
+//   - PropertiesChanged of job objects (a job's State), which systemd sends
+//     to the job's requesters; references on units (Unit.Ref, AddRef=),
+//     which make systemd send a unit's signals without Subscribe.
 //   - polkit and access control: every caller may do everything.
 //   - A quirk of systemd 252's private socket: a client that does not
 //     negotiate unix fd passing may see its first message left unprocessed

@@ -185,7 +185,9 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		}
 		m.indexLocked(u)
 		if iface := typeIface(u.kind); iface != "" {
-			m.bus.Emit(u.path(), propsIface, "PropertiesChanged", iface, map[string]dbus.Variant{}, changed)
+			m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+				return []any{iface, map[string]dbus.Variant{}, changed}
+			})
 		}
 		return []any{}, nil
 	case "AttachProcessesToUnit":
@@ -387,7 +389,7 @@ func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType) er
 // path, honouring the job's script: a delayed reply, JobRemoved before
 // the reply, a dropped connection.
 func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode sdbus.JobMode) error {
-	j, merged, err := m.installLocked(u, typ, mode)
+	j, merged, err := m.installLocked(u, typ, mode, c.Peer)
 	if err != nil {
 		return err
 	}
@@ -556,11 +558,14 @@ func contains(list []string, s string) bool {
 // signals.
 func (m *manager) reloadLocked(c *busd.Call) {
 	m.reloading = true
-	m.bus.Emit(managerPath, managerIface, "Reloading", true)
+	reloading := func(active bool) {
+		m.signalLocked(managerPath, managerIface, "Reloading", func() []any { return []any{active} })
+	}
+	reloading(true)
 	finish := func() {
 		c.Reply()
 		m.reloading = false
-		m.bus.Emit(managerPath, managerIface, "Reloading", false)
+		reloading(false)
 		held := m.held
 		m.held = nil
 		for _, s := range held {
@@ -607,8 +612,9 @@ func (m *manager) freezeLocked(name string, freeze bool) ([]any, error) {
 	}
 	if u.freezer != state {
 		u.freezer = state
-		m.bus.Emit(u.path(), propsIface, "PropertiesChanged", unitIface,
-			map[string]dbus.Variant{"FreezerState": dbus.MakeVariant(state)}, []string{})
+		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+			return []any{unitIface, map[string]dbus.Variant{"FreezerState": dbus.MakeVariant(state)}, []string{}}
+		})
 	}
 	return []any{}, nil
 }

@@ -51,7 +51,8 @@ type manager struct {
 	aliases    map[string]string // alias -> primary name (aliases.go)
 	jobs       map[uint32]*job
 	lastJob    uint32
-	subscribed map[*busd.Peer]bool
+	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (signals.go)
+	requested  map[*busd.Peer]map[*job]bool // bus clients -> the jobs they requested (signals.go)
 	reloading  bool
 	held       []jobSignal // JobRemoved held back while reloading
 	reloadFor  time.Duration
@@ -68,7 +69,7 @@ func newManager(cfg config) (*manager, error) {
 	m := &manager{
 		cfg: cfg, major: v.Major, version: cfg.version,
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
-		subscribed: map[*busd.Peer]bool{}, timers: map[*time.Timer]struct{}{},
+		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
 	return m, nil
 }
@@ -132,14 +133,6 @@ func (m *manager) afterLocked(d time.Duration, f func()) {
 	m.timers[t] = struct{}{}
 }
 
-// emitLocked sends a signal whose body is built only if some connection
-// will receive it.
-func (m *manager) emitLocked(path dbus.ObjectPath, iface, member string, body func() []any) {
-	if m.bus.Listening(path, iface, member) {
-		m.bus.Emit(path, iface, member, body()...)
-	}
-}
-
 // unit is a loaded unit.
 type unit struct {
 	name       string
@@ -179,7 +172,7 @@ func (m *manager) newUnitLocked(name string) *unit {
 	}
 	m.units[name] = u
 	m.indexLocked(u)
-	m.emitLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
+	m.signalLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
 	return u
 }
 
@@ -305,14 +298,14 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 		u.invocation = make([]byte, 16)
 		_, _ = rand.Read(u.invocation)
 	}
-	m.emitLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+	m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 		return []any{unitIface, map[string]dbus.Variant{
 			"ActiveState": dbus.MakeVariant(active),
 			"SubState":    dbus.MakeVariant(sub),
 		}, []string{}}
 	})
 	if iface := typeIface(u.kind); iface != "" && (u.kind == "service" || u.kind == "scope") {
-		m.emitLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
 		})
 	}
@@ -361,7 +354,7 @@ func (m *manager) removeUnitLocked(u *unit) {
 	u.gone = true
 	m.indexLocked(u)
 	delete(m.units, u.name)
-	m.emitLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
+	m.signalLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
 }
 
 // stopDependentsLocked stops the units inside a slice that stopped.
@@ -371,7 +364,7 @@ func (m *manager) stopDependentsLocked(u *unit) {
 	}
 	for _, o := range m.membersLocked(u.name) {
 		if (o.isActive() || o.active == "activating") && o.job == nil {
-			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace); err == nil {
+			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace, nil); err == nil {
 				j.replied = true
 				m.maybeRunLocked(j)
 			}

@@ -93,7 +93,8 @@ type Handler interface {
 	// It must answer with exactly one Reply/ReplyError (possibly later, from any goroutine) unless the call has
 	// NoReplyExpected (then Reply/ReplyError are no-ops).
 	HandleCall(c *Call)
-	// PeerGone is called once when a client connection has ended (after its last HandleCall returned).
+	// PeerGone is called once when a client connection has ended (after its last HandleCall returned), before
+	// the bus forgets the peer (Peers stops listing it, its names are released).
 	PeerGone(p *Peer)
 }
 
@@ -325,7 +326,23 @@ func (b *Bus) Close() error {
 // Emit panics if path, iface or member is invalid or a body value cannot be
 // represented in D-Bus (a programming error in the service).
 func (b *Bus) Emit(path dbus.ObjectPath, iface, member string, body ...any) {
-	b.emit("", path, iface, member, body)
+	b.emit("", true, path, iface, member, body)
+}
+
+// EmitPeers is Emit for the PeerMode connections only: a signal the
+// service sends to its direct clients and not to the bus (systemd sends
+// unit signals to the bus only while a bus client is subscribed, and to
+// every direct connection always).
+func (b *Bus) EmitPeers(path dbus.ObjectPath, iface, member string, body ...any) {
+	b.emit("", false, path, iface, member, body)
+}
+
+// HasPeers reports whether any PeerMode connection is authenticated, so
+// that the service can skip building bodies for EmitPeers.
+func (b *Bus) HasPeers() bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return len(b.p2pPeers) > 0
 }
 
 // EmitFrom is like Emit but claims another sender (fault injection: a forged or
@@ -334,10 +351,12 @@ func (b *Bus) EmitFrom(sender string, path dbus.ObjectPath, iface, member string
 	if sender == "" {
 		panic("busd: EmitFrom with empty sender")
 	}
-	b.emit(sender, path, iface, member, body)
+	b.emit(sender, true, path, iface, member, body)
 }
 
-func (b *Bus) emit(forged string, path dbus.ObjectPath, iface, member string, body []any) {
+// emit sends a signal to the BusMode connections whose rules match it (if
+// toBus) and, unless it is forged, to every PeerMode connection.
+func (b *Bus) emit(forged string, toBus bool, path dbus.ObjectPath, iface, member string, body []any) {
 	sig := checkSignal(path, iface, member, body)
 	var o outbox
 	b.mu.RLock()
@@ -349,7 +368,11 @@ func (b *Bus) emit(forged string, path dbus.ObjectPath, iface, member string, bo
 	serial := uint32(0)
 	var busMsg *outMsg
 	var busData []byte
-	for _, p := range b.busPeers {
+	busPeers := b.busPeers
+	if !toBus {
+		busPeers = nil
+	}
+	for _, p := range busPeers {
 		if !b.wantsLocked(p, &info, false) {
 			continue
 		}
