@@ -41,7 +41,11 @@
 //     stopped while starting (Result signal), KillUnit.
 //   - daemon-reload: Reloading(true), JobRemoved held back until
 //     Reloading(false). daemon-reexec: private connections dropped, the
-//     manager's bus name moves to a new unique name, jobs survive.
+//     manager moves to a new unique name, jobs survive with their
+//     requesters. Up to 257 org.freedesktop.systemd1 goes from the old
+//     unique name to the new one directly (NameOwnerChanged old → new);
+//     from 262 (WithVersion) the old instance releases it first (old →
+//     ""), the new one connects, then takes it ("" → new).
 //   - Subscribe/Unsubscribe (AlreadySubscribed, NotSubscribed),
 //     PropertiesChanged on state changes, UnitNew and UnitRemoved.
 //   - Who gets signals, as systemd decides it: direct (private socket)
@@ -80,7 +84,9 @@
 // Script scripts the jobs of units matching a pattern: a result, a delay,
 // a late reply, and Faults: JobRemoved before the reply, duplicate,
 // forged (another sender), misplaced (another path) or malformed
-// JobRemoved signals, a connection dropped mid-job. DropConnections,
+// JobRemoved signals, a connection dropped mid-job
+// (FaultDropConnection) or right after the job's JobRemoved
+// (FaultDropAfterJobRemoved: reply, JobRemoved, EOF, in that order). DropConnections,
 // FinishJob, EmitJobRemoved and EmitJobRemovedFrom do the same on demand.
 //
 // Faults in a client connection's life:
@@ -90,6 +96,16 @@
 //     AddMatch, GetNameOwner) and manager methods (Subscribe, GetUnit,
 //     ...) alike: a client's connection can be cut between any two steps
 //     of its setup, e.g. a reconnecting client's second connection.
+//   - Reexecute(Reexec{...}) runs a daemon-reexec on demand, in either
+//     order of the name's move (ReleaseName forces 262's on any version),
+//     and can end jobs (Finish) between the new instance connecting and it
+//     owning org.freedesktop.systemd1, so that their JobRemoved come from
+//     a unique name that does not own the name yet, and have a forger
+//     (Forge) send JobRemoved from a unique name that never will. A match
+//     rule naming org.freedesktop.systemd1 as sender matches the new
+//     instance in that gap, as clients of systemd 262 observe.
+//   - Clients counts the connections the fake serves, so that a test can
+//     wait until the fake has forgotten a closed one.
 //
 // # What it does not model
 //

@@ -42,6 +42,7 @@ type job struct {
 	// requesters are the bus clients that asked for the job, until its
 	// JobRemoved has gone out (signals.go).
 	requesters map[*busd.Peer]bool
+	caller     *busd.Peer // the connection whose call created the job, if any
 	finished   bool
 	result     string
 }
@@ -436,6 +437,9 @@ func (m *manager) emitJobRemovedLocked(s jobSignal) {
 		})
 	}
 	m.untrackLocked(s.job)
+	if s.faults&FaultDropAfterJobRemoved != 0 && s.job.caller != nil {
+		s.job.caller.CloseAfterFlush()
+	}
 }
 
 // forgerName is the sender a forged JobRemoved claims: a bus client that

@@ -269,7 +269,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		m.reloadLocked(c)
 		return nil, nil
 	case "Reexecute":
-		m.reexecLocked(c)
+		m.reexecLocked(c, Reexec{})
 		return nil, nil
 	}
 	return nil, errUnknownMethod(c)
@@ -394,6 +394,9 @@ func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode s
 		return err
 	}
 	p := j.path()
+	if !merged {
+		j.caller = c.Peer
+	}
 	if merged {
 		// Merged into a queued job: the caller gets its path too.
 		c.Reply(p)
@@ -577,21 +580,6 @@ func (m *manager) reloadLocked(c *busd.Call) {
 		return
 	}
 	finish()
-}
-
-// reexecLocked models daemon-reexec: systemd drops its private-socket
-// clients and reconnects to the bus under a new unique name without
-// replying; the bus answers the pending call with NoReply. Jobs survive.
-func (m *manager) reexecLocked(c *busd.Call) {
-	if c.Peer.Mode() == busd.BusMode {
-		c.ReplyError(dbusErr+"NoReply", "Message recipient disconnected from message bus without replying")
-	}
-	for _, p := range m.bus.Peers() {
-		if p.Mode() == busd.PeerMode {
-			p.Close()
-		}
-	}
-	m.bus.RenewServiceName()
 }
 
 // freezeLocked freezes or thaws an active unit's processes.

@@ -33,6 +33,11 @@ const (
 	// FaultDropConnection closes the caller's connection right after the
 	// reply: a disconnect while the job runs.
 	FaultDropConnection
+	// FaultDropAfterJobRemoved closes the caller's connection right after
+	// the job's JobRemoved: the caller gets the reply, then JobRemoved,
+	// then EOF, in that order and all of it written before the close, as
+	// when systemd or the bus goes away just after a job ended.
+	FaultDropAfterJobRemoved
 )
 
 // Script scripts the jobs of the units that match a pattern.

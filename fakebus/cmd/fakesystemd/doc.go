@@ -79,7 +79,7 @@
 //     method reply is sent. Go durations ("200ms", "1.5s").
 //   - "faults": misbehaviours (fakebus.Fault): job-removed-before-reply,
 //     duplicate-job-removed, forged-job-removed, wrong-path-job-removed,
-//     malformed-job-removed, drop-connection.
+//     malformed-job-removed, drop-connection, drop-after-job-removed.
 //
 // Each entry of "units" is a fakebus.UnitFile: a unit StartUnit, LoadUnit
 // and friends find by name, "aliases" for its other names (Alias=),

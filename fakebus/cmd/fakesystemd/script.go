@@ -66,6 +66,7 @@ var faultNames = map[string]fakebus.Fault{
 	"wrong-path-job-removed":   fakebus.FaultWrongPathJobRemoved,
 	"malformed-job-removed":    fakebus.FaultMalformedJobRemoved,
 	"drop-connection":          fakebus.FaultDropConnection,
+	"drop-after-job-removed":   fakebus.FaultDropAfterJobRemoved,
 }
 
 // jobResults are the results a script may give jobs.

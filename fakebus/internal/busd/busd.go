@@ -174,6 +174,11 @@ type Bus struct {
 	uniques   map[string]*Peer      // BusMode clients by unique name
 	names     map[string]*nameOwner // well-known names owned by clients
 	listeners []net.Listener
+	// serviceOwner is the unique name owning Config.ServiceName ("" while
+	// nobody does); oldService is the service's previous unique name while
+	// it still owns the name, handing it over (service.go).
+	serviceOwner string
+	oldService   string
 }
 
 // nameOwner is the owner of a well-known name (other than the service's).
@@ -205,6 +210,9 @@ func New(cfg Config) *Bus {
 	b.lastID = 1
 	first := ":1.1"
 	b.serviceUnique.Store(&first)
+	if cfg.ServiceName != "" {
+		b.serviceOwner = first
+	}
 	return b
 }
 
@@ -230,33 +238,6 @@ func (b *Bus) ServiceUniqueName() string { return *b.serviceUnique.Load() }
 // isService reports whether name addresses the service (either of its names).
 func (b *Bus) isService(name string) bool {
 	return name != "" && (name == b.cfg.ServiceName || name == b.ServiceUniqueName())
-}
-
-// RenewServiceName gives the service a new unique name, as if it had
-// reconnected (as systemd does after daemon-reexec). It broadcasts
-// NameOwnerChanged for the well-known name (old owner → none, none → new
-// owner) and for both unique names; later service signals and replies carry
-// the new name.
-func (b *Bus) RenewServiceName() (oldName, newName string) {
-	b.mu.Lock()
-	oldName = b.ServiceUniqueName()
-	b.lastID++
-	newName = ":1." + itoa(b.lastID)
-	b.serviceUnique.Store(&newName)
-	var o outbox
-	if !b.closed {
-		if b.cfg.ServiceName != "" {
-			b.nameOwnerChangedLocked(&o, b.cfg.ServiceName, oldName, "")
-		}
-		b.nameOwnerChangedLocked(&o, oldName, oldName, "")
-		b.nameOwnerChangedLocked(&o, newName, "", newName)
-		if b.cfg.ServiceName != "" {
-			b.nameOwnerChangedLocked(&o, b.cfg.ServiceName, "", newName)
-		}
-	}
-	b.mu.Unlock()
-	o.flush(b)
-	return oldName, newName
 }
 
 // Peers returns the authenticated client connections, in no particular order.
@@ -416,7 +397,7 @@ func (b *Bus) Listening(path dbus.ObjectPath, iface, member string) bool {
 	info := msgInfo{typ: dbus.TypeSignal, sender: b.ServiceUniqueName(), path: path, iface: iface, member: member}
 	for _, p := range b.busPeers {
 		for _, r := range p.rules {
-			if r.matchesHeader(&info, b.ownerLocked) {
+			if r.matchesHeader(&info, b.matchOwnerLocked) {
 				return true
 			}
 		}
@@ -432,7 +413,7 @@ func (b *Bus) wantsLocked(p *Peer, info *msgInfo, unicast bool) bool {
 		if unicast && !r.eavesdrop {
 			continue
 		}
-		if r.matches(info, b.ownerLocked) {
+		if r.matches(info, b.matchOwnerLocked) {
 			return true
 		}
 	}
@@ -445,8 +426,10 @@ func (b *Bus) ownerLocked(name string) string {
 	switch {
 	case name == driverName:
 		return driverName
-	case b.isService(name):
-		return b.ServiceUniqueName()
+	case name == b.cfg.ServiceName && name != "":
+		return b.serviceOwner
+	case name == b.ServiceUniqueName() || name == b.oldService && name != "":
+		return name
 	case strings.HasPrefix(name, ":"):
 		if _, ok := b.uniques[name]; ok {
 			return name
@@ -484,7 +467,10 @@ func (b *Bus) eavesdropLocked(o *outbox, info *msgInfo, skip *Peer, mk func() (*
 func (b *Bus) listNamesLocked() []string {
 	names := make([]string, 0, 3+len(b.uniques)+len(b.names))
 	names = append(names, driverName, b.ServiceUniqueName())
-	if b.cfg.ServiceName != "" {
+	if b.oldService != "" {
+		names = append(names, b.oldService)
+	}
+	if b.serviceOwner != "" {
 		names = append(names, b.cfg.ServiceName)
 	}
 	for n := range b.uniques {
