@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -220,5 +221,44 @@ func testJobSignalsWithoutSubscribe(t *testing.T, e *env) {
 		if s.Name == "org.freedesktop.systemd1.Manager.JobRemoved" && s.Body[1] == orphan {
 			t.Errorf("JobRemoved %v reached the bus after its requester disconnected", s.Body)
 		}
+	}
+}
+
+// testReexecNameMove pins how org.freedesktop.systemd1 moves on
+// daemon-reexec: from the old unique name to the new one directly up to
+// 257, through "no owner" from 262.
+func testReexecNameMove(t *testing.T, e *env) {
+	r := newRawClient(t, e)
+	if err := r.conn.AddMatchSignalContext(e.ctx, dbus.WithMatchSender("org.freedesktop.DBus"),
+		dbus.WithMatchMember("NameOwnerChanged"), dbus.WithMatchArg(0, "org.freedesktop.systemd1")); err != nil {
+		t.Fatal(err)
+	}
+	var old string
+	if err := r.conn.BusObject().CallWithContext(e.ctx, "org.freedesktop.DBus.GetNameOwner", 0, "org.freedesktop.systemd1").Store(&old); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.call("Reexecute").Store() // no reply: NoReply, or the call ends with the old instance
+	var moves [][]string
+	for len(moves) == 0 || moves[len(moves)-1][1] == "" {
+		select {
+		case sig := <-r.sigs:
+			if sig.Name == "org.freedesktop.DBus.NameOwnerChanged" && len(sig.Body) == 3 {
+				moves = append(moves, []string{sig.Body[1].(string), sig.Body[2].(string)})
+			}
+		case <-e.ctx.Done():
+			t.Fatalf("the name never got a new owner; moves so far: %v", moves)
+		}
+	}
+	renewed := moves[len(moves)-1][1]
+	want := [][]string{{old, renewed}}
+	if e.version >= 262 {
+		want = [][]string{{old, ""}, {"", renewed}}
+	}
+	if renewed == old || fmt.Sprint(moves) != fmt.Sprint(want) {
+		t.Errorf("NameOwnerChanged of org.freedesktop.systemd1 (old, new): %v; want %v", moves, want)
+	}
+	// The manager answers again before the case ends.
+	if err := r.call("GetUnit", "-.slice").Store(new(dbus.ObjectPath)); err != nil {
+		t.Fatal(err)
 	}
 }

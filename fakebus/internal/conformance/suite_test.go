@@ -105,6 +105,7 @@ var cases = []suiteCase{
 	{name: "AliasesResolveToPrimaryUnit", run: testAlias},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
+	{name: "ReexecMovesManagerName", run: testReexecNameMove},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 }
