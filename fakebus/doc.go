@@ -12,6 +12,7 @@
 //	func TestX(t *testing.T) {
 //		s := fakebus.New(t)     // closed by t.Cleanup
 //		c := s.Conn(t)          // *sdbus.Conn over an in-process socket pair
+//		raw := s.RawConn(t)     // or a godbus *dbus.Conn, Hello said
 //		...
 //	}
 //

@@ -27,19 +27,8 @@ type raw struct {
 
 func rawBus(t *testing.T, s *fakebus.Server) *raw {
 	t.Helper()
-	c, err := dbus.NewConn(s.Pipe())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.Auth(nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Hello(); err != nil {
-		t.Fatal(err)
-	}
-	r := &raw{Conn: c, sigs: make(chan *dbus.Signal, 1024)}
-	c.Signal(r.sigs)
+	r := &raw{Conn: s.RawConn(t), sigs: make(chan *dbus.Signal, 1024)}
+	r.Signal(r.sigs)
 	return r
 }
 

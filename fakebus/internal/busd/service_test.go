@@ -3,16 +3,25 @@ package busd
 import (
 	"testing"
 
+	"github.com/godbus/dbus/v5"
+
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestServiceNameHandover(t *testing.T) {
-	b, _ := newTestBus(t)
+// serviceWatcher connects a client that receives the service's signals on
+// testIface (by the service's name), every signal on org.test.Any and the
+// NameOwnerChanged signals.
+func serviceWatcher(t *testing.T, b *Bus) (*dbus.Conn, chan *dbus.Signal) {
 	c := busClient(t, b)
 	addMatch(t, c, "type='signal',sender='"+testService+"',interface='"+testIface+"'")
 	addMatch(t, c, "type='signal',interface='org.test.Any'")
 	addMatch(t, c, "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged'")
-	ch := signals(c, 100)
+	return c, signals(c, 100)
+}
+
+func TestServiceNameHandover(t *testing.T) {
+	b, _ := newTestBus(t)
+	c, ch := serviceWatcher(t, b)
 	owner := func() string {
 		var o string
 		if err := c.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, testService).Store(&o); err != nil {

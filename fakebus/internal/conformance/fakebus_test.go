@@ -27,19 +27,6 @@ func TestConformanceFakebus(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
-			c, err := dbus.NewConn(s.Pipe(), opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { c.Close() })
-			if err := c.Auth(nil); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.Hello(); err != nil {
-				t.Fatal(err)
-			}
-			return c
-		},
+		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
 	})
 }
