@@ -12,6 +12,7 @@
 //	func TestX(t *testing.T) {
 //		s := fakebus.New(t)     // closed by t.Cleanup
 //		c := s.Conn(t)          // *sdbus.Conn over an in-process socket pair
+//		raw := s.RawConn(t)     // or a godbus *dbus.Conn, Hello said
 //		...
 //	}
 //
@@ -41,14 +42,37 @@
 //     stopped while starting (Result signal), KillUnit.
 //   - daemon-reload: Reloading(true), JobRemoved held back until
 //     Reloading(false). daemon-reexec: private connections dropped, the
-//     manager's bus name moves to a new unique name, jobs survive.
+//     manager moves to a new unique name, jobs survive with their
+//     requesters. Up to 257 org.freedesktop.systemd1 goes from the old
+//     unique name to the new one directly (NameOwnerChanged old → new);
+//     from 262 (WithVersion) the old instance releases it first (old →
+//     ""), the new one connects, then takes it ("" → new).
 //   - Subscribe/Unsubscribe (AlreadySubscribed, NotSubscribed),
 //     PropertiesChanged on state changes, UnitNew and UnitRemoved.
+//   - Who gets signals, as systemd decides it: direct (private socket)
+//     connections get every signal; on the bus, unit and manager signals
+//     (PropertiesChanged, UnitNew, UnitRemoved, Reloading) go out only
+//     while some client is subscribed, and a job's JobNew and JobRemoved
+//     while some client is subscribed or the job has a requester (the
+//     client that asked for it and every client whose request merged into
+//     it; one that disconnects stops counting; requesters survive
+//     daemon-reload and daemon-reexec). Jobs pulled in as dependencies
+//     have no requester. Subscriptions end with their connection.
+//   - Aliases (UnitFile.Aliases, as Alias= or symlinks give them): once the
+//     unit is loaded every name finds it (GetUnit, LoadUnit, the job
+//     methods, Get and GetAll on the alias's own object path), but replies
+//     and signals use the primary name and its object path only:
+//     PropertiesChanged, JobRemoved, ListUnits, Id; Names lists every name.
 //   - Properties of the Manager, Unit, Service, Scope and Slice interfaces
 //     (Get, GetAll), loading a unit read by path; StartTransientUnit and
 //     SetUnitProperties check each property's name, signature and value
 //     against the configured release (WithVersion, WithBackport), refusing
 //     unknown ones with PropertyReadOnly as systemd does.
+//   - AttachProcessesToUnit with systemd's checks in its order: the
+//     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
+//     DelegateControllers=, services and scopes), not inactive or failed,
+//     the sub-cgroup existing (Server.MakeSubcgroup creates one, as a
+//     delegated payload would), PID 1 refused, PID 0 the caller.
 //   - The errors systemd answers with: UnitExists, NoSuchUnit, NoSuchJob,
 //     UnitMasked, OnlyByDependency, JobTypeNotApplicable, InvalidArgs for
 //     bad modes and values, NoUnitForPID, NoSuchProcess, UnknownMethod for
@@ -61,8 +85,28 @@
 // Script scripts the jobs of units matching a pattern: a result, a delay,
 // a late reply, and Faults: JobRemoved before the reply, duplicate,
 // forged (another sender), misplaced (another path) or malformed
-// JobRemoved signals, a connection dropped mid-job. DropConnections,
+// JobRemoved signals, a connection dropped mid-job
+// (FaultDropConnection) or right after the job's JobRemoved
+// (FaultDropAfterJobRemoved: reply, JobRemoved, EOF, in that order). DropConnections,
 // FinishJob, EmitJobRemoved and EmitJobRemovedFrom do the same on demand.
+//
+// Faults in a client connection's life:
+//
+//   - DropAfterReply(member, n) ends the connections of the next n calls
+//     of a method right after their replies, bus driver methods (Hello,
+//     AddMatch, GetNameOwner) and manager methods (Subscribe, GetUnit,
+//     ...) alike: a client's connection can be cut between any two steps
+//     of its setup, e.g. a reconnecting client's second connection.
+//   - Reexecute(Reexec{...}) runs a daemon-reexec on demand, in either
+//     order of the name's move (ReleaseName forces 262's on any version),
+//     and can end jobs (Finish) between the new instance connecting and it
+//     owning org.freedesktop.systemd1, so that their JobRemoved come from
+//     a unique name that does not own the name yet, and have a forger
+//     (Forge) send JobRemoved from a unique name that never will. A match
+//     rule naming org.freedesktop.systemd1 as sender matches the new
+//     instance in that gap, as clients of systemd 262 observe.
+//   - Clients counts the connections the fake serves, so that a test can
+//     wait until the fake has forgotten a closed one.
 //
 // # What it does not model
 //
@@ -73,8 +117,10 @@
 //     limits are stored and reported, never enforced; MemoryCurrent and
 //     friends read as unknown (2^64-1). Effective* limits exist from 256
 //     (or with WithBackport) and are the minimum over the slice chain.
-//   - Unit files on disk, generators, drop-ins, templates and aliases; only
-//     units given with WithUnitFile or AddUnitFile load by name. Transient
+//   - Unit files on disk, generators, drop-ins and templates; only units
+//     given with WithUnitFile or AddUnitFile load by name. Units loaded
+//     from them stay loaded while inactive (systemd collects them soon
+//     after a LoadUnit, so GetUnit may then fail). Transient
 //     sockets, timers, paths, mounts and swaps are refused.
 //   - The full job-type merge matrix (only jobs of the same type merge; any
 //     other pair conflicts), isolate, Requisite=, PartOf=, Conflicts=,
@@ -82,8 +128,9 @@
 //     timeouts and Restart=.
 //   - systemd garbage-collects units from a queue soon after they become
 //     unneeded; the fake does it at once, after announcing the state change.
-//   - JobNew/JobRemoved go to every client with a matching rule, whether or
-//     not it subscribed or requested the job.
+//   - PropertiesChanged of job objects (a job's State), which systemd sends
+//     to the job's requesters; references on units (Unit.Ref, AddRef=),
+//     which make systemd send a unit's signals without Subscribe.
 //   - polkit and access control: every caller may do everything.
 //   - A quirk of systemd 252's private socket: a client that does not
 //     negotiate unix fd passing may see its first message left unprocessed

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
@@ -188,6 +189,25 @@ func (s *Server) PrivateConn(tb testing.TB, opts ...sdbus.Option) *sdbus.Conn {
 		tb.Fatalf("fakebus: dial: %v", err)
 	}
 	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// RawConn is a godbus connection to the fake's bus (over Pipe), for tests
+// of clients other than sdbus or of the raw protocol: authenticated, with
+// Hello said, closed when tb's cleanup runs. Setup failures fail tb.
+func (s *Server) RawConn(tb testing.TB, opts ...dbus.ConnOption) *dbus.Conn {
+	tb.Helper()
+	c, err := dbus.NewConn(s.Pipe(), opts...)
+	if err != nil {
+		tb.Fatalf("fakebus: %v", err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	if err := c.Auth(nil); err != nil {
+		tb.Fatalf("fakebus: auth: %v", err)
+	}
+	if err := c.Hello(); err != nil {
+		tb.Fatalf("fakebus: hello: %v", err)
+	}
 	return c
 }
 

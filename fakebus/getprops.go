@@ -98,7 +98,7 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 	// Reading a unit's properties loads it; a unit without a file shows
 	// up as not-found (and is collected again). systemd collects a unit
 	// loaded this way soon after; the fake does it once it has answered.
-	_, loaded := m.units[name]
+	_, loaded := m.units[m.primaryLocked(name)]
 	u := m.loadLocked(name)
 	if u != nil && !loaded {
 		defer m.collectLocked(u)
@@ -183,7 +183,7 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 	}
 	props := map[string]dbus.Variant{
 		"Id":                   dbus.MakeVariant(u.name),
-		"Names":                dbus.MakeVariant([]string{u.name}),
+		"Names":                dbus.MakeVariant(m.namesLocked(u)),
 		"Following":            dbus.MakeVariant(""),
 		"Description":          dbus.MakeVariant(description(u)),
 		"LoadState":            dbus.MakeVariant(u.load),

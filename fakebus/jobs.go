@@ -39,14 +39,19 @@ type job struct {
 	replied     bool        // the reply naming this job has been queued
 	heldRemoved []jobSignal // JobRemoved waiting for the reply
 	replyAfter  func()      // FaultJobRemovedBeforeReply: the reply, sent after JobRemoved
-	finished    bool
-	result      string
+	// requesters are the bus clients that asked for the job, until its
+	// JobRemoved has gone out (signals.go).
+	requesters map[*busd.Peer]bool
+	caller     *busd.Peer // the connection whose call created the job, if any
+	finished   bool
+	result     string
 }
 
 func (j *job) path() dbus.ObjectPath { return jobPath(j.id) }
 
 // jobSignal is a JobRemoved to emit, possibly later.
 type jobSignal struct {
+	job    *job
 	id     uint32
 	path   dbus.ObjectPath
 	unit   string
@@ -55,12 +60,13 @@ type jobSignal struct {
 }
 
 // installLocked queues a job of type typ for u, merging it into u's queued
-// job of the same type or replacing a conflicting one as mode says. deps
-// lists the jobs the new job depends on, when the caller already queued
-// them. The new job runs as soon as nothing holds it back.
-func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode) (j *job, merged bool, err error) {
+// job of the same type or replacing a conflicting one as mode says, and
+// records requester (nil for a job nobody asked for) as a requester of the
+// job. The new job runs as soon as nothing holds it back.
+func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, requester *busd.Peer) (j *job, merged bool, err error) {
 	if old := u.job; old != nil {
 		if old.typ == typ {
+			m.trackLocked(old, requester)
 			return old, true, nil // merged: the caller gets the existing job
 		}
 		if mode == sdbus.ModeFail || old.irreversible {
@@ -77,8 +83,9 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode) (j *jo
 	j.irreversible = mode == sdbus.ModeReplaceIrreversibly
 	m.jobs[j.id] = j
 	u.job = j
-	m.emitLocked(managerPath, managerIface, "JobNew", func() []any { return []any{j.id, j.path(), u.name} })
-	m.emitLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+	m.trackLocked(j, requester)
+	m.jobSignalLocked(j, managerPath, managerIface, "JobNew", func() []any { return []any{j.id, j.path(), u.name} })
+	m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 		return []any{unitIface, map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{j.id, j.path()})}, []string{}}
 	})
 	if (typ == jobStart || typ == jobRestart) && mode != sdbus.ModeIgnoreDependencies {
@@ -116,7 +123,7 @@ func (m *manager) pullLocked(name string, mode sdbus.JobMode) *job {
 	if d.job != nil && d.job.typ != jobStop {
 		return d.job
 	}
-	j, _, err := m.installLocked(d, jobStart, mode)
+	j, _, err := m.installLocked(d, jobStart, mode, nil)
 	if err != nil {
 		return nil
 	}
@@ -364,11 +371,11 @@ func (m *manager) finishJobLocked(j *job, result string) {
 	u := j.unit
 	if u.job == j {
 		u.job = nil
-		m.emitLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 			return []any{unitIface, map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{0, "/"})}, []string{}}
 		})
 	}
-	sig := jobSignal{id: j.id, path: j.path(), unit: u.name, result: result, faults: j.script.Faults}
+	sig := jobSignal{job: j, id: j.id, path: j.path(), unit: u.name, result: result, faults: j.script.Faults}
 	switch {
 	case j.replyAfter != nil:
 		m.emitJobRemovedLocked(sig)
@@ -420,9 +427,18 @@ func (m *manager) emitJobRemovedLocked(s jobSignal) {
 		m.bus.Emit(managerPath, managerIface, "JobRemoved", s.id, string(s.path), s.unit)
 		m.bus.Emit(managerPath, managerIface, "JobRemoved", "done", s.path, s.unit, int32(1))
 	}
-	m.bus.Emit(managerPath, managerIface, "JobRemoved", s.id, s.path, s.unit, s.result)
+	n := 1
 	if s.faults&FaultDuplicateJobRemoved != 0 {
-		m.bus.Emit(managerPath, managerIface, "JobRemoved", s.id, s.path, s.unit, s.result)
+		n = 2
+	}
+	for i := 0; i < n; i++ {
+		m.jobSignalLocked(s.job, managerPath, managerIface, "JobRemoved", func() []any {
+			return []any{s.id, s.path, s.unit, s.result}
+		})
+	}
+	m.untrackLocked(s.job)
+	if s.faults&FaultDropAfterJobRemoved != 0 && s.job.caller != nil {
+		s.job.caller.CloseAfterFlush()
 	}
 }
 
@@ -529,11 +545,4 @@ func trimCondPrefix(t string) string {
 		}
 	}
 	return t
-}
-
-// peerGone forgets a disconnected client's subscription.
-func (m *manager) PeerGone(p *busd.Peer) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.subscribed, p)
 }

@@ -108,7 +108,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 			return nil, err
 		}
 		name := c.Body[0].(string)
-		if u := m.units[name]; u != nil {
+		if u := m.unitLocked(name); u != nil {
 			return []any{u.path()}, nil
 		}
 		return nil, errNoSuchUnit(name)
@@ -147,7 +147,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 			return nil, err
 		}
 		name := c.Body[0].(string)
-		u := m.units[name]
+		u := m.unitLocked(name)
 		if u == nil {
 			return nil, errNoSuchUnit(name)
 		}
@@ -168,7 +168,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 			return nil, err
 		}
 		name := c.Body[0].(string)
-		u := m.units[name]
+		u := m.unitLocked(name)
 		if u == nil {
 			if u = m.loadLocked(name); u == nil {
 				return nil, errNotFound(name)
@@ -185,7 +185,9 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		}
 		m.indexLocked(u)
 		if iface := typeIface(u.kind); iface != "" {
-			m.bus.Emit(u.path(), propsIface, "PropertiesChanged", iface, map[string]dbus.Variant{}, changed)
+			m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+				return []any{iface, map[string]dbus.Variant{}, changed}
+			})
 		}
 		return []any{}, nil
 	case "AttachProcessesToUnit":
@@ -195,7 +197,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		if err := args(c, "ssau"); err != nil {
 			return nil, err
 		}
-		return m.attachLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].([]uint32))
+		return m.attachLocked(c, c.Body[0].(string), c.Body[1].(string), c.Body[2].([]uint32))
 	case "ListUnits":
 		return []any{m.listLocked(nil, nil, nil)}, nil
 	case "ListUnitsFiltered":
@@ -267,7 +269,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		m.reloadLocked(c)
 		return nil, nil
 	case "Reexecute":
-		m.reexecLocked(c)
+		m.reexecLocked(c, Reexec{})
 		return nil, nil
 	}
 	return nil, errUnknownMethod(c)
@@ -387,11 +389,14 @@ func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType) er
 // path, honouring the job's script: a delayed reply, JobRemoved before
 // the reply, a dropped connection.
 func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode sdbus.JobMode) error {
-	j, merged, err := m.installLocked(u, typ, mode)
+	j, merged, err := m.installLocked(u, typ, mode, c.Peer)
 	if err != nil {
 		return err
 	}
 	p := j.path()
+	if !merged {
+		j.caller = c.Peer
+	}
 	if merged {
 		// Merged into a queued job: the caller gets its path too.
 		c.Reply(p)
@@ -445,7 +450,7 @@ func (m *manager) resetFailedLocked(u *unit) {
 }
 
 func (m *manager) killLocked(name, whom string, sig int32) ([]any, error) {
-	u := m.units[name]
+	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
 	}
@@ -480,27 +485,6 @@ func (m *manager) killLocked(name, whom string, sig int32) ([]any, error) {
 			m.deactivateLocked(u)
 		}
 	}
-	return []any{}, nil
-}
-
-func (m *manager) attachLocked(name, sub string, pids []uint32) ([]any, error) {
-	u := m.units[name]
-	if u == nil {
-		return nil, errNoSuchUnit(name)
-	}
-	if sub != "" && (!strings.HasPrefix(sub, "/") || path.Clean(sub) != sub) {
-		return nil, errInvalidArgs("Control group path is not valid: %s", sub)
-	}
-	if u.kind != "service" && u.kind != "scope" {
-		return nil, errInvalidArgs("Unit type %s does not support control groups.", u.kind)
-	}
-	if !u.isActive() && u.active != "activating" {
-		return nil, &callErr{errPrefix + "UnitInactive", "Unit " + name + " is not active, refusing."}
-	}
-	if len(pids) == 0 {
-		return nil, errInvalidArgs("No PIDs specified")
-	}
-	u.pids = append(u.pids, pids...)
 	return []any{}, nil
 }
 
@@ -577,11 +561,14 @@ func contains(list []string, s string) bool {
 // signals.
 func (m *manager) reloadLocked(c *busd.Call) {
 	m.reloading = true
-	m.bus.Emit(managerPath, managerIface, "Reloading", true)
+	reloading := func(active bool) {
+		m.signalLocked(managerPath, managerIface, "Reloading", func() []any { return []any{active} })
+	}
+	reloading(true)
 	finish := func() {
 		c.Reply()
 		m.reloading = false
-		m.bus.Emit(managerPath, managerIface, "Reloading", false)
+		reloading(false)
 		held := m.held
 		m.held = nil
 		for _, s := range held {
@@ -595,24 +582,9 @@ func (m *manager) reloadLocked(c *busd.Call) {
 	finish()
 }
 
-// reexecLocked models daemon-reexec: systemd drops its private-socket
-// clients and reconnects to the bus under a new unique name without
-// replying; the bus answers the pending call with NoReply. Jobs survive.
-func (m *manager) reexecLocked(c *busd.Call) {
-	if c.Peer.Mode() == busd.BusMode {
-		c.ReplyError(dbusErr+"NoReply", "Message recipient disconnected from message bus without replying")
-	}
-	for _, p := range m.bus.Peers() {
-		if p.Mode() == busd.PeerMode {
-			p.Close()
-		}
-	}
-	m.bus.RenewServiceName()
-}
-
 // freezeLocked freezes or thaws an active unit's processes.
 func (m *manager) freezeLocked(name string, freeze bool) ([]any, error) {
-	u := m.units[name]
+	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
 	}
@@ -628,8 +600,9 @@ func (m *manager) freezeLocked(name string, freeze bool) ([]any, error) {
 	}
 	if u.freezer != state {
 		u.freezer = state
-		m.bus.Emit(u.path(), propsIface, "PropertiesChanged", unitIface,
-			map[string]dbus.Variant{"FreezerState": dbus.MakeVariant(state)}, []string{})
+		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+			return []any{unitIface, map[string]dbus.Variant{"FreezerState": dbus.MakeVariant(state)}, []string{}}
+		})
 	}
 	return []any{}, nil
 }

@@ -48,9 +48,11 @@ type manager struct {
 	units      map[string]*unit
 	members    map[string]map[*unit]bool // slice name -> the loaded units in it
 	files      map[string]UnitFile
+	aliases    map[string]string // alias -> primary name (aliases.go)
 	jobs       map[uint32]*job
 	lastJob    uint32
-	subscribed map[*busd.Peer]bool
+	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (signals.go)
+	requested  map[*busd.Peer]map[*job]bool // bus clients -> the jobs they requested (signals.go)
 	reloading  bool
 	held       []jobSignal // JobRemoved held back while reloading
 	reloadFor  time.Duration
@@ -66,8 +68,8 @@ func newManager(cfg config) (*manager, error) {
 	}
 	m := &manager{
 		cfg: cfg, major: v.Major, version: cfg.version,
-		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, jobs: map[uint32]*job{},
-		subscribed: map[*busd.Peer]bool{}, timers: map[*time.Timer]struct{}{},
+		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
+		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
 	return m, nil
 }
@@ -131,14 +133,6 @@ func (m *manager) afterLocked(d time.Duration, f func()) {
 	m.timers[t] = struct{}{}
 }
 
-// emitLocked sends a signal whose body is built only if some connection
-// will receive it.
-func (m *manager) emitLocked(path dbus.ObjectPath, iface, member string, body func() []any) {
-	if m.bus.Listening(path, iface, member) {
-		m.bus.Emit(path, iface, member, body()...)
-	}
-}
-
 // unit is a loaded unit.
 type unit struct {
 	name       string
@@ -163,7 +157,8 @@ type unit struct {
 	gone       bool   // removed from m.units
 	parent     string // the slice it is indexed under in m.members
 	objPath    dbus.ObjectPath
-	freezer    string // FreezerState: "running" or "frozen"
+	freezer    string          // FreezerState: "running" or "frozen"
+	subcgroups map[string]bool // sub-cgroups made with MakeSubcgroup (attach.go)
 }
 
 func (m *manager) newUnitLocked(name string) *unit {
@@ -177,7 +172,7 @@ func (m *manager) newUnitLocked(name string) *unit {
 	}
 	m.units[name] = u
 	m.indexLocked(u)
-	m.emitLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
+	m.signalLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
 	return u
 }
 
@@ -303,14 +298,14 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 		u.invocation = make([]byte, 16)
 		_, _ = rand.Read(u.invocation)
 	}
-	m.emitLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+	m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 		return []any{unitIface, map[string]dbus.Variant{
 			"ActiveState": dbus.MakeVariant(active),
 			"SubState":    dbus.MakeVariant(sub),
 		}, []string{}}
 	})
 	if iface := typeIface(u.kind); iface != "" && (u.kind == "service" || u.kind == "scope") {
-		m.emitLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
 		})
 	}
@@ -359,7 +354,7 @@ func (m *manager) removeUnitLocked(u *unit) {
 	u.gone = true
 	m.indexLocked(u)
 	delete(m.units, u.name)
-	m.emitLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
+	m.signalLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
 }
 
 // stopDependentsLocked stops the units inside a slice that stopped.
@@ -369,7 +364,7 @@ func (m *manager) stopDependentsLocked(u *unit) {
 	}
 	for _, o := range m.membersLocked(u.name) {
 		if (o.isActive() || o.active == "activating") && o.job == nil {
-			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace); err == nil {
+			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace, nil); err == nil {
 				j.replied = true
 				m.maybeRunLocked(j)
 			}
@@ -390,6 +385,7 @@ func (m *manager) sortedUnitsLocked() []*unit {
 // or creating an implicit slice, when needed. It returns nil when no such
 // unit exists.
 func (m *manager) loadLocked(name string) *unit {
+	name = m.primaryLocked(name)
 	if u := m.units[name]; u != nil {
 		return u
 	}
@@ -434,7 +430,19 @@ func (m *manager) addFileLocked(f UnitFile) error {
 		}
 		props[i] = sdbus.Property{Name: p.Name, Value: v}
 	}
+	if err := m.checkAliasesLocked(f); err != nil {
+		return err
+	}
 	f.Properties = props
+	f.Aliases = append([]string(nil), f.Aliases...)
+	if old, ok := m.files[f.Name]; ok {
+		for _, a := range old.Aliases {
+			delete(m.aliases, a)
+		}
+	}
+	for _, a := range f.Aliases {
+		m.aliases[a] = f.Name
+	}
 	m.files[f.Name] = f
 	return nil
 }

@@ -343,10 +343,10 @@ func (m *manager) startTransientLocked(c *busd.Call) error {
 		default:
 			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
 		}
-		if _, exists := m.units[nu.name]; exists {
+		if m.unitLocked(nu.name) != nil {
 			return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
 		}
-		if _, exists := m.files[nu.name]; exists {
+		if _, exists := m.files[m.primaryLocked(nu.name)]; exists {
 			return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
 		}
 		body := c.Body[2]

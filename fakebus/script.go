@@ -33,6 +33,11 @@ const (
 	// FaultDropConnection closes the caller's connection right after the
 	// reply: a disconnect while the job runs.
 	FaultDropConnection
+	// FaultDropAfterJobRemoved closes the caller's connection right after
+	// the job's JobRemoved: the caller gets the reply, then JobRemoved,
+	// then EOF, in that order and all of it written before the close, as
+	// when systemd or the bus goes away just after a job ended.
+	FaultDropAfterJobRemoved
 )
 
 // Script scripts the jobs of the units that match a pattern.
@@ -95,6 +100,11 @@ func (m *manager) scriptForLocked(name string) Script {
 type UnitFile struct {
 	Name       string
 	Properties []sdbus.Property
+	// Aliases are the unit's other names, as Alias= in its [Install]
+	// section or symlinks to its file give them: once the unit is loaded
+	// (by any name) every name finds it, but it is announced, listed and
+	// signalled under Name only (see the package documentation).
+	Aliases []string
 	// Masked makes the unit masked: starting it fails with UnitMasked.
 	Masked bool
 }
@@ -144,7 +154,7 @@ type UnitInfo struct {
 func (s *Server) Unit(name string) (UnitInfo, bool) {
 	s.m.mu.Lock()
 	defer s.m.mu.Unlock()
-	u := s.m.units[name]
+	u := s.m.unitLocked(name)
 	if u == nil {
 		return UnitInfo{}, false
 	}

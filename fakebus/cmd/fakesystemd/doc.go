@@ -79,13 +79,13 @@
 //     method reply is sent. Go durations ("200ms", "1.5s").
 //   - "faults": misbehaviours (fakebus.Fault): job-removed-before-reply,
 //     duplicate-job-removed, forged-job-removed, wrong-path-job-removed,
-//     malformed-job-removed, drop-connection.
+//     malformed-job-removed, drop-connection, drop-after-job-removed.
 //
 // Each entry of "units" is a fakebus.UnitFile: a unit StartUnit, LoadUnit
-// and friends find by name, "masked" to make starting it fail with
-// UnitMasked, and "properties" with the names and types StartTransientUnit
-// takes (the fake checks their syntax, not their names or types: a unit
-// file may say anything). "reload_duration" is how long each daemon-reload
+// and friends find by name, "aliases" for its other names (Alias=),
+// "masked" to make starting it fail with UnitMasked, and "properties"
+// with the names and types StartTransientUnit takes (the fake checks their
+// syntax, not their names or types: a unit file may say anything). "reload_duration" is how long each daemon-reload
 // lasts (Server.SetReloadDuration).
 //
 // Property values are "TYPE VALUE": a D-Bus signature of one complete type,

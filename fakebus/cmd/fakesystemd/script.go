@@ -40,6 +40,7 @@ type scriptJSON struct {
 type unitJSON struct {
 	Comment    string          `json:"comment"`
 	Name       string          `json:"name"`
+	Aliases    []string        `json:"aliases"`
 	Masked     bool            `json:"masked"`
 	Properties json.RawMessage `json:"properties"`
 }
@@ -65,6 +66,7 @@ var faultNames = map[string]fakebus.Fault{
 	"wrong-path-job-removed":   fakebus.FaultWrongPathJobRemoved,
 	"malformed-job-removed":    fakebus.FaultMalformedJobRemoved,
 	"drop-connection":          fakebus.FaultDropConnection,
+	"drop-after-job-removed":   fakebus.FaultDropAfterJobRemoved,
 }
 
 // jobResults are the results a script may give jobs.
@@ -305,11 +307,16 @@ func parseUnit(p string, raw json.RawMessage) (fakebus.UnitFile, error) {
 	if err := sdbus.ValidateUnitName(j.Name); err != nil {
 		return fakebus.UnitFile{}, errAt(p+".name", "invalid unit name %q", j.Name)
 	}
+	for i, a := range j.Aliases {
+		if err := sdbus.ValidateUnitName(a); err != nil {
+			return fakebus.UnitFile{}, errAt(fmt.Sprintf("%s.aliases[%d]", p, i), "invalid unit name %q", a)
+		}
+	}
 	props, err := parseProperties(p+".properties", j.Properties)
 	if err != nil {
 		return fakebus.UnitFile{}, err
 	}
-	return fakebus.UnitFile{Name: j.Name, Properties: props, Masked: j.Masked}, nil
+	return fakebus.UnitFile{Name: j.Name, Properties: props, Aliases: j.Aliases, Masked: j.Masked}, nil
 }
 
 // parseProperties reads the "properties" object in file order, refusing

@@ -35,7 +35,7 @@ func TestLoadExample(t *testing.T) {
 				prop("ExecStart", "a(sasb)", [][]any{{"/bin/true", []string{"/bin/true"}, false}}),
 				prop("MemoryMax", "t", uint64(536870912)),
 				prop("DeviceAllow", "a(ss)", [][]any{{"/dev/null", "rw"}}),
-			}},
+			}, Aliases: []string{"application.service"}},
 			{Name: "broken.service", Properties: []sdbus.Property{
 				prop("Type", "s", "oneshot"),
 				prop("ExecStart", "a(sasb)", [][]any{{"/bin/false", []string{"/bin/false"}, false}}),

@@ -195,18 +195,14 @@ func TestMatchFiltering(t *testing.T) {
 
 func TestRenewServiceNameAndForgery(t *testing.T) {
 	b, _ := newTestBus(t)
-	c := busClient(t, b)
-	addMatch(t, c, "type='signal',sender='"+testService+"',interface='"+testIface+"'")
-	addMatch(t, c, "type='signal',interface='org.test.Any'")
-	addMatch(t, c, "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged'")
-	ch := signals(c, 100)
+	c, ch := serviceWatcher(t, b)
 
 	b.Emit(testPath, testIface, "First")
 	if s := nextSignal(t, ch); s.Name != testIface+".First" || s.Sender != ":1.1" {
 		t.Errorf("got %s from %s, want First from :1.1", s.Name, s.Sender)
 	}
 
-	old, renewed := b.RenewServiceName()
+	old, renewed := b.RenewServiceName(true)
 	if old != ":1.1" || renewed != ":1.3" {
 		t.Errorf("RenewServiceName() = %q, %q; want :1.1, :1.3", old, renewed)
 	}

@@ -93,7 +93,8 @@ type Handler interface {
 	// It must answer with exactly one Reply/ReplyError (possibly later, from any goroutine) unless the call has
 	// NoReplyExpected (then Reply/ReplyError are no-ops).
 	HandleCall(c *Call)
-	// PeerGone is called once when a client connection has ended (after its last HandleCall returned).
+	// PeerGone is called once when a client connection has ended (after its last HandleCall returned), before
+	// the bus forgets the peer (Peers stops listing it, its names are released).
 	PeerGone(p *Peer)
 }
 
@@ -155,6 +156,8 @@ type Bus struct {
 	// held); while it is zero, unicast messages skip the match-rule scan.
 	eavesdroppers atomic.Int32
 
+	drops replyDrops // DropAfterReply (dropreply.go)
+
 	done chan struct{}  // closed by Close
 	wg   sync.WaitGroup // every goroutine b started
 
@@ -171,6 +174,11 @@ type Bus struct {
 	uniques   map[string]*Peer      // BusMode clients by unique name
 	names     map[string]*nameOwner // well-known names owned by clients
 	listeners []net.Listener
+	// serviceOwner is the unique name owning Config.ServiceName ("" while
+	// nobody does); oldService is the service's previous unique name while
+	// it still owns the name, handing it over (service.go).
+	serviceOwner string
+	oldService   string
 }
 
 // nameOwner is the owner of a well-known name (other than the service's).
@@ -202,6 +210,9 @@ func New(cfg Config) *Bus {
 	b.lastID = 1
 	first := ":1.1"
 	b.serviceUnique.Store(&first)
+	if cfg.ServiceName != "" {
+		b.serviceOwner = first
+	}
 	return b
 }
 
@@ -227,33 +238,6 @@ func (b *Bus) ServiceUniqueName() string { return *b.serviceUnique.Load() }
 // isService reports whether name addresses the service (either of its names).
 func (b *Bus) isService(name string) bool {
 	return name != "" && (name == b.cfg.ServiceName || name == b.ServiceUniqueName())
-}
-
-// RenewServiceName gives the service a new unique name, as if it had
-// reconnected (as systemd does after daemon-reexec). It broadcasts
-// NameOwnerChanged for the well-known name (old owner → none, none → new
-// owner) and for both unique names; later service signals and replies carry
-// the new name.
-func (b *Bus) RenewServiceName() (oldName, newName string) {
-	b.mu.Lock()
-	oldName = b.ServiceUniqueName()
-	b.lastID++
-	newName = ":1." + itoa(b.lastID)
-	b.serviceUnique.Store(&newName)
-	var o outbox
-	if !b.closed {
-		if b.cfg.ServiceName != "" {
-			b.nameOwnerChangedLocked(&o, b.cfg.ServiceName, oldName, "")
-		}
-		b.nameOwnerChangedLocked(&o, oldName, oldName, "")
-		b.nameOwnerChangedLocked(&o, newName, "", newName)
-		if b.cfg.ServiceName != "" {
-			b.nameOwnerChangedLocked(&o, b.cfg.ServiceName, "", newName)
-		}
-	}
-	b.mu.Unlock()
-	o.flush(b)
-	return oldName, newName
 }
 
 // Peers returns the authenticated client connections, in no particular order.
@@ -323,7 +307,23 @@ func (b *Bus) Close() error {
 // Emit panics if path, iface or member is invalid or a body value cannot be
 // represented in D-Bus (a programming error in the service).
 func (b *Bus) Emit(path dbus.ObjectPath, iface, member string, body ...any) {
-	b.emit("", path, iface, member, body)
+	b.emit("", true, path, iface, member, body)
+}
+
+// EmitPeers is Emit for the PeerMode connections only: a signal the
+// service sends to its direct clients and not to the bus (systemd sends
+// unit signals to the bus only while a bus client is subscribed, and to
+// every direct connection always).
+func (b *Bus) EmitPeers(path dbus.ObjectPath, iface, member string, body ...any) {
+	b.emit("", false, path, iface, member, body)
+}
+
+// HasPeers reports whether any PeerMode connection is authenticated, so
+// that the service can skip building bodies for EmitPeers.
+func (b *Bus) HasPeers() bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return len(b.p2pPeers) > 0
 }
 
 // EmitFrom is like Emit but claims another sender (fault injection: a forged or
@@ -332,10 +332,12 @@ func (b *Bus) EmitFrom(sender string, path dbus.ObjectPath, iface, member string
 	if sender == "" {
 		panic("busd: EmitFrom with empty sender")
 	}
-	b.emit(sender, path, iface, member, body)
+	b.emit(sender, true, path, iface, member, body)
 }
 
-func (b *Bus) emit(forged string, path dbus.ObjectPath, iface, member string, body []any) {
+// emit sends a signal to the BusMode connections whose rules match it (if
+// toBus) and, unless it is forged, to every PeerMode connection.
+func (b *Bus) emit(forged string, toBus bool, path dbus.ObjectPath, iface, member string, body []any) {
 	sig := checkSignal(path, iface, member, body)
 	var o outbox
 	b.mu.RLock()
@@ -347,7 +349,11 @@ func (b *Bus) emit(forged string, path dbus.ObjectPath, iface, member string, bo
 	serial := uint32(0)
 	var busMsg *outMsg
 	var busData []byte
-	for _, p := range b.busPeers {
+	busPeers := b.busPeers
+	if !toBus {
+		busPeers = nil
+	}
+	for _, p := range busPeers {
 		if !b.wantsLocked(p, &info, false) {
 			continue
 		}
@@ -391,7 +397,7 @@ func (b *Bus) Listening(path dbus.ObjectPath, iface, member string) bool {
 	info := msgInfo{typ: dbus.TypeSignal, sender: b.ServiceUniqueName(), path: path, iface: iface, member: member}
 	for _, p := range b.busPeers {
 		for _, r := range p.rules {
-			if r.matchesHeader(&info, b.ownerLocked) {
+			if r.matchesHeader(&info, b.matchOwnerLocked) {
 				return true
 			}
 		}
@@ -407,7 +413,7 @@ func (b *Bus) wantsLocked(p *Peer, info *msgInfo, unicast bool) bool {
 		if unicast && !r.eavesdrop {
 			continue
 		}
-		if r.matches(info, b.ownerLocked) {
+		if r.matches(info, b.matchOwnerLocked) {
 			return true
 		}
 	}
@@ -420,8 +426,10 @@ func (b *Bus) ownerLocked(name string) string {
 	switch {
 	case name == driverName:
 		return driverName
-	case b.isService(name):
-		return b.ServiceUniqueName()
+	case name == b.cfg.ServiceName && name != "":
+		return b.serviceOwner
+	case name == b.ServiceUniqueName() || name == b.oldService && name != "":
+		return name
 	case strings.HasPrefix(name, ":"):
 		if _, ok := b.uniques[name]; ok {
 			return name
@@ -459,7 +467,10 @@ func (b *Bus) eavesdropLocked(o *outbox, info *msgInfo, skip *Peer, mk func() (*
 func (b *Bus) listNamesLocked() []string {
 	names := make([]string, 0, 3+len(b.uniques)+len(b.names))
 	names = append(names, driverName, b.ServiceUniqueName())
-	if b.cfg.ServiceName != "" {
+	if b.oldService != "" {
+		names = append(names, b.oldService)
+	}
+	if b.serviceOwner != "" {
 		names = append(names, b.cfg.ServiceName)
 	}
 	for n := range b.uniques {

@@ -49,6 +49,7 @@ func (c *Call) Reply(body ...any) {
 	if err := c.Peer.bus.sendFromService(c.Peer, newReply(c.serial, dest, sender, body)); err != nil {
 		c.sendError(errFailed, []any{err.Error()})
 	}
+	c.Peer.bus.afterReply(c.Peer, c.Member)
 }
 
 // ReplyError sends an error reply named name; body is usually one string,
@@ -62,6 +63,7 @@ func (c *Call) ReplyError(name string, body ...any) {
 		name = "org.freedesktop.DBus.Error.Failed"
 	}
 	c.sendError(name, body)
+	c.Peer.bus.afterReply(c.Peer, c.Member)
 }
 
 // claim reports whether this is the first reply to a call expecting one.

@@ -287,15 +287,19 @@ func (p *Peer) finish() {
 	<-p.writerDone
 	p.closeConn()
 
-	var o outbox
-	b.mu.Lock()
+	// The Handler forgets the peer before the bus does, so that once a
+	// peer is no longer listed by Peers the Handler has forgotten it too.
+	b.mu.RLock()
 	authed := p.authed
-	b.removePeerLocked(&o, p)
-	b.mu.Unlock()
-	o.flush(b)
+	b.mu.RUnlock()
 	if authed && b.cfg.Handler != nil {
 		b.cfg.Handler.PeerGone(p)
 	}
+	var o outbox
+	b.mu.Lock()
+	b.removePeerLocked(&o, p)
+	b.mu.Unlock()
+	o.flush(b)
 	close(p.done)
 }
 

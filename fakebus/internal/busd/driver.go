@@ -95,6 +95,7 @@ func (r *driverReq) reply(body ...any) {
 		return
 	}
 	r.b.driverSendLocked(r.o, r.p, newReply(r.m.serial, r.p.UniqueName(), driverName, body))
+	r.b.afterReply(r.p, r.m.member)
 }
 
 // fail answers the call with an error.
@@ -103,6 +104,7 @@ func (r *driverReq) fail(name, text string) {
 		return
 	}
 	r.b.driverSendLocked(r.o, r.p, newError(r.m.serial, r.p.UniqueName(), driverName, name, []any{text}))
+	r.b.afterReply(r.p, r.m.member)
 }
 
 // args checks the call's signature; on mismatch it answers InvalidArgs.
@@ -339,7 +341,7 @@ func (b *Bus) credentialsLocked(r *driverReq) {
 		}[r.m.member]
 		r.fail(errNameHasNoOwner, "Could not get "+what+" of name '"+name+"': no such name")
 		return
-	case owner != driverName && owner != b.ServiceUniqueName():
+	case owner != driverName && owner != b.ServiceUniqueName() && owner != b.oldService:
 		q := b.uniques[owner]
 		uid, pid = q.uid, q.pid
 	}

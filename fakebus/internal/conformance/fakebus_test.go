@@ -21,19 +21,12 @@ func TestConformanceFakebus(t *testing.T) {
 		connectPrivate: func(t *testing.T) *sdbus.Conn {
 			return s.PrivateConn(t)
 		},
-		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
-			c, err := dbus.NewConn(s.Pipe(), opts...)
-			if err != nil {
+		unitFile: func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
+		subcgroup: func(t *testing.T, _ *env, unit, sub string) {
+			if err := s.MakeSubcgroup(unit, sub); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { c.Close() })
-			if err := c.Auth(nil); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.Hello(); err != nil {
-				t.Fatal(err)
-			}
-			return c
 		},
+		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
 	})
 }

@@ -36,6 +36,8 @@ func TestConformanceSystemd(t *testing.T) {
 		real:           true,
 		connect:        func(t *testing.T) *sdbus.Conn { return connect(t, false) },
 		connectPrivate: func(t *testing.T) *sdbus.Conn { return connect(t, true) },
+		unitFile:       systemdUnitFile,
+		subcgroup:      systemdSubcgroup,
 		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
 			c, err := dbus.ConnectSystemBus(opts...)
 			if err != nil {

@@ -1,0 +1,193 @@
+package fakebus_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+// closedSoon fails t unless c's connection ends within 5s.
+func closedSoon(t *testing.T, c *dbus.Conn) {
+	t.Helper()
+	select {
+	case <-c.Context().Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the connection is still open 5s after the reply")
+	}
+}
+
+// alive makes a call that no test arms a fault for.
+func alive(r *raw) error {
+	var id string
+	return r.BusObject().Call("org.freedesktop.DBus.GetId", 0).Store(&id)
+}
+
+func TestDropAfterReply(t *testing.T) {
+	for _, tc := range []struct {
+		member string
+		call   func(r *raw) error
+	}{
+		{"Hello", nil},
+		{"AddMatch", func(r *raw) error { return r.AddMatchSignal(dbus.WithMatchMember("JobRemoved")) }},
+		{"GetNameOwner", func(r *raw) error {
+			var owner string
+			return r.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, systemd1).Store(&owner)
+		}},
+		{"Subscribe", func(r *raw) error { return r.manager("Subscribe", nil) }},
+		{"GetUnit", func(r *raw) error {
+			var p dbus.ObjectPath
+			return r.manager("GetUnit", []any{"-.slice"}, &p)
+		}},
+		{"Unsubscribe", func(r *raw) error { // an error reply counts
+			if err := r.manager("Unsubscribe", nil); errName(err) != "org.freedesktop.systemd1.NotSubscribed" {
+				t.Errorf("Unsubscribe = %v, want NotSubscribed", err)
+			}
+			return nil
+		}},
+	} {
+		t.Run(tc.member, func(t *testing.T) {
+			s := fakebus.New(t)
+			first := rawBus(t, s)
+			s.DropAfterReply(tc.member, 2)
+			for i := 0; i < 3; i++ {
+				var r *raw
+				if tc.member == "Hello" {
+					r = rawBus(t, s) // Hello's reply arrives, then the connection ends
+				} else {
+					r = rawBus(t, s)
+					if err := tc.call(r); err != nil {
+						t.Fatalf("call %d: the reply did not arrive: %v", i, err)
+					}
+				}
+				if i < 2 {
+					closedSoon(t, r.Conn)
+				} else if err := alive(r); err != nil {
+					t.Fatalf("a third %s ended its connection too (%v); want only two", tc.member, err)
+				}
+			}
+			if err := alive(first); err != nil {
+				t.Errorf("a connection made before the fault was armed: %v", err)
+			}
+		})
+	}
+}
+
+func TestFaultDropAfterJobRemoved(t *testing.T) {
+	var mu sync.Mutex
+	var out []string // what the fake sent to the client, in order
+	var client string
+	s := fakebus.New(t, fakebus.WithUnitFile(oneshotFile("drop.service")), fakebus.WithTrace(func(e fakebus.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !e.In && e.Client == client && client != "" {
+			member, _ := e.Msg.Headers[dbus.FieldMember].Value().(string)
+			out = append(out, e.Msg.Type.String()+" "+member)
+		}
+	}))
+	if err := s.Script("drop.service", fakebus.Script{Faults: fakebus.FaultDropAfterJobRemoved}); err != nil {
+		t.Fatal(err)
+	}
+	r := rawBus(t, s)
+	r.match(t, dbus.WithMatchMember("JobRemoved"))
+	mu.Lock()
+	client = r.Names()[0]
+	mu.Unlock()
+	job := r.start(t, "drop.service")
+	r.until(t, jobRemoved(job))
+	closedSoon(t, r.Conn)
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"reply ", "signal JobRemoved"}, out); diff != "" {
+		t.Errorf("messages to the caller (-want +got):\n%s", diff)
+	}
+}
+
+func TestReexecuteReleasesNameFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		version string
+		reexec  func(s *fakebus.Server, r *raw, finish, forge uint32)
+		// want lists the client's signals: "name old→new" for
+		// NameOwnerChanged of org.freedesktop.systemd1, "removed ID
+		// SENDER" for JobRemoved.
+		want []string
+	}{
+		{"262 releases, the job ends in the gap", "", func(s *fakebus.Server, _ *raw, finish, forge uint32) {
+			s.Reexecute(fakebus.Reexec{ReleaseName: true, Finish: map[uint32]sdbus.JobResult{finish: sdbus.JobFailed}, Forge: []uint32{forge}})
+		}, []string{"name old→", "removed forge forger", "removed finish new", "name →new"}},
+		{"252 hands over, the job ends in the gap", "", func(s *fakebus.Server, _ *raw, finish, _ uint32) {
+			s.Reexecute(fakebus.Reexec{Finish: map[uint32]sdbus.JobResult{finish: sdbus.JobFailed}})
+		}, []string{"removed finish new", "name old→new"}},
+		{"Manager.Reexecute on 262", "262.1-1", func(_ *fakebus.Server, r *raw, _, _ uint32) {
+			_ = r.manager("Reexecute", nil)
+		}, []string{"name old→", "name →new"}},
+		{"Manager.Reexecute on 252", "", func(_ *fakebus.Server, r *raw, _, _ uint32) {
+			_ = r.manager("Reexecute", nil)
+		}, []string{"name old→new"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := []fakebus.Option{fakebus.WithUnitFile(oneshotFile("finish.service")), fakebus.WithUnitFile(oneshotFile("forge.service"))}
+			if tc.version != "" {
+				opts = append(opts, fakebus.WithVersion(tc.version))
+			}
+			s := fakebus.New(t, opts...)
+			for _, u := range []string{"finish.service", "forge.service"} {
+				if err := s.Script(u, fakebus.Script{Delay: time.Hour}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := rawBus(t, s)
+			// No sender in the JobRemoved rule: the forger is seen too.
+			if err := r.AddMatchSignal(dbus.WithMatchMember("JobRemoved")); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.AddMatchSignal(dbus.WithMatchMember("NameOwnerChanged"), dbus.WithMatchArg(0, systemd1)); err != nil {
+				t.Fatal(err)
+			}
+			var old string
+			if err := r.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, systemd1).Store(&old); err != nil {
+				t.Fatal(err)
+			}
+			finish, forge := r.start(t, "finish.service"), r.start(t, "forge.service")
+			tc.reexec(s, r, jobID(finish), jobID(forge))
+			sigs := r.until(t, func(sig *dbus.Signal) bool {
+				return sig.Name == "org.freedesktop.DBus.NameOwnerChanged" && sig.Body[2] != ""
+			})
+			renewed := sigs[len(sigs)-1].Body[2].(string)
+			name := func(n string) string {
+				switch n {
+				case old:
+					return "old"
+				case renewed:
+					return "new"
+				case "":
+					return ""
+				}
+				return "forger"
+			}
+			jobName := map[uint32]string{jobID(finish): "finish", jobID(forge): "forge"}
+			var got []string
+			for _, sig := range sigs {
+				switch sig.Name {
+				case "org.freedesktop.DBus.NameOwnerChanged":
+					got = append(got, "name "+name(sig.Body[1].(string))+"→"+name(sig.Body[2].(string)))
+				case managerIface + ".JobRemoved":
+					got = append(got, "removed "+jobName[sig.Body[0].(uint32)]+" "+name(sig.Sender))
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("signals (-want +got):\n%s", diff)
+			}
+			var owner string
+			if err := r.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, systemd1).Store(&owner); err != nil || owner != renewed {
+				t.Errorf("GetNameOwner = %q, %v; want %s", owner, err, renewed)
+			}
+		})
+	}
+}

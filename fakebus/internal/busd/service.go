@@ -1,0 +1,100 @@
+package busd
+
+// The service's names across a restart of the service (systemd's
+// daemon-reexec): a new connection with a new unique name, and the
+// well-known name moving to it, in one of two orders.
+
+// ReconnectService gives the service a new unique name, as if a new
+// instance of it had connected to the bus; from now on the service's
+// signals and replies come from the new name, but it does not own
+// Config.ServiceName until TakeServiceName. With release the old instance
+// first releases the well-known name and disconnects (NameOwnerChanged
+// name old → "", then old old → ""), as systemd 262 and later do on
+// daemon-reexec; without, the old instance keeps the name until
+// TakeServiceName hands it over, as earlier releases do. Either way the new
+// unique name then appears (new "" → new).
+func (b *Bus) ReconnectService(release bool) (oldName, newName string) {
+	var o outbox
+	b.mu.Lock()
+	b.finishHandoverLocked(&o)
+	oldName = b.ServiceUniqueName()
+	b.lastID++
+	newName = ":1." + itoa(b.lastID)
+	b.serviceUnique.Store(&newName)
+	if !b.closed {
+		if release {
+			if b.serviceOwner != "" {
+				b.nameOwnerChangedLocked(&o, b.cfg.ServiceName, b.serviceOwner, "")
+				b.serviceOwner = ""
+			}
+			b.nameOwnerChangedLocked(&o, oldName, oldName, "")
+		} else {
+			b.oldService = oldName
+		}
+		b.nameOwnerChangedLocked(&o, newName, "", newName)
+	}
+	b.mu.Unlock()
+	o.flush(b)
+	return oldName, newName
+}
+
+// TakeServiceName gives Config.ServiceName to the service's current unique
+// name: from the old instance directly, which then disconnects
+// (NameOwnerChanged name old → new, old old → ""), or, if it was released,
+// from nobody (name "" → new).
+func (b *Bus) TakeServiceName() {
+	var o outbox
+	b.mu.Lock()
+	b.finishHandoverLocked(&o)
+	b.mu.Unlock()
+	o.flush(b)
+}
+
+// finishHandoverLocked gives the well-known name to the current unique
+// name if it does not own it yet. b.mu must be held.
+func (b *Bus) finishHandoverLocked(o *outbox) {
+	cur := b.ServiceUniqueName()
+	if b.cfg.ServiceName != "" && b.serviceOwner != cur && !b.closed {
+		b.nameOwnerChangedLocked(o, b.cfg.ServiceName, b.serviceOwner, cur)
+	}
+	if b.cfg.ServiceName != "" {
+		b.serviceOwner = cur
+	}
+	if old := b.oldService; old != "" {
+		b.oldService = ""
+		if !b.closed {
+			b.nameOwnerChangedLocked(o, old, old, "")
+		}
+	}
+}
+
+// RenewServiceName is ReconnectService followed by TakeServiceName.
+func (b *Bus) RenewServiceName(release bool) (oldName, newName string) {
+	oldName, newName = b.ReconnectService(release)
+	b.TakeServiceName()
+	return oldName, newName
+}
+
+// matchOwnerLocked is ownerLocked for the sender key of match rules, with
+// one difference: Config.ServiceName resolves to the service's current
+// connection even while that connection does not own the name yet
+// (between ReconnectService and TakeServiceName). On systemd 262 clients
+// whose rules name org.freedesktop.systemd1 as sender receive the
+// JobRemoved signals the new instance sends before it owns the name
+// again; sdbus must then decide whether to believe them. b.mu must be
+// held.
+func (b *Bus) matchOwnerLocked(name string) string {
+	if name == b.cfg.ServiceName && name != "" {
+		return b.ServiceUniqueName()
+	}
+	return b.ownerLocked(name)
+}
+
+// ReserveUniqueName returns a unique name that no connection has or ever
+// will have, for signals forged by a client that never owns anything.
+func (b *Bus) ReserveUniqueName() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lastID++
+	return ":1." + itoa(b.lastID)
+}

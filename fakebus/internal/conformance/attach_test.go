@@ -1,0 +1,96 @@
+package conformance
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+)
+
+// testAttachProcesses pins systemd's checks of AttachProcessesToUnit, in
+// its order: the sub-cgroup must be absolute and normalized, the unit
+// delegated and active; PID 1 is refused. Only a delegated, active unit
+// takes processes.
+func testAttachProcesses(t *testing.T, e *env) {
+	plain, delegated := e.unit("attach-plain", "scope"), e.unit("attach-delegated", "scope")
+	failed, slice := e.unit("attach-failed", "service"), e.unit("attach", "slice")
+	for _, name := range []string{plain, delegated, failed, slice} {
+		cleanup(t, e, name)
+	}
+	wait(t, e, start(t, e, e.c, plain, scope(child(t))), sdbus.JobDone)
+	wait(t, e, start(t, e, e.c, delegated, scope(child(t), sdbus.PropDelegate(true))), sdbus.JobDone)
+	wait(t, e, start(t, e, e.c, failed, append(oneshot("/bin/false"), sdbus.PropDelegate(true))), sdbus.JobFailed)
+	wait(t, e, start(t, e, e.c, slice, sliceProps()), sdbus.JobDone)
+
+	raw := e.rawBus(t)
+	attach := func(unit, sub string, pids ...uint32) string {
+		if pids == nil {
+			pids = []uint32{}
+		}
+		err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").CallWithContext(e.ctx,
+			"org.freedesktop.systemd1.Manager.AttachProcessesToUnit", 0, unit, sub, pids).Store()
+		var de dbus.Error
+		switch {
+		case err == nil:
+			return "ok"
+		case errors.As(err, &de) && len(de.Body) == 1:
+			return de.Name + ": " + de.Body[0].(string)
+		}
+		return err.Error()
+	}
+	const invalid = "org.freedesktop.DBus.Error.InvalidArgs: "
+	for _, tc := range []struct {
+		name, unit, sub string
+		pids            []uint32
+		want            string
+	}{
+		{"non-delegated scope", plain, "", []uint32{child(t)}, invalid + "Process migration not available on non-delegated units."},
+		{"slice", slice, "", []uint32{child(t)}, invalid + "Process migration not available on non-delegated units."},
+		{"relative sub-cgroup before delegation", plain, "sub", []uint32{child(t)}, invalid + "Control group path is not absolute: sub"},
+		{"sub-cgroup with dot-dot", delegated, "/a/../b", []uint32{child(t)}, invalid + "Control group path is not normalized: /a/../b"},
+		{"failed unit", failed, "", []uint32{child(t)}, invalid + "Unit is not active, refusing."},
+		{"PID 1", delegated, "", []uint32{1}, invalid + "Process 1 is a manager process, refusing."},
+		{"not loaded", e.unit("attach-none", "scope"), "", []uint32{child(t)}, ""},
+		{"delegated scope", delegated, "", []uint32{child(t)}, "ok"},
+		{"missing sub-cgroup", delegated, "/sub", []uint32{child(t)}, "org.freedesktop.DBus.Error.FileNotFound: Failed to attach processes to control group: No such file or directory"},
+		{"sub-cgroup", delegated, "/made", []uint32{child(t)}, "ok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.sub == "/made" {
+				e.subcgroup(t, e, tc.unit, tc.sub)
+			}
+			want := tc.want
+			if want == "" {
+				want = "org.freedesktop.systemd1.NoSuchUnit: Unit " + tc.unit + " not loaded."
+			}
+			if diff := cmp.Diff(want, attach(tc.unit, tc.sub, tc.pids...)); diff != "" {
+				t.Errorf("AttachProcessesToUnit(%s, %q, %v) (-want +got):\n%s", tc.unit, tc.sub, tc.pids, diff)
+			}
+		})
+	}
+	pid := child(t)
+	if got := attach(delegated, "", pid); got != "ok" {
+		t.Fatalf("AttachProcessesToUnit(%s, %d) = %s", delegated, pid, got)
+	}
+	if got, err := e.c.UnitByPID(e.ctx, pid); got != delegated || err != nil {
+		t.Errorf("UnitByPID(%d) = %q, %v; want %s", pid, got, err, delegated)
+	}
+}
+
+// systemdSubcgroup creates sub below a unit's control group in the
+// sandbox's cgroup file system; systemd removes it with the unit.
+func systemdSubcgroup(t *testing.T, e *env, unit, sub string) {
+	var cg string
+	err := e.rawBus(t).Object("org.freedesktop.systemd1", sdbus.UnitPath(unit)).CallWithContext(e.ctx,
+		"org.freedesktop.DBus.Properties.Get", 0, "org.freedesktop.systemd1.Scope", "ControlGroup").Store(&cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join("/sys/fs/cgroup", cg, sub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
