@@ -6,6 +6,7 @@ package sdbus_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -357,4 +358,113 @@ func TestNilAndZeroReceiversDoNotPanic(t *testing.T) {
 	var e *sdbus.Error
 	var je *sdbus.JobError
 	_ = e.Error() + je.Error()
+}
+
+// A reconnecting Conn never stops reconnecting by itself: when a fresh
+// connection drops right after its setup, before it is installed, the Conn
+// redials again and calls go through.
+func TestReconnectSurvivesDropBetweenSetupAndInstall(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	const n = 8
+	conns := make([]*sdbus.Conn, n)
+	for i := range conns {
+		conns[i] = s.Conn(t, fastReconnect())
+	}
+	// Each Conn's second connection is cut right after its last setup
+	// call (GetNameOwner) is answered.
+	s.DropAfterReply("GetNameOwner", n)
+	s.DropConnections()
+	errs := make(chan error, n)
+	for i, c := range conns {
+		i, c := i, c
+		go func() {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			_, err := c.GetUnit(cctx, "-.slice")
+			if err != nil {
+				err = fmt.Errorf("Conn %d: %w", i, err)
+			}
+			errs <- err
+		}()
+	}
+	for range conns {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// systemd's natural order at a disconnect is reply, JobRemoved, EOF: the
+// result that arrived is the one Wait reports, never ErrDisconnected.
+func TestResultArrivedBeforeDisconnectIsReported(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	for _, reconnect := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reconnect=%v", reconnect), func(t *testing.T) {
+			s := fakebus.New(t)
+			if err := s.Script("last-*", fakebus.Script{Faults: fakebus.FaultDropAfterJobRemoved}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Script("last-fail-*", fakebus.Script{Faults: fakebus.FaultDropAfterJobRemoved, Result: sdbus.JobFailed}); err != nil {
+				t.Fatal(err)
+			}
+			var opts []sdbus.Option
+			if reconnect {
+				opts = append(opts, fastReconnect())
+			}
+			lost := 0
+			const rounds = 40
+			for i := 0; i < rounds; i++ {
+				c := s.Conn(t, opts...)
+				name, want := fmt.Sprintf("last-%d.service", i), sdbus.JobDone
+				if i%2 == 1 {
+					name, want = fmt.Sprintf("last-fail-%d.service", i), sdbus.JobFailed
+				}
+				j, err := c.StartTransientUnit(ctx, name, sdbus.ModeReplace, oneshot("/bin/true"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res, _ := j.Wait(ctx); res != want {
+					lost++
+				}
+				c.Close()
+			}
+			if lost != 0 {
+				t.Errorf("%d of %d results that arrived before the disconnect were lost", lost, rounds)
+			}
+		})
+	}
+}
+
+// systemd 262 releases org.freedesktop.systemd1 on daemon-reexec and its
+// new instance may send JobRemoved before it owns the name again: that
+// result is delivered; a forger's, sent in the same gap, is not.
+func TestResultSentBeforeNameReacquiredIsDeliveredOnTheWire(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t, fakebus.WithVersion("262.1-1"))
+	c := s.Conn(t)
+	real := startPending(ctx, t, s, c, "reexec-real.slice")
+	forged := startPending(ctx, t, s, c, "reexec-forged.slice")
+	s.Reexecute(fakebus.Reexec{Forge: []uint32{forged.ID()},
+		Finish: map[uint32]sdbus.JobResult{real.ID(): sdbus.JobFailed}})
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if res, err := real.Wait(wctx); res != sdbus.JobFailed {
+		t.Errorf("Wait = %q, %v; want the new instance's result, failed", res, err)
+	}
+	select {
+	case <-forged.Done():
+		res, err := forged.Wait(ctx)
+		t.Errorf("the forged result was delivered: %q, %v", res, err)
+	default:
+	}
+	if !s.FinishJob(forged.ID(), sdbus.JobDone) {
+		t.Fatal("FinishJob")
+	}
+	if res, err := forged.Wait(wctx); res != sdbus.JobDone || err != nil {
+		t.Errorf("Wait after the real result = %q, %v", res, err)
+	}
 }

@@ -118,18 +118,21 @@ func TestReexecuteReleasesNameFirst(t *testing.T) {
 		// SENDER" for JobRemoved.
 		want []string
 	}{
-		{"262 releases, the job ends in the gap", "", func(s *fakebus.Server, _ *raw, finish, forge uint32) {
-			s.Reexecute(fakebus.Reexec{ReleaseName: true, Finish: map[uint32]sdbus.JobResult{finish: sdbus.JobFailed}, Forge: []uint32{forge}})
+		{"a forger and a job end in the gap", "", func(s *fakebus.Server, _ *raw, finish, forge uint32) {
+			s.Reexecute(fakebus.Reexec{Finish: map[uint32]sdbus.JobResult{finish: sdbus.JobFailed}, Forge: []uint32{forge}})
 		}, []string{"name old→", "removed forge forger", "removed finish new", "name →new"}},
-		{"252 hands over, the job ends in the gap", "", func(s *fakebus.Server, _ *raw, finish, _ uint32) {
+		{"a job ends in the gap", "", func(s *fakebus.Server, _ *raw, finish, _ uint32) {
 			s.Reexecute(fakebus.Reexec{Finish: map[uint32]sdbus.JobResult{finish: sdbus.JobFailed}})
-		}, []string{"removed finish new", "name old→new"}},
+		}, []string{"name old→", "removed finish new", "name →new"}},
 		{"Manager.Reexecute on 262", "262.1-1", func(_ *fakebus.Server, r *raw, _, _ uint32) {
 			_ = r.manager("Reexecute", nil)
 		}, []string{"name old→", "name →new"}},
 		{"Manager.Reexecute on 252", "", func(_ *fakebus.Server, r *raw, _, _ uint32) {
 			_ = r.manager("Reexecute", nil)
-		}, []string{"name old→new"}},
+		}, []string{"name old→", "name →new"}},
+		{"Manager.Reexecute on 247", "247.3-7+deb11u5", func(_ *fakebus.Server, r *raw, _, _ uint32) {
+			_ = r.manager("Reexecute", nil)
+		}, []string{"name old→", "name →new"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := []fakebus.Option{fakebus.WithUnitFile(oneshotFile("finish.service")), fakebus.WithUnitFile(oneshotFile("forge.service"))}

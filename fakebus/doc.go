@@ -97,8 +97,8 @@
 //     AddMatch, GetNameOwner) and manager methods (Subscribe, GetUnit,
 //     ...) alike: a client's connection can be cut between any two steps
 //     of its setup, e.g. a reconnecting client's second connection.
-//   - Reexecute(Reexec{...}) runs a daemon-reexec on demand, in either
-//     order of the name's move (ReleaseName forces 262's on any version),
+//   - Reexecute(Reexec{...}) runs a daemon-reexec on demand (the name is
+//     released, then taken by the new instance, as real systemd does),
 //     and can end jobs (Finish) between the new instance connecting and it
 //     owning org.freedesktop.systemd1, so that their JobRemoved come from
 //     a unique name that does not own the name yet, and have a forger

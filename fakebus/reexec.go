@@ -8,17 +8,11 @@ import (
 )
 
 // Reexec says how a daemon-reexec started with Server.Reexecute unfolds.
-// Between the new instance connecting (with a new unique name) and it
-// owning org.freedesktop.systemd1 it can end jobs and let a forger speak.
+// As on real systemd (252 and 262 alike), the old instance releases
+// org.freedesktop.systemd1 and disconnects (NameOwnerChanged old → ""),
+// the new one connects with a new unique name and later takes the name
+// ("" → new). In between it can end jobs and let a forger speak.
 type Reexec struct {
-	// ReleaseName makes the old instance release org.freedesktop.systemd1
-	// and disconnect before the new one connects (NameOwnerChanged old →
-	// "", then "" → new once the new instance takes the name), as systemd
-	// 262 and later do. Otherwise the name goes from the old unique name
-	// to the new one directly, as in 247 to 257. A Server playing 262 or
-	// later (WithVersion) always releases first, also for
-	// Manager.Reexecute.
-	ReleaseName bool
 	// Finish ends these jobs with these results after the new instance has
 	// connected and before it owns the name: their JobRemoved come from
 	// the new unique name first, then the name changes owner.
@@ -52,7 +46,7 @@ func (m *manager) reexecLocked(c *busd.Call, r Reexec) (oldName, newName string)
 			p.Close()
 		}
 	}
-	oldName, newName = m.bus.ReconnectService(r.ReleaseName || m.major >= 262)
+	oldName, newName = m.bus.ReconnectService()
 	if len(r.Forge) > 0 {
 		forger := m.bus.ReserveUniqueName()
 		for _, id := range r.Forge {

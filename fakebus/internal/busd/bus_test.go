@@ -202,7 +202,7 @@ func TestRenewServiceNameAndForgery(t *testing.T) {
 		t.Errorf("got %s from %s, want First from :1.1", s.Name, s.Sender)
 	}
 
-	old, renewed := b.RenewServiceName(true)
+	old, renewed := b.RenewServiceName()
 	if old != ":1.1" || renewed != ":1.3" {
 		t.Errorf("RenewServiceName() = %q, %q; want :1.1, :1.3", old, renewed)
 	}

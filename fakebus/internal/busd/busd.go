@@ -175,10 +175,8 @@ type Bus struct {
 	names     map[string]*nameOwner // well-known names owned by clients
 	listeners []net.Listener
 	// serviceOwner is the unique name owning Config.ServiceName ("" while
-	// nobody does); oldService is the service's previous unique name while
-	// it still owns the name, handing it over (service.go).
+	// nobody does, e.g. during a daemon-reexec: service.go).
 	serviceOwner string
-	oldService   string
 }
 
 // nameOwner is the owner of a well-known name (other than the service's).
@@ -428,7 +426,7 @@ func (b *Bus) ownerLocked(name string) string {
 		return driverName
 	case name == b.cfg.ServiceName && name != "":
 		return b.serviceOwner
-	case name == b.ServiceUniqueName() || name == b.oldService && name != "":
+	case name == b.ServiceUniqueName():
 		return name
 	case strings.HasPrefix(name, ":"):
 		if _, ok := b.uniques[name]; ok {
@@ -467,9 +465,6 @@ func (b *Bus) eavesdropLocked(o *outbox, info *msgInfo, skip *Peer, mk func() (*
 func (b *Bus) listNamesLocked() []string {
 	names := make([]string, 0, 3+len(b.uniques)+len(b.names))
 	names = append(names, driverName, b.ServiceUniqueName())
-	if b.oldService != "" {
-		names = append(names, b.oldService)
-	}
 	if b.serviceOwner != "" {
 		names = append(names, b.cfg.ServiceName)
 	}

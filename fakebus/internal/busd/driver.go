@@ -341,7 +341,7 @@ func (b *Bus) credentialsLocked(r *driverReq) {
 		}[r.m.member]
 		r.fail(errNameHasNoOwner, "Could not get "+what+" of name '"+name+"': no such name")
 		return
-	case owner != driverName && owner != b.ServiceUniqueName() && owner != b.oldService:
+	case owner != driverName && owner != b.ServiceUniqueName():
 		q := b.uniques[owner]
 		uid, pid = q.uid, q.pid
 	}

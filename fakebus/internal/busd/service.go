@@ -2,18 +2,17 @@ package busd
 
 // The service's names across a restart of the service (systemd's
 // daemon-reexec): a new connection with a new unique name, and the
-// well-known name moving to it, in one of two orders.
+// well-known name released by the old instance and taken by the new one,
+// as real systemd does on daemon-reexec (seen on 252 and 262).
 
 // ReconnectService gives the service a new unique name, as if a new
 // instance of it had connected to the bus; from now on the service's
 // signals and replies come from the new name, but it does not own
-// Config.ServiceName until TakeServiceName. With release the old instance
-// first releases the well-known name and disconnects (NameOwnerChanged
-// name old → "", then old old → ""), as systemd 262 and later do on
-// daemon-reexec; without, the old instance keeps the name until
-// TakeServiceName hands it over, as earlier releases do. Either way the new
-// unique name then appears (new "" → new).
-func (b *Bus) ReconnectService(release bool) (oldName, newName string) {
+// Config.ServiceName until TakeServiceName. The old instance first
+// releases the well-known name and disconnects (NameOwnerChanged name
+// old → "", then old old → ""), as systemd does on daemon-reexec; then
+// the new unique name appears (new "" → new).
+func (b *Bus) ReconnectService() (oldName, newName string) {
 	var o outbox
 	b.mu.Lock()
 	b.finishHandoverLocked(&o)
@@ -22,15 +21,11 @@ func (b *Bus) ReconnectService(release bool) (oldName, newName string) {
 	newName = ":1." + itoa(b.lastID)
 	b.serviceUnique.Store(&newName)
 	if !b.closed {
-		if release {
-			if b.serviceOwner != "" {
-				b.nameOwnerChangedLocked(&o, b.cfg.ServiceName, b.serviceOwner, "")
-				b.serviceOwner = ""
-			}
-			b.nameOwnerChangedLocked(&o, oldName, oldName, "")
-		} else {
-			b.oldService = oldName
+		if b.serviceOwner != "" {
+			b.nameOwnerChangedLocked(&o, b.cfg.ServiceName, b.serviceOwner, "")
+			b.serviceOwner = ""
 		}
+		b.nameOwnerChangedLocked(&o, oldName, oldName, "")
 		b.nameOwnerChangedLocked(&o, newName, "", newName)
 	}
 	b.mu.Unlock()
@@ -39,9 +34,7 @@ func (b *Bus) ReconnectService(release bool) (oldName, newName string) {
 }
 
 // TakeServiceName gives Config.ServiceName to the service's current unique
-// name: from the old instance directly, which then disconnects
-// (NameOwnerChanged name old → new, old old → ""), or, if it was released,
-// from nobody (name "" → new).
+// name (NameOwnerChanged name "" → new).
 func (b *Bus) TakeServiceName() {
 	var o outbox
 	b.mu.Lock()
@@ -60,17 +53,11 @@ func (b *Bus) finishHandoverLocked(o *outbox) {
 	if b.cfg.ServiceName != "" {
 		b.serviceOwner = cur
 	}
-	if old := b.oldService; old != "" {
-		b.oldService = ""
-		if !b.closed {
-			b.nameOwnerChangedLocked(o, old, old, "")
-		}
-	}
 }
 
 // RenewServiceName is ReconnectService followed by TakeServiceName.
-func (b *Bus) RenewServiceName(release bool) (oldName, newName string) {
-	oldName, newName = b.ReconnectService(release)
+func (b *Bus) RenewServiceName() (oldName, newName string) {
+	oldName, newName = b.ReconnectService()
 	b.TakeServiceName()
 	return oldName, newName
 }
