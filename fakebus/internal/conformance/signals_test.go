@@ -225,8 +225,11 @@ func testJobSignalsWithoutSubscribe(t *testing.T, e *env) {
 }
 
 // testReexecNameMove pins how org.freedesktop.systemd1 moves on
-// daemon-reexec: the old instance releases it and a new unique name takes
-// it, through "no owner" (seen on 252 in the sandbox; 262 the same).
+// daemon-reexec: to a new unique name, through "no owner" from 262 on.
+// Before 262 both orders occur on real systemd: the sandbox's 252 releases
+// the name first, other measurements saw it handed from the old unique
+// name to the new one directly; fakebus always releases first, the order
+// that leaves clients a gap to cope with.
 func testReexecNameMove(t *testing.T, e *env) {
 	r := newRawClient(t, e)
 	if err := r.conn.AddMatchSignalContext(e.ctx, dbus.WithMatchSender("org.freedesktop.DBus"),
@@ -250,9 +253,13 @@ func testReexecNameMove(t *testing.T, e *env) {
 		}
 	}
 	renewed := moves[len(moves)-1][1]
-	want := [][]string{{old, ""}, {"", renewed}}
-	if renewed == old || fmt.Sprint(moves) != fmt.Sprint(want) {
-		t.Errorf("NameOwnerChanged of org.freedesktop.systemd1 (old, new): %v; want %v", moves, want)
+	released := [][]string{{old, ""}, {"", renewed}}
+	ok := fmt.Sprint(moves) == fmt.Sprint(released)
+	if e.version < 262 && !ok {
+		ok = fmt.Sprint(moves) == fmt.Sprint([][]string{{old, renewed}})
+	}
+	if renewed == old || !ok {
+		t.Errorf("NameOwnerChanged of org.freedesktop.systemd1 (old, new): %v; want %v (or, before 262, the name handed over directly)", moves, released)
 	}
 	// The manager answers again before the case ends.
 	if err := r.call("GetUnit", "-.slice").Store(new(dbus.ObjectPath)); err != nil {
