@@ -570,10 +570,14 @@ func isCtxErr(err error) bool {
 }
 
 // transportError reports whether a call failed because of the connection
-// rather than an answer: neither a D-Bus error reply nor a context.
+// rather than an answer or the caller: neither a D-Bus error reply, nor a
+// context, nor a message godbus refused to encode (wire.go), nor a reply
+// of an unexpected type.
 func transportError(err error) bool {
 	var de dbus.Error
-	return !errors.As(err, &de) && !isCtxErr(err)
+	var re refusedError
+	var me mismatchError
+	return !errors.As(err, &de) && !isCtxErr(err) && !errors.As(err, &re) && !errors.As(err, &me)
 }
 
 // unsentError marks the error of a call that never reached the peer.
@@ -585,10 +589,19 @@ func (e unsentError) Unwrap() error { return e.error }
 // failed before it was sent (writing it failed, or the connection was
 // closed already), the error is marked: godbus finishes such a call itself,
 // with no response sequence, while calls in flight when the connection
-// ends are finished by its read loop, with one.
+// ends are finished by its read loop, with one. Among the unsent, a
+// message godbus refused to encode is the caller's error (refusedError);
+// a reply that does not fit out is marked too (mismatchError).
 func storeCall(call *dbus.Call, out ...any) error {
 	err := call.Store(out...)
-	if err != nil && call.Err != nil && call.ResponseSequence == dbus.NoSequence && !isCtxErr(err) {
+	switch {
+	case err == nil:
+		return nil
+	case call.Err == nil:
+		return mismatchError{err}
+	case call.ResponseSequence == dbus.NoSequence && encodingRefusal(err):
+		return refusedError{err}
+	case call.ResponseSequence == dbus.NoSequence && !isCtxErr(err):
 		return unsentError{err}
 	}
 	return err
@@ -597,7 +610,8 @@ func storeCall(call *dbus.Call, out ...any) error {
 // notSent reports whether a failed call never reached the peer.
 func notSent(err error) bool {
 	var u unsentError
-	return errors.As(err, &u) || errors.Is(err, dbus.ErrClosed)
+	var r refusedError
+	return errors.As(err, &u) || errors.As(err, &r) || errors.Is(err, dbus.ErrClosed)
 }
 
 // goTracked runs f in a goroutine that Close waits for. It returns false,

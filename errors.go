@@ -235,6 +235,14 @@ func callError(op, unit string, err error, gone error) error {
 	if errors.As(err, &e) {
 		return err
 	}
+	var re refusedError
+	if errors.As(err, &re) {
+		return &Error{Op: op, Unit: unit, Message: "D-Bus cannot carry the call (" + re.Error() + "); nothing was sent", Err: ErrInvalidArgs}
+	}
+	var me mismatchError
+	if errors.As(err, &me) {
+		return &Error{Op: op, Unit: unit, Message: "unexpected reply from systemd", Err: me.error}
+	}
 	var de dbus.Error
 	if errors.As(err, &de) {
 		msg := ""

@@ -718,6 +718,9 @@ func checkUnitArgs(op, name string, mode JobMode) error {
 // made again on the next connection (reconnecting Conns only), as is
 // StopUnit; any other reports ErrOutcomeUnknown.
 func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job, error) {
+	if err := checkWire(op, unit, wireArgNames(op), args); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: op, Unit: unit, Err: err}
 	}

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
@@ -218,5 +220,33 @@ func TestProbeAnsweredBeforeReconnectNotCached(t *testing.T) {
 	c.cacheIfCurrent(c.gen, func() { c.version, c.versionOK = Version{Major: 2}, true })
 	if !c.versionOK || c.version.Major != 2 {
 		t.Errorf("a current answer was not cached: %+v", c.version)
+	}
+}
+
+// A message godbus refuses to encode never left: the refusal is the
+// caller's error (ErrInvalidArgs), not a transport failure, so it neither
+// ends the connection nor makes a call be sent again — also for a value
+// that slipped past checkWire.
+func TestEncodingRefusalIsCallerError(t *testing.T) {
+	client, server := net.Pipe()
+	defer server.Close()
+	go func() { _, _ = io.Copy(io.Discard, server) }()
+	bus, err := dbus.NewConn(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bus.Close()
+	obj := bus.Object(systemdName, managerPath)
+	for _, arg := range []any{"caf\xe9", []string{"a\x00b"}, dbus.ObjectPath("not/a/path"), dbus.MakeVariant("\xff")} {
+		err := storeCall(obj.Call(managerIface+".Anything", 0, arg))
+		if transportError(err) || !notSent(err) {
+			t.Errorf("%q: %v counts as a transport failure or as sent", arg, err)
+		}
+		if got := callError("Op", "", err, ErrDisconnected); !errors.Is(got, ErrInvalidArgs) {
+			t.Errorf("%q: callError = %v, want ErrInvalidArgs", arg, got)
+		}
+	}
+	if !bus.Connected() {
+		t.Error("the connection ended")
 	}
 }

@@ -243,6 +243,9 @@ func (c *Conn) SetUnitProperties(ctx context.Context, name string, runtime bool,
 	if err != nil {
 		return err
 	}
+	if err := checkWire(op, name, wireArgNames(op), []any{name, runtime, p}); err != nil {
+		return err
+	}
 	// Sending it again after a lost reply would append to a list twice.
 	return c.do(ctx, op, name, !appendsToList(p), func(s *session) error {
 		return storeCall(s.mgr.CallWithContext(ctx, managerIface+"."+op, c.flags(), name, runtime, p))
@@ -284,6 +287,9 @@ func (c *Conn) AttachProcessesToUnit(ctx context.Context, unit, subcgroup string
 
 // call invokes a Manager method with ctx and stores the reply in out.
 func (c *Conn) call(ctx context.Context, method, unit string, args []any, out ...any) error {
+	if err := checkWire(method, unit, wireArgNames(method), args); err != nil {
+		return err
+	}
 	return c.do(ctx, method, unit, idempotentMethod(method), func(s *session) error {
 		return storeCall(s.mgr.CallWithContext(ctx, managerIface+"."+method, c.flags(), args...), out...)
 	})
