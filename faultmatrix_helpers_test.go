@@ -25,24 +25,29 @@ import (
 type fault uint
 
 const (
-	fNeverRead    fault = iota // 1: a job whose result nobody reads
-	fCtxCancel                 // 2: ctx cancelled before, during and after the start call
-	fWaitCancel                // 3: ctx cancelled during Wait
-	fEarlyRemoved              // 4: JobRemoved before the reply
-	fDuplicate                 // 5: duplicate JobRemoved
-	fForged                    // 6: JobRemoved from another sender, or on another path
-	fMalformed                 // 7: JobRemoved with a malformed body
-	fMerged                    // 8: one merged job, several callers and waiters on several Conns
-	fConflict                  // 9: a queued start job replaced by a stop job
-	fLateReply                 // 10: the reply comes after the caller's deadline
-	fReload                    // 11: daemon-reload holding JobRemoved back
-	fDisconnect                // 12: the connections drop mid-call and mid-wait
+	fNeverRead         fault = iota // 1: a job whose result nobody reads
+	fCtxCancel                      // 2: ctx cancelled before, during and after the start call
+	fWaitCancel                     // 3: ctx cancelled during Wait
+	fEarlyRemoved                   // 4: JobRemoved before the reply
+	fDuplicate                      // 5: duplicate JobRemoved
+	fForged                         // 6: JobRemoved from another sender, or on another path
+	fMalformed                      // 7: JobRemoved with a malformed body
+	fMerged                         // 8: one merged job, several callers and waiters on several Conns
+	fConflict                       // 9: a queued start job replaced by a stop job
+	fLateReply                      // 10: the reply comes after the caller's deadline
+	fReload                         // 11: daemon-reload holding JobRemoved back
+	fDisconnect                     // 12: the connections drop mid-call and mid-wait
+	fBadArg                         // 13: calls with strings D-Bus cannot carry, mid-traffic
+	fDropBeforeInstall              // 14: a reconnecting Conn's new connection drops after setup, before install
+	fDropAfterRemoved               // 15: a connection drops right after a job's JobRemoved
+	fReexec                         // 16: daemon-reexec: the name released, a job ended before it is taken back
 	numFaults
 )
 
 var faultNames = [numFaults]string{
 	"never-read", "ctx-cancel", "wait-cancel", "early-removed", "duplicate", "forged",
 	"malformed", "merged", "conflict", "late-reply", "reload", "disconnect",
+	"bad-arg", "drop-before-install", "drop-after-removed", "reexec",
 }
 
 func (f fault) String() string { return faultNames[f] }
@@ -68,7 +73,7 @@ func (s faultSet) String() string {
 // A schedule's seed carries its fault set in its low bits and the seed of
 // its random choices in the others, so that SDBUS_FAULT_SEED alone replays
 // one schedule.
-const maskBits = 12
+const maskBits = 16
 
 func scheduleSeed(faults faultSet, random uint64) uint64 { return random<<maskBits | uint64(faults) }
 
@@ -554,6 +559,13 @@ type schedule struct {
 	conns  []*tconn
 	broad  *tconn // the NewConn-made Conn that receives forged and misplaced signals
 	cnt    *counters
+	// Conns of single actors, dialed before the actors start (a Conn's
+	// setup must not race fDropBeforeInstall's armed drop): rc for
+	// fDropBeforeInstall, with dials counting its connections; cut for
+	// fDropAfterRemoved (plain ones and a reconnecting one).
+	rc    *tconn
+	dials *atomic.Int32
+	cut   []*tconn
 
 	mu    sync.Mutex
 	errs  []string
@@ -831,4 +843,9 @@ func (a *act) startAndWait(tc *tconn, u *unitPlan) {
 	}
 	res, err := j.Wait(a.hang)
 	a.checkWait(tc, j, u.want, res, err)
+}
+
+// fmReconnect is the reconnect policy of the matrix's reconnecting Conns.
+func fmReconnect() sdbus.Option {
+	return sdbus.WithReconnect(sdbus.ReconnectPolicy{MinDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond})
 }

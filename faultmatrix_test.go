@@ -10,10 +10,14 @@ package sdbus_test
 // against an oracle computed from the schedule (each unit's scripted
 // result); a bystander runs ordinary jobs next to them. The faults of a
 // schedule combine: signal faults (JobRemoved early, twice, forged,
-// malformed) are overlaid at random on every actor's units, a reload and
-// a disconnect hit everybody, and the merged-job actor lets its callers
-// give up, abandon waits, never read, or be replaced by a stop job when
-// those faults are in the schedule too.
+// malformed) are overlaid at random on every actor's units, a reload, a
+// daemon-reexec (name released, a job ended before it is taken back) and
+// a disconnect hit everybody, calls with strings D-Bus cannot carry go
+// out mid-traffic on the shared Conns, and the merged-job actor lets its
+// callers give up, abandon waits, never read, or be replaced by a stop
+// job when those faults are in the schedule too. Two faults use Conns of
+// their own: a reconnecting Conn whose new connection is cut between
+// setup and install, and Conns cut right after a job's JobRemoved.
 //
 // The plan runs every fault alone, every pair alone, then random subsets
 // until every pair has run in at least minPairSchedules schedules. Every
@@ -36,11 +40,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,18 +71,22 @@ const (
 // evidence names, for each fault, the counters that show it was really
 // injected and had its effect (most counted from what the bus delivered).
 var evidence = [numFaults][]string{
-	fNeverRead:    {"inject/never-read", "inject/merged-caller-never-reads"},
-	fCtxCancel:    {"inject/ctx-before", "inject/ctx-during", "inject/ctx-after", "effect/late-job-canceled", "inject/merged-caller-gave-up"},
-	fWaitCancel:   {"abandoned/waits"},
-	fEarlyRemoved: {"inject/early-removed", "effect/merged-first-reply-after-finish"},
-	fDuplicate:    {"inject/duplicate"},
-	fForged:       {"inject/forged-sender", "inject/wrong-path"},
-	fMalformed:    {"inject/malformed"},
-	fMerged:       {"inject/merged-waiters", "effect/merged-over-2-conns"},
-	fConflict:     {"inject/conflict", "inject/merged-replaced-by-stop"},
-	fLateReply:    {"inject/late-reply", "effect/late-job-canceled"},
-	fReload:       {"inject/reload", "inject/reload-held-job"},
-	fDisconnect:   {"inject/drop-all", "inject/drop-one", "disconnect/calls-ended", "disconnect/waits-ended"},
+	fNeverRead:         {"inject/never-read", "inject/merged-caller-never-reads"},
+	fCtxCancel:         {"inject/ctx-before", "inject/ctx-during", "inject/ctx-after", "effect/late-job-canceled", "inject/merged-caller-gave-up"},
+	fWaitCancel:        {"abandoned/waits"},
+	fEarlyRemoved:      {"inject/early-removed", "effect/merged-first-reply-after-finish"},
+	fDuplicate:         {"inject/duplicate"},
+	fForged:            {"inject/forged-sender", "inject/wrong-path"},
+	fMalformed:         {"inject/malformed"},
+	fMerged:            {"inject/merged-waiters", "effect/merged-over-2-conns"},
+	fConflict:          {"inject/conflict", "inject/merged-replaced-by-stop"},
+	fLateReply:         {"inject/late-reply", "effect/late-job-canceled"},
+	fReload:            {"inject/reload", "inject/reload-held-job"},
+	fDisconnect:        {"inject/drop-all", "inject/drop-one", "disconnect/calls-ended", "disconnect/waits-ended"},
+	fBadArg:            {"inject/bad-arg", "effect/bad-arg-conn-kept"},
+	fDropBeforeInstall: {"inject/drop-before-install", "effect/reconnected-past-cut-setup"},
+	fDropAfterRemoved:  {"inject/drop-after-removed", "effect/result-kept-at-drop"},
+	fReexec:            {"inject/reexec", "effect/result-before-name-retaken", "effect/forged-in-gap-ignored"},
 }
 
 func TestFaultMatrix(t *testing.T) {
@@ -279,12 +289,40 @@ func runSchedule(seed uint64, strict bool) (errs []string, notes []bugNote, cnt 
 	}
 	sc.broad = &tconn{kind: "broad", c: broad}
 	sc.conns = append(sc.conns, sc.broad)
-	if rng.Intn(2) == 0 {
+	// daemon-reexec ends private connections: no p2p Conn next to it.
+	if rng.Intn(2) == 0 && !sc.faults.has(fReexec) {
 		p2p, err := srv.DialPrivate(hang)
 		if err != nil {
 			return fail("DialPrivate: %v", err)
 		}
 		sc.conns = append(sc.conns, &tconn{kind: "p2p", c: p2p})
+	}
+
+	if sc.faults.has(fDropBeforeInstall) {
+		sc.dials = new(atomic.Int32)
+		c, err := sdbus.Connect(hang, "fakebus:counted", fmReconnect(), sdbus.WithDialer(func(context.Context) (io.ReadWriteCloser, error) {
+			sc.dials.Add(1)
+			return srv.Pipe(), nil
+		}))
+		if err != nil {
+			return fail("Connect (reconnecting): %v", err)
+		}
+		sc.rc = &tconn{kind: "reconnecting", c: c}
+		defer c.Close()
+	}
+	if sc.faults.has(fDropAfterRemoved) {
+		for _, opts := range [][]sdbus.Option{nil, nil, {fmReconnect()}} {
+			c, err := srv.Dial(hang, opts...)
+			if err != nil {
+				return fail("Dial: %v", err)
+			}
+			kind := "plain, cut"
+			if opts != nil {
+				kind = "reconnecting, cut"
+			}
+			sc.cut = append(sc.cut, &tconn{kind: kind, c: c})
+			defer c.Close()
+		}
 	}
 
 	// The actors, each with a random source drawn here, in a fixed order.
@@ -417,18 +455,22 @@ func (sc *schedule) endChecks() {
 
 // actors maps each fault to the actor that injects it.
 var actors = [numFaults]func(*act){
-	fNeverRead:    (*act).neverRead,
-	fCtxCancel:    (*act).ctxCancel,
-	fWaitCancel:   (*act).waitCancel,
-	fEarlyRemoved: (*act).earlyRemoved,
-	fDuplicate:    (*act).duplicate,
-	fForged:       (*act).forged,
-	fMalformed:    (*act).malformed,
-	fMerged:       (*act).merged,
-	fConflict:     (*act).conflict,
-	fLateReply:    (*act).lateReply,
-	fReload:       (*act).reload,
-	fDisconnect:   (*act).disconnect,
+	fNeverRead:         (*act).neverRead,
+	fCtxCancel:         (*act).ctxCancel,
+	fWaitCancel:        (*act).waitCancel,
+	fEarlyRemoved:      (*act).earlyRemoved,
+	fDuplicate:         (*act).duplicate,
+	fForged:            (*act).forged,
+	fMalformed:         (*act).malformed,
+	fMerged:            (*act).merged,
+	fConflict:          (*act).conflict,
+	fLateReply:         (*act).lateReply,
+	fReload:            (*act).reload,
+	fDisconnect:        (*act).disconnect,
+	fBadArg:            (*act).badArg,
+	fDropBeforeInstall: (*act).dropBeforeInstall,
+	fDropAfterRemoved:  (*act).dropAfterRemoved,
+	fReexec:            (*act).reexec,
 }
 
 // bystander runs ordinary jobs (with the schedule's overlaid signal
@@ -1136,6 +1178,140 @@ func (a *act) disconnect() {
 		a.cnt.add("disconnect/calls-refused", 1)
 	} else {
 		a.failf("StartUnit after the disconnect = %v, want ErrDisconnected", err)
+	}
+}
+
+// badArg (fault 13): calls with a string D-Bus cannot carry, on random
+// Conns while the other actors' traffic flows. Each fails with
+// ErrInvalidArgs before anything is sent, and the Conn stays up (unless
+// the schedule disconnects it).
+func (a *act) badArg() {
+	calls := badCalls()
+	for i := 0; i < 3+a.r.Intn(4); i++ {
+		tc, bc := a.pickConn(), calls[a.r.Intn(len(calls))]
+		err := bc.call(a.hang, tc.c)
+		var se *sdbus.Error
+		if !errors.Is(err, sdbus.ErrInvalidArgs) || !errors.As(err, &se) || se.Name != "" {
+			a.failf("bad argument (%s) on the %s Conn: %v, want a local ErrInvalidArgs", bc.name, tc.kind, err)
+			continue
+		}
+		a.cnt.add("inject/bad-arg", 1)
+		time.Sleep(randDur(a.r, 0, 3*time.Millisecond))
+	}
+	if a.faults.has(fDisconnect) {
+		return
+	}
+	for _, tc := range a.conns {
+		if ended(tc) {
+			a.failf("the %s Conn ended after calls with bad arguments", tc.kind)
+		} else {
+			a.cnt.add("effect/bad-arg-conn-kept", 1)
+		}
+	}
+}
+
+// dropBeforeInstall (fault 14): a reconnecting Conn loses its connection
+// (a job scripted with FaultDropConnection), and its next connection is
+// cut right after its setup's last call (DropAfterReply GetNameOwner),
+// before it is installed. The Conn must dial again by itself and run jobs
+// with their real results.
+func (a *act) dropBeforeInstall() {
+	rc := a.rc
+	a.srv.DropAfterReply("GetNameOwner", 1)
+	u := a.unit(fakebus.Script{Faults: fakebus.FaultDropConnection, Result: sdbus.JobDone}, false, false)
+	j, err := a.start(a.hang, rc, u)
+	switch {
+	case err == nil:
+		res, err := j.Wait(a.hang)
+		if err != nil && !errors.Is(err, sdbus.ErrDisconnected) || err == nil && res != sdbus.JobDone {
+			a.failf("Wait for %s, whose connection dropped after the reply: %q, %v; want done or ErrDisconnected", u.name, res, err)
+		}
+	case errors.Is(err, sdbus.ErrDisconnected):
+		// The reply was cut with the connection.
+	default:
+		a.failf("%s %s on the reconnecting Conn: %v", u.op(), u.name, err)
+	}
+	a.cnt.add("inject/drop-before-install", 1)
+	for i := 0; i < 2; i++ {
+		v := a.unit(fakebus.Script{}, true, false)
+		j, err := a.start(a.hang, rc, v)
+		if err != nil {
+			if a.isHang(err) {
+				a.hangf("%s %s on the reconnecting Conn after a drop before install", v.op(), v.name)
+			} else if !errors.Is(err, sdbus.ErrDisconnected) || !a.faults.has(fDisconnect) {
+				a.failf("%s %s on the reconnecting Conn after a drop before install: %v", v.op(), v.name, err)
+			}
+			continue
+		}
+		res, err := j.Wait(a.hang)
+		if errors.Is(err, sdbus.ErrDisconnected) && a.faults.has(fDisconnect) {
+			continue
+		}
+		a.checkWait(rc, j, v.want, res, err)
+	}
+	if a.dials.Load() >= 3 {
+		a.cnt.add("effect/reconnected-past-cut-setup", 1)
+	}
+}
+
+// dropAfterRemoved (fault 15): jobs whose caller's connection drops right
+// after their JobRemoved (reply, JobRemoved, EOF: systemd's natural order
+// at a disconnect). The result that arrived is the one Wait reports, on
+// plain and reconnecting Conns; never ErrDisconnected.
+func (a *act) dropAfterRemoved() {
+	for _, tc := range a.cut {
+		u := a.unit(fakebus.Script{Faults: fakebus.FaultDropAfterJobRemoved}, false, false)
+		j, err := a.start(a.hang, tc, u)
+		if err != nil {
+			if a.isHang(err) {
+				a.hangf("%s %s on the %s Conn", u.op(), u.name, tc.kind)
+			} else if !errors.Is(err, sdbus.ErrDisconnected) || !a.faults.has(fDisconnect) {
+				a.failf("%s %s on the %s Conn: %v", u.op(), u.name, tc.kind, err)
+			}
+			continue
+		}
+		a.cnt.add("inject/drop-after-removed", 1)
+		res, err := j.Wait(a.hang)
+		if errors.Is(err, sdbus.ErrDisconnected) && a.faults.has(fDisconnect) && !a.tr.sawResult(u.name, string(u.want)) {
+			continue // dropped by the disconnect actor before the job ended
+		}
+		a.checkWait(tc, j, u.want, res, err)
+		if res == u.want {
+			a.cnt.add("effect/result-kept-at-drop", 1)
+		}
+	}
+}
+
+// reexec (fault 16): daemon-reexec as systemd 262 does it: the old
+// instance releases org.freedesktop.systemd1, the new one ends a job
+// (JobRemoved from its new unique name) before it takes the name back,
+// and sometimes a forger claims "done" for the same job in that gap. The
+// job's Wait reports the new instance's result, never the forger's.
+func (a *act) reexec() {
+	u := a.unit(fakebus.Script{Delay: time.Hour}, false, false)
+	for u.want == sdbus.JobDone {
+		u = a.unit(fakebus.Script{Delay: time.Hour}, false, false)
+	}
+	tc := a.pickConn()
+	j, err := a.start(a.hang, tc, u)
+	if err != nil {
+		a.callFailed(tc, u.op()+" "+u.name, err)
+		return
+	}
+	r := fakebus.Reexec{Finish: map[uint32]sdbus.JobResult{j.ID(): u.want}}
+	if a.r.Intn(2) == 0 {
+		r.Forge = []uint32{j.ID()}
+	}
+	time.Sleep(randDur(a.r, 0, 10*time.Millisecond))
+	a.srv.Reexecute(r)
+	a.cnt.add("inject/reexec", 1)
+	res, err := j.Wait(a.hang)
+	a.checkWait(tc, j, u.want, res, err)
+	if res == u.want {
+		a.cnt.add("effect/result-before-name-retaken", 1)
+		if r.Forge != nil {
+			a.cnt.add("effect/forged-in-gap-ignored", 1)
+		}
 	}
 }
 
