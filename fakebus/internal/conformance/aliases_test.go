@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -185,5 +186,61 @@ func testAlias(t *testing.T, e *env) {
 	}
 	if diff := cmp.Diff([]string{f.name + " " + string(primary)}, listed); diff != "" {
 		t.Errorf("ListUnits rows of the unit (-want +got):\n%s", diff)
+	}
+}
+
+// testWatchThroughAlias: sdbus's WatchUnit and WaitUnitState on an alias
+// see the unit's changes (systemd emits them on the primary name's path
+// only) and report the primary name.
+func testWatchThroughAlias(t *testing.T, e *env) {
+	f := aliasedService{name: e.unit("watched", "service"), aliases: []string{e.unit("watchalias", "service")}}
+	alias := f.aliases[0]
+	e.unitFile(t, e, f)
+	cleanup(t, e, f.name)
+
+	wctx, stop := context.WithCancel(e.ctx)
+	defer stop()
+	states, err := e.c.WatchUnit(wctx, alias)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := <-states
+	if first.Name != f.name || first.ActiveState == sdbus.StateActive {
+		t.Fatalf("first state %+v; want the inactive unit under its primary name %s", first, f.name)
+	}
+	waited := make(chan error, 1)
+	go func() {
+		st, err := e.c.WaitUnitState(e.ctx, alias, func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive })
+		if err == nil && st.Name != f.name {
+			err = fmt.Errorf("WaitUnitState(%s) reported %q, want %q", alias, st.Name, f.name)
+		}
+		waited <- err
+	}()
+	j, err := e.c.StartUnit(e.ctx, alias, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := j.Wait(e.ctx); err != nil || res != sdbus.JobDone {
+		t.Fatalf("start through the alias: %q, %v", res, err)
+	}
+	for {
+		select {
+		case st, ok := <-states:
+			if !ok {
+				t.Fatal("the watch ended before the unit became active")
+			}
+			if st.Name != f.name {
+				t.Errorf("watch state under %q, want the primary name %q", st.Name, f.name)
+			}
+			if st.ActiveState != sdbus.StateActive {
+				continue
+			}
+		case <-e.ctx.Done():
+			t.Fatal("WatchUnit on the alias never saw the unit become active")
+		}
+		break
+	}
+	if err := <-waited; err != nil {
+		t.Errorf("WaitUnitState on the alias: %v", err)
 	}
 }

@@ -103,6 +103,7 @@ var cases = []suiteCase{
 	{name: "ForgedJobRemovedFromAnotherClient", run: testForgedFromClient},
 	{name: "ConcurrentUnitsWithCancellations", run: testConcurrentCancellations},
 	{name: "AliasesResolveToPrimaryUnit", run: testAlias},
+	{name: "WatchUnitThroughAlias", run: testWatchThroughAlias},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
