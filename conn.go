@@ -44,9 +44,11 @@ const (
 // With WithReconnect, a Conn outlives its D-Bus connection: see
 // ReconnectPolicy.
 type Conn struct {
-	cfg     config
-	address string
-	p2p     bool
+	cfg config
+	// endpoints are the addresses to connect to, in order: the one given
+	// to Connect (or ConnectSystem, ...), then those of WithFallback. Each
+	// new connection, also when reconnecting, tries them in this order.
+	endpoints []endpoint
 
 	// sess is the current D-Bus connection and the state tied to it.
 	sess atomic.Pointer[session]
@@ -91,6 +93,7 @@ type Option func(*config)
 type config struct {
 	uid         int
 	p2p         bool
+	fallbacks   []endpoint
 	dial        func(ctx context.Context) (io.ReadWriteCloser, error)
 	interactive bool
 	reconnect   *ReconnectPolicy
@@ -125,6 +128,32 @@ func WithUID(uid int) Option { return func(c *config) { c.uid = uid } }
 // the manager (like /run/systemd/private): no Hello, no match rules, no
 // Subscribe. ConnectPrivate implies it.
 func WithPeerToPeer() Option { return func(c *config) { c.p2p = true } }
+
+// endpoint is an address to connect to, a bus or peer-to-peer.
+type endpoint struct {
+	address string
+	p2p     bool
+}
+
+// WithFallback adds an address to try when the Conn's own address cannot
+// be connected to, on the first connection and on every reconnect (each
+// new connection tries the Conn's address first, then each fallback in
+// the order given). peerToPeer says whether address is a direct
+// connection to systemd (like its private socket) rather than a bus.
+//
+// go-systemd's NewWithContext — the system bus, and as root systemd's
+// private socket when the bus cannot be reached — is
+//
+//	sdbus.ConnectSystem(ctx, sdbus.WithFallback(sdbus.PrivateAddress, true))
+//
+// and with WithReconnect that Conn keeps working through a restart of
+// dbus-daemon: its first redial is immediate and goes to the private
+// socket while the bus is down. A direct connection is dropped by systemd
+// on daemon-reexec; the next connection then tries the bus first again.
+// WithDialer replaces the dialing of the Conn's own address only.
+func WithFallback(address string, peerToPeer bool) Option {
+	return func(c *config) { c.fallbacks = append(c.fallbacks, endpoint{address, peerToPeer}) }
+}
 
 // WithDialer makes Connect obtain its transport from dial instead of
 // dialing the address, which then only names the connection in errors.
@@ -213,23 +242,57 @@ func (c *Conn) start(s *session) {
 }
 
 func newConn(cfg config, address string) *Conn {
-	c := &Conn{cfg: cfg, address: address, p2p: cfg.p2p, done: make(chan struct{}), up: make(chan struct{}),
-		slots: make(chan struct{}, cfg.maxPending)}
+	c := &Conn{cfg: cfg, endpoints: append([]endpoint{{address, cfg.p2p}}, cfg.fallbacks...),
+		done: make(chan struct{}), up: make(chan struct{}), slots: make(chan struct{}, cfg.maxPending)}
 	c.stop, c.cancelStop = context.WithCancel(context.Background())
 	return c
 }
 
-// open dials the address and sets a new session up.
+// open sets a new session up on the first of the Conn's endpoints that
+// can be connected to. When none can, the error is the first endpoint's,
+// with the others' failures in its message.
 func (c *Conn) open(ctx context.Context) (*session, error) {
+	var first *Error
+	var others []string
+	for i, ep := range c.endpoints {
+		s, err := c.openEndpoint(ctx, ep, i == 0)
+		if err == nil {
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		e, ok := err.(*Error)
+		if !ok {
+			e = &Error{Op: "connect", Message: ep.address, Err: err}
+		}
+		if first == nil {
+			first = e
+		} else {
+			others = append(others, e.Error())
+		}
+	}
+	if len(others) > 0 {
+		f := *first
+		f.Message += " (fallbacks failed too: " + strings.Join(others, "; ") + ")"
+		return nil, &f
+	}
+	return nil, first
+}
+
+// openEndpoint dials ep (with WithDialer's dialer if own) and sets a new
+// session up on it.
+func (c *Conn) openEndpoint(ctx context.Context, ep endpoint, own bool) (*session, error) {
 	s := c.newSession()
-	bus, err := c.dial(ctx, c.address, signalHandler{s})
+	s.p2p = ep.p2p
+	bus, err := c.dial(ctx, ep.address, own, signalHandler{s})
 	if err != nil {
 		return nil, err
 	}
 	s.bus = bus
-	if err := handshake(ctx, bus, !c.p2p); err != nil {
+	if err := handshake(ctx, bus, !s.p2p); err != nil {
 		bus.Close()
-		return nil, &Error{Op: "connect", Message: c.address, Err: err}
+		return nil, &Error{Op: "connect", Message: ep.address, Err: err}
 	}
 	if err := c.setup(ctx, s); err != nil {
 		bus.Close()
@@ -256,8 +319,10 @@ func NewConn(ctx context.Context, bus *dbus.Conn, opts ...Option) (*Conn, error)
 	}
 	names := bus.Names()
 	cfg.p2p = len(names) == 0 || names[0] == ""
+	cfg.fallbacks = nil
 	c := newConn(cfg, "wrapped")
 	s := c.newSession()
+	s.p2p = cfg.p2p
 	s.bus = bus
 	ch := make(chan *dbus.Signal, 256)
 	bus.Signal(ch)
@@ -299,7 +364,7 @@ func memberOf(name string) string { return name[strings.LastIndexByte(name, '.')
 // or a reconciled job needs that (session.subscribe).
 func (c *Conn) setup(ctx context.Context, s *session) error {
 	s.mgr = s.bus.Object(systemdName, managerPath)
-	if c.p2p {
+	if s.p2p {
 		// systemd sends every signal to every direct connection; there is
 		// no bus to add match rules to.
 		return nil
@@ -363,7 +428,7 @@ func handshake(ctx context.Context, bus *dbus.Conn, hello bool) error {
 // descriptor passing: systemd 252's private socket sometimes leaves the
 // first message unprocessed when it arrives right behind BEGIN without
 // that exchange (see the conformance suite).
-func (c *Conn) dial(ctx context.Context, address string, h signalHandler) (*dbus.Conn, error) {
+func (c *Conn) dial(ctx context.Context, address string, own bool, h signalHandler) (*dbus.Conn, error) {
 	opt := dbus.WithSignalHandler(h)
 	wrap := func(rwc io.ReadWriteCloser) (*dbus.Conn, error) {
 		var bus *dbus.Conn
@@ -382,7 +447,7 @@ func (c *Conn) dial(ctx context.Context, address string, h signalHandler) (*dbus
 		}
 		return bus, nil
 	}
-	if c.cfg.dial != nil {
+	if own && c.cfg.dial != nil {
 		rwc, err := c.cfg.dial(ctx)
 		if err != nil {
 			return nil, &Error{Op: "connect", Message: address, Err: err}

@@ -262,7 +262,7 @@ func (c *Conn) Reconcile(ctx context.Context, unit string) (Reconciliation, erro
 		// whose caller gave up (see cancelLateJob).
 		st := s.jobs.register(ticket, path, false)
 		r.Job = &Job{id: m.JobID, path: path, unit: unit, st: st, c: c}
-		if !s.c.p2p {
+		if !s.p2p {
 			keep = c.goTracked(func() {
 				defer s.unsubscribe()
 				select {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -285,5 +288,86 @@ func TestPendingCallsBounded(t *testing.T) {
 	}
 	if refused == 0 {
 		t.Error("300 concurrent calls on one connection were all accepted; the bus should refuse beyond 128")
+	}
+}
+
+// WithFallback: the first connection, and every reconnect, tries the
+// Conn's own address first and then the fallback (systemd's private
+// socket, peer-to-peer), as go-systemd's NewWithContext does once. A
+// reconnecting Conn so keeps working while the bus is down, and returns
+// to the bus when its direct connection is dropped (daemon-reexec).
+func TestFallbackToPrivateSocketAndBack(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	private, err := s.PrivateAddress()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busDown atomic.Bool
+	var busDials atomic.Int32
+	bus := sdbus.WithDialer(func(context.Context) (io.ReadWriteCloser, error) {
+		if busDown.Load() {
+			return nil, errors.New("connection refused (the bus is down)")
+		}
+		busDials.Add(1)
+		return s.Pipe(), nil
+	})
+	run := func(c *sdbus.Conn, name string) {
+		t.Helper()
+		j, err := c.StartTransientUnit(ctx, name, sdbus.ModeReplace, sliceProps())
+		if err != nil {
+			t.Fatalf("start %s: %v", name, err)
+		}
+		if res, err := j.Wait(ctx); err != nil || res != sdbus.JobDone {
+			t.Fatalf("%s: %q, %v", name, res, err)
+		}
+	}
+
+	// The bus is down from the start: the fallback answers.
+	busDown.Store(true)
+	c, err := sdbus.Connect(ctx, "fakebus:bus", bus, sdbus.WithFallback(private, true), fastReconnect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	run(c, "fallback_first.slice")
+	if n := busDials.Load(); n != 0 {
+		t.Fatalf("%d bus connections while the bus is down", n)
+	}
+
+	// Back on the bus after the direct connection drops.
+	busDown.Store(false)
+	s.Reexecute(fakebus.Reexec{}) // systemd drops its private connections
+	run(c, "back_on_bus.slice")
+	if n := busDials.Load(); n != 1 {
+		t.Fatalf("%d bus connections after the private one dropped, want 1", n)
+	}
+
+	// The bus goes down under a Conn that uses it: the first redial
+	// goes to the private socket, and calls keep working.
+	busDown.Store(true)
+	s.DropConnections()
+	run(c, "bus_restart.slice")
+	if n := busDials.Load(); n != 1 {
+		t.Fatalf("%d bus connections while the bus is down, want still 1", n)
+	}
+	select {
+	case <-c.Done():
+		t.Fatal("the Conn ended")
+	default:
+	}
+
+	// Without a reconnect policy, Connect still falls back; when nothing
+	// answers, the error names the first address and the fallback's.
+	other, err := sdbus.Connect(ctx, "fakebus:bus", bus, sdbus.WithFallback(private, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(other, "fallback_once.slice")
+	other.Close()
+	_, err = sdbus.Connect(ctx, "fakebus:bus", bus, sdbus.WithFallback("unix:path=/nonexistent/sdbus-private", true))
+	if err == nil || !strings.Contains(err.Error(), "the bus is down") || !strings.Contains(err.Error(), "/nonexistent/sdbus-private") {
+		t.Errorf("Connect with nothing answering: %v; want the bus's and the fallback's failures", err)
 	}
 }

@@ -58,8 +58,11 @@ import (
 // While no installed session is alive, calls wait for the next one (see
 // Conn.current), bounded by their ctx and ReconnectPolicy.WaitForConnection.
 type session struct {
-	c       *Conn
-	bus     *dbus.Conn
+	c   *Conn
+	bus *dbus.Conn
+	// p2p is set for a direct connection to systemd (no bus): no match
+	// rules, no Hello, signals without sender.
+	p2p     bool
 	mgr     dbus.BusObject
 	jobs    *jobTracker
 	watches *watchSet
@@ -188,7 +191,7 @@ const subscribeTimeout = 10 * time.Second
 // unsubscribe; the last one makes sdbus call Manager.Unsubscribe. On a
 // direct connection systemd sends everything anyway.
 func (s *session) subscribe(ctx context.Context) error {
-	if s.c.p2p {
+	if s.p2p {
 		return nil
 	}
 	s.mu.Lock()
@@ -227,7 +230,7 @@ func (s *session) subscribe(ctx context.Context) error {
 
 // unsubscribe gives back what subscribe took.
 func (s *session) unsubscribe() {
-	if s.c.p2p {
+	if s.p2p {
 		return
 	}
 	s.mu.Lock()
@@ -306,7 +309,7 @@ func (h signalHandler) DeliverSignal(iface, member string, sig *dbus.Signal) {
 	s := h.s
 	switch {
 	case iface == busName && member == "NameOwnerChanged":
-		if s.c.p2p || sig.Sender != busName || sig.Path != busPath || len(sig.Body) != 3 {
+		if s.p2p || sig.Sender != busName || sig.Path != busPath || len(sig.Body) != 3 {
 			return
 		}
 		name, _ := sig.Body[0].(string)
@@ -347,7 +350,7 @@ func (s *session) dispatch(sig *dbus.Signal) {
 // owner, signals from unique names are held (see session.held) and not
 // admitted now.
 func (s *session) admit(sig *dbus.Signal) bool {
-	if s.c.p2p {
+	if s.p2p {
 		return sig.Sender == "" || sig.Sender == systemdName
 	}
 	s.mu.Lock()

@@ -77,7 +77,7 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 		dbus.WithMatchObjectPath(path),
 		dbus.WithMatchInterface(propsIface), dbus.WithMatchMember("PropertiesChanged"),
 	}
-	if !c.p2p {
+	if !s.p2p {
 		if err := s.bus.AddMatchSignalContext(ctx, matchOpts...); err != nil {
 			return nil, c.opError(s, "AddMatch", name, err, true)
 		}
@@ -85,7 +85,7 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 	w := &unitWatch{path: path, typeIface: unitTypeIface(name), notify: make(chan struct{}, 1),
 		snap: map[string]dbus.Sequence{}, early: map[earlyKey]earlyValue{}}
 	removeMatch := func() {
-		if c.p2p {
+		if s.p2p {
 			return
 		}
 		rctx, cancel := context.WithTimeout(s.bus.Context(), 5*time.Second)

@@ -109,6 +109,7 @@ var cases = []suiteCase{
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
+	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},
 }
 
 // runSuite runs every case against b and logs the counts.
@@ -1021,6 +1022,16 @@ func testForgedFromClient(t *testing.T, e *env) {
 	}
 }
 
+// isDone reports whether j has ended.
+func isDone(j *sdbus.Job) bool {
+	select {
+	case <-j.Done():
+		return true
+	default:
+		return false
+	}
+}
+
 // 200 transient units started at once, a third of their jobs canceled and
 // a third replaced by stop jobs, at random: every Wait returns exactly the
 // result systemd reported (seen by an independent observer).
@@ -1065,9 +1076,13 @@ func testConcurrentCancellations(t *testing.T, e *env) {
 				}
 			case 1:
 				s, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
-				if err != nil {
+				switch {
+				case errors.Is(err, sdbus.ErrNoSuchUnit) && isDone(j):
+					// On a loaded machine the 0.3 s job may have ended
+					// and its transient unit been collected already.
+				case err != nil:
 					fail("stop %s: %v", name, err)
-				} else {
+				default:
 					outs[i].stop = s
 				}
 			}
@@ -1151,4 +1166,48 @@ func testBusKilledReconnect(t *testing.T, e *env) {
 			t.Errorf("Reconcile(%s) = %+v", j.Unit(), r)
 		}
 	}
+}
+
+// testBusDownFallback: a reconnecting Conn with systemd's private socket
+// as fallback (go-systemd's NewWithContext) keeps working while
+// dbus-daemon is stopped: its first redial goes to the private socket,
+// and a job started during the outage gets its result. The time from the
+// stop to that result is logged, not asserted (BENCHMARKS.md has no
+// claim on it).
+func testBusDownFallback(t *testing.T, e *env) {
+	rc, err := sdbus.ConnectSystem(e.ctx, sdbus.WithFallback(sdbus.PrivateAddress, true),
+		sdbus.WithReconnect(sdbus.ReconnectPolicy{MinDelay: 20 * time.Millisecond, MaxDelay: 200 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	pc := e.connectPrivate(t)
+	restart := func() {
+		for _, u := range []string{"dbus.socket", "dbus.service"} {
+			if j, err := pc.StartUnit(e.ctx, u, sdbus.ModeReplace); err == nil {
+				_, _ = j.Wait(e.ctx)
+			}
+		}
+	}
+	t.Cleanup(restart)
+	for _, u := range []string{"dbus.socket", "dbus.service"} {
+		j, err := pc.StopUnit(e.ctx, u, sdbus.ModeReplace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait(t, e, j, sdbus.JobDone)
+	}
+	stopped := time.Now()
+	name := e.unit("busdown", "slice")
+	cleanup(t, e, name)
+	j, err := rc.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, sliceProps())
+	if err != nil {
+		t.Fatalf("start while dbus is stopped: %v", err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	t.Logf("dbus stopped: a start+wait through the fallback returned %v after the stop", time.Since(stopped).Round(time.Millisecond))
+	restart()
+	after := e.unit("busback", "slice")
+	cleanup(t, e, after)
+	wait(t, e, start(t, e, rc, after, sliceProps()), sdbus.JobDone)
 }
