@@ -319,7 +319,8 @@ func (h signalHandler) DeliverSignal(iface, member string, sig *dbus.Signal) {
 				s.dispatch(held)
 			}
 		}
-	case iface == managerIface && member == "JobRemoved", iface == propsIface && member == "PropertiesChanged":
+	case iface == managerIface && (member == "JobRemoved" || member == "UnitNew" || member == "UnitRemoved"),
+		iface == propsIface && member == "PropertiesChanged":
 		if s.admit(sig) {
 			s.dispatch(sig)
 		}

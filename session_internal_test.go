@@ -250,3 +250,40 @@ func TestEncodingRefusalIsCallerError(t *testing.T) {
 		t.Error("the connection ended")
 	}
 }
+
+// More changes than WatchUnits can keep while it lists the units make it
+// list them again (the new list covers what was dropped); changes newer
+// than the list are applied on top of it, older ones are not.
+func TestWatchUnitsSnapshotAfterEarlyOverflow(t *testing.T) {
+	newWatch := func() *allWatch {
+		return &allWatch{match: func(string) bool { return true }, notify: make(chan struct{}, 1),
+			units: map[dbus.ObjectPath]*watchedUnit{}, queued: map[dbus.ObjectPath]bool{}}
+	}
+	path := UnitPath("a.service")
+	change := func(seq dbus.Sequence, sub string) *dbus.Signal {
+		sig := signal(":1.1", "PropertiesChanged", seq, unitIface,
+			map[string]dbus.Variant{"ActiveState": dbus.MakeVariant("active"), "SubState": dbus.MakeVariant(sub)}, []string{})
+		sig.Name, sig.Path = propsIface+".PropertiesChanged", path
+		return sig
+	}
+	rows := []unitStatusWire{{Name: "a.service", LoadState: "loaded", ActiveState: "activating", SubState: "start", Path: path}}
+
+	w := newWatch()
+	for i := 0; i <= maxEarly; i++ {
+		w.signal(change(dbus.Sequence(i+1), "old"))
+	}
+	if w.applySnapshot(rows, dbus.Sequence(maxEarly+1)) {
+		t.Fatal("the snapshot was applied although early changes were dropped")
+	}
+
+	w = newWatch()
+	w.signal(change(5, "older-than-list"))
+	w.signal(change(20, "newer-than-list"))
+	if !w.applySnapshot(rows, 10) {
+		t.Fatal("the snapshot was not applied")
+	}
+	got := w.units[path].ev
+	if got.ActiveState != StateActive || got.SubState != "newer-than-list" || len(w.order) != 1 {
+		t.Errorf("after the snapshot: %+v, %d queued; want active/newer-than-list once", got, len(w.order))
+	}
+}

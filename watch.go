@@ -368,12 +368,36 @@ func (w *unitWatch) pump(ctx context.Context, out chan<- UnitState, closed <-cha
 	}
 }
 
-// watchSet routes PropertiesChanged signals to watches by object path.
+// watchSet routes unit signals to watches: PropertiesChanged to the
+// WatchUnit watches of its object path, and it, UnitNew and UnitRemoved
+// to every WatchUnits stream.
 type watchSet struct {
-	// mu guards byPath and gone.
+	// mu guards byPath, all and gone.
 	mu     sync.Mutex
 	byPath map[dbus.ObjectPath][]*unitWatch
+	all    []*allWatch
 	gone   error
+}
+
+func (s *watchSet) addAll(w *allWatch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone != nil {
+		return s.gone
+	}
+	s.all = append(s.all, w)
+	return nil
+}
+
+func (s *watchSet) removeAll(w *allWatch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, x := range s.all {
+		if x == w {
+			s.all = append(s.all[:i:i], s.all[i+1:]...)
+			return
+		}
+	}
 }
 
 func newWatchSet() *watchSet { return &watchSet{byPath: make(map[dbus.ObjectPath][]*unitWatch)} }
@@ -407,9 +431,16 @@ func (s *watchSet) remove(w *unitWatch) {
 
 func (s *watchSet) deliver(sig *dbus.Signal) {
 	s.mu.Lock()
-	ws := s.byPath[sig.Path]
+	var ws []*unitWatch
+	if sig.Name == propsIface+".PropertiesChanged" {
+		ws = s.byPath[sig.Path]
+	}
+	all := s.all
 	s.mu.Unlock()
 	for _, w := range ws {
+		w.signal(sig)
+	}
+	for _, w := range all {
 		w.signal(sig)
 	}
 }
@@ -423,8 +454,15 @@ func (s *watchSet) fail(err error) {
 	for _, ws := range s.byPath {
 		all = append(all, ws...)
 	}
+	streams := s.all
 	s.mu.Unlock()
 	for _, w := range all {
+		w.mu.Lock()
+		w.gone = err
+		w.mu.Unlock()
+		w.wake()
+	}
+	for _, w := range streams {
 		w.mu.Lock()
 		w.gone = err
 		w.mu.Unlock()

@@ -104,6 +104,7 @@ var cases = []suiteCase{
 	{name: "ConcurrentUnitsWithCancellations", run: testConcurrentCancellations},
 	{name: "AliasesResolveToPrimaryUnit", run: testAlias},
 	{name: "WatchUnitThroughAlias", run: testWatchThroughAlias},
+	{name: "WatchUnitsSeesEveryUnit", run: testWatchUnits},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
