@@ -157,8 +157,8 @@ func dial(tb testing.TB, kind, address string) Client {
 		c, err = DialRaw(ctx, address, false)
 	case "raw+subscribe":
 		c, err = DialRaw(ctx, address, true)
-	case "sdbus-nosub":
-		c, err = dialSdbusUnsubscribed(ctx, address)
+	case "sdbus+watch":
+		c, err = dialSdbusWatching(ctx, address)
 	default:
 		tb.Fatalf("unknown client %q", kind)
 	}
