@@ -38,6 +38,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(churnEnv) != "" {
+		if err := serveChurn(); err != nil {
+			fmt.Fprintln(os.Stderr, "churn:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
