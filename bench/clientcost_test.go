@@ -19,38 +19,49 @@ func cpuTime(tb testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// runJobs does b.N jobs with the given number of workers sharing c: each
-// worker starts a fresh slice and waits, stops it and waits, and so on,
-// until b.N jobs have been done in all. Every job is a start or a stop of a
-// transient slice with the same property on every client.
+// runJobs does b.N jobs with the given number of workers sharing c (see
+// doJobs).
 func runJobs(b *testing.B, ctx context.Context, c Client, workers int) {
+	if err := doJobs(ctx, c, workers, b.N); err != nil {
+		b.Error(err)
+	}
+}
+
+// doJobs does n jobs with the given number of workers sharing c: each
+// worker starts a fresh slice and waits, stops it and waits, and so on,
+// until n jobs have been done in all. Every job is a start or a stop of a
+// transient slice with the same property on every client. It returns the
+// first error.
+func doJobs(ctx context.Context, c Client, workers, n int) error {
 	var next atomic.Int64 // jobs handed out
 	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				// Take two jobs (a start and its stop), or the last one.
-				n := next.Add(2)
-				if n-2 >= int64(b.N) {
+				k := next.Add(2)
+				if k-2 >= int64(n) {
 					return
 				}
 				name := sliceName()
-				if err := c.StartSlice(ctx, name); err != nil {
-					b.Error(err)
-					return
+				err := c.StartSlice(ctx, name)
+				if err == nil && k <= int64(n) {
+					err = c.Stop(ctx, name)
 				}
-				if n <= int64(b.N) {
-					if err := c.Stop(ctx, name); err != nil {
-						b.Error(err)
-						return
-					}
+				if err != nil {
+					once.Do(func() { first = err })
+					next.Store(int64(n)) // the others stop too
+					return
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	return first
 }
 
 // BenchmarkClientCPU measures what one job costs the client: CPU time and

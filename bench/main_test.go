@@ -38,6 +38,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(churnEnv) != "" {
+		if err := serveChurn(); err != nil {
+			fmt.Fprintln(os.Stderr, "churn:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
@@ -157,8 +164,8 @@ func dial(tb testing.TB, kind, address string) Client {
 		c, err = DialRaw(ctx, address, false)
 	case "raw+subscribe":
 		c, err = DialRaw(ctx, address, true)
-	case "sdbus-nosub":
-		c, err = dialSdbusUnsubscribed(ctx, address)
+	case "sdbus+watch":
+		c, err = dialSdbusWatching(ctx, address)
 	default:
 		tb.Fatalf("unknown client %q", kind)
 	}

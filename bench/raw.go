@@ -37,9 +37,10 @@ type Raw struct {
 }
 
 // DialRaw connects to the bus at address. With subscribe, it also calls
-// Manager.Subscribe, as sdbus does; systemd does not need it to send the
-// JobRemoved of a job to the client that requested it, but once anybody
-// is subscribed it broadcasts every unit change on the bus.
+// Manager.Subscribe, as sdbus does while it watches a unit; systemd does
+// not need it to send the JobRemoved of a job to the client that
+// requested it, but once anybody is subscribed it broadcasts every unit
+// change on the bus.
 func DialRaw(ctx context.Context, address string, subscribe bool) (*Raw, error) {
 	conn, err := DialGodbus(ctx, address)
 	if err != nil {

@@ -2,41 +2,80 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
-
-	"github.com/sdbus-go/sdbus"
 )
 
-// dialSdbusUnsubscribed connects sdbus through NewConn on a godbus
-// connection of its own, then unsubscribes that connection from systemd.
-// Unlike Connect, NewConn receives signals through a godbus channel and a
-// goroutine.
-func dialSdbusUnsubscribed(ctx context.Context, address string) (Client, error) {
-	bus, err := DialGodbus(ctx, address)
-	if err != nil {
-		return nil, err
-	}
-	c, err := sdbus.NewConn(ctx, bus)
-	if err != nil {
-		bus.Close()
-		return nil, err
-	}
-	if err := bus.Object(systemdName, managerPath).CallWithContext(ctx, managerIface+".Unsubscribe", 0).Err; err != nil {
-		c.Close()
-		return nil, err
-	}
-	return &Sdbus{c}, nil
+// systemdKinds are the clients compared on a real systemd. sdbus does not
+// call Manager.Subscribe for jobs; go-systemd and the raw loop do not
+// either. Two controls show what a subscription costs (once anybody is
+// subscribed, systemd broadcasts every unit change and job on the bus):
+// raw+subscribe is the raw loop plus Subscribe, and sdbus+watch is sdbus
+// while one WatchUnit is open on a slice nothing changes (a watch makes
+// sdbus subscribe, see dialSdbusWatching).
+var systemdKinds = []string{"sdbus", "go-systemd", "raw", "raw+subscribe", "sdbus+watch"}
+
+// SdbusWatching is sdbus holding one WatchUnit, open for the client's
+// whole life, on a transient slice of its own that nothing changes.
+type SdbusWatching struct {
+	*Sdbus
+	unit   string
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the watch channel is closed
 }
 
-// systemdKinds are the clients compared on a real systemd. Two are
-// controls that separate the cost of Manager.Subscribe (once anybody is
-// subscribed, systemd broadcasts every unit change and job on the bus) from
-// the cost of the client: raw+subscribe is the raw loop plus Subscribe, and
-// sdbus-nosub is sdbus whose connection calls Unsubscribe right after
-// sdbus's own Subscribe.
-var systemdKinds = []string{"sdbus", "go-systemd", "raw", "raw+subscribe", "sdbus-nosub"}
+// dialSdbusWatching connects sdbus, starts a fresh slice and watches it:
+// from then on the connection is subscribed to the manager, as any sdbus
+// client that watches a unit is.
+func dialSdbusWatching(ctx context.Context, address string) (*SdbusWatching, error) {
+	s, err := DialSdbus(ctx, address)
+	if err != nil {
+		return nil, err
+	}
+	unit := watchedName()
+	if err := s.StartSlice(ctx, unit); err != nil {
+		s.Close()
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	ch, err := s.C.WatchUnit(wctx, unit)
+	if err != nil {
+		cancel()
+		s.Close()
+		return nil, err
+	}
+	select {
+	case <-ch: // the current state
+	case <-ctx.Done():
+		cancel()
+		s.Close()
+		return nil, ctx.Err()
+	}
+	w := &SdbusWatching{Sdbus: s, unit: unit, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for range ch {
+		}
+	}()
+	return w, nil
+}
+
+// Close ends the watch, stops the watched slice and closes the connection.
+func (w *SdbusWatching) Close() {
+	w.cancel()
+	<-w.done
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = w.Stop(ctx, w.unit)
+	w.Sdbus.Close()
+}
+
+// watchedName returns a fresh name for a slice that a benchmark watches.
+func watchedName() string {
+	return fmt.Sprintf("benchwatched_%d_%d.slice", os.Getpid(), nameSeq.Add(1))
+}
 
 // BenchmarkSystemd measures job throughput on a real systemd: start+wait
 // and stop+wait of fresh transient slices, with 1 and 16 workers sharing
@@ -44,9 +83,10 @@ var systemdKinds = []string{"sdbus", "go-systemd", "raw", "raw+subscribe", "sdbu
 // inside scripts/sandbox (SDBUS_SANDBOX=1), where it talks to the sandbox's
 // systemd 252 over its dbus-daemon; see bench/run.
 //
-// The sandbox runs no systemd-logind, so nobody but the client itself is
-// subscribed to the manager. On a usual host logind (and machined) are
-// subscribed, so systemd broadcasts every change whatever the client does:
+// The sandbox runs no systemd-logind, so nobody is subscribed to the
+// manager unless the client is (raw+subscribe, sdbus+watch). On a usual
+// host logind (and machined) are subscribed, so systemd broadcasts every
+// change whatever the client does:
 // the workers=16/other-subscriber variant reproduces that with an idle
 // godbus connection that has called Subscribe (see subscribeIdle).
 func BenchmarkSystemd(b *testing.B) {
