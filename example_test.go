@@ -148,7 +148,7 @@ func ExampleConn_Supports() {
 }
 
 func ExampleParseVersion() {
-	for _, s := range []string{"252.38-1~deb12u1", "v245.4-1.fc32", `"257~rc2"`, "systemd"} {
+	for _, s := range []string{"252.38-1~deb12u1", "239 (239-41.el8_3.2)", "v245.4-1.fc32", `"257~rc2"`, "systemd"} {
 		v, err := sdbus.ParseVersion(s)
 		if err != nil {
 			fmt.Println(errors.Is(err, sdbus.ErrInvalidArgs))
@@ -158,6 +158,7 @@ func ExampleParseVersion() {
 	}
 	// Output:
 	// 252 38  1~deb12u1 true
+	// 239 0  41.el8_3.2 false
 	// 245 4  1.fc32 false
 	// 257 0 rc2  true
 	// true
