@@ -138,13 +138,16 @@ func ExampleConn_Supports() {
 
 	// A 254 that backported the effective limits: probing tells, the
 	// version does not.
-	for _, f := range []sdbus.Feature{sdbus.FeatureEffectiveLimits, sdbus.FeatureDelegateSubgroup} {
+	// CPUWeightIdle is asked with a trial StartTransientUnit that never
+	// creates anything.
+	for _, f := range []sdbus.Feature{sdbus.FeatureEffectiveLimits, sdbus.FeatureDelegateSubgroup, sdbus.FeatureCPUWeightIdle} {
 		ok, err := c.Supports(ctx, f)
 		fmt.Println(f, f.Since(), ok, err)
 	}
 	// Output:
 	// EffectiveLimits 256 true <nil>
 	// DelegateSubgroup 254 true <nil>
+	// CPUWeightIdle 252 true <nil>
 }
 
 func ExampleParseVersion() {
