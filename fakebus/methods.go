@@ -272,6 +272,9 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		m.reexecLocked(c, Reexec{})
 		return nil, nil
 	}
+	if unmodelledMethods[c.Member] && m.has(c.Member) {
+		return nil, &callErr{dbusErr + "NotSupported", "fakebus does not model " + c.Member + "."}
+	}
 	return nil, errUnknownMethod(c)
 }
 
@@ -620,6 +623,17 @@ var managerMethods = []string{
 	"Subscribe", "Unsubscribe", "Reload", "Reexecute",
 }
 
+// unmodelledMethods are Manager methods whose presence differs between
+// releases (see releases) but that the fake does not carry out: the
+// introspection data lists them where the release has them, and a call
+// answers NotSupported there (UnknownMethod elsewhere), so that clients
+// probing for them see the release's answer.
+var unmodelledMethods = map[string]bool{
+	"StartUnitWithFlags": true, "EnqueueMarkedJobs": true, "BindMountUnit": true, "MountImageUnit": true,
+	"GetUnitByPIDFD": true, "QueueSignalUnit": true, "SoftReboot": true, "StartAuxiliaryScope": true,
+	"EnqueueUnitJobMany": true, "KillUnitSubgroup": true, "RemoveSubgroupFromUnit": true,
+}
+
 // introspectLocked returns the introspection XML of an object: the
 // Manager interface's methods (as far as the modelled release has them)
 // for the manager, the standard interfaces for everything.
@@ -628,7 +642,12 @@ func (m *manager) introspectLocked(p dbus.ObjectPath) string {
 	b.WriteString(introspectHead)
 	if p == managerPath {
 		b.WriteString(` <interface name="org.freedesktop.systemd1.Manager">` + "\n")
-		for _, name := range managerMethods {
+		names := append([]string{}, managerMethods...)
+		for name := range unmodelledMethods {
+			names = append(names, name)
+		}
+		sort.Strings(names[len(managerMethods):])
+		for _, name := range names {
 			if m.has(name) {
 				b.WriteString(`  <method name="` + name + `"/>` + "\n")
 			}

@@ -10,6 +10,8 @@ type release struct {
 	since int
 	// sinceFor overrides since per unit type ("scope").
 	sinceFor map[string]int
+	// until is the first release that no longer has it; 0: still there.
+	until int
 	// hiddenFrom is the first release whose GetAll and introspection
 	// leave the property out, while Get still answers it and
 	// StartTransientUnit still accepts it; 0: never hidden.
@@ -84,10 +86,27 @@ var releases = map[string]release{
 	"DefaultMemoryMin":        {hiddenFrom: 262},
 	"DefaultStartupMemoryLow": {hiddenFrom: 262},
 
-	// Manager methods.
-	"AttachProcessesToUnit": {since: 238},
-	"FreezeUnit":            {since: 246},
-	"ThawUnit":              {since: 246},
+	// Manager methods. Measured: 252 has StartUnitWithFlags,
+	// EnqueueMarkedJobs, BindMountUnit and MountImageUnit over 247; 257
+	// adds GetUnitByPIDFD, QueueSignalUnit, SoftReboot and
+	// StartAuxiliaryScope; 262 drops StartAuxiliaryScope and adds
+	// EnqueueUnitJobMany, KillUnitSubgroup and RemoveSubgroupFromUnit.
+	// Between the measured releases the first release is upstream's as
+	// far as known; the four measured ones are exact.
+	"AttachProcessesToUnit":  {since: 238},
+	"FreezeUnit":             {since: 246},
+	"ThawUnit":               {since: 246},
+	"StartUnitWithFlags":     {since: 252},
+	"EnqueueMarkedJobs":      {since: 252},
+	"BindMountUnit":          {since: 248},
+	"MountImageUnit":         {since: 248},
+	"GetUnitByPIDFD":         {since: 257},
+	"QueueSignalUnit":        {since: 257},
+	"SoftReboot":             {since: 254},
+	"StartAuxiliaryScope":    {since: 256, until: 262},
+	"EnqueueUnitJobMany":     {since: 262},
+	"KillUnitSubgroup":       {since: 262},
+	"RemoveSubgroupFromUnit": {since: 262},
 
 	// Job modes.
 	"mode:triggering":           {since: 250},
@@ -97,8 +116,11 @@ var releases = map[string]release{
 // has reports whether the modelled release offers name (see releases), or
 // a backport of it.
 func (m *manager) has(name string) bool {
-	since := releases[name].since
-	return since == 0 || m.major >= since || m.cfg.backports[name]
+	r := releases[name]
+	if r.until != 0 && m.major >= r.until {
+		return false
+	}
+	return r.since == 0 || m.major >= r.since || m.cfg.backports[name]
 }
 
 // hasFor is has for a property set on a unit of the given kind.

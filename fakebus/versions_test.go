@@ -2,6 +2,7 @@ package fakebus_test
 
 import (
 	"encoding/xml"
+	"errors"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
@@ -78,6 +79,69 @@ func TestHiddenProperties(t *testing.T) {
 			}
 			if _, ok := all["MemoryAccounting"]; !ok {
 				t.Errorf("MemoryAccounting missing from GetAll")
+			}
+		})
+	}
+}
+
+// The Manager methods each release has, as its introspection data lists
+// them; a method the release has but the fake does not model answers
+// NotSupported, one the release lacks UnknownMethod.
+func TestManagerMethodsByRelease(t *testing.T) {
+	probed := []string{
+		"StartUnitWithFlags", "EnqueueMarkedJobs", "BindMountUnit", "MountImageUnit", "GetUnitByPIDFD",
+		"QueueSignalUnit", "SoftReboot", "StartAuxiliaryScope", "EnqueueUnitJobMany", "KillUnitSubgroup",
+		"RemoveSubgroupFromUnit",
+	}
+	for _, tc := range []struct {
+		version string
+		want    []string
+	}{
+		{"247.3-7+deb11u5", nil},
+		{"252.39-1~deb12u2", []string{"StartUnitWithFlags", "EnqueueMarkedJobs", "BindMountUnit", "MountImageUnit"}},
+		{"257.13-1~deb13u1", []string{"StartUnitWithFlags", "EnqueueMarkedJobs", "BindMountUnit", "MountImageUnit",
+			"GetUnitByPIDFD", "QueueSignalUnit", "SoftReboot", "StartAuxiliaryScope"}},
+		{"262.1-1", []string{"StartUnitWithFlags", "EnqueueMarkedJobs", "BindMountUnit", "MountImageUnit",
+			"GetUnitByPIDFD", "QueueSignalUnit", "SoftReboot", "EnqueueUnitJobMany", "KillUnitSubgroup",
+			"RemoveSubgroupFromUnit"}},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			r := fakebus.New(t, fakebus.WithVersion(tc.version)).RawConn(t)
+			obj := r.Object(systemd1, managerPath)
+			var data string
+			if err := obj.Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
+				t.Fatal(err)
+			}
+			var node introspect.Node
+			if err := xml.Unmarshal([]byte(data), &node); err != nil {
+				t.Fatal(err)
+			}
+			listed := map[string]bool{}
+			for _, i := range node.Interfaces {
+				for _, m := range i.Methods {
+					if i.Name == managerIface {
+						listed[m.Name] = true
+					}
+				}
+			}
+			var got, called []string
+			for _, name := range probed {
+				if listed[name] {
+					got = append(got, name)
+				}
+				var de dbus.Error
+				err := obj.Call(managerIface+"."+name, 0).Err
+				if errors.As(err, &de) && de.Name == "org.freedesktop.DBus.Error.NotSupported" {
+					called = append(called, name)
+				} else if !errors.As(err, &de) || de.Name != "org.freedesktop.DBus.Error.UnknownMethod" {
+					t.Errorf("calling %s: %v", name, err)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("introspected methods (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, called); diff != "" {
+				t.Errorf("methods answering NotSupported (-want +got):\n%s", diff)
 			}
 		})
 	}
