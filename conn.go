@@ -74,8 +74,9 @@ type Conn struct {
 	// WithMaxPendingCalls).
 	slots chan struct{}
 
-	// mu guards closed, up, gen, version, versionOK and features. It is
-	// never held across a D-Bus call or a blocking channel operation.
+	// mu guards closed, up, gen, version, versionOK, features and
+	// absent. It is never held across a D-Bus call or a blocking channel
+	// operation.
 	mu     sync.Mutex
 	closed bool          // no more goroutines may be added to wg
 	up     chan struct{} // closed when a new session is installed
@@ -85,6 +86,9 @@ type Conn struct {
 	version   Version
 	versionOK bool
 	features  map[Feature]bool
+	// absent holds "interface\x00property" for the properties typed
+	// reads want that the manager answered UnknownProperty for.
+	absent map[string]bool
 }
 
 // Option configures a connection.

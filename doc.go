@@ -137,7 +137,7 @@
 // # Versions and features
 //
 // ParseVersion parses systemd's version strings ("252.38-1~deb12u1",
-// "v245.4-1.fc32", quoted GVariant text). Conn.Version reads and caches
+// "239 (239-41.el8_3.2)", "v245.4-1.fc32", quoted GVariant text). Conn.Version reads and caches
 // the manager's. Versions are hints: distributions backport features, so
 // sdbus probes the manager for the features that matter
 // (Conn.Supports) and caches only answers.

@@ -138,17 +138,20 @@ func ExampleConn_Supports() {
 
 	// A 254 that backported the effective limits: probing tells, the
 	// version does not.
-	for _, f := range []sdbus.Feature{sdbus.FeatureEffectiveLimits, sdbus.FeatureDelegateSubgroup} {
+	// CPUWeightIdle is asked with a trial StartTransientUnit that never
+	// creates anything.
+	for _, f := range []sdbus.Feature{sdbus.FeatureEffectiveLimits, sdbus.FeatureDelegateSubgroup, sdbus.FeatureCPUWeightIdle} {
 		ok, err := c.Supports(ctx, f)
 		fmt.Println(f, f.Since(), ok, err)
 	}
 	// Output:
 	// EffectiveLimits 256 true <nil>
 	// DelegateSubgroup 254 true <nil>
+	// CPUWeightIdle 252 true <nil>
 }
 
 func ExampleParseVersion() {
-	for _, s := range []string{"252.38-1~deb12u1", "v245.4-1.fc32", `"257~rc2"`, "systemd"} {
+	for _, s := range []string{"252.38-1~deb12u1", "239 (239-41.el8_3.2)", "v245.4-1.fc32", `"257~rc2"`, "systemd"} {
 		v, err := sdbus.ParseVersion(s)
 		if err != nil {
 			fmt.Println(errors.Is(err, sdbus.ErrInvalidArgs))
@@ -158,6 +161,7 @@ func ExampleParseVersion() {
 	}
 	// Output:
 	// 252 38  1~deb12u1 true
+	// 239 0  41.el8_3.2 false
 	// 245 4  1.fc32 false
 	// 257 0 rc2  true
 	// true

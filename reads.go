@@ -3,6 +3,7 @@ package sdbus
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -73,7 +74,9 @@ type UnitProperties struct {
 
 // CgroupProperties are the resource-control properties services, scopes
 // and slices share. Properties the manager does not have (an older
-// release) are left at their zero values.
+// release) are left at their zero values. Properties the manager answers
+// but leaves out of GetAll (systemd 262 does this for CPUAccounting) are
+// read one by one, so they never read as zero values by mistake.
 type CgroupProperties struct {
 	// Slice is the slice the unit is in ("" for -.slice).
 	Slice string
@@ -166,18 +169,89 @@ func (c *Conn) UnitProperties(ctx context.Context, name string) (UnitProperties,
 	if err := checkUnitName(op, name); err != nil {
 		return UnitProperties{}, err
 	}
-	m, err := c.getAll(ctx, UnitPath(name), unitIface, name)
-	if err != nil {
-		return UnitProperties{}, err
-	}
-	u, err := decodeUnitProperties(op, name, m)
+	u, err := readTyped(ctx, c, op, name, unitIface, unitProps)
 	if err != nil {
 		return u, err
 	}
 	return u, loadStateError(op, name, u.LoadState)
 }
 
+// readTyped reads the interface iface of a unit with GetAll and decodes
+// it. Properties decode wants that GetAll left out are read one by one with
+// Get: systemd 262 leaves CPUAccounting (and other deprecated cgroup-v1
+// settings) out of GetAll and introspection while Get still answers them,
+// so a GetAll alone would read them as zero values. A property Get answers
+// with UnknownProperty is genuinely absent (a release that predates it):
+// decode leaves it at its zero value (nil for the Effective* limits), and
+// the Conn does not ask for it again until it reconnects.
+func readTyped[T any](ctx context.Context, c *Conn, op, unit, iface string, decode func(*propDecoder) T) (T, error) {
+	path := UnitPath(unit)
+	m, err := c.getAll(ctx, path, iface, unit)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	d := propDecoder{op: op, unit: unit, m: m, missing: []string{}}
+	v := decode(&d)
+	if d.err != nil || len(d.missing) == 0 {
+		return v, d.err
+	}
+	c.mu.Lock()
+	gen := c.gen
+	var ask []string
+	for _, name := range d.missing {
+		if !c.absent[iface+"\x00"+name] {
+			ask = append(ask, name)
+		}
+	}
+	c.mu.Unlock()
+	var gone []string
+	for _, name := range ask {
+		var pv dbus.Variant
+		err := c.getProperty(ctx, path, iface, name, unit, &pv)
+		switch {
+		case err == nil:
+			m[name] = pv
+		case isUnknownProperty(err):
+			gone = append(gone, name)
+		default:
+			var zero T
+			return zero, err
+		}
+	}
+	if len(gone) > 0 {
+		c.cacheIfCurrent(gen, func() {
+			if c.absent == nil {
+				c.absent = make(map[string]bool)
+			}
+			for _, name := range gone {
+				c.absent[iface+"\x00"+name] = true
+			}
+		})
+	}
+	if len(gone) == len(ask) {
+		return v, nil
+	}
+	d = propDecoder{op: op, unit: unit, m: m}
+	v = decode(&d)
+	return v, d.err
+}
+
+// isUnknownProperty reports a manager's answer that an object has no such
+// property or interface.
+func isUnknownProperty(err error) bool {
+	var se *Error
+	return errors.As(err, &se) && (strings.HasSuffix(se.Name, ".UnknownProperty") || strings.HasSuffix(se.Name, ".UnknownInterface"))
+}
+
+// decodeUnitProperties decodes a GetAll of the Unit interface.
 func decodeUnitProperties(op, name string, m map[string]dbus.Variant) (UnitProperties, error) {
+	d := propDecoder{op: op, unit: name, m: m}
+	u := unitProps(&d)
+	return u, d.err
+}
+
+func unitProps(d *propDecoder) UnitProperties {
 	var u UnitProperties
 	var job struct {
 		ID   uint32
@@ -185,7 +259,6 @@ func decodeUnitProperties(op, name string, m map[string]dbus.Variant) (UnitPrope
 	}
 	var inv []byte
 	var changed, entered uint64
-	d := propDecoder{op: op, unit: name, m: m}
 	d.str("Id", &u.ID)
 	d.any("Names", &u.Names)
 	d.str("Description", &u.Description)
@@ -214,7 +287,7 @@ func decodeUnitProperties(op, name string, m map[string]dbus.Variant) (UnitPrope
 	}
 	u.StateChangeTimestamp = usecTime(changed)
 	u.ActiveEnterTimestamp = usecTime(entered)
-	return u, d.err
+	return u
 }
 
 // usecTime converts systemd's microseconds since the epoch; 0 stays the
@@ -241,22 +314,23 @@ func loadStateError(op, name string, s LoadState) error {
 }
 
 // typeProperties reads the type interface of a unit after checking that
-// the unit exists.
-func (c *Conn) typeProperties(ctx context.Context, op, name string, t UnitType) (map[string]dbus.Variant, error) {
+// the unit exists (see readTyped).
+func typeProperties[T any](ctx context.Context, c *Conn, op, name string, t UnitType, decode func(*propDecoder) T) (T, error) {
+	var zero T
 	if err := checkUnitName(op, name); err != nil {
-		return nil, err
+		return zero, err
 	}
 	if ut, _ := UnitTypeOf(name); ut != t {
-		return nil, invalidArg(op, name, "not a %s unit", t)
+		return zero, invalidArg(op, name, "not a %s unit", t)
 	}
 	var load string
 	if err := c.getProperty(ctx, UnitPath(name), unitIface, "LoadState", name, &load); err != nil {
-		return nil, err
+		return zero, err
 	}
 	if err := loadStateError(op, name, LoadState(load)); err != nil {
-		return nil, err
+		return zero, err
 	}
-	return c.getAll(ctx, UnitPath(name), typeInterface(t), name)
+	return readTyped(ctx, c, op, name, typeInterface(t), decode)
 }
 
 // typeInterface returns the D-Bus interface of a unit type, e.g.
@@ -269,17 +343,18 @@ func typeInterface(t UnitType) string {
 // ServiceProperties reads a service's Service interface (see
 // UnitProperties for the errors of a unit that does not exist).
 func (c *Conn) ServiceProperties(ctx context.Context, name string) (ServiceProperties, error) {
-	const op = "ServiceProperties"
-	m, err := c.typeProperties(ctx, op, name, UnitTypeService)
-	if err != nil {
-		return ServiceProperties{}, err
-	}
-	return decodeServiceProperties(op, name, m)
+	return typeProperties(ctx, c, "ServiceProperties", name, UnitTypeService, serviceProps)
 }
 
+// decodeServiceProperties decodes a GetAll of the Service interface.
 func decodeServiceProperties(op, name string, m map[string]dbus.Variant) (ServiceProperties, error) {
-	var s ServiceProperties
 	d := propDecoder{op: op, unit: name, m: m}
+	s := serviceProps(&d)
+	return s, d.err
+}
+
+func serviceProps(d *propDecoder) ServiceProperties {
+	var s ServiceProperties
 	d.cgroup(&s.CgroupProperties)
 	d.kill(&s.KillProperties)
 	d.typed("Type", (*string)(&s.Type))
@@ -288,38 +363,30 @@ func decodeServiceProperties(op, name string, m map[string]dbus.Variant) (Servic
 	d.any("ExecMainStatus", &s.ExecMainStatus)
 	d.any("NRestarts", &s.NRestarts)
 	d.any("RemainAfterExit", &s.RemainAfterExit)
-	return s, d.err
+	return s
 }
 
 // ScopeProperties reads a scope's Scope interface (see UnitProperties for
 // the errors of a unit that does not exist).
 func (c *Conn) ScopeProperties(ctx context.Context, name string) (ScopeProperties, error) {
-	const op = "ScopeProperties"
-	m, err := c.typeProperties(ctx, op, name, UnitTypeScope)
-	if err != nil {
-		return ScopeProperties{}, err
-	}
-	var s ScopeProperties
-	d := propDecoder{op: op, unit: name, m: m}
-	d.cgroup(&s.CgroupProperties)
-	d.kill(&s.KillProperties)
-	d.str("Result", &s.Result)
-	d.str("Controller", &s.Controller)
-	return s, d.err
+	return typeProperties(ctx, c, "ScopeProperties", name, UnitTypeScope, func(d *propDecoder) ScopeProperties {
+		var s ScopeProperties
+		d.cgroup(&s.CgroupProperties)
+		d.kill(&s.KillProperties)
+		d.str("Result", &s.Result)
+		d.str("Controller", &s.Controller)
+		return s
+	})
 }
 
 // SliceProperties reads a slice's Slice interface (see UnitProperties for
 // the errors of a unit that does not exist).
 func (c *Conn) SliceProperties(ctx context.Context, name string) (SliceProperties, error) {
-	const op = "SliceProperties"
-	m, err := c.typeProperties(ctx, op, name, UnitTypeSlice)
-	if err != nil {
-		return SliceProperties{}, err
-	}
-	var s SliceProperties
-	d := propDecoder{op: op, unit: name, m: m}
-	d.cgroup(&s.CgroupProperties)
-	return s, d.err
+	return typeProperties(ctx, c, "SliceProperties", name, UnitTypeSlice, func(d *propDecoder) SliceProperties {
+		var s SliceProperties
+		d.cgroup(&s.CgroupProperties)
+		return s
+	})
 }
 
 // kill decodes the kill settings.
@@ -348,7 +415,7 @@ func (d *propDecoder) cgroup(p *CgroupProperties) {
 		"EffectiveMemoryMax": &p.EffectiveMemoryMax, "EffectiveMemoryHigh": &p.EffectiveMemoryHigh,
 		"EffectiveTasksMax": &p.EffectiveTasksMax,
 	} {
-		if _, ok := d.m[name]; ok {
+		if d.has(name) {
 			*l = new(Limit)
 			d.limit(name, *l)
 		}
@@ -375,7 +442,7 @@ func (d *propDecoder) cgroup(p *CgroupProperties) {
 
 func (d *propDecoder) limit(name string, out *Limit) {
 	var v uint64
-	if _, ok := d.m[name]; !ok {
+	if !d.has(name) {
 		return
 	}
 	d.any(name, &v)
@@ -383,19 +450,29 @@ func (d *propDecoder) limit(name string, out *Limit) {
 }
 
 // propDecoder copies values out of a GetAll map, keeping the first error.
-// Missing properties are left alone; a value of the wrong type is an
-// error.
+// Missing properties are left alone (and listed in missing, when it is not
+// nil); a value of the wrong type is an error.
 type propDecoder struct {
 	op, unit string
 	m        map[string]dbus.Variant
 	err      error
+	missing  []string
+}
+
+// has reports whether the map holds name, and notes it as missing if not.
+func (d *propDecoder) has(name string) bool {
+	_, ok := d.m[name]
+	if !ok && d.missing != nil {
+		d.missing = append(d.missing, name)
+	}
+	return ok
 }
 
 func (d *propDecoder) any(name string, out any) {
-	v, ok := d.m[name]
-	if !ok || d.err != nil {
+	if !d.has(name) || d.err != nil {
 		return
 	}
+	v := d.m[name]
 	if err := dbus.Store([]any{v.Value()}, out); err != nil {
 		d.err = &Error{Op: d.op, Unit: d.unit, Message: fmt.Sprintf("property %s has unexpected type %s", name, v.Signature()), Err: err}
 	}

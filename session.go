@@ -173,7 +173,7 @@ func (c *Conn) install(s *session) bool {
 	}
 	c.sess.Store(s)
 	c.gen++
-	c.versionOK, c.features = false, nil
+	c.versionOK, c.features, c.absent = false, nil, nil
 	close(c.up)
 	c.up = make(chan struct{})
 	c.mu.Unlock()

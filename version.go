@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Version is a systemd version as reported by the manager's Version
@@ -30,60 +32,108 @@ type Version struct {
 	Raw string
 }
 
-// ParseVersion parses a systemd version string: an optional "v", the major
-// release, an optional ".point" release, an optional "~pre" tag and an
-// optional "-distro" suffix. It accepts the GVariant text form that
-// busctl and go-systemd's GetManagerProperty return ("\"252.4-1\"" or
-// "'252'"). Anything else is an error matching ErrInvalidArgs.
+// ParseVersion parses a systemd version string as the manager's Version
+// property reports it. Every form distributions ship is accepted:
+//
+//	219                          a bare release (RHEL 7)
+//	239 (239-41.el8_3.2)         release and package version (RHEL 8)
+//	252-51.el9                   release and package release (RHEL 9)
+//	252.38-1~deb12u1             point release and package (Debian, Ubuntu, Fedora)
+//	v256.7                       git describe of an upstream build
+//	257-rc1, 257~rc1             a pre-release
+//	254.5+suse.17.g7b8c8f0d88    a distribution's build suffix (openSUSE)
+//
+// and the GVariant text form busctl and go-systemd's GetManagerProperty
+// return ("\"252.4-1\"" or "'252'"). Major is the leading number, Minor the
+// number after a '.' that directly follows it, Pre a "~tag" or "-rcN"
+// pre-release tag, and Distro whatever follows (without its separator; for
+// "239 (239-41.el8_3.2)", "41.el8_3.2"). Only a string with no leading
+// version number, with a number of more than 9 digits, or that systemd
+// cannot produce (invalid UTF-8, control characters such as NUL) is
+// refused, with an error matching ErrInvalidArgs.
 func ParseVersion(s string) (Version, error) {
+	if !utf8.ValidString(s) {
+		return Version{}, badVersion(s, "not valid UTF-8")
+	}
 	raw, err := unquoteVersion(strings.TrimSpace(s))
 	if err != nil {
 		return Version{}, badVersion(s, err.Error())
 	}
-	v := Version{Raw: raw}
-	rest := strings.TrimPrefix(raw, "v")
-	for i := 0; i < len(rest); i++ {
-		if c := rest[i]; c <= ' ' || c >= 0x7f {
-			return Version{}, badVersion(s, "contains a space or non-ASCII byte")
+	raw = strings.TrimSpace(raw)
+	if !utf8.ValidString(raw) {
+		return Version{}, badVersion(s, "not valid UTF-8")
+	}
+	for _, r := range raw {
+		if unicode.IsControl(r) {
+			return Version{}, badVersion(s, "contains a control character")
 		}
 	}
+	v, err := parseVersionNumber(strings.TrimPrefix(raw, "v"))
+	if err != nil {
+		return Version{}, badVersion(s, err.Error())
+	}
+	v.Raw = raw
+	return v, nil
+}
+
+// parseVersionNumber parses major[.minor] and sorts what follows into Pre
+// and Distro.
+func parseVersionNumber(s string) (Version, error) {
+	var v Version
 	var ok bool
+	rest := s
 	if v.Major, rest, ok = leadingInt(rest); !ok {
-		return Version{}, badVersion(s, "no major version number")
+		if rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			return Version{}, fmt.Errorf("version number too long")
+		}
+		return Version{}, fmt.Errorf("no leading version number")
 	}
-	if strings.HasPrefix(rest, ".") {
+	if len(rest) > 1 && rest[0] == '.' && isDigit(rest[1]) {
 		if v.Minor, rest, ok = leadingInt(rest[1:]); !ok {
-			return Version{}, badVersion(s, "no number after '.'")
+			return Version{}, fmt.Errorf("version number too long")
 		}
-	}
-	if strings.HasPrefix(rest, "~") {
-		v.Pre, rest, _ = strings.Cut(rest[1:], "-")
-		if v.Pre == "" {
-			return Version{}, badVersion(s, "empty pre-release tag")
-		}
-		if rest == "" && strings.HasSuffix(raw, "-") {
-			return Version{}, badVersion(s, "empty distribution suffix")
-		}
-		v.Distro = rest
-		return v, nil
 	}
 	switch {
 	case rest == "":
-	case rest[0] == '-' || rest[0] == '+':
-		v.Distro = rest[1:]
-		if v.Distro == "" {
-			return Version{}, badVersion(s, "empty distribution suffix")
+	case rest[0] == '~':
+		// "257~rc2", "256~rc3-1ubuntu1": Debian's spelling of a
+		// pre-release.
+		v.Pre, v.Distro, _ = strings.Cut(rest[1:], "-")
+	case strings.HasPrefix(rest, " (") && strings.HasSuffix(rest, ")"):
+		// "239 (239-41.el8_3.2)": the package version in parentheses.
+		inner := strings.TrimSpace(rest[2 : len(rest)-1])
+		if w, err := parseVersionNumber(strings.TrimPrefix(inner, "v")); err == nil && w.Major == v.Major {
+			if v.Minor == 0 {
+				v.Minor = w.Minor
+			}
+			v.Pre, v.Distro = w.Pre, w.Distro
+		} else {
+			v.Distro = inner
 		}
+	case strings.ContainsRune("-+. _", rune(rest[0])):
+		v.Distro = rest[1:]
 		// "257-rc2" is how git describe spells a pre-release.
-		if strings.HasPrefix(v.Distro, "rc") {
-			if _, err := strconv.Atoi(strings.SplitN(v.Distro[2:], "-", 2)[0]); err == nil {
-				v.Pre, v.Distro, _ = strings.Cut(v.Distro, "-")
+		if rest[0] == '-' && strings.HasPrefix(v.Distro, "rc") {
+			tag, distro, _ := strings.Cut(v.Distro, "-")
+			if len(tag) > 2 && allDigits(tag[2:]) {
+				v.Pre, v.Distro = tag, distro
 			}
 		}
 	default:
-		return Version{}, badVersion(s, fmt.Sprintf("unexpected %q after the version number", rest[0]))
+		v.Distro = rest
 	}
 	return v, nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func badVersion(s, why string) error {

@@ -48,7 +48,10 @@ type config struct {
 // WithVersion sets the Manager.Version string and the systemd release the
 // fake behaves as: properties and methods newer than its major version
 // are refused the way that release refuses them (PropertyReadOnly,
-// UnknownProperty, UnknownMethod).
+// UnknownProperty, UnknownMethod), and from 262 the deprecated cgroup-v1
+// properties (CPUAccounting, CPUShares, MemoryLimit, BlockIO*, ...) are
+// left out of GetAll and introspection while Get still answers them. One
+// table (versions.go) holds every such difference.
 func WithVersion(v string) Option { return func(c *config) { c.version = v } }
 
 // WithBackport makes a property or method available although the

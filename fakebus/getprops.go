@@ -55,6 +55,11 @@ func (m *manager) propertiesCallLocked(c *busd.Call) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
+		for name := range props {
+			if m.hidden(name) {
+				delete(props, name) // Get still answers it
+			}
+		}
 		return []any{props}, nil
 	case "Set":
 		if err := args(c, "ssv"); err != nil {
@@ -214,7 +219,7 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),
 		"NeedDaemonReload":     dbus.MakeVariant(false),
 	}
-	if !m.has("CollectMode", 236) {
+	if !m.has("CollectMode") {
 		delete(props, "CollectMode")
 	}
 	return props
@@ -242,8 +247,8 @@ func (u *unit) bytesProp(name string) []byte {
 // typePropsLocked returns the properties of a unit's type interface.
 func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 	props := map[string]dbus.Variant{}
-	add := func(name string, since int, v any) {
-		if m.has(name, since) {
+	add := func(name string, v any) {
+		if m.has(name) {
 			props[name] = dbus.MakeVariant(v)
 		}
 	}
@@ -255,64 +260,65 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		props[name] = dbus.MakeVariantWithSignature(def, dbus.ParseSignatureMust(sig))
 	}
 	if u.kind == "service" || u.kind == "scope" {
-		add("Result", 0, u.result)
-		add("KillMode", 0, strOr(u.str("KillMode"), "control-group"))
-		add("KillSignal", 0, int32Or(u, "KillSignal", 15))
-		add("TimeoutStopUSec", 0, u.u64("TimeoutStopUSec", 90_000_000))
-		add("Delegate", 218, u.boolProp("Delegate", false))
+		add("Result", u.result)
+		add("KillMode", strOr(u.str("KillMode"), "control-group"))
+		add("KillSignal", int32Or(u, "KillSignal", 15))
+		add("TimeoutStopUSec", u.u64("TimeoutStopUSec", 90_000_000))
+		add("Delegate", u.boolProp("Delegate", false))
 		if l := u.list("DelegateControllers"); l != nil {
-			add("DelegateControllers", 236, l)
+			add("DelegateControllers", l)
 		} else {
-			add("DelegateControllers", 236, []string{})
+			add("DelegateControllers", []string{})
 		}
-		add("DelegateSubgroup", 254, u.str("DelegateSubgroup"))
-		add("OOMPolicy", 243, strOr(u.str("OOMPolicy"), "stop"))
+		add("DelegateSubgroup", u.str("DelegateSubgroup"))
+		add("OOMPolicy", strOr(u.str("OOMPolicy"), "stop"))
 	}
 	if u.kind == "service" {
 		mainPID := uint32(0)
 		if u.proc != nil {
 			mainPID = u.proc.pid
 		}
-		add("Type", 0, serviceType(u))
-		add("MainPID", 0, mainPID)
-		add("ExecMainPID", 0, mainPID)
-		add("RemainAfterExit", 0, u.boolProp("RemainAfterExit", false))
-		add("Restart", 0, strOr(u.str("Restart"), "no"))
-		add("NRestarts", 0, uint32(0))
-		add("StatusErrno", 0, int32(0))
+		add("Type", serviceType(u))
+		add("MainPID", mainPID)
+		add("ExecMainPID", mainPID)
+		add("RemainAfterExit", u.boolProp("RemainAfterExit", false))
+		add("Restart", strOr(u.str("Restart"), "no"))
+		add("NRestarts", uint32(0))
+		add("StatusErrno", int32(0))
 	}
 	if u.kind == "service" || u.kind == "scope" || u.kind == "slice" {
 		cg := ""
 		if u.isActive() || u.active == "activating" || u.active == "deactivating" {
 			cg = u.cgroup()
 		}
-		add("Slice", 0, u.slice())
-		add("ControlGroup", 0, cg)
-		add("MemoryCurrent", 0, infinity)
-		add("TasksCurrent", 0, infinity)
-		add("CPUUsageNSec", 0, infinity)
+		add("Slice", u.slice())
+		add("ControlGroup", cg)
+		add("MemoryCurrent", infinity)
+		add("TasksCurrent", infinity)
+		add("CPUUsageNSec", infinity)
 		for _, a := range []string{"CPUAccounting", "MemoryAccounting", "IOAccounting", "TasksAccounting", "BlockIOAccounting"} {
-			add(a, 0, u.boolProp(a, false))
+			add(a, u.boolProp(a, false))
 		}
-		add("CPUWeight", 0, u.u64("CPUWeight", infinity))
-		add("StartupCPUWeight", 0, u.u64("StartupCPUWeight", infinity))
-		add("CPUShares", 0, u.u64("CPUShares", infinity))
-		add("CPUQuotaPerSecUSec", 0, u.u64("CPUQuotaPerSecUSec", infinity))
-		add("CPUQuotaPeriodUSec", 242, u.u64("CPUQuotaPeriodUSec", infinity))
-		add("AllowedCPUs", 244, u.bytesProp("AllowedCPUs"))
-		add("AllowedMemoryNodes", 244, u.bytesProp("AllowedMemoryNodes"))
-		add("EffectiveCPUs", 244, []byte{})
-		add("EffectiveMemoryNodes", 244, []byte{})
-		add("IOWeight", 0, u.u64("IOWeight", infinity))
-		add("MemoryMin", 240, u.u64("MemoryMin", 0))
-		add("MemoryLow", 0, u.u64("MemoryLow", 0))
-		add("MemoryHigh", 231, u.u64("MemoryHigh", infinity))
-		add("MemoryMax", 231, u.u64("MemoryMax", infinity))
-		add("MemorySwapMax", 232, u.u64("MemorySwapMax", infinity))
-		add("MemoryLimit", 0, u.u64("MemoryLimit", infinity))
-		add("TasksMax", 227, u.u64("TasksMax", infinity))
-		add("DevicePolicy", 0, strOr(u.str("DevicePolicy"), "auto"))
-		if m.has("EffectiveMemoryMax", 256) {
+		add("CPUWeight", u.u64("CPUWeight", infinity))
+		add("StartupCPUWeight", u.u64("StartupCPUWeight", infinity))
+		add("CPUShares", u.u64("CPUShares", infinity))
+		add("CPUQuotaPerSecUSec", u.u64("CPUQuotaPerSecUSec", infinity))
+		add("CPUQuotaPeriodUSec", u.u64("CPUQuotaPeriodUSec", infinity))
+		add("AllowedCPUs", u.bytesProp("AllowedCPUs"))
+		add("AllowedMemoryNodes", u.bytesProp("AllowedMemoryNodes"))
+		add("EffectiveCPUs", []byte{})
+		add("EffectiveMemoryNodes", []byte{})
+		add("IOWeight", u.u64("IOWeight", infinity))
+		add("MemoryMin", u.u64("MemoryMin", 0))
+		add("MemoryLow", u.u64("MemoryLow", 0))
+		add("MemoryHigh", u.u64("MemoryHigh", infinity))
+		add("MemoryMax", u.u64("MemoryMax", infinity))
+		add("MemorySwapMax", u.u64("MemorySwapMax", infinity))
+		add("MemoryZSwapMax", u.u64("MemoryZSwapMax", infinity))
+		add("MemoryLimit", u.u64("MemoryLimit", infinity))
+		add("TasksMax", u.u64("TasksMax", infinity))
+		add("DevicePolicy", strOr(u.str("DevicePolicy"), "auto"))
+		if m.has("EffectiveMemoryMax") {
 			mm, mh, tm := m.effectiveLocked(u)
 			props["EffectiveMemoryMax"] = dbus.MakeVariant(mm)
 			props["EffectiveMemoryHigh"] = dbus.MakeVariant(mh)
@@ -324,7 +330,7 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		withSig("DeviceAllow", "a(ss)", []devEntry{})
 	}
 	if u.kind == "scope" {
-		add("Controller", 0, "")
+		add("Controller", "")
 	}
 	return props
 }

@@ -191,7 +191,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		}
 		return []any{}, nil
 	case "AttachProcessesToUnit":
-		if !m.has("AttachProcessesToUnit", 238) {
+		if !m.has("AttachProcessesToUnit") {
 			return nil, errUnknownMethod(c)
 		}
 		if err := args(c, "ssau"); err != nil {
@@ -258,7 +258,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		}
 		return []any{}, nil
 	case "FreezeUnit", "ThawUnit":
-		if !m.has(c.Member, 246) {
+		if !m.has(c.Member) {
 			return nil, errUnknownMethod(c)
 		}
 		if err := args(c, "s"); err != nil {
@@ -271,6 +271,9 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 	case "Reexecute":
 		m.reexecLocked(c, Reexec{})
 		return nil, nil
+	}
+	if unmodelledMethods[c.Member] && m.has(c.Member) {
+		return nil, &callErr{dbusErr + "NotSupported", "fakebus does not model " + c.Member + "."}
 	}
 	return nil, errUnknownMethod(c)
 }
@@ -302,14 +305,15 @@ func validName(name string) error {
 	return nil
 }
 
-var validModes = map[string]int{
-	"replace": 0, "fail": 0, "isolate": 0, "ignore-dependencies": 0, "ignore-requirements": 0,
-	"replace-irreversibly": 0, "flush": 0, "triggering": 250, "restart-dependencies": 254,
+// validModes are the job modes systemd knows; the release table
+// (versions.go) says since when, as "mode:NAME".
+var validModes = map[string]bool{
+	"replace": true, "fail": true, "isolate": true, "ignore-dependencies": true, "ignore-requirements": true,
+	"replace-irreversibly": true, "flush": true, "triggering": true, "restart-dependencies": true,
 }
 
 func (m *manager) checkModeLocked(mode string, typ jobType) error {
-	since, ok := validModes[mode]
-	if !ok || !m.has("mode:"+mode, since) {
+	if !validModes[mode] || !m.has("mode:"+mode) {
 		return errInvalidArgs("Job mode %s invalid.", mode)
 	}
 	if mode == "isolate" && typ != jobStart {
@@ -607,19 +611,27 @@ func (m *manager) freezeLocked(name string, freeze bool) ([]any, error) {
 	return []any{}, nil
 }
 
-// managerMethods lists the Manager methods the fake implements, with the
-// release that introduced each (0: older than any release in use).
-var managerMethods = []struct {
-	name  string
-	since int
-}{
-	{"GetUnit", 0}, {"GetUnitByPID", 0}, {"LoadUnit", 0}, {"StartUnit", 0}, {"StopUnit", 0},
-	{"ReloadUnit", 0}, {"RestartUnit", 0}, {"TryRestartUnit", 0}, {"ReloadOrRestartUnit", 0},
-	{"ReloadOrTryRestartUnit", 0}, {"KillUnit", 0}, {"ResetFailedUnit", 0}, {"ResetFailed", 0},
-	{"SetUnitProperties", 0}, {"StartTransientUnit", 0}, {"AttachProcessesToUnit", 238},
-	{"FreezeUnit", 246}, {"ThawUnit", 246}, {"GetJob", 0}, {"CancelJob", 0}, {"ListUnits", 0},
-	{"ListUnitsFiltered", 0}, {"ListUnitsByPatterns", 0}, {"ListUnitsByNames", 0}, {"ListJobs", 0},
-	{"Subscribe", 0}, {"Unsubscribe", 0}, {"Reload", 0}, {"Reexecute", 0},
+// managerMethods lists the Manager methods the fake implements; the
+// release table (versions.go) says since when.
+var managerMethods = []string{
+	"GetUnit", "GetUnitByPID", "LoadUnit", "StartUnit", "StopUnit",
+	"ReloadUnit", "RestartUnit", "TryRestartUnit", "ReloadOrRestartUnit",
+	"ReloadOrTryRestartUnit", "KillUnit", "ResetFailedUnit", "ResetFailed",
+	"SetUnitProperties", "StartTransientUnit", "AttachProcessesToUnit",
+	"FreezeUnit", "ThawUnit", "GetJob", "CancelJob", "ListUnits",
+	"ListUnitsFiltered", "ListUnitsByPatterns", "ListUnitsByNames", "ListJobs",
+	"Subscribe", "Unsubscribe", "Reload", "Reexecute",
+}
+
+// unmodelledMethods are Manager methods whose presence differs between
+// releases (see releases) but that the fake does not carry out: the
+// introspection data lists them where the release has them, and a call
+// answers NotSupported there (UnknownMethod elsewhere), so that clients
+// probing for them see the release's answer.
+var unmodelledMethods = map[string]bool{
+	"StartUnitWithFlags": true, "EnqueueMarkedJobs": true, "BindMountUnit": true, "MountImageUnit": true,
+	"GetUnitByPIDFD": true, "QueueSignalUnit": true, "SoftReboot": true, "StartAuxiliaryScope": true,
+	"EnqueueUnitJobMany": true, "KillUnitSubgroup": true, "RemoveSubgroupFromUnit": true,
 }
 
 // introspectLocked returns the introspection XML of an object: the
@@ -630,12 +642,43 @@ func (m *manager) introspectLocked(p dbus.ObjectPath) string {
 	b.WriteString(introspectHead)
 	if p == managerPath {
 		b.WriteString(` <interface name="org.freedesktop.systemd1.Manager">` + "\n")
-		for _, mm := range managerMethods {
-			if m.has(mm.name, mm.since) {
-				b.WriteString(`  <method name="` + mm.name + `"/>` + "\n")
+		names := append([]string{}, managerMethods...)
+		for name := range unmodelledMethods {
+			names = append(names, name)
+		}
+		sort.Strings(names[len(managerMethods):])
+		for _, name := range names {
+			if m.has(name) {
+				b.WriteString(`  <method name="` + name + `"/>` + "\n")
 			}
 		}
 		b.WriteString(` </interface>` + "\n")
+	}
+	if name, err := sdbus.UnitNameFromPath(p); err == nil && p != managerPath {
+		// A unit: its Unit and type interfaces with their properties, as
+		// far as the release shows them (releases' hiddenFrom).
+		kind := name[strings.LastIndexByte(name, '.')+1:]
+		for _, iface := range []string{unitIface, typeIface(kind)} {
+			if iface == "" {
+				continue
+			}
+			props, err := m.objectPropsLocked(p, iface)
+			if err != nil {
+				continue
+			}
+			names := make([]string, 0, len(props))
+			for n := range props {
+				if !m.hidden(n) {
+					names = append(names, n)
+				}
+			}
+			sort.Strings(names)
+			b.WriteString(` <interface name="` + iface + `">` + "\n")
+			for _, n := range names {
+				b.WriteString(`  <property name="` + n + `" type="` + props[n].Signature().String() + `" access="read"/>` + "\n")
+			}
+			b.WriteString(` </interface>` + "\n")
+		}
 	}
 	b.WriteString("</node>\n")
 	return b.String()

@@ -92,12 +92,6 @@ func (m *manager) init() error {
 	return nil
 }
 
-// has reports whether the modelled release offers a feature introduced in
-// release since, or a backport of it.
-func (m *manager) has(name string, since int) bool {
-	return since == 0 || m.major >= since || m.cfg.backports[name]
-}
-
 // close stops the manager: no timer fires after it returns.
 func (m *manager) close() {
 	m.mu.Lock()

@@ -22,24 +22,13 @@ const (
 )
 
 // settable describes a property systemd accepts in StartTransientUnit and
-// SetUnitProperties: its signature, the release that introduced it, which
-// unit types take it and a value check.
+// SetUnitProperties: its signature, which unit types take it and a value
+// check. The release that introduced it is in the release table
+// (versions.go).
 type settable struct {
 	sig   string
-	since int
 	scope string
 	check func(v any) error
-}
-
-// sinceFor returns the release that accepts a property for a unit type:
-// OOMPolicy came to services in 243; systemd 252.38 (Debian 12) accepts it
-// on scopes too (the conformance suite checks), although upstream lists
-// it for scopes from 253.
-func (s settable) sinceFor(name, kind string) int {
-	if name == "OOMPolicy" && kind == "scope" {
-		return 252
-	}
-	return s.since
 }
 
 func oneOf(vals ...string) func(any) error {
@@ -71,99 +60,99 @@ func rangeU64(lo, hi uint64, inf bool) func(any) error {
 // transient-unit property parser (src/core/dbus-{unit,service,scope,
 // kill,cgroup}.c). It is read-only.
 var settableProps = map[string]settable{
-	"Description":            {"s", 0, forUnit, nil},
-	"Documentation":          {"as", 0, forUnit, nil},
-	"Wants":                  {"as", 0, forUnit, nil},
-	"Requires":               {"as", 0, forUnit, nil},
-	"Requisite":              {"as", 0, forUnit, nil},
-	"BindsTo":                {"as", 0, forUnit, nil},
-	"PartOf":                 {"as", 0, forUnit, nil},
-	"Conflicts":              {"as", 0, forUnit, nil},
-	"Before":                 {"as", 0, forUnit, nil},
-	"After":                  {"as", 0, forUnit, nil},
-	"OnFailure":              {"as", 0, forUnit, nil},
-	"DefaultDependencies":    {"b", 0, forUnit, nil},
-	"RefuseManualStart":      {"b", 0, forUnit, nil},
-	"RefuseManualStop":       {"b", 0, forUnit, nil},
-	"AllowIsolate":           {"b", 0, forUnit, nil},
-	"StopWhenUnneeded":       {"b", 0, forUnit, nil},
-	"AddRef":                 {"b", 244, forUnit, nil},
-	"CollectMode":            {"s", 236, forUnit, oneOf("inactive", "inactive-or-failed")},
-	"JobTimeoutUSec":         {"t", 0, forUnit, nil},
-	"StartLimitBurst":        {"u", 0, forUnit, nil},
-	"StartLimitIntervalUSec": {"t", 0, forUnit, nil},
-	"Conditions":             {"a(sbbs)", 0, forUnit, checkConditions},
-	"Asserts":                {"a(sbbs)", 0, forUnit, checkConditions},
-	"Slice":                  {"s", 0, forExec, checkSlice},
+	"Description":            {"s", forUnit, nil},
+	"Documentation":          {"as", forUnit, nil},
+	"Wants":                  {"as", forUnit, nil},
+	"Requires":               {"as", forUnit, nil},
+	"Requisite":              {"as", forUnit, nil},
+	"BindsTo":                {"as", forUnit, nil},
+	"PartOf":                 {"as", forUnit, nil},
+	"Conflicts":              {"as", forUnit, nil},
+	"Before":                 {"as", forUnit, nil},
+	"After":                  {"as", forUnit, nil},
+	"OnFailure":              {"as", forUnit, nil},
+	"DefaultDependencies":    {"b", forUnit, nil},
+	"RefuseManualStart":      {"b", forUnit, nil},
+	"RefuseManualStop":       {"b", forUnit, nil},
+	"AllowIsolate":           {"b", forUnit, nil},
+	"StopWhenUnneeded":       {"b", forUnit, nil},
+	"AddRef":                 {"b", forUnit, nil},
+	"CollectMode":            {"s", forUnit, oneOf("inactive", "inactive-or-failed")},
+	"JobTimeoutUSec":         {"t", forUnit, nil},
+	"StartLimitBurst":        {"u", forUnit, nil},
+	"StartLimitIntervalUSec": {"t", forUnit, nil},
+	"Conditions":             {"a(sbbs)", forUnit, checkConditions},
+	"Asserts":                {"a(sbbs)", forUnit, checkConditions},
+	"Slice":                  {"s", forExec, checkSlice},
 
-	"Type":             {"s", 0, forService, oneOf("simple", "exec", "forking", "oneshot", "dbus", "notify", "idle")},
-	"ExecStart":        {"a(sasb)", 0, forService, checkExec},
-	"ExecStartPre":     {"a(sasb)", 0, forService, checkExec},
-	"ExecStartPost":    {"a(sasb)", 0, forService, checkExec},
-	"ExecStop":         {"a(sasb)", 0, forService, checkExec},
-	"ExecStopPost":     {"a(sasb)", 0, forService, checkExec},
-	"ExecReload":       {"a(sasb)", 0, forService, checkExec},
-	"ExecCondition":    {"a(sasb)", 243, forService, checkExec},
-	"RemainAfterExit":  {"b", 0, forService, nil},
-	"Restart":          {"s", 0, forService, oneOf("no", "on-success", "on-failure", "on-abnormal", "on-watchdog", "on-abort", "always")},
-	"RestartUSec":      {"t", 0, forService, nil},
-	"TimeoutStartUSec": {"t", 0, forService, nil},
-	"TimeoutStopUSec":  {"t", 0, forExec, nil},
-	"RuntimeMaxUSec":   {"t", 0, forExec, nil},
-	"User":             {"s", 0, forService, nil},
-	"Group":            {"s", 0, forService, nil},
-	"WorkingDirectory": {"s", 0, forService, nil},
-	"Environment":      {"as", 0, forService, nil},
-	"Nice":             {"i", 0, forService, nil},
-	"OOMScoreAdjust":   {"i", 0, forService, nil},
-	"PIDs":             {"au", 0, forScope, checkPIDs},
-	"OOMPolicy":        {"s", 243, forExec, oneOf("continue", "stop", "kill")},
+	"Type":             {"s", forService, oneOf("simple", "exec", "forking", "oneshot", "dbus", "notify", "idle")},
+	"ExecStart":        {"a(sasb)", forService, checkExec},
+	"ExecStartPre":     {"a(sasb)", forService, checkExec},
+	"ExecStartPost":    {"a(sasb)", forService, checkExec},
+	"ExecStop":         {"a(sasb)", forService, checkExec},
+	"ExecStopPost":     {"a(sasb)", forService, checkExec},
+	"ExecReload":       {"a(sasb)", forService, checkExec},
+	"ExecCondition":    {"a(sasb)", forService, checkExec},
+	"RemainAfterExit":  {"b", forService, nil},
+	"Restart":          {"s", forService, oneOf("no", "on-success", "on-failure", "on-abnormal", "on-watchdog", "on-abort", "always")},
+	"RestartUSec":      {"t", forService, nil},
+	"TimeoutStartUSec": {"t", forService, nil},
+	"TimeoutStopUSec":  {"t", forExec, nil},
+	"RuntimeMaxUSec":   {"t", forExec, nil},
+	"User":             {"s", forService, nil},
+	"Group":            {"s", forService, nil},
+	"WorkingDirectory": {"s", forService, nil},
+	"Environment":      {"as", forService, nil},
+	"Nice":             {"i", forService, nil},
+	"OOMScoreAdjust":   {"i", forService, nil},
+	"PIDs":             {"au", forScope, checkPIDs},
+	"OOMPolicy":        {"s", forExec, oneOf("continue", "stop", "kill")},
 
-	"KillMode":        {"s", 0, forExec, oneOf("control-group", "process", "mixed", "none")},
-	"KillSignal":      {"i", 0, forExec, checkSignal},
-	"FinalKillSignal": {"i", 243, forExec, checkSignal},
-	"SendSIGKILL":     {"b", 0, forExec, nil},
-	"SendSIGHUP":      {"b", 0, forExec, nil},
+	"KillMode":        {"s", forExec, oneOf("control-group", "process", "mixed", "none")},
+	"KillSignal":      {"i", forExec, checkSignal},
+	"FinalKillSignal": {"i", forExec, checkSignal},
+	"SendSIGKILL":     {"b", forExec, nil},
+	"SendSIGHUP":      {"b", forExec, nil},
 
-	"CPUAccounting":             {"b", 0, forCgroup, nil},
-	"CPUWeight":                 {"t", 0, forCgroup, nil}, // range depends on the release, see checkValue
-	"StartupCPUWeight":          {"t", 0, forCgroup, rangeU64(1, 10000, true)},
-	"CPUShares":                 {"t", 0, forCgroup, nil},
-	"CPUQuotaPerSecUSec":        {"t", 0, forCgroup, rangeU64(1, infinity, true)},
-	"CPUQuotaPeriodUSec":        {"t", 242, forCgroup, nil},
-	"AllowedCPUs":               {"ay", 244, forCgroup, nil},
-	"StartupAllowedCPUs":        {"ay", 249, forCgroup, nil},
-	"AllowedMemoryNodes":        {"ay", 244, forCgroup, nil},
-	"IOAccounting":              {"b", 0, forCgroup, nil},
-	"IOWeight":                  {"t", 0, forCgroup, rangeU64(1, 10000, true)},
-	"StartupIOWeight":           {"t", 0, forCgroup, rangeU64(1, 10000, true)},
-	"IODeviceWeight":            {"a(st)", 0, forCgroup, nil},
-	"IOReadBandwidthMax":        {"a(st)", 0, forCgroup, nil},
-	"IOWriteBandwidthMax":       {"a(st)", 0, forCgroup, nil},
-	"IOReadIOPSMax":             {"a(st)", 0, forCgroup, nil},
-	"IOWriteIOPSMax":            {"a(st)", 0, forCgroup, nil},
-	"IODeviceLatencyTargetUSec": {"a(st)", 240, forCgroup, nil},
-	"BlockIOAccounting":         {"b", 0, forCgroup, nil},
-	"BlockIOWeight":             {"t", 0, forCgroup, nil},
-	"MemoryAccounting":          {"b", 0, forCgroup, nil},
-	"MemoryMin":                 {"t", 240, forCgroup, nil},
-	"MemoryLow":                 {"t", 0, forCgroup, nil},
-	"MemoryHigh":                {"t", 231, forCgroup, nil},
-	"MemoryMax":                 {"t", 231, forCgroup, nil},
-	"MemorySwapMax":             {"t", 232, forCgroup, nil},
-	"MemoryZSwapMax":            {"t", 253, forCgroup, nil},
-	"MemoryLimit":               {"t", 0, forCgroup, nil},
-	"DevicePolicy":              {"s", 0, forCgroup, oneOf("auto", "closed", "strict")},
-	"DeviceAllow":               {"a(ss)", 0, forCgroup, nil},
-	"TasksAccounting":           {"b", 227, forCgroup, nil},
-	"TasksMax":                  {"t", 227, forCgroup, rangeU64(1, infinity, true)},
-	"Delegate":                  {"b", 218, forExec, nil},
-	"DelegateControllers":       {"as", 236, forExec, nil},
-	"DelegateSubgroup":          {"s", 254, forExec, nil},
-	"DisableControllers":        {"as", 240, forCgroup, nil},
-	"IPAccounting":              {"b", 235, forCgroup, nil},
-	"ManagedOOMSwap":            {"s", 247, forCgroup, oneOf("auto", "kill")},
-	"ManagedOOMMemoryPressure":  {"s", 247, forCgroup, oneOf("auto", "kill")},
+	"CPUAccounting":             {"b", forCgroup, nil},
+	"CPUWeight":                 {"t", forCgroup, nil}, // range depends on the release, see checkValue
+	"StartupCPUWeight":          {"t", forCgroup, rangeU64(1, 10000, true)},
+	"CPUShares":                 {"t", forCgroup, nil},
+	"CPUQuotaPerSecUSec":        {"t", forCgroup, rangeU64(1, infinity, true)},
+	"CPUQuotaPeriodUSec":        {"t", forCgroup, nil},
+	"AllowedCPUs":               {"ay", forCgroup, nil},
+	"StartupAllowedCPUs":        {"ay", forCgroup, nil},
+	"AllowedMemoryNodes":        {"ay", forCgroup, nil},
+	"IOAccounting":              {"b", forCgroup, nil},
+	"IOWeight":                  {"t", forCgroup, rangeU64(1, 10000, true)},
+	"StartupIOWeight":           {"t", forCgroup, rangeU64(1, 10000, true)},
+	"IODeviceWeight":            {"a(st)", forCgroup, nil},
+	"IOReadBandwidthMax":        {"a(st)", forCgroup, nil},
+	"IOWriteBandwidthMax":       {"a(st)", forCgroup, nil},
+	"IOReadIOPSMax":             {"a(st)", forCgroup, nil},
+	"IOWriteIOPSMax":            {"a(st)", forCgroup, nil},
+	"IODeviceLatencyTargetUSec": {"a(st)", forCgroup, nil},
+	"BlockIOAccounting":         {"b", forCgroup, nil},
+	"BlockIOWeight":             {"t", forCgroup, nil},
+	"MemoryAccounting":          {"b", forCgroup, nil},
+	"MemoryMin":                 {"t", forCgroup, nil},
+	"MemoryLow":                 {"t", forCgroup, nil},
+	"MemoryHigh":                {"t", forCgroup, nil},
+	"MemoryMax":                 {"t", forCgroup, nil},
+	"MemorySwapMax":             {"t", forCgroup, nil},
+	"MemoryZSwapMax":            {"t", forCgroup, nil},
+	"MemoryLimit":               {"t", forCgroup, nil},
+	"DevicePolicy":              {"s", forCgroup, oneOf("auto", "closed", "strict")},
+	"DeviceAllow":               {"a(ss)", forCgroup, nil},
+	"TasksAccounting":           {"b", forCgroup, nil},
+	"TasksMax":                  {"t", forCgroup, rangeU64(1, infinity, true)},
+	"Delegate":                  {"b", forExec, nil},
+	"DelegateControllers":       {"as", forExec, nil},
+	"DelegateSubgroup":          {"s", forExec, nil},
+	"DisableControllers":        {"as", forCgroup, nil},
+	"IPAccounting":              {"b", forCgroup, nil},
+	"ManagedOOMSwap":            {"s", forCgroup, oneOf("auto", "kill")},
+	"ManagedOOMMemoryPressure":  {"s", forCgroup, oneOf("auto", "kill")},
 }
 
 func appliesTo(scope, kind string) bool {
@@ -250,7 +239,7 @@ func (m *manager) checkPropsLocked(kind string, body any) ([]setProp, error) {
 	}
 	for _, p := range props {
 		spec, ok := settableProps[p.Name]
-		if !ok || !appliesTo(spec.scope, kind) || !m.has(p.Name, spec.sinceFor(p.Name, kind)) {
+		if !ok || !appliesTo(spec.scope, kind) || !m.hasFor(p.Name, kind) {
 			return nil, &callErr{dbusErr + "PropertyReadOnly", "Cannot set property " + p.Name + ", or unknown property."}
 		}
 		if got := p.Value.Signature().String(); got != spec.sig {
@@ -267,7 +256,7 @@ func (m *manager) checkValue(name string, spec settable, v any, kind string) err
 	switch name {
 	case "CPUWeight":
 		lo := uint64(1)
-		if m.has("CPUWeight=idle", 252) {
+		if m.has("CPUWeight=idle") {
 			lo = 0
 		}
 		return rangeU64(lo, 10000, true)(v)
