@@ -366,33 +366,44 @@ func TestNilAndZeroReceiversDoNotPanic(t *testing.T) {
 func TestReconnectSurvivesDropBetweenSetupAndInstall(t *testing.T) {
 	leakCheck(t)
 	ctx := testCtx(t)
-	s := fakebus.New(t)
-	const n = 8
-	conns := make([]*sdbus.Conn, n)
-	for i := range conns {
-		conns[i] = s.Conn(t, fastReconnect())
-	}
-	// Each Conn's second connection is cut right after its last setup
-	// call (GetNameOwner) is answered.
-	s.DropAfterReply("GetNameOwner", n)
-	s.DropConnections()
-	errs := make(chan error, n)
-	for i, c := range conns {
-		i, c := i, c
-		go func() {
-			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			_, err := c.GetUnit(cctx, "-.slice")
-			if err != nil {
-				err = fmt.Errorf("Conn %d: %w", i, err)
+	// Each Conn's second connection is cut right after the reply to one
+	// of the calls a connection's setup may make; the last of them leaves
+	// a connection that was set up but not yet installed.
+	for _, member := range []string{"Hello", "AddMatch", "GetNameOwner", "Subscribe"} {
+		member := member
+		t.Run(member, func(t *testing.T) {
+			s := fakebus.New(t)
+			const n = 8
+			conns := make([]*sdbus.Conn, n)
+			for i := range conns {
+				conns[i] = s.Conn(t, fastReconnect())
 			}
-			errs <- err
-		}()
-	}
-	for range conns {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
+			s.DropAfterReply(member, n)
+			s.DropConnections()
+			errs := make(chan error, n)
+			for i, c := range conns {
+				i, c := i, c
+				go func() {
+					cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+					defer cancel()
+					_, err := c.GetUnit(cctx, "-.slice")
+					if err != nil {
+						err = fmt.Errorf("Conn %d: %w", i, err)
+					}
+					errs <- err
+				}()
+			}
+			stuck := 0
+			for range conns {
+				if err := <-errs; err != nil {
+					stuck++
+					t.Log(err)
+				}
+			}
+			if stuck > 0 {
+				t.Errorf("%d of %d Conns stuck after their new connection was cut after %s", stuck, n, member)
+			}
+		})
 	}
 }
 
