@@ -876,7 +876,7 @@ func testFreezeThaw(t *testing.T, e *env) {
 // connection of its own: the oracle for what systemd reported. systemd is
 // every unique name that owned org.freedesktop.systemd1 while observing: a
 // re-executed systemd can emit JobRemoved before it owns the name
-// (sdversions.ReexecReleasesName), so signals are kept by sender and count
+// (sdversions.ReexecJobRemovedBeforeName), so signals are kept by sender and count
 // once their sender turns out to be systemd.
 type observer struct {
 	mu       sync.Mutex

@@ -113,7 +113,7 @@ var Settings = []Setting{
 	// Upstream 253; Debian 252.38 has it.
 	{Property: "OOMPolicy", Value: "stop", Unit: "scope", Since: R("252.38"), Upstream: R("253"), RefusedWith: PropertyReadOnly},
 	// CPUWeight=idle (0): 247 says InvalidArgs "CPUWeight= value out of range".
-	{Property: "CPUWeight", Value: uint64(0), Unit: "slice", Since: R("251"), RefusedWith: InvalidArgs},
+	{Property: "CPUWeight", Value: uint64(0), Unit: "slice", Since: R("250"), RefusedWith: InvalidArgs},
 	{Property: "StartupAllowedCPUs", Value: []byte{1}, Unit: "slice", Since: R("249"), RefusedWith: PropertyReadOnly},
 	{Property: "DelegateSubgroup", Value: "payload", Unit: "scope", Since: R("254"), RefusedWith: PropertyReadOnly},
 	{Property: "MemoryZSwapMax", Value: uint64(0), Unit: "slice", Since: R("253"), RefusedWith: PropertyReadOnly},
@@ -189,16 +189,17 @@ type Behaviour string
 
 // Behaviours.
 const (
-	// ReexecReleasesName: on daemon-reexec the old instance releases
-	// org.freedesktop.systemd1 (NameOwnerChanged old → "") before the new
-	// instance takes it, and the new one may emit JobRemoved before it owns
-	// the name. Before, the name passed from the old to the new instance.
-	ReexecReleasesName Behaviour = "ReexecReleasesName"
+	// ReexecJobRemovedBeforeName: on daemon-reexec the old instance
+	// releases org.freedesktop.systemd1 (NameOwnerChanged old → "", as
+	// every release in the table does) and the new instance may emit
+	// JobRemoved from its new unique name before NameOwnerChanged "" →
+	// new gives it the name. Seen on 262, not on 247, 252 or 257.
+	ReexecJobRemovedBeforeName Behaviour = "ReexecJobRemovedBeforeName"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
 var Behaviours = map[Behaviour]Release{
-	ReexecReleasesName: R("262"),
+	ReexecJobRemovedBeforeName: R("262"),
 }
 
 // Behaves reports whether release r has behaviour b.

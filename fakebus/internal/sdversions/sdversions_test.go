@@ -83,8 +83,8 @@ func TestMeasuredReleases(t *testing.T) {
 			}
 		}
 	}
-	if Behaves(r257, ReexecReleasesName) || !Behaves(r262, ReexecReleasesName) {
-		t.Errorf("ReexecReleasesName: want from 262 on")
+	if Behaves(r257, ReexecJobRemovedBeforeName) || !Behaves(r262, ReexecJobRemovedBeforeName) {
+		t.Errorf("ReexecJobRemovedBeforeName: want from 262 on")
 	}
 }
 
