@@ -16,7 +16,7 @@ func TestConformanceFakebus(t *testing.T) {
 	s := fakebus.New(t)
 	runSuite(t, backend{
 		name:    "fakebus",
-		version: 252,
+		version: fakebus.DefaultVersion,
 		connect: func(t *testing.T) *sdbus.Conn { return s.Conn(t) },
 		connectPrivate: func(t *testing.T) *sdbus.Conn {
 			return s.PrivateConn(t)

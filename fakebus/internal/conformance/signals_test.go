@@ -225,11 +225,9 @@ func testJobSignalsWithoutSubscribe(t *testing.T, e *env) {
 }
 
 // testReexecNameMove pins how org.freedesktop.systemd1 moves on
-// daemon-reexec: to a new unique name, through "no owner" from 262 on.
-// Before 262 both orders occur on real systemd: the sandbox's 252 releases
-// the name first, other measurements saw it handed from the old unique
-// name to the new one directly; fakebus always releases first, the order
-// that leaves clients a gap to cope with.
+// daemon-reexec: the old instance releases it, then the new one, with a
+// new unique name, takes it (old → "", "" → new). Measured so on 247, 252,
+// 257 and 262; fakebus does the same.
 func testReexecNameMove(t *testing.T, e *env) {
 	r := newRawClient(t, e)
 	if err := r.conn.AddMatchSignalContext(e.ctx, dbus.WithMatchSender("org.freedesktop.DBus"),
@@ -253,13 +251,9 @@ func testReexecNameMove(t *testing.T, e *env) {
 		}
 	}
 	renewed := moves[len(moves)-1][1]
-	released := [][]string{{old, ""}, {"", renewed}}
-	ok := fmt.Sprint(moves) == fmt.Sprint(released)
-	if e.version < 262 && !ok {
-		ok = fmt.Sprint(moves) == fmt.Sprint([][]string{{old, renewed}})
-	}
-	if renewed == old || !ok {
-		t.Errorf("NameOwnerChanged of org.freedesktop.systemd1 (old, new): %v; want %v (or, before 262, the name handed over directly)", moves, released)
+	want := [][]string{{old, ""}, {"", renewed}}
+	if renewed == old || fmt.Sprint(moves) != fmt.Sprint(want) {
+		t.Errorf("NameOwnerChanged of org.freedesktop.systemd1 (old, new): %v; want %v", moves, want)
 	}
 	// The manager answers again before the case ends.
 	if err := r.call("GetUnit", "-.slice").Store(new(dbus.ObjectPath)); err != nil {

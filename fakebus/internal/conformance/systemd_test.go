@@ -11,7 +11,8 @@ import (
 )
 
 // TestConformanceSystemd runs the suite against the real systemd of the
-// sandbox (SDBUS_SANDBOX=1, set by scripts/sandbox).
+// sandbox (SDBUS_SANDBOX=1, set by scripts/sandbox). SDBUS_CONFORMANCE_VERSION
+// is the Version the manager must report (its package's version), if known.
 func TestConformanceSystemd(t *testing.T) {
 	if os.Getenv("SDBUS_SANDBOX") != "1" {
 		t.Skip("not in the systemd sandbox (SDBUS_SANDBOX=1); see scripts/conformance-systemd")
@@ -32,7 +33,7 @@ func TestConformanceSystemd(t *testing.T) {
 	}
 	runSuite(t, backend{
 		name:           "systemd",
-		version:        252,
+		version:        os.Getenv("SDBUS_CONFORMANCE_VERSION"),
 		real:           true,
 		connect:        func(t *testing.T) *sdbus.Conn { return connect(t, false) },
 		connectPrivate: func(t *testing.T) *sdbus.Conn { return connect(t, true) },

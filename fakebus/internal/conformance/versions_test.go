@@ -1,0 +1,154 @@
+package conformance
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/godbus/dbus/v5/introspect"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+)
+
+// The cases of this file expect what the release the suite talks to does,
+// as sdversions records it.
+
+// Every transient-unit setting that differs between releases is accepted
+// from its release on and refused before with the recorded error;
+// PropertiesRejectedBy, sdbus's version-based hint, never says a refused
+// property is accepted, and says an accepted one is refused only where a
+// distribution backported it (the hint follows upstream).
+func testRejectedByVersion(t *testing.T, e *env) {
+	for _, s := range sdversions.Settings {
+		name := e.unit("setting", s.Unit)
+		cleanup(t, e, name)
+		var props []sdbus.Property
+		switch s.Unit {
+		case "service":
+			props = oneshot("/bin/true")
+		case "scope":
+			props = scope(child(t))
+		case "slice":
+			props = sliceProps()
+		default:
+			t.Fatalf("setting %s for %s units: unknown unit type", s.Property, s.Unit)
+		}
+		props = append(props, sdbus.Property{Name: s.Property, Value: dbus.MakeVariant(s.Value)})
+		what := fmt.Sprintf("%s=%v on a %s", s.Property, s.Value, s.Unit)
+		accepted := s.Accepts(e.release)
+		j, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, props)
+		var se *sdbus.Error
+		switch {
+		case accepted && err != nil:
+			t.Errorf("%s: %v; systemd %s accepts it (from %s)", what, err, e.release, s.Since)
+		case accepted:
+			wait(t, e, j, sdbus.JobDone)
+		case err == nil:
+			t.Errorf("%s: accepted; systemd %s refuses it (accepted from %s)", what, e.release, s.Since)
+			_, _ = j.Wait(e.ctx)
+		case !errors.As(err, &se) || se.Name != s.RefusedWith:
+			t.Errorf("%s: %v; want the error %s", what, err, s.RefusedWith)
+		}
+		if s.RefusedWith != sdversions.PropertyReadOnly {
+			continue // refused for its value: the hint is about names
+		}
+		hinted := slices.Contains(sdbus.PropertiesRejectedBy(e.managerVersion, name, props), s.Property)
+		switch {
+		case !accepted && !hinted:
+			t.Errorf("PropertiesRejectedBy(%s) does not list %s, which systemd %s refuses", e.managerVersion, what, e.release)
+		case accepted && hinted && (s.Upstream == sdversions.Release{} || e.release.AtLeast(s.Upstream)):
+			t.Errorf("PropertiesRejectedBy(%s) lists %s, which systemd %s accepts", e.managerVersion, what, e.release)
+		}
+	}
+}
+
+// The features Conn.Supports probes are there exactly from their release
+// on.
+func testFeatureProbes(t *testing.T, e *env) {
+	want, got := map[sdbus.Feature]bool{}, map[sdbus.Feature]bool{}
+	for _, f := range []sdbus.Feature{sdbus.FeatureCollectMode, sdbus.FeatureDelegateSubgroup, sdbus.FeatureEffectiveLimits,
+		sdbus.FeatureCPUQuotaPeriod, sdbus.FeatureAllowedCPUs, sdbus.FeatureAttachProcesses, sdbus.FeatureFreezeThaw} {
+		if _, ok := sdversions.Features[string(f)]; !ok {
+			t.Errorf("sdversions.Features has no entry for %s", f)
+		}
+		want[f] = sdversions.HasFeature(e.release, string(f))
+		ok, err := e.c.Supports(e.ctx, f)
+		if err != nil {
+			t.Fatalf("Supports(%s): %v", f, err)
+		}
+		got[f] = ok
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("features of systemd %s (-want +got):\n%s", e.release, diff)
+	}
+}
+
+// The unit properties some releases lack, or answer with Get but leave out
+// of GetAll: Get and GetAll on a slice agree with the table. fakebus
+// models only some of these properties: it must not show one where the
+// release lacks it.
+func testReadablesByVersion(t *testing.T, e *env) {
+	raw := e.rawBus(t)
+	obj := raw.Object("org.freedesktop.systemd1", sdbus.UnitPath("-.slice"))
+	all := map[string]map[string]dbus.Variant{}
+	for _, p := range sdversions.Readables {
+		if all[p.Interface] == nil {
+			var m map[string]dbus.Variant
+			if err := obj.CallWithContext(e.ctx, "org.freedesktop.DBus.Properties.GetAll", 0, p.Interface).Store(&m); err != nil {
+				t.Fatalf("GetAll(%s): %v", p.Interface, err)
+			}
+			all[p.Interface] = m
+		}
+		var v dbus.Variant
+		getErr := obj.CallWithContext(e.ctx, "org.freedesktop.DBus.Properties.Get", 0, p.Interface, p.Property).Store(&v)
+		_, listed := all[p.Interface][p.Property]
+		exists, inAll := p.Exists.Has(e.release), p.InGetAll(e.release)
+		if getErr != nil && !errors.As(getErr, new(dbus.Error)) {
+			t.Fatalf("Get(%s): %v", p.Property, getErr)
+		}
+		answers := getErr == nil
+		if e.real && answers != exists || !e.real && answers && !exists {
+			t.Errorf("Get(%s.%s) answers: %v (%v); systemd %s: %v", p.Interface, p.Property, answers, getErr, e.release, exists)
+		}
+		if e.real && listed != inAll || !e.real && listed && !inAll {
+			t.Errorf("GetAll(%s) lists %s: %v; systemd %s: %v", p.Interface, p.Property, listed, e.release, inAll)
+		}
+	}
+}
+
+// The Manager methods some releases lack are in the manager's
+// introspection data exactly where the release has them (fakebus
+// implements only some: it must not list one the release lacks).
+func testMethodsByVersion(t *testing.T, e *env) {
+	var data string
+	raw := e.rawBus(t)
+	if err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").CallWithContext(e.ctx,
+		"org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
+		t.Fatal(err)
+	}
+	var node introspect.Node
+	if err := xml.Unmarshal([]byte(data), &node); err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, i := range node.Interfaces {
+		if i.Name == "org.freedesktop.systemd1.Manager" {
+			for _, m := range i.Methods {
+				have[m.Name] = true
+			}
+		}
+	}
+	if len(have) == 0 {
+		t.Fatal("no Manager interface in the introspection data")
+	}
+	for name, span := range sdversions.Methods {
+		want := span.Has(e.release)
+		if e.real && have[name] != want || !e.real && have[name] && !want {
+			t.Errorf("Manager.%s present: %v; systemd %s: %v (present in %v)", name, have[name], e.release, want, span)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package sdversions
+
+import "testing"
+
+// The four releases measured in the sandbox (Debian's builds) and what
+// each did: the table must say the same.
+func TestMeasuredReleases(t *testing.T) {
+	r247, r252, r257, r262 := R("247.3"), R("252.39"), R("257.13"), R("262.1")
+	all := []Release{r247, r252, r257, r262}
+	settings := map[string][]bool{ // property/unit -> accepted on 247, 252, 257, 262
+		"CollectMode/service":      {true, true, true, true},
+		"OOMPolicy/service":        {true, true, true, true},
+		"OOMPolicy/scope":          {false, true, true, true},
+		"CPUWeight/slice":          {false, true, true, true},
+		"StartupAllowedCPUs/slice": {false, true, true, true},
+		"DelegateSubgroup/scope":   {false, false, true, true},
+		"MemoryZSwapMax/slice":     {false, false, true, true},
+	}
+	for _, s := range Settings {
+		want, ok := settings[s.Property+"/"+s.Unit]
+		if !ok {
+			t.Errorf("no measurement for %s on a %s", s.Property, s.Unit)
+			continue
+		}
+		for i, r := range all {
+			if got := s.Accepts(r); got != want[i] {
+				t.Errorf("%s on a %s accepted by %s: %v, measured %v", s.Property, s.Unit, r, got, want[i])
+			}
+		}
+	}
+	methods := map[string][]bool{
+		"StartUnitWithFlags":     {false, true, true, true},
+		"EnqueueMarkedJobs":      {false, true, true, true},
+		"BindMountUnit":          {false, true, true, true},
+		"MountImageUnit":         {false, true, true, true},
+		"GetUnitByPIDFD":         {false, false, true, true},
+		"QueueSignalUnit":        {false, false, true, true},
+		"SoftReboot":             {false, false, true, true},
+		"StartAuxiliaryScope":    {false, false, true, false},
+		"EnqueueUnitJobMany":     {false, false, false, true},
+		"KillUnitSubgroup":       {false, false, false, true},
+		"RemoveSubgroupFromUnit": {false, false, false, true},
+		"FreezeUnit":             {true, true, true, true},
+		"AttachProcessesToUnit":  {true, true, true, true},
+		"StartTransientUnit":     {true, true, true, true},
+	}
+	for name, want := range methods {
+		for i, r := range all {
+			if got := HasMethod(r, name); got != want[i] {
+				t.Errorf("%s on %s: %v, measured %v", name, r, got, want[i])
+			}
+		}
+	}
+	readables := map[string][2][]bool{ // Get answers, GetAll lists: on 247, 252, 257, 262
+		"EffectiveMemoryMax": {{false, false, true, true}, {false, false, true, true}},
+		"CPUAccounting":      {{true, true, true, true}, {true, true, true, false}},
+		"MemoryLimit":        {{true, true, true, true}, {true, true, true, false}},
+	}
+	for _, p := range Readables {
+		want, ok := readables[p.Property]
+		if !ok {
+			continue
+		}
+		for i, r := range all {
+			if got := p.Exists.Has(r); got != want[0][i] {
+				t.Errorf("%s exists on %s: %v, measured %v", p.Property, r, got, want[0][i])
+			}
+			if got := p.InGetAll(r); got != want[1][i] {
+				t.Errorf("%s in GetAll on %s: %v, measured %v", p.Property, r, got, want[1][i])
+			}
+		}
+	}
+	features := map[string][]bool{
+		"DelegateSubgroup": {false, false, true, true},
+		"EffectiveLimits":  {false, false, true, true},
+		"FreezeThaw":       {true, true, true, true},
+		"CollectMode":      {true, true, true, true},
+	}
+	for f, want := range features {
+		for i, r := range all {
+			if got := HasFeature(r, f); got != want[i] {
+				t.Errorf("feature %s on %s: %v, measured %v", f, r, got, want[i])
+			}
+		}
+	}
+	if Behaves(r257, ReexecJobRemovedBeforeName) || !Behaves(r262, ReexecJobRemovedBeforeName) {
+		t.Errorf("ReexecJobRemovedBeforeName: want from 262 on")
+	}
+}
+
+func TestRelease(t *testing.T) {
+	for _, c := range []struct {
+		r, s string
+		want bool
+	}{{"252.38", "252.38", true}, {"252.39", "252.38", true}, {"252", "252.38", false}, {"253", "252.38", true}, {"251.99", "252", false}} {
+		if got := R(c.r).AtLeast(R(c.s)); got != c.want {
+			t.Errorf("%s.AtLeast(%s) = %v", c.r, c.s, got)
+		}
+	}
+	if s := (Span{Since: R("255"), Until: R("258")}); !s.Has(R("257.13")) || s.Has(R("258")) || s.Has(R("254")) {
+		t.Errorf("Span %v", s)
+	}
+}
