@@ -480,6 +480,11 @@ func (b *Bus) becomeMonitorLocked(r *driverReq) {
 	if len(rules) == 0 {
 		rules = append(rules, &matchRule{eavesdrop: true})
 	}
+	// The rules are in place before the reply: enqueued messages are
+	// written at once, so a client that sees the reply may send before
+	// this call returns, and its message must be copied to the monitor
+	// (dbus-daemon, single-threaded, cannot interleave them).
+	b.setRulesLocked(p, rules)
 	r.reply()
 	unique := p.UniqueName()
 	for _, name := range sortedKeys(b.names) {
@@ -492,6 +497,5 @@ func (b *Bus) becomeMonitorLocked(r *driverReq) {
 	b.nameSignalLocked(r.o, p, "NameLost", unique)
 	delete(b.uniques, unique)
 	b.nameOwnerChangedLocked(r.o, unique, unique, "")
-	b.setRulesLocked(p, rules)
 	p.monitor.Store(true)
 }

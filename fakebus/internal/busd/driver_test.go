@@ -1,9 +1,11 @@
 package busd
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
@@ -186,9 +188,15 @@ func TestBecomeMonitor(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Emit(testPath, testIface, "Sig")
-	var got []string
+	var got, all []string
 	for len(got) < 4 {
-		m := <-ch
+		var m *dbus.Message
+		select {
+		case m = <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the monitor saw %v (all: %v); want 4 messages", got, all)
+		}
+		all = append(all, fmt.Sprint(m.Type, " ", m.Headers[dbus.FieldSender].Value(), " ", m.Headers[dbus.FieldMember].Value(), m.Body))
 		if m.Headers[dbus.FieldSender].Value() == driverName {
 			continue // NameLost for its names
 		}
