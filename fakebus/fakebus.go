@@ -43,6 +43,9 @@ type config struct {
 	backports map[string]bool
 	trace     func(Event)
 	units     []UnitFile
+	// unitDir and runtimeUnitDir are the unit directories (unitdir.go);
+	// "" for a temporary directory.
+	unitDir, runtimeUnitDir string
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the
@@ -66,6 +69,19 @@ func WithBackport(names ...string) Option {
 // WithUnitFile pre-loads a unit as if a unit file existed for it, so that
 // StartUnit, LoadUnit and friends find it.
 func WithUnitFile(u UnitFile) Option { return func(c *config) { c.units = append(c.units, u) } }
+
+// WithUnitDir makes dir the fake's persistent unit directory, the part
+// /etc/systemd/system plays for systemd: LinkUnitFiles, EnableUnitFiles,
+// MaskUnitFiles and the others change symlinks there, and units are loaded
+// from the unit files in it (see UnitDir). It is created if needed and
+// left in place on Close. The default is a temporary directory that Close
+// removes. The host's own systemd directories are refused.
+func WithUnitDir(dir string) Option { return func(c *config) { c.unitDir = dir } }
+
+// WithRuntimeUnitDir is WithUnitDir for the runtime unit directory, the
+// part of /run/systemd/system: where the calls with the runtime flag make
+// their changes. It comes after the persistent one on the unit path.
+func WithRuntimeUnitDir(dir string) Option { return func(c *config) { c.runtimeUnitDir = dir } }
 
 // WithTrace calls f for every message the fake bus receives from or
 // delivers to a client, from the goroutine that routes it. f must not
@@ -92,6 +108,7 @@ func Start(opts ...Option) (*Server, error) {
 	m.bus = s.bus
 	if err := m.init(); err != nil {
 		s.bus.Close()
+		m.dirs.remove()
 		return nil, err
 	}
 	return s, nil
@@ -278,6 +295,7 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.m.close()
 	err := s.bus.Close()
+	s.m.dirs.remove()
 	if dir != "" {
 		os.RemoveAll(dir)
 	}

@@ -120,7 +120,13 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		if err := validName(name); err != nil {
 			return nil, err
 		}
+		_, loaded := m.units[m.primaryLocked(name)]
 		if u := m.loadLocked(name); u != nil {
+			if !loaded {
+				// systemd collects a unit loaded this way soon after,
+				// unless it is needed; the fake once it has answered.
+				defer m.collectLocked(u)
+			}
 			return []any{u.path()}, nil
 		}
 		// A unit without a file is "loaded" as not-found and collected
@@ -272,6 +278,9 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		m.reexecLocked(c, Reexec{})
 		return nil, nil
 	}
+	if out, ok, err := m.unitFileCallLocked(c.Member, c.Body, c.Signature.String()); ok {
+		return out, err
+	}
 	return nil, errUnknownMethod(c)
 }
 
@@ -378,6 +387,9 @@ func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType) er
 	}
 	if typ == jobStop && u.perpetual {
 		return &callErr{errPrefix + "JobTypeNotApplicable", "Job type stop is not applicable for unit " + name + "."}
+	}
+	if (typ == jobStart || typ == jobRestart) && u.load == "bad-setting" {
+		return &callErr{errPrefix + "BadUnitSetting", "Unit " + name + " has a bad unit file setting."}
 	}
 	if (typ == jobStart || typ == jobRestart) && u.load != "loaded" {
 		return errNotFound(name)
@@ -561,6 +573,7 @@ func contains(list []string, s string) bool {
 // signals.
 func (m *manager) reloadLocked(c *busd.Call) {
 	m.reloading = true
+	m.reloadUnitsLocked()
 	reloading := func(active bool) {
 		m.signalLocked(managerPath, managerIface, "Reloading", func() []any { return []any{active} })
 	}
@@ -620,6 +633,9 @@ var managerMethods = []struct {
 	{"FreezeUnit", 246}, {"ThawUnit", 246}, {"GetJob", 0}, {"CancelJob", 0}, {"ListUnits", 0},
 	{"ListUnitsFiltered", 0}, {"ListUnitsByPatterns", 0}, {"ListUnitsByNames", 0}, {"ListJobs", 0},
 	{"Subscribe", 0}, {"Unsubscribe", 0}, {"Reload", 0}, {"Reexecute", 0},
+	{"EnableUnitFiles", 0}, {"DisableUnitFiles", 0}, {"ReenableUnitFiles", 0}, {"LinkUnitFiles", 0},
+	{"MaskUnitFiles", 0}, {"UnmaskUnitFiles", 0}, {"PresetUnitFiles", 0}, {"GetUnitFileState", 0},
+	{"ListUnitFiles", 0}, {"ListUnitFilesByPatterns", 230},
 }
 
 // introspectLocked returns the introspection XML of an object: the

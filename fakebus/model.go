@@ -37,6 +37,7 @@ type manager struct {
 	bus   *busd.Bus
 	major int
 	cfg   config
+	dirs  unitDirs // the unit directories (unitdir.go); read-only
 
 	// timersRunning counts the timers that are set or running; close
 	// waits for it.
@@ -66,8 +67,13 @@ func newManager(cfg config) (*manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fakebus: %w", err)
 	}
+	dirs, err := setupUnitDirs(cfg)
+	if err != nil {
+		dirs.remove()
+		return nil, err
+	}
 	m := &manager{
-		cfg: cfg, major: v.Major, version: cfg.version,
+		cfg: cfg, dirs: dirs, major: v.Major, version: cfg.version,
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
@@ -138,8 +144,10 @@ type unit struct {
 	name       string
 	kind       string // "service", "scope", "slice", "target", "socket", ...
 	transient  bool
-	fromFile   bool
-	perpetual  bool // -.slice and friends: never stopped or collected
+	fromFile   bool     // loaded from a unit file (or an AddUnitFile one)
+	file       string   // the unit file on disk, if any (unitdir.go)
+	aliases    []string // its other names, from symlinks to file
+	perpetual  bool     // -.slice and friends: never stopped or collected
 	masked     bool
 	load       string
 	active     string
@@ -328,12 +336,12 @@ func (m *manager) deactivateLocked(u *unit) {
 	m.collectLocked(u)
 }
 
-// collectLocked unloads a transient unit that is no longer needed:
-// inactive units always, failed ones only with CollectMode
-// inactive-or-failed. systemd does this from its GC queue shortly after; the
-// fake does it at once, after the state change was announced.
+// collectLocked unloads a unit that is no longer needed: inactive units
+// always, failed ones only with CollectMode inactive-or-failed. systemd
+// does this from its GC queue shortly after; the fake does it at once,
+// after the state change was announced.
 func (m *manager) collectLocked(u *unit) {
-	if u.gone || u.job != nil || u.perpetual || !(u.transient || u.kind == "slice" && !u.fromFile) {
+	if u.gone || u.job != nil || u.perpetual || !(u.transient || u.fromFile || u.kind == "slice") {
 		return
 	}
 	switch {
@@ -389,17 +397,12 @@ func (m *manager) loadLocked(name string) *unit {
 	if u := m.units[name]; u != nil {
 		return u
 	}
-	if f, ok := m.files[name]; ok {
-		u := m.newUnitLocked(name)
-		u.fromFile = true
-		u.masked = f.Masked
-		if f.Masked {
-			u.load = "masked"
+	if src, ok := m.sourceLocked(name); ok {
+		if u := m.units[src.name]; u != nil {
+			return u // name is a new alias of a loaded unit
 		}
-		for _, p := range f.Properties {
-			m.setPropLocked(u, p.Name, p.Value)
-		}
-		m.indexLocked(u)
+		u := m.newUnitLocked(src.name)
+		m.applySourceLocked(u, src)
 		return u
 	}
 	if strings.HasSuffix(name, ".slice") && sdbus.ValidateUnitName(name) == nil {
