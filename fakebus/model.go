@@ -355,6 +355,9 @@ func (m *manager) collectLocked(u *unit) {
 			return // a slice that still holds running units stays
 		}
 	}
+	if u.fromFile && m.referencedLocked(u) {
+		return
+	}
 	m.removeUnitLocked(u)
 }
 

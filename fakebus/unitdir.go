@@ -47,7 +47,9 @@ import (
 // affects a loaded unit only after the reload, as in systemd. Units
 // loaded from files are garbage-collected like systemd's: unloaded as
 // soon as they are inactive with no job (failed ones stay until
-// ResetFailedUnit, unless CollectMode=inactive-or-failed).
+// ResetFailedUnit, unless CollectMode=inactive-or-failed) unless another
+// loaded unit depends on them (by its settings, or by a .wants/ or
+// .requires/ symlink in the unit directories).
 
 // unitDirs are the fake's unit directories.
 type unitDirs struct {
@@ -290,6 +292,40 @@ func (m *manager) reloadUnitsLocked() {
 		m.applySourceLocked(u, src)
 		m.collectLocked(u)
 	}
+}
+
+// depLists are the dependency settings that reference another unit.
+var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure"}
+
+// referencedLocked reports whether another loaded unit depends on u,
+// through its settings or through a .wants/ or .requires/ symlink in the
+// unit directories: systemd does not collect such a unit (an enabled unit
+// stays loaded while its target is).
+func (m *manager) referencedLocked(u *unit) bool {
+	for _, o := range m.units {
+		if o == u {
+			continue
+		}
+		for _, d := range depLists {
+			if contains(o.list(d), u.name) {
+				return true
+			}
+		}
+	}
+	for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
+		ents, _ := os.ReadDir(dir)
+		for _, de := range ents {
+			n := de.Name()
+			t := strings.TrimSuffix(strings.TrimSuffix(n, ".wants"), ".requires")
+			if t == n || !de.IsDir() || m.units[t] == nil {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(dir, n, u.name)); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unitFileChange is one element of a change list, (sss).
