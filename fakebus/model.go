@@ -359,6 +359,14 @@ func (m *manager) collectLocked(u *unit) {
 		return
 	}
 	m.removeUnitLocked(u)
+	// The units it kept loaded may go now.
+	for _, d := range depLists {
+		for _, n := range u.list(d) {
+			if o := m.units[n]; o != nil && o.fromFile && !o.transient {
+				m.collectLocked(o)
+			}
+		}
+	}
 }
 
 func (m *manager) removeUnitLocked(u *unit) {

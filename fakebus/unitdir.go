@@ -48,8 +48,10 @@ import (
 // loaded from files are garbage-collected like systemd's: unloaded as
 // soon as they are inactive with no job (failed ones stay until
 // ResetFailedUnit, unless CollectMode=inactive-or-failed) unless another
-// loaded unit depends on them (by its settings, or by a .wants/ or
-// .requires/ symlink in the unit directories).
+// loaded unit depends on them. A unit loaded from a file also gets the
+// Wants= and Requires= of the symlinks in its .wants/ and .requires/
+// directories, so a unit enabled for a target is pulled in by the
+// target's start once the target has been (re)loaded.
 
 // unitDirs are the fake's unit directories.
 type unitDirs struct {
@@ -85,17 +87,22 @@ func setupUnitDirs(cfg config) (unitDirs, error) {
 			return d, fmt.Errorf("fakebus: unit directory: %w", err)
 		}
 		*dir = abs
+		isHost := func(p string) bool {
+			for _, h := range hostUnitDirs {
+				if p == h {
+					return true
+				}
+			}
+			return false
+		}
+		if isHost(abs) {
+			return d, fmt.Errorf("fakebus: unit directory %s is the host's systemd configuration", abs)
+		}
 		if err := os.MkdirAll(abs, 0o755); err != nil {
 			return d, fmt.Errorf("fakebus: unit directory: %w", err)
 		}
-		real, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			return d, fmt.Errorf("fakebus: unit directory: %w", err)
-		}
-		for _, h := range hostUnitDirs {
-			if real == h || abs == h {
-				return d, fmt.Errorf("fakebus: unit directory %s is the host's systemd configuration", abs)
-			}
+		if real, err := filepath.EvalSymlinks(abs); err != nil || isHost(real) {
+			return d, fmt.Errorf("fakebus: unit directory %s is the host's systemd configuration or unusable (%v)", abs, err)
 		}
 	}
 	if d.persistent == d.runtime {
@@ -211,7 +218,7 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 			return unitSource{}, false
 		}
 		pu := m.parseUnitFile(name, data)
-		src.props = pu.props
+		src.props = append(pu.props, m.wantsDirsLocked(name)...)
 		src.bad = strings.HasSuffix(name, ".service") && !hasProp(pu.props, "ExecStart") && !hasProp(pu.props, "ExecStop")
 		src.aliases = m.diskAliasesLocked(name, e.file)
 		return src, true
@@ -220,6 +227,28 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 		return unitSource{name: name, masked: f.Masked, props: f.Properties, aliases: f.Aliases}, true
 	}
 	return unitSource{}, false
+}
+
+// wantsDirsLocked returns the dependencies the <name>.wants/ and
+// <name>.requires/ directories add to unit name, as Wants and Requires
+// properties.
+func (m *manager) wantsDirsLocked(name string) []sdbus.Property {
+	var out []sdbus.Property
+	for _, d := range []struct{ suffix, prop string }{{".wants", "Wants"}, {".requires", "Requires"}} {
+		var deps []string
+		for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
+			ents, _ := os.ReadDir(filepath.Join(dir, name+d.suffix))
+			for _, de := range ents {
+				if sdbus.ValidateUnitName(de.Name()) == nil && !contains(deps, de.Name()) {
+					deps = append(deps, de.Name())
+				}
+			}
+		}
+		if len(deps) > 0 {
+			out = append(out, sdbus.Property{Name: d.prop, Value: dbus.MakeVariant(deps)})
+		}
+	}
+	return out
 }
 
 func hasProp(props []sdbus.Property, name string) bool {
@@ -297,10 +326,10 @@ func (m *manager) reloadUnitsLocked() {
 // depLists are the dependency settings that reference another unit.
 var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure"}
 
-// referencedLocked reports whether another loaded unit depends on u,
-// through its settings or through a .wants/ or .requires/ symlink in the
-// unit directories: systemd does not collect such a unit (an enabled unit
-// stays loaded while its target is).
+// referencedLocked reports whether another loaded unit depends on u (by
+// its settings, or by a .wants/ or .requires/ symlink it was loaded with):
+// systemd does not collect such a unit (an enabled unit stays loaded while
+// its target is).
 func (m *manager) referencedLocked(u *unit) bool {
 	for _, o := range m.units {
 		if o == u {
@@ -308,19 +337,6 @@ func (m *manager) referencedLocked(u *unit) bool {
 		}
 		for _, d := range depLists {
 			if contains(o.list(d), u.name) {
-				return true
-			}
-		}
-	}
-	for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
-		ents, _ := os.ReadDir(dir)
-		for _, de := range ents {
-			n := de.Name()
-			t := strings.TrimSuffix(strings.TrimSuffix(n, ".wants"), ".requires")
-			if t == n || !de.IsDir() || m.units[t] == nil {
-				continue
-			}
-			if _, err := os.Lstat(filepath.Join(dir, n, u.name)); err == nil {
 				return true
 			}
 		}

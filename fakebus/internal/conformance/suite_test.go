@@ -107,6 +107,7 @@ var cases = []suiteCase{
 	{name: "UnitFileEnableDisable", run: testUnitFileEnableDisable},
 	{name: "UnitFileMask", run: testUnitFileMask},
 	{name: "UnitFileReload", run: testUnitFileReload},
+	{name: "UnitFileWantsDirectory", run: testUnitFileWantsDirectory},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},

@@ -333,3 +333,39 @@ func testUnitFileReload(t *testing.T, e *env) {
 		t.Errorf("StartUnit once the file is gone: %v; want ErrNoSuchUnit", err)
 	}
 }
+
+// testUnitFileWantsDirectory: a unit enabled for a target is pulled in
+// when the (reloaded) target starts, and stays loaded after its stop while
+// the target, which depends on it, is loaded.
+func testUnitFileWantsDirectory(t *testing.T, e *env) {
+	target, name := e.unit("uftarget", "target"), e.unit("ufwanted", "service")
+	tfile := unitFileOutside(t, e, target, "[Unit]\nDescription=sdbus conformance target\n")
+	sfile := unitFileOutside(t, e, name, "[Unit]\nDescription=sdbus conformance\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\n"+
+		"ExecStart=/bin/true\n\n[Install]\nWantedBy="+target+"\n")
+	cleanup(t, e, name)
+	cleanup(t, e, target)
+	etc := link(t, e, tfile, 0)
+	info, ch, err := e.c.EnableUnitFiles(e.ctx, []string{sfile}, 0)
+	if err != nil || !info {
+		t.Fatalf("EnableUnitFiles = %v, %v, %v", info, ch, err)
+	}
+	checkChanges(t, "enable", []sdbus.UnitFileChange{
+		symlinkChange(filepath.Join(etc, name), sfile),
+		symlinkChange(filepath.Join(etc, target+".wants", name), sfile),
+	}, ch)
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	j, err := e.c.StartUnit(e.ctx, target, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	settle(t, e, name, "active", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive })
+	stop(t, e, e.c, name)
+	time.Sleep(100 * time.Millisecond) // systemd's GC runs soon after the stop
+	if _, err := e.c.GetUnit(e.ctx, name); err != nil {
+		t.Errorf("GetUnit of the stopped unit its target wants: %v; want it loaded", err)
+	}
+	stop(t, e, e.c, target)
+}
