@@ -9,30 +9,8 @@ import (
 	"github.com/sdbus-go/sdbus"
 )
 
-// Unit files on disk, as the fake reads them: the [Unit], [Service],
-// [Slice], [Scope], ... and [Install] sections of systemd.unit(5) syntax
-// (comments with # or ;, continuation lines ending in a backslash). The
-// keys the fake understands become the properties StartTransientUnit
-// would set:
-//
-//   - [Unit] Description=, Documentation=, the dependency lists Wants=,
-//     Requires=, Requisite=, BindsTo=, PartOf=, Conflicts=, Before=,
-//     After=, OnFailure=, the booleans DefaultDependencies=,
-//     RefuseManualStart=, RefuseManualStop=, AllowIsolate=,
-//     StopWhenUnneeded=, and CollectMode=;
-//   - in the type's section: ExecStart=, ExecStartPre=, ExecStartPost=,
-//     ExecStop=, ExecStopPost=, ExecReload=, ExecCondition= (a leading "-"
-//     ignores failure; the prefixes "@", "+", "!", ":" are dropped),
-//     Environment=, and every other setting whose name is that of a
-//     string, boolean or string-list property StartTransientUnit takes for
-//     the type (Type=, RemainAfterExit=, Restart=, Slice=, User=, KillMode=,
-//     Delegate=, ...);
-//   - [Install] WantedBy=, RequiredBy= and Alias=, which EnableUnitFiles
-//     and DisableUnitFiles act on.
-//
-// Like systemd, the fake ignores keys it does not know and assignments
-// whose value it cannot use; an empty assignment resets a list. A service
-// with neither ExecStart= nor ExecStop= has LoadState bad-setting.
+// Unit files on disk, as the fake reads them: see "Unit files" in the
+// package documentation.
 
 // parsedUnit is what the fake takes from a unit file.
 type parsedUnit struct {
