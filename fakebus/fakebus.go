@@ -75,7 +75,13 @@ func WithUnitFile(u UnitFile) Option { return func(c *config) { c.units = append
 // MaskUnitFiles and the others change symlinks there, and units are loaded
 // from the unit files in it (see UnitDir). It is created if needed and
 // left in place on Close. The default is a temporary directory that Close
-// removes. The host's own systemd directories are refused.
+// removes. The host's systemd directories (/etc/systemd/system,
+// /run/systemd/system, /lib/systemd/system, /usr/lib/systemd/system) are
+// refused while systemd runs the host (PID 1 is systemd, or
+// /run/systemd/private exists), unless the process has a mount namespace
+// of its own (unshare -m, with a tmpfs mounted over them): tests written
+// for a real systemd that hard-code /run/systemd/system (go-systemd's) can
+// then run against the fake in a container or such a namespace.
 func WithUnitDir(dir string) Option { return func(c *config) { c.unitDir = dir } }
 
 // WithRuntimeUnitDir is WithUnitDir for the runtime unit directory, the

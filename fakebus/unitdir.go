@@ -60,9 +60,27 @@ type unitDirs struct {
 	temp string
 }
 
-// hostUnitDirs are directories the fake must never use: the host's own
-// systemd configuration.
+// hostUnitDirs are directories the fake must never use while they are
+// the host's own systemd configuration (see hostManaged).
 var hostUnitDirs = []string{"/etc/systemd/system", "/run/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system"}
+
+// hostManaged reports whether systemd manages this host's unit directories
+// as this process sees them: systemd is PID 1 (or its private socket
+// exists), and the process shares PID 1's mount namespace as far as it can
+// tell (unshare -m with a tmpfs over /run/systemd/system gives a directory
+// of its own).
+func hostManaged() bool {
+	self, err1 := os.Readlink("/proc/self/ns/mnt")
+	init, err2 := os.Readlink("/proc/1/ns/mnt")
+	if err1 == nil && err2 == nil && self != init {
+		return false
+	}
+	if comm, err := os.ReadFile("/proc/1/comm"); err == nil && strings.TrimSpace(string(comm)) == "systemd" {
+		return true
+	}
+	_, err := os.Stat("/run/systemd/private")
+	return err == nil
+}
 
 // setupUnitDirs makes the unit directories of cfg, in a new temporary
 // directory unless configured.
@@ -88,6 +106,9 @@ func setupUnitDirs(cfg config) (unitDirs, error) {
 		}
 		*dir = abs
 		isHost := func(p string) bool {
+			if !hostManaged() {
+				return false
+			}
 			for _, h := range hostUnitDirs {
 				if p == h {
 					return true

@@ -31,8 +31,9 @@
 //	                       MaskUnitFiles and friends change symlinks there and
 //	                       units load from the unit files in it (created if
 //	                       needed, kept on exit; default: a temporary
-//	                       directory removed on exit). The host's own systemd
-//	                       directories are refused.
+//	                       directory removed on exit). The host's systemd
+//	                       directories are refused while systemd runs the
+//	                       host (see fakebus.WithUnitDir)
 //	--runtime-unit-dir DIR the same for the runtime directory, its
 //	                       /run/systemd/system (the calls' runtime flag)
 //	--trace                one line per message on stderr (below)
