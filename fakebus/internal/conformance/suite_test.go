@@ -108,6 +108,7 @@ var cases = []suiteCase{
 	{name: "UnitFileMask", run: testUnitFileMask},
 	{name: "UnitFileReload", run: testUnitFileReload},
 	{name: "UnitFileWantsDirectory", run: testUnitFileWantsDirectory},
+	{name: "UnitFileReenablePresetStatic", run: testUnitFileReenablePresetStatic},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},

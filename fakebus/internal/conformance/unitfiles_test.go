@@ -369,3 +369,49 @@ func testUnitFileWantsDirectory(t *testing.T, e *env) {
 	}
 	stop(t, e, e.c, target)
 }
+
+// testUnitFileReenablePresetStatic: reenable resets the symlinks (unlink
+// then symlink of each), preset enables (no preset files: the default
+// policy), a unit without [Install] links but carries no install
+// information and stays linked, and linking a file that does not exist is
+// ErrNoSuchUnit.
+func testUnitFileReenablePresetStatic(t *testing.T, e *env) {
+	name, alias := e.unit("ufre", "service"), e.unit("ufrealias", "service")
+	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", alias))
+	etc := link(t, e, file, 0)
+	info, ch, err := e.c.PresetUnitFiles(e.ctx, []string{name}, 0)
+	if err != nil || !info {
+		t.Fatalf("PresetUnitFiles = %v, %v, %v", info, ch, err)
+	}
+	enabled := []sdbus.UnitFileChange{
+		symlinkChange(filepath.Join(etc, alias), file),
+		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
+	}
+	checkChanges(t, "preset", enabled, ch)
+	wantFileState(t, e, name, sdbus.UnitFileEnabled)
+	info, ch, err = e.c.ReenableUnitFiles(e.ctx, []string{file}, 0)
+	if err != nil || !info {
+		t.Fatalf("ReenableUnitFiles = %v, %v, %v", info, ch, err)
+	}
+	checkChanges(t, "reenable", []sdbus.UnitFileChange{
+		unlinkChange(filepath.Join(etc, alias)), symlinkChange(filepath.Join(etc, alias), file),
+		unlinkChange(filepath.Join(etc, name)), symlinkChange(filepath.Join(etc, name), file),
+		unlinkChange(filepath.Join(etc, "multi-user.target.wants", name)),
+		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
+	}, ch)
+	wantFileState(t, e, name, sdbus.UnitFileEnabled)
+
+	static := e.unit("ufstatic", "service")
+	sfile := unitFileOutside(t, e, static, "[Unit]\nDescription=sdbus conformance\n\n[Service]\nExecStart=/bin/sleep 100\n")
+	info, ch, err = e.c.EnableUnitFiles(e.ctx, []string{sfile}, 0)
+	if err != nil || info {
+		t.Fatalf("EnableUnitFiles of a unit without [Install] = %v, %v, %v; want false", info, ch, err)
+	}
+	checkChanges(t, "enable static", []sdbus.UnitFileChange{symlinkChange(filepath.Join(etc, static), sfile)}, ch)
+	wantFileState(t, e, static, sdbus.UnitFileLinked)
+
+	missing := filepath.Join(filepath.Dir(sfile), e.unit("ufmissing", "service"))
+	if ch, err := e.c.LinkUnitFiles(e.ctx, []string{missing}, 0); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("LinkUnitFiles of a missing file = %v, %v; want ErrNoSuchUnit", ch, err)
+	}
+}
