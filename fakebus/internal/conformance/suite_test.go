@@ -109,6 +109,7 @@ var cases = []suiteCase{
 	{name: "UnitFileReload", run: testUnitFileReload},
 	{name: "UnitFileWantsDirectory", run: testUnitFileWantsDirectory},
 	{name: "UnitFileReenablePresetStatic", run: testUnitFileReenablePresetStatic},
+	{name: "UnitFilesChangedSignal", run: testUnitFilesChangedSignal},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
 )
@@ -413,5 +414,39 @@ func testUnitFileReenablePresetStatic(t *testing.T, e *env) {
 	missing := filepath.Join(filepath.Dir(sfile), e.unit("ufmissing", "service"))
 	if ch, err := e.c.LinkUnitFiles(e.ctx, []string{missing}, 0); !errors.Is(err, sdbus.ErrNoSuchUnit) {
 		t.Errorf("LinkUnitFiles of a missing file = %v, %v; want ErrNoSuchUnit", ch, err)
+	}
+}
+
+// testUnitFilesChangedSignal: a unit-file change that changed something
+// is announced with UnitFilesChanged to subscribed clients.
+func testUnitFilesChangedSignal(t *testing.T, e *env) {
+	name := e.unit("ufsignal", "service")
+	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("ufsignalalias", "service")))
+	raw := e.rawBus(t)
+	sigs := make(chan *dbus.Signal, 16)
+	raw.Signal(sigs)
+	if err := raw.AddMatchSignalContext(e.ctx, dbus.WithMatchInterface("org.freedesktop.systemd1.Manager"),
+		dbus.WithMatchMember("UnitFilesChanged"), dbus.WithMatchSender("org.freedesktop.systemd1")); err != nil {
+		t.Fatal(err)
+	}
+	mgr := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1")
+	if err := mgr.CallWithContext(e.ctx, "org.freedesktop.systemd1.Manager.Subscribe", 0).Store(); err != nil {
+		t.Fatal(err)
+	}
+	link(t, e, file, 0)
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case s := <-sigs:
+			if s.Name != "org.freedesktop.systemd1.Manager.UnitFilesChanged" {
+				continue // NameAcquired and the like
+			}
+			if len(s.Body) != 0 {
+				t.Errorf("UnitFilesChanged body %v, want none", s.Body)
+			}
+			return
+		case <-timeout:
+			t.Fatal("no UnitFilesChanged after LinkUnitFiles")
+		}
 	}
 }
