@@ -189,6 +189,11 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 			m.setPropLocked(u, p.Name, p.Value)
 			changed = append(changed, p.Name)
 		}
+		if u.fromFile {
+			// systemd keeps them in a drop-in (system.control), which
+			// outlives daemon-reload and the unit's unloading.
+			m.control[u.name] = append(m.control[u.name], props...)
+		}
 		m.indexLocked(u)
 		if iface := typeIface(u.kind); iface != "" {
 			m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {

@@ -49,6 +49,7 @@ type manager struct {
 	units      map[string]*unit
 	members    map[string]map[*unit]bool // slice name -> the loaded units in it
 	files      map[string]UnitFile
+	control    map[string][]setProp // SetUnitProperties on units from files, by name (unitdir.go)
 	aliases    map[string]string // alias -> primary name (aliases.go)
 	jobs       map[uint32]*job
 	lastJob    uint32
@@ -74,7 +75,7 @@ func newManager(cfg config) (*manager, error) {
 	}
 	m := &manager{
 		cfg: cfg, dirs: dirs, major: v.Major, version: cfg.version,
-		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
+		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
 	return m, nil

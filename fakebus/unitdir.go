@@ -320,6 +320,9 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	for _, p := range src.props {
 		m.setPropLocked(u, p.Name, p.Value)
 	}
+	for _, p := range m.control[src.name] {
+		m.setPropLocked(u, p.Name, p.Value)
+	}
 	m.indexLocked(u)
 }
 

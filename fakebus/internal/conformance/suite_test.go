@@ -110,6 +110,7 @@ var cases = []suiteCase{
 	{name: "UnitFileWantsDirectory", run: testUnitFileWantsDirectory},
 	{name: "UnitFileReenablePresetStatic", run: testUnitFileReenablePresetStatic},
 	{name: "UnitFilesChangedSignal", run: testUnitFilesChangedSignal},
+	{name: "UnitFileSetPropertiesSurviveReload", run: testUnitFileSetPropertiesSurviveReload},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},

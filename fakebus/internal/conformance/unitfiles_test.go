@@ -450,3 +450,27 @@ func testUnitFilesChangedSignal(t *testing.T, e *env) {
 		}
 	}
 }
+
+// testUnitFileSetPropertiesSurviveReload: SetUnitProperties on a unit
+// loaded from a file outlives daemon-reload (systemd writes a drop-in).
+func testUnitFileSetPropertiesSurviveReload(t *testing.T, e *env) {
+	name := e.unit("ufprops", "service")
+	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("ufpropsalias", "service")))
+	cleanup(t, e, name)
+	link(t, e, file, 0)
+	j, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	if err := e.c.SetUnitProperties(e.ctx, name, true, sdbus.PropDescription("set at runtime")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.c.UnitStatus(e.ctx, name)
+	if err != nil || st.Description != "set at runtime" {
+		t.Errorf("after daemon-reload: Description %q, %v; want the one set at runtime", st.Description, err)
+	}
+}
