@@ -50,7 +50,7 @@ type manager struct {
 	members    map[string]map[*unit]bool // slice name -> the loaded units in it
 	files      map[string]UnitFile
 	control    map[string][]setProp // SetUnitProperties on units from files, by name (unitdir.go)
-	aliases    map[string]string // alias -> primary name (aliases.go)
+	aliases    map[string]string    // alias -> primary name (aliases.go)
 	jobs       map[uint32]*job
 	lastJob    uint32
 	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (signals.go)
