@@ -111,6 +111,18 @@
 // same for every unit a filter accepts (the state of each, then each
 // change, loading and unloading), coalescing per unit.
 //
+// # Unit files
+//
+// EnableUnitFiles, DisableUnitFiles, ReenableUnitFiles, LinkUnitFiles,
+// MaskUnitFiles, UnmaskUnitFiles and PresetUnitFiles change the symlinks
+// in systemd's unit directories, as systemctl enable and friends do, and
+// return the changes as []UnitFileChange; UnitFileRuntime makes them in
+// /run only, UnitFileForce replaces symlinks in the way. GetUnitFileState,
+// ListUnitFiles and ListUnitFilesByPatterns report UnitFileState values.
+// None of them reloads the manager: "write a unit, enable it, reload,
+// restart and wait" is EnableUnitFiles, Reload, RestartUnit and Job.Wait.
+// On fakebus they work on the fake's own unit directories.
+//
 // # Reconnecting
 //
 // WithReconnect makes a Conn outlive its D-Bus connection: it redials at
@@ -118,7 +130,8 @@
 // for the next connection at most ReconnectPolicy.WaitForConnection. A
 // job-creating call in flight when the connection dropped is never
 // replayed: it fails with ErrOutcomeUnknown, and Reconcile tells what
-// became of the unit. EnsureTransientUnit and DestroyUnit reconcile by
+// became of the unit. Neither is a unit-file change, whose change list
+// would be lost with its reply; calling it again is safe. EnsureTransientUnit and DestroyUnit reconcile by
 // themselves when the connection drops while they wait, and finish; on a
 // Conn that does not reconnect they report ErrOutcomeUnknown. A Conn also
 // keeps at most 64 calls waiting for replies (WithMaxPendingCalls), below

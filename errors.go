@@ -17,7 +17,9 @@ var (
 	// name is already loaded (often a failed transient unit that lingers).
 	ErrUnitExists = errors.New("unit exists")
 	// ErrNoSuchUnit: org.freedesktop.systemd1.NoSuchUnit, also returned by
-	// typed reads when a unit's LoadState is not-found.
+	// typed reads when a unit's LoadState is not-found, and
+	// org.freedesktop.DBus.Error.FileNotFound (GetUnitFileState of a unit
+	// without a unit file).
 	ErrNoSuchUnit = errors.New("no such unit")
 	// ErrNoSuchJob: org.freedesktop.systemd1.NoSuchJob (the job has ended).
 	ErrNoSuchJob = errors.New("no such job")
@@ -80,7 +82,7 @@ func dbusErrorSentinel(name string) error {
 	switch name {
 	case sd + "UnitExists":
 		return ErrUnitExists
-	case sd + "NoSuchUnit":
+	case sd + "NoSuchUnit", fd + "FileNotFound":
 		return ErrNoSuchUnit
 	case sd + "NoSuchJob":
 		return ErrNoSuchJob

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/sdbus-go/sdbus"
@@ -214,4 +216,60 @@ func ExampleConn_Reconcile() {
 	// Output:
 	// true
 	// true true <nil>
+}
+
+// Write a unit file, enable it, reload the manager, then restart the unit
+// and wait for the restart to finish: the sequence of "install and run a
+// service" tools.
+func ExampleConn_EnableUnitFiles() {
+	s, err := fakebus.Start()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+
+	dir, err := os.MkdirTemp("", "example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "app.service")
+	unit := "[Unit]\nDescription=an app\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/true\n\n[Install]\nWantedBy=multi-user.target\n"
+	if err := os.WriteFile(file, []byte(unit), 0o644); err != nil {
+		log.Fatal(err)
+	}
+
+	// A path outside the unit path is linked, then enabled.
+	hasInstall, changes, err := c.EnableUnitFiles(ctx, []string{file}, 0)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("install info:", hasInstall)
+	for _, ch := range changes {
+		rel, _ := filepath.Rel(s.UnitDir(), ch.Filename) // /etc/systemd/system on a real system
+		fmt.Println(ch.Type, rel)
+	}
+	if err := c.Reload(ctx); err != nil {
+		log.Fatal(err)
+	}
+	job, err := c.RestartUnit(ctx, "app.service", sdbus.ModeReplace)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := job.Wait(ctx)
+	fmt.Println("restart:", res, err)
+	state, err := c.GetUnitFileState(ctx, "app.service")
+	fmt.Println("state:", state, err)
+	// Output:
+	// install info: true
+	// symlink app.service
+	// symlink multi-user.target.wants/app.service
+	// restart: done <nil>
+	// state: enabled <nil>
 }

@@ -28,7 +28,8 @@ import (
 //     by its ctx and by WaitForConnection; nothing was sent, so it is safe.
 //   - A call in flight when the connection dropped is retried on the next
 //     connection only when it is idempotent: property reads, GetUnit,
-//     LoadUnit, the ListUnits family, GetJob, CancelJob, ResetFailedUnit,
+//     LoadUnit, the ListUnits family, GetUnitFileState, the ListUnitFiles
+//     family, GetJob, CancelJob, ResetFailedUnit,
 //     AttachProcessesToUnit, FreezeUnit, ThawUnit, StopUnit, and
 //     SetUnitProperties unless a property appends to a list (a non-empty
 //     array such as DeviceAllow). Any other call, in particular every
@@ -189,7 +190,10 @@ func idempotentMethod(method string) bool {
 	switch method {
 	case "GetUnit", "LoadUnit", "GetUnitByPID", "ListUnits", "ListUnitsFiltered", "ListUnitsByPatterns",
 		"ListUnitsByNames", "ListJobs", "GetJob", "CancelJob", "ResetFailedUnit",
-		"AttachProcessesToUnit", "FreezeUnit", "ThawUnit", "StopUnit":
+		"AttachProcessesToUnit", "FreezeUnit", "ThawUnit", "StopUnit",
+		"GetUnitFileState", "ListUnitFiles", "ListUnitFilesByPatterns":
+		// The unit-file changes (EnableUnitFiles, ...) are idempotent in
+		// effect but not in their reply: see unitfiles.go.
 		return true
 	}
 	return false

@@ -38,8 +38,14 @@ func wireArgNames(method string) []string {
 		return []string{"name", "whom", "signal"}
 	case "SetUnitProperties":
 		return []string{"name", "runtime", "properties"}
-	case "GetUnit", "LoadUnit", "ResetFailedUnit", "FreezeUnit", "ThawUnit":
+	case "GetUnit", "LoadUnit", "ResetFailedUnit", "FreezeUnit", "ThawUnit", "GetUnitFileState":
 		return []string{"name"}
+	case "EnableUnitFiles", "ReenableUnitFiles", "PresetUnitFiles", "LinkUnitFiles", "MaskUnitFiles":
+		return []string{"files", "runtime", "force"}
+	case "DisableUnitFiles", "UnmaskUnitFiles":
+		return []string{"files", "runtime"}
+	case "ListUnitFilesByPatterns":
+		return []string{"states", "patterns"}
 	}
 	return nil
 }

@@ -55,6 +55,14 @@ func badCalls() []struct {
 		{"KillUnit whom", "whom", func(ctx context.Context, c *sdbus.Conn) error {
 			return c.KillUnit(ctx, "bad.service", sdbus.KillWhom("all\xff"), 15)
 		}},
+		{"EnableUnitFiles path", "files[0] at offset 2", func(ctx context.Context, c *sdbus.Conn) error {
+			_, _, err := c.EnableUnitFiles(ctx, []string{"/d\xffir/a.service"}, 0)
+			return err
+		}},
+		{"ListUnitFilesByPatterns pattern", "patterns[0]", func(ctx context.Context, c *sdbus.Conn) error {
+			_, err := c.ListUnitFilesByPatterns(ctx, nil, []string{"a\x00*"})
+			return err
+		}},
 		{"raw property value", `properties[1] "Environment"[0] at offset 2`, func(ctx context.Context, c *sdbus.Conn) error {
 			return job(c.StartTransientUnit(ctx, "bad-env.service", sdbus.ModeReplace,
 				[]sdbus.Property{sdbus.PropExecStart([]string{"/bin/true"}, false), sdbus.PropRaw("Environment", []string{"A=\xff"})}))
@@ -186,6 +194,26 @@ func stringCalls() []func(ctx context.Context, c *sdbus.Conn, s string) error {
 		},
 		func(ctx context.Context, c *sdbus.Conn, s string) error { return c.DestroyUnit(ctx, s) },
 		func(ctx context.Context, c *sdbus.Conn, s string) error { return c.FreezeUnit(ctx, s) },
+		func(ctx context.Context, c *sdbus.Conn, s string) error {
+			_, _, err := c.EnableUnitFiles(ctx, []string{s}, 0)
+			return err
+		},
+		func(ctx context.Context, c *sdbus.Conn, s string) error {
+			_, err := c.LinkUnitFiles(ctx, []string{s}, sdbus.UnitFileRuntime)
+			return err
+		},
+		func(ctx context.Context, c *sdbus.Conn, s string) error {
+			_, err := c.MaskUnitFiles(ctx, []string{s}, sdbus.UnitFileRuntime)
+			return err
+		},
+		func(ctx context.Context, c *sdbus.Conn, s string) error {
+			_, err := c.GetUnitFileState(ctx, s)
+			return err
+		},
+		func(ctx context.Context, c *sdbus.Conn, s string) error {
+			_, err := c.ListUnitFilesByPatterns(ctx, []sdbus.UnitFileState{sdbus.UnitFileState(s)}, []string{s})
+			return err
+		},
 		func(ctx context.Context, c *sdbus.Conn, s string) error {
 			wctx, cancel := context.WithCancel(ctx)
 			defer cancel()

@@ -2,6 +2,7 @@ package fakebus
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -47,6 +48,13 @@ func (m *manager) primaryLocked(name string) string {
 	if p, ok := m.aliases[name]; ok {
 		return p
 	}
+	if _, loaded := m.units[name]; loaded {
+		return name
+	}
+	// An alias symlink in the unit directories.
+	if e, ok := m.lookupDiskLocked(name); ok && e.alias {
+		return filepath.Base(e.file)
+	}
 	return name
 }
 
@@ -56,7 +64,7 @@ func (m *manager) unitLocked(name string) *unit { return m.units[m.primaryLocked
 // namesLocked returns a unit's Names: its primary name, then its aliases
 // in order.
 func (m *manager) namesLocked(u *unit) []string {
-	aliases := append([]string(nil), m.files[u.name].Aliases...)
+	aliases := append([]string(nil), u.aliases...)
 	sort.Strings(aliases)
 	return append([]string{u.name}, aliases...)
 }

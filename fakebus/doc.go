@@ -81,8 +81,49 @@
 //     UnitMasked, OnlyByDependency, JobTypeNotApplicable, InvalidArgs for
 //     bad modes and values, NoUnitForPID, NoSuchProcess, UnknownMethod for
 //     methods newer than the release.
+//   - Unit files on disk: two unit directories (WithUnitDir,
+//     WithRuntimeUnitDir; temporary ones by default) play
+//     /etc/systemd/system and /run/systemd/system. The unit-file methods
+//     (LinkUnitFiles, EnableUnitFiles, DisableUnitFiles,
+//     ReenableUnitFiles, MaskUnitFiles, UnmaskUnitFiles, PresetUnitFiles,
+//     GetUnitFileState, ListUnitFiles, ListUnitFilesByPatterns) change and
+//     read symlinks there with systemd's change lists, states and errors;
+//     units load from the unit files there ([Unit], the type's section and
+//     [Install], with the keys listed under Unit files below), masked ones refuse
+//     to start (UnitMasked), .wants/ and .requires/ symlinks add
+//     dependencies, daemon-reload re-reads file-loaded units, and an
+//     inactive unit loaded from a file is unloaded unless another loaded
+//     unit depends on it. Units given with WithUnitFile or AddUnitFile
+//     play vendor units without a file, behind the directories.
 //   - On the private socket, messages carry the sender
 //     org.freedesktop.systemd1, as systemd 252 sets it.
+//
+// # Unit files
+//
+// The fake reads unit files in systemd.unit(5) syntax: the [Unit], the
+// type's ([Service], [Slice], ...) and the [Install] sections
+// (comments with # or ;, continuation lines ending in a backslash). The
+// keys the fake understands become the properties StartTransientUnit
+// would set:
+//
+//   - [Unit] Description=, Documentation=, the dependency lists Wants=,
+//     Requires=, Requisite=, BindsTo=, PartOf=, Conflicts=, Before=,
+//     After=, OnFailure=, the booleans DefaultDependencies=,
+//     RefuseManualStart=, RefuseManualStop=, AllowIsolate=,
+//     StopWhenUnneeded=, and CollectMode=;
+//   - in the type's section: ExecStart=, ExecStartPre=, ExecStartPost=,
+//     ExecStop=, ExecStopPost=, ExecReload=, ExecCondition= (a leading "-"
+//     ignores failure; the prefixes "@", "+", "!", ":" are dropped),
+//     Environment=, and every other setting whose name is that of a
+//     string, boolean or string-list property StartTransientUnit takes for
+//     the type (Type=, RemainAfterExit=, Restart=, Slice=, User=, KillMode=,
+//     Delegate=, ...);
+//   - [Install] WantedBy=, RequiredBy= and Alias=, which EnableUnitFiles
+//     and DisableUnitFiles act on.
+//
+// Like systemd, the fake ignores keys it does not know and assignments
+// whose value it cannot use; an empty assignment resets a list. A service
+// with neither ExecStart= nor ExecStop= has LoadState bad-setting.
 //
 // # Faults
 //
@@ -121,10 +162,10 @@
 //     limits are stored and reported, never enforced; MemoryCurrent and
 //     friends read as unknown (2^64-1). Effective* limits exist from 256
 //     (or with WithBackport) and are the minimum over the slice chain.
-//   - Unit files on disk, generators, drop-ins and templates; only units
-//     given with WithUnitFile or AddUnitFile load by name. Units loaded
-//     from them stay loaded while inactive (systemd collects them soon
-//     after a LoadUnit, so GetUnit may then fail). Transient
+//   - Generators, drop-ins, templates, preset files (the preset policy
+//     enables everything, systemd's default), [Install] Also= and
+//     DefaultInstance=, and unit file settings other than those listed
+//     under Unit files (ignored, as systemd ignores unknown keys). Transient
 //     sockets, timers, paths, mounts and swaps are refused.
 //   - The full job-type merge matrix (only jobs of the same type merge; any
 //     other pair conflicts), isolate, Requisite=, PartOf=, Conflicts=,

@@ -43,6 +43,9 @@ type config struct {
 	backports map[string]bool
 	trace     func(Event)
 	units     []UnitFile
+	// unitDir and runtimeUnitDir are the unit directories (unitdir.go);
+	// "" for a temporary directory.
+	unitDir, runtimeUnitDir string
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the
@@ -70,6 +73,25 @@ func WithBackport(names ...string) Option {
 // StartUnit, LoadUnit and friends find it.
 func WithUnitFile(u UnitFile) Option { return func(c *config) { c.units = append(c.units, u) } }
 
+// WithUnitDir makes dir the fake's persistent unit directory, the part
+// /etc/systemd/system plays for systemd: LinkUnitFiles, EnableUnitFiles,
+// MaskUnitFiles and the others change symlinks there, and units are loaded
+// from the unit files in it (see UnitDir). It is created if needed and
+// left in place on Close. The default is a temporary directory that Close
+// removes. The host's systemd directories (/etc/systemd/system,
+// /run/systemd/system, /lib/systemd/system, /usr/lib/systemd/system) are
+// refused while systemd runs the host (PID 1 is systemd, or
+// /run/systemd/private exists), unless the process has a mount namespace
+// of its own (unshare -m, with a tmpfs mounted over them): tests written
+// for a real systemd that hard-code /run/systemd/system (go-systemd's) can
+// then run against the fake in a container or such a namespace.
+func WithUnitDir(dir string) Option { return func(c *config) { c.unitDir = dir } }
+
+// WithRuntimeUnitDir is WithUnitDir for the runtime unit directory, the
+// part of /run/systemd/system: where the calls with the runtime flag make
+// their changes. It comes after the persistent one on the unit path.
+func WithRuntimeUnitDir(dir string) Option { return func(c *config) { c.runtimeUnitDir = dir } }
+
 // WithTrace calls f for every message the fake bus receives from or
 // delivers to a client, from the goroutine that routes it. f must not
 // block for long.
@@ -95,6 +117,7 @@ func Start(opts ...Option) (*Server, error) {
 	m.bus = s.bus
 	if err := m.init(); err != nil {
 		s.bus.Close()
+		m.dirs.remove()
 		return nil, err
 	}
 	return s, nil
@@ -281,6 +304,7 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.m.close()
 	err := s.bus.Close()
+	s.m.dirs.remove()
 	if dir != "" {
 		os.RemoveAll(dir)
 	}

@@ -120,7 +120,13 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		if err := validName(name); err != nil {
 			return nil, err
 		}
+		_, loaded := m.units[m.primaryLocked(name)]
 		if u := m.loadLocked(name); u != nil {
+			if !loaded {
+				// systemd collects a unit loaded this way soon after,
+				// unless it is needed; the fake once it has answered.
+				defer m.collectLocked(u)
+			}
 			return []any{u.path()}, nil
 		}
 		// A unit without a file is "loaded" as not-found and collected
@@ -182,6 +188,11 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		for _, p := range props {
 			m.setPropLocked(u, p.Name, p.Value)
 			changed = append(changed, p.Name)
+		}
+		if u.fromFile {
+			// systemd keeps them in a drop-in (system.control), which
+			// outlives daemon-reload and the unit's unloading.
+			m.control[u.name] = append(m.control[u.name], props...)
 		}
 		m.indexLocked(u)
 		if iface := typeIface(u.kind); iface != "" {
@@ -271,6 +282,9 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 	case "Reexecute":
 		m.reexecLocked(c, Reexec{})
 		return nil, nil
+	}
+	if out, ok, err := m.unitFileCallLocked(c.Member, c.Body, c.Signature.String()); ok {
+		return out, err
 	}
 	if unmodelledMethods[c.Member] && m.has(c.Member) {
 		return nil, &callErr{dbusErr + "NotSupported", "fakebus does not model " + c.Member + "."}
@@ -382,6 +396,9 @@ func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType) er
 	}
 	if typ == jobStop && u.perpetual {
 		return &callErr{errPrefix + "JobTypeNotApplicable", "Job type stop is not applicable for unit " + name + "."}
+	}
+	if (typ == jobStart || typ == jobRestart) && u.load == "bad-setting" {
+		return &callErr{errPrefix + "BadUnitSetting", "Unit " + name + " has a bad unit file setting."}
 	}
 	if (typ == jobStart || typ == jobRestart) && u.load != "loaded" {
 		return errNotFound(name)
@@ -565,6 +582,7 @@ func contains(list []string, s string) bool {
 // signals.
 func (m *manager) reloadLocked(c *busd.Call) {
 	m.reloading = true
+	m.reloadUnitsLocked()
 	reloading := func(active bool) {
 		m.signalLocked(managerPath, managerIface, "Reloading", func() []any { return []any{active} })
 	}
@@ -621,6 +639,9 @@ var managerMethods = []string{
 	"FreezeUnit", "ThawUnit", "GetJob", "CancelJob", "ListUnits",
 	"ListUnitsFiltered", "ListUnitsByPatterns", "ListUnitsByNames", "ListJobs",
 	"Subscribe", "Unsubscribe", "Reload", "Reexecute",
+	"EnableUnitFiles", "DisableUnitFiles", "ReenableUnitFiles", "LinkUnitFiles",
+	"MaskUnitFiles", "UnmaskUnitFiles", "PresetUnitFiles", "GetUnitFileState",
+	"ListUnitFiles", "ListUnitFilesByPatterns",
 }
 
 // unmodelledMethods are Manager methods whose presence differs between

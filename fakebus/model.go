@@ -37,6 +37,7 @@ type manager struct {
 	bus   *busd.Bus
 	major int
 	cfg   config
+	dirs  unitDirs // the unit directories (unitdir.go); read-only
 
 	// timersRunning counts the timers that are set or running; close
 	// waits for it.
@@ -48,7 +49,8 @@ type manager struct {
 	units      map[string]*unit
 	members    map[string]map[*unit]bool // slice name -> the loaded units in it
 	files      map[string]UnitFile
-	aliases    map[string]string // alias -> primary name (aliases.go)
+	control    map[string][]setProp // SetUnitProperties on units from files, by name (unitdir.go)
+	aliases    map[string]string    // alias -> primary name (aliases.go)
 	jobs       map[uint32]*job
 	lastJob    uint32
 	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (signals.go)
@@ -66,9 +68,14 @@ func newManager(cfg config) (*manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fakebus: %w", err)
 	}
+	dirs, err := setupUnitDirs(cfg)
+	if err != nil {
+		dirs.remove()
+		return nil, err
+	}
 	m := &manager{
-		cfg: cfg, major: v.Major, version: cfg.version,
-		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
+		cfg: cfg, dirs: dirs, major: v.Major, version: cfg.version,
+		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
 	return m, nil
@@ -132,8 +139,10 @@ type unit struct {
 	name       string
 	kind       string // "service", "scope", "slice", "target", "socket", ...
 	transient  bool
-	fromFile   bool
-	perpetual  bool // -.slice and friends: never stopped or collected
+	fromFile   bool     // loaded from a unit file (or an AddUnitFile one)
+	file       string   // the unit file on disk, if any (unitdir.go)
+	aliases    []string // its other names, from symlinks to file
+	perpetual  bool     // -.slice and friends: never stopped or collected
 	masked     bool
 	load       string
 	active     string
@@ -322,12 +331,12 @@ func (m *manager) deactivateLocked(u *unit) {
 	m.collectLocked(u)
 }
 
-// collectLocked unloads a transient unit that is no longer needed:
-// inactive units always, failed ones only with CollectMode
-// inactive-or-failed. systemd does this from its GC queue shortly after; the
-// fake does it at once, after the state change was announced.
+// collectLocked unloads a unit that is no longer needed: inactive units
+// always, failed ones only with CollectMode inactive-or-failed. systemd
+// does this from its GC queue shortly after; the fake does it at once,
+// after the state change was announced.
 func (m *manager) collectLocked(u *unit) {
-	if u.gone || u.job != nil || u.perpetual || !(u.transient || u.kind == "slice" && !u.fromFile) {
+	if u.gone || u.job != nil || u.perpetual || !(u.transient || u.fromFile || u.kind == "slice") {
 		return
 	}
 	switch {
@@ -341,7 +350,18 @@ func (m *manager) collectLocked(u *unit) {
 			return // a slice that still holds running units stays
 		}
 	}
+	if u.fromFile && m.referencedLocked(u) {
+		return
+	}
 	m.removeUnitLocked(u)
+	// The units it kept loaded may go now.
+	for _, d := range depLists {
+		for _, n := range u.list(d) {
+			if o := m.units[n]; o != nil && o.fromFile && !o.transient {
+				m.collectLocked(o)
+			}
+		}
+	}
 }
 
 func (m *manager) removeUnitLocked(u *unit) {
@@ -383,17 +403,12 @@ func (m *manager) loadLocked(name string) *unit {
 	if u := m.units[name]; u != nil {
 		return u
 	}
-	if f, ok := m.files[name]; ok {
-		u := m.newUnitLocked(name)
-		u.fromFile = true
-		u.masked = f.Masked
-		if f.Masked {
-			u.load = "masked"
+	if src, ok := m.sourceLocked(name); ok {
+		if u := m.units[src.name]; u != nil {
+			return u // name is a new alias of a loaded unit
 		}
-		for _, p := range f.Properties {
-			m.setPropLocked(u, p.Name, p.Value)
-		}
-		m.indexLocked(u)
+		u := m.newUnitLocked(src.name)
+		m.applySourceLocked(u, src)
 		return u
 	}
 	if strings.HasSuffix(name, ".slice") && sdbus.ValidateUnitName(name) == nil {

@@ -6,7 +6,8 @@
 // Usage:
 //
 //	fakesystemd [--socket PATH] [--private-socket PATH] [--version STRING]
-//	            [--backport NAME]... [--script FILE] [--trace] [--print-address]
+//	            [--backport NAME]... [--script FILE] [--unit-dir DIR]
+//	            [--runtime-unit-dir DIR] [--trace] [--print-address]
 //
 // Flags (one or two dashes):
 //
@@ -25,6 +26,16 @@
 //	                       available, as distributions backport them (e.g.
 //	                       EffectiveMemoryMax); repeatable
 //	--script FILE          scripted job outcomes and unit files, in JSON (below)
+//	--unit-dir DIR         the fake's persistent unit directory, its
+//	                       /etc/systemd/system: LinkUnitFiles, EnableUnitFiles,
+//	                       MaskUnitFiles and friends change symlinks there and
+//	                       units load from the unit files in it (created if
+//	                       needed, kept on exit; default: a temporary
+//	                       directory removed on exit). The host's systemd
+//	                       directories are refused while systemd runs the
+//	                       host (see fakebus.WithUnitDir)
+//	--runtime-unit-dir DIR the same for the runtime directory, its
+//	                       /run/systemd/system (the calls' runtime flag)
 //	--trace                one line per message on stderr (below)
 //	--print-address        once every socket accepts connections, print its
 //	                       D-Bus address ("unix:path=/abs/path") on stdout, one
@@ -85,7 +96,11 @@
 // and friends find by name, "aliases" for its other names (Alias=),
 // "masked" to make starting it fail with UnitMasked, and "properties"
 // with the names and types StartTransientUnit takes (the fake checks their
-// syntax, not their names or types: a unit file may say anything). "reload_duration" is how long each daemon-reload
+// syntax, not their names or types: a unit file may say anything). These
+// units have no file on disk: they play vendor units, static (or masked),
+// behind the unit directories, where real unit files (INI syntax, the
+// keys listed in the fakebus package documentation) can be linked,
+// enabled and masked. "reload_duration" is how long each daemon-reload
 // lasts (Server.SetReloadDuration).
 //
 // Property values are "TYPE VALUE": a D-Bus signature of one complete type,

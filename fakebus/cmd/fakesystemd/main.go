@@ -25,6 +25,8 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
   --version STRING       Manager.Version and the release modelled (default %s)
   --backport NAME        a property or method the release lacks (repeatable)
   --script FILE          JSON: scripted jobs and unit files (see go doc)
+  --unit-dir DIR         the unit directory (/etc/systemd/system's part; default: temporary)
+  --runtime-unit-dir DIR the runtime unit directory (/run/systemd/system's part)
   --trace                one line per message on stderr
   --print-address        print the D-Bus addresses on stdout once serving
 `
@@ -73,6 +75,7 @@ type options struct {
 	version               string
 	backports             []string
 	script                string
+	unitDir, runtimeDir   string
 	trace, printAddress   bool
 }
 
@@ -92,6 +95,8 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.version, "version", fakebus.DefaultVersion, "")
 	fs.Var((*stringList)(&o.backports), "backport", "")
 	fs.StringVar(&o.script, "script", "", "")
+	fs.StringVar(&o.unitDir, "unit-dir", "", "")
+	fs.StringVar(&o.runtimeDir, "runtime-unit-dir", "", "")
 	fs.BoolVar(&o.trace, "trace", false, "")
 	fs.BoolVar(&o.printAddress, "print-address", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -139,6 +144,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	for _, u := range st.Units {
 		opts = append(opts, fakebus.WithUnitFile(u))
+	}
+	if o.unitDir != "" {
+		opts = append(opts, fakebus.WithUnitDir(o.unitDir))
+	}
+	if o.runtimeDir != "" {
+		opts = append(opts, fakebus.WithRuntimeUnitDir(o.runtimeDir))
 	}
 	if o.trace {
 		t := &tracer{w: stderr}

@@ -396,3 +396,37 @@ func busctlOrSkip(t *testing.T) bool {
 	}
 	return true
 }
+
+// TestUnitDir: with --unit-dir the unit-file methods work on that
+// directory, which outlives the command.
+func TestUnitDir(t *testing.T) {
+	dir := socketDir(t)
+	units := filepath.Join(dir, "units")
+	file := writeFile(t, "app.service", "[Service]\nType=oneshot\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n")
+	p, addrs := startProgram(t, 1, "--socket", filepath.Join(dir, "bus"), "--print-address",
+		"--unit-dir", units, "--runtime-unit-dir", filepath.Join(dir, "run"))
+	ctx := testContext(t)
+	c, err := sdbus.Connect(ctx, addrs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	info, changes, err := c.EnableUnitFiles(ctx, []string{file}, 0)
+	if err != nil || !info {
+		t.Fatalf("EnableUnitFiles = %v, %v, %v", info, changes, err)
+	}
+	want := []sdbus.UnitFileChange{
+		{Type: sdbus.UnitFileSymlink, Filename: filepath.Join(units, "app.service"), Destination: file},
+		{Type: sdbus.UnitFileSymlink, Filename: filepath.Join(units, "multi-user.target.wants", "app.service"), Destination: file},
+	}
+	if diff := cmp.Diff(want, changes); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+	c.Close()
+	if code, _ := p.stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("exit %d; stderr: %s", code, p.stderr)
+	}
+	if target, err := os.Readlink(filepath.Join(units, "multi-user.target.wants", "app.service")); err != nil || target != file {
+		t.Errorf("after exit: symlink to %q, %v; want it kept, to %s", target, err, file)
+	}
+}

@@ -1,0 +1,476 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+)
+
+// installableUnit is a oneshot service that stays active, with an
+// [Install] section naming alias.
+func installableUnit(desc, alias string) string {
+	return "[Unit]\nDescription=" + desc + "\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/true\n\n" +
+		"[Install]\nWantedBy=multi-user.target\nAlias=" + alias + "\n"
+}
+
+// unitFileOutside writes a unit file into a new directory off the unit
+// path (under /run on a real systemd: /tmp is private to the sandbox) and
+// registers the cleanup that removes its symlinks and reloads.
+func unitFileOutside(t *testing.T, e *env, name, text string) string {
+	t.Helper()
+	base := ""
+	if e.real {
+		base = "/run"
+	}
+	dir, err := os.MkdirTemp(base, "sdbus-conf-unitfiles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, name)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		for _, fl := range []sdbus.UnitFileFlag{0, sdbus.UnitFileRuntime} {
+			_, _ = e.c.UnmaskUnitFiles(ctx, []string{name}, fl)
+			_, _ = e.c.DisableUnitFiles(ctx, []string{name}, fl)
+		}
+		os.RemoveAll(dir)
+		if err := e.c.Reload(ctx); err != nil {
+			t.Errorf("daemon-reload after removing %s: %v", name, err)
+		}
+	})
+	return file
+}
+
+func sortChanges(ch []sdbus.UnitFileChange) []sdbus.UnitFileChange {
+	out := append([]sdbus.UnitFileChange{}, ch...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Filename < out[j].Filename })
+	return out
+}
+
+func symlinkChange(name, dest string) sdbus.UnitFileChange {
+	return sdbus.UnitFileChange{Type: sdbus.UnitFileSymlink, Filename: name, Destination: dest}
+}
+
+func unlinkChange(name string) sdbus.UnitFileChange {
+	return sdbus.UnitFileChange{Type: sdbus.UnitFileUnlink, Filename: name}
+}
+
+func checkChanges(t *testing.T, what string, want, got []sdbus.UnitFileChange) {
+	t.Helper()
+	if diff := cmp.Diff(sortChanges(want), sortChanges(got)); diff != "" {
+		t.Errorf("%s: changes (-want +got):\n%s", what, diff)
+	}
+}
+
+// wantFileState checks GetUnitFileState; "" means no unit file
+// (ErrNoSuchUnit, from org.freedesktop.DBus.Error.FileNotFound).
+func wantFileState(t *testing.T, e *env, name string, want sdbus.UnitFileState) {
+	t.Helper()
+	got, err := e.c.GetUnitFileState(e.ctx, name)
+	switch {
+	case want == "" && !errors.Is(err, sdbus.ErrNoSuchUnit):
+		t.Errorf("GetUnitFileState(%s) = %q, %v; want ErrNoSuchUnit", name, got, err)
+	case want != "" && (err != nil || got != want):
+		t.Errorf("GetUnitFileState(%s) = %q, %v; want %q", name, got, err, want)
+	}
+}
+
+// link links file and returns the configuration directory the symlink is
+// in: /etc/systemd/system on systemd, the fake's unit directory on fakebus.
+func link(t *testing.T, e *env, file string, flags sdbus.UnitFileFlag) string {
+	t.Helper()
+	ch, err := e.c.LinkUnitFiles(e.ctx, []string{file}, flags)
+	if err != nil || len(ch) != 1 {
+		t.Fatalf("LinkUnitFiles(%s) = %v, %v; want one change", file, ch, err)
+	}
+	dir := filepath.Dir(ch[0].Filename)
+	checkChanges(t, "link", []sdbus.UnitFileChange{symlinkChange(filepath.Join(dir, filepath.Base(file)), file)}, ch)
+	if e.real {
+		want := "/etc/systemd/system"
+		if flags&sdbus.UnitFileRuntime != 0 {
+			want = "/run/systemd/system"
+		}
+		if dir != want {
+			t.Errorf("LinkUnitFiles linked into %s, want %s", dir, want)
+		}
+	}
+	return dir
+}
+
+// testUnitFileEnableDisable: link, enable (change list and carries install
+// info), state enabled, alias state, list, enable again (no changes),
+// disable (every symlink, the link included), the runtime variants.
+func testUnitFileEnableDisable(t *testing.T, e *env) {
+	name, alias := e.unit("uf", "service"), e.unit("ufalias", "service")
+	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", alias))
+
+	wantFileState(t, e, name, "")
+	if _, _, err := e.c.EnableUnitFiles(e.ctx, []string{name}, 0); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("EnableUnitFiles before link: %v; want ErrNoSuchUnit", err)
+	}
+	etc := link(t, e, file, 0)
+	wantFileState(t, e, name, sdbus.UnitFileLinked)
+	if ch, err := e.c.LinkUnitFiles(e.ctx, []string{file}, 0); err != nil || len(ch) != 0 {
+		t.Errorf("LinkUnitFiles again = %v, %v; want no changes", ch, err)
+	}
+
+	info, ch, err := e.c.EnableUnitFiles(e.ctx, []string{name}, 0)
+	if err != nil || !info {
+		t.Fatalf("EnableUnitFiles = %v, %v, %v", info, ch, err)
+	}
+	checkChanges(t, "enable", []sdbus.UnitFileChange{
+		symlinkChange(filepath.Join(etc, alias), file),
+		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
+	}, ch)
+	wantFileState(t, e, name, sdbus.UnitFileEnabled)
+	wantFileState(t, e, alias, sdbus.UnitFileAlias)
+	rows, err := e.c.ListUnitFilesByPatterns(e.ctx, nil, []string{strings.TrimSuffix(name, ".service") + "*", alias})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Path < rows[j].Path })
+	wantRows := []sdbus.UnitFileStatus{
+		{Path: filepath.Join(etc, name), State: sdbus.UnitFileEnabled},
+		{Path: filepath.Join(etc, alias), State: sdbus.UnitFileAlias},
+	}
+	sort.Slice(wantRows, func(i, j int) bool { return wantRows[i].Path < wantRows[j].Path })
+	if diff := cmp.Diff(wantRows, rows); diff != "" {
+		t.Errorf("ListUnitFilesByPatterns (-want +got):\n%s", diff)
+	}
+	rows, err = e.c.ListUnitFilesByPatterns(e.ctx, []sdbus.UnitFileState{sdbus.UnitFileDisabled}, []string{name})
+	if err != nil || len(rows) != 0 {
+		t.Errorf("ListUnitFilesByPatterns(disabled, %s) = %v, %v; want none", name, rows, err)
+	}
+	all, err := e.c.ListUnitFiles(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range all {
+		found = found || r == wantRows[0] || r == wantRows[1]
+	}
+	if !found {
+		t.Errorf("ListUnitFiles does not list %s", name)
+	}
+	if info, ch, err := e.c.EnableUnitFiles(e.ctx, []string{name}, 0); err != nil || !info || len(ch) != 0 {
+		t.Errorf("EnableUnitFiles again = %v, %v, %v; want true, no changes", info, ch, err)
+	}
+
+	ch, err = e.c.DisableUnitFiles(e.ctx, []string{name}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkChanges(t, "disable", []sdbus.UnitFileChange{
+		unlinkChange(filepath.Join(etc, alias)),
+		unlinkChange(filepath.Join(etc, name)),
+		unlinkChange(filepath.Join(etc, "multi-user.target.wants", name)),
+	}, ch)
+	wantFileState(t, e, name, "")
+	if _, err := e.c.DisableUnitFiles(e.ctx, []string{name}, 0); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("DisableUnitFiles without a unit file: %v; want ErrNoSuchUnit", err)
+	}
+
+	// The same by path, in the runtime directory.
+	info, ch, err = e.c.EnableUnitFiles(e.ctx, []string{file}, sdbus.UnitFileRuntime)
+	if err != nil || !info || len(ch) == 0 {
+		t.Fatalf("EnableUnitFiles(runtime) = %v, %v, %v", info, ch, err)
+	}
+	run := filepath.Dir(ch[0].Filename)
+	if e.real && run != "/run/systemd/system" {
+		t.Errorf("runtime enable in %s, want /run/systemd/system", run)
+	}
+	checkChanges(t, "runtime enable", []sdbus.UnitFileChange{
+		symlinkChange(filepath.Join(run, name), file),
+		symlinkChange(filepath.Join(run, alias), file),
+		symlinkChange(filepath.Join(run, "multi-user.target.wants", name), file),
+	}, ch)
+	wantFileState(t, e, name, sdbus.UnitFileEnabledRuntime)
+	ch, err = e.c.DisableUnitFiles(e.ctx, []string{name}, sdbus.UnitFileRuntime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkChanges(t, "runtime disable", []sdbus.UnitFileChange{
+		unlinkChange(filepath.Join(run, name)),
+		unlinkChange(filepath.Join(run, alias)),
+		unlinkChange(filepath.Join(run, "multi-user.target.wants", name)),
+	}, ch)
+	wantFileState(t, e, name, "")
+}
+
+// testUnitFileMask: masking over a link needs force; a masked unit cannot
+// start (before and after daemon-reload); unmask removes the mask only; a
+// name without a unit file can be masked at runtime.
+func testUnitFileMask(t *testing.T, e *env) {
+	name := e.unit("ufmask", "service")
+	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("ufmaskalias", "service")))
+	etc := link(t, e, file, 0)
+
+	if _, err := e.c.MaskUnitFiles(e.ctx, []string{name}, 0); !errors.Is(err, sdbus.ErrUnitExists) {
+		t.Errorf("MaskUnitFiles over the link: %v; want ErrUnitExists", err)
+	}
+	wantFileState(t, e, name, sdbus.UnitFileLinked)
+	ch, err := e.c.MaskUnitFiles(e.ctx, []string{name}, sdbus.UnitFileForce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]sdbus.UnitFileChange{unlinkChange(filepath.Join(etc, name)), symlinkChange(filepath.Join(etc, name), "/dev/null")}, ch); diff != "" {
+		t.Errorf("MaskUnitFiles with force: changes (-want +got):\n%s", diff)
+	}
+	wantFileState(t, e, name, sdbus.UnitFileMasked)
+	if _, _, err := e.c.EnableUnitFiles(e.ctx, []string{name}, 0); err == nil {
+		t.Errorf("EnableUnitFiles of a masked unit succeeded")
+	}
+	for _, reload := range []bool{false, true} {
+		if reload {
+			if err := e.c.Reload(e.ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if j, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace); !errors.Is(err, sdbus.ErrUnitMasked) {
+			t.Errorf("StartUnit of a masked unit (reloaded %v) = %v, %v; want ErrUnitMasked", reload, j, err)
+		}
+	}
+	ch, err = e.c.UnmaskUnitFiles(e.ctx, []string{name}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkChanges(t, "unmask", []sdbus.UnitFileChange{unlinkChange(filepath.Join(etc, name))}, ch)
+	wantFileState(t, e, name, "")
+	if ch, err := e.c.UnmaskUnitFiles(e.ctx, []string{name}, 0); err != nil || len(ch) != 0 {
+		t.Errorf("UnmaskUnitFiles again = %v, %v; want no changes", ch, err)
+	}
+
+	ghost := e.unit("ufghost", "service")
+	ch, err = e.c.MaskUnitFiles(e.ctx, []string{ghost}, sdbus.UnitFileRuntime)
+	if err != nil || len(ch) != 1 || ch[0].Destination != "/dev/null" {
+		t.Fatalf("MaskUnitFiles(runtime) of a unit without a file = %v, %v", ch, err)
+	}
+	wantFileState(t, e, ghost, sdbus.UnitFileMaskedRuntime)
+	if _, err := e.c.StartUnit(e.ctx, ghost, sdbus.ModeReplace); !errors.Is(err, sdbus.ErrUnitMasked) {
+		t.Errorf("StartUnit of a masked name: %v; want ErrUnitMasked", err)
+	}
+	if ch, err := e.c.UnmaskUnitFiles(e.ctx, []string{ghost}, sdbus.UnitFileRuntime); err != nil || len(ch) != 1 {
+		t.Errorf("UnmaskUnitFiles(runtime) = %v, %v; want one unlink", ch, err)
+	}
+	wantFileState(t, e, ghost, "")
+}
+
+// testUnitFileReload: a linked unit starts from its file; an edited file
+// applies after daemon-reload only; the inactive unit is unloaded after
+// its stop (nothing depends on it: an enabled unit would stay while its
+// target is loaded); once its file is gone (disabled, reloaded) it is not
+// found.
+func testUnitFileReload(t *testing.T, e *env) {
+	name := e.unit("ufreload", "service")
+	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("ufreloadalias", "service")))
+	cleanup(t, e, name)
+	link(t, e, file, 0)
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	j, err := e.c.RestartUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	description := func() string {
+		t.Helper()
+		st, err := e.c.UnitStatus(e.ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Description
+	}
+	if d := description(); d != "sdbus conformance" {
+		t.Errorf("Description = %q, want the file's", d)
+	}
+	if err := os.WriteFile(file, []byte(installableUnit("edited", e.unit("ufreloadalias", "service"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := description(); d != "sdbus conformance" {
+		t.Errorf("Description before daemon-reload = %q, want the old one", d)
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := description(); d != "edited" {
+		t.Errorf("Description after daemon-reload = %q, want edited", d)
+	}
+	if st, _ := e.c.UnitStatus(e.ctx, name); st.ActiveState != sdbus.StateActive {
+		t.Errorf("ActiveState after daemon-reload = %q, want active", st.ActiveState)
+	}
+	stop(t, e, e.c, name)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := e.c.GetUnit(e.ctx, name)
+		if errors.Is(err, sdbus.ErrNoSuchUnit) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GetUnit of the stopped unit: %v; want ErrNoSuchUnit (garbage-collected)", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := e.c.DisableUnitFiles(e.ctx, []string{name}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("StartUnit once the file is gone: %v; want ErrNoSuchUnit", err)
+	}
+}
+
+// testUnitFileWantsDirectory: a unit enabled for a target is pulled in
+// when the (reloaded) target starts, and stays loaded after its stop while
+// the target, which depends on it, is loaded.
+func testUnitFileWantsDirectory(t *testing.T, e *env) {
+	target, name := e.unit("uftarget", "target"), e.unit("ufwanted", "service")
+	tfile := unitFileOutside(t, e, target, "[Unit]\nDescription=sdbus conformance target\n")
+	sfile := unitFileOutside(t, e, name, "[Unit]\nDescription=sdbus conformance\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\n"+
+		"ExecStart=/bin/true\n\n[Install]\nWantedBy="+target+"\n")
+	cleanup(t, e, name)
+	cleanup(t, e, target)
+	etc := link(t, e, tfile, 0)
+	info, ch, err := e.c.EnableUnitFiles(e.ctx, []string{sfile}, 0)
+	if err != nil || !info {
+		t.Fatalf("EnableUnitFiles = %v, %v, %v", info, ch, err)
+	}
+	checkChanges(t, "enable", []sdbus.UnitFileChange{
+		symlinkChange(filepath.Join(etc, name), sfile),
+		symlinkChange(filepath.Join(etc, target+".wants", name), sfile),
+	}, ch)
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	j, err := e.c.StartUnit(e.ctx, target, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	settle(t, e, name, "active", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive })
+	stop(t, e, e.c, name)
+	time.Sleep(100 * time.Millisecond) // systemd's GC runs soon after the stop
+	if _, err := e.c.GetUnit(e.ctx, name); err != nil {
+		t.Errorf("GetUnit of the stopped unit its target wants: %v; want it loaded", err)
+	}
+	stop(t, e, e.c, target)
+}
+
+// testUnitFileReenablePresetStatic: reenable resets the symlinks (unlink
+// then symlink of each), preset enables (no preset files: the default
+// policy), a unit without [Install] links but carries no install
+// information and stays linked, and linking a file that does not exist is
+// ErrNoSuchUnit.
+func testUnitFileReenablePresetStatic(t *testing.T, e *env) {
+	name, alias := e.unit("ufre", "service"), e.unit("ufrealias", "service")
+	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", alias))
+	etc := link(t, e, file, 0)
+	info, ch, err := e.c.PresetUnitFiles(e.ctx, []string{name}, 0)
+	if err != nil || !info {
+		t.Fatalf("PresetUnitFiles = %v, %v, %v", info, ch, err)
+	}
+	enabled := []sdbus.UnitFileChange{
+		symlinkChange(filepath.Join(etc, alias), file),
+		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
+	}
+	checkChanges(t, "preset", enabled, ch)
+	wantFileState(t, e, name, sdbus.UnitFileEnabled)
+	info, ch, err = e.c.ReenableUnitFiles(e.ctx, []string{file}, 0)
+	if err != nil || !info {
+		t.Fatalf("ReenableUnitFiles = %v, %v, %v", info, ch, err)
+	}
+	checkChanges(t, "reenable", []sdbus.UnitFileChange{
+		unlinkChange(filepath.Join(etc, alias)), symlinkChange(filepath.Join(etc, alias), file),
+		unlinkChange(filepath.Join(etc, name)), symlinkChange(filepath.Join(etc, name), file),
+		unlinkChange(filepath.Join(etc, "multi-user.target.wants", name)),
+		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
+	}, ch)
+	wantFileState(t, e, name, sdbus.UnitFileEnabled)
+
+	static := e.unit("ufstatic", "service")
+	sfile := unitFileOutside(t, e, static, "[Unit]\nDescription=sdbus conformance\n\n[Service]\nExecStart=/bin/sleep 100\n")
+	info, ch, err = e.c.EnableUnitFiles(e.ctx, []string{sfile}, 0)
+	if err != nil || info {
+		t.Fatalf("EnableUnitFiles of a unit without [Install] = %v, %v, %v; want false", info, ch, err)
+	}
+	checkChanges(t, "enable static", []sdbus.UnitFileChange{symlinkChange(filepath.Join(etc, static), sfile)}, ch)
+	wantFileState(t, e, static, sdbus.UnitFileLinked)
+
+	missing := filepath.Join(filepath.Dir(sfile), e.unit("ufmissing", "service"))
+	if ch, err := e.c.LinkUnitFiles(e.ctx, []string{missing}, 0); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("LinkUnitFiles of a missing file = %v, %v; want ErrNoSuchUnit", ch, err)
+	}
+}
+
+// testUnitFilesChangedSignal: a unit-file change that changed something
+// is announced with UnitFilesChanged to subscribed clients.
+func testUnitFilesChangedSignal(t *testing.T, e *env) {
+	name := e.unit("ufsignal", "service")
+	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("ufsignalalias", "service")))
+	raw := e.rawBus(t)
+	sigs := make(chan *dbus.Signal, 16)
+	raw.Signal(sigs)
+	if err := raw.AddMatchSignalContext(e.ctx, dbus.WithMatchInterface("org.freedesktop.systemd1.Manager"),
+		dbus.WithMatchMember("UnitFilesChanged"), dbus.WithMatchSender("org.freedesktop.systemd1")); err != nil {
+		t.Fatal(err)
+	}
+	mgr := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1")
+	if err := mgr.CallWithContext(e.ctx, "org.freedesktop.systemd1.Manager.Subscribe", 0).Store(); err != nil {
+		t.Fatal(err)
+	}
+	link(t, e, file, 0)
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case s := <-sigs:
+			if s.Name != "org.freedesktop.systemd1.Manager.UnitFilesChanged" {
+				continue // NameAcquired and the like
+			}
+			if len(s.Body) != 0 {
+				t.Errorf("UnitFilesChanged body %v, want none", s.Body)
+			}
+			return
+		case <-timeout:
+			t.Fatal("no UnitFilesChanged after LinkUnitFiles")
+		}
+	}
+}
+
+// testUnitFileSetPropertiesSurviveReload: SetUnitProperties on a unit
+// loaded from a file outlives daemon-reload (systemd writes a drop-in).
+func testUnitFileSetPropertiesSurviveReload(t *testing.T, e *env) {
+	name := e.unit("ufprops", "service")
+	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("ufpropsalias", "service")))
+	cleanup(t, e, name)
+	link(t, e, file, 0)
+	j, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	if err := e.c.SetUnitProperties(e.ctx, name, true, sdbus.PropDescription("set at runtime")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.c.UnitStatus(e.ctx, name)
+	if err != nil || st.Description != "set at runtime" {
+		t.Errorf("after daemon-reload: Description %q, %v; want the one set at runtime", st.Description, err)
+	}
+}

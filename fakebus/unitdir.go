@@ -1,0 +1,752 @@
+package fakebus
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+)
+
+// The fake's unit directories. Two directories play the parts of
+// /etc/systemd/system (the persistent configuration, WithUnitDir) and
+// /run/systemd/system (the runtime configuration, WithRuntimeUnitDir);
+// both are on the fake's unit path, the persistent one first, ahead of
+// the unit files added with AddUnitFile (which play the vendor units of
+// /usr/lib/systemd/system and have no file). The unit-file methods work
+// on them as systemd 252 does on its own:
+//
+//   - LinkUnitFiles symlinks a unit file from any absolute path into the
+//     directory; EnableUnitFiles (and PresetUnitFiles: the fake has no
+//     preset files, so its policy enables everything, as systemd's
+//     default) links a file given by path, then creates the symlinks of
+//     its [Install] section: Alias= in the directory, WantedBy= in
+//     <target>.wants/, RequiredBy= in <target>.requires/. DisableUnitFiles
+//     removes every symlink to the unit's file (the link included), masks
+//     excepted; ReenableUnitFiles disables, then enables.
+//   - MaskUnitFiles symlinks the name to /dev/null; UnmaskUnitFiles
+//     removes that symlink.
+//   - A symlink in the way is replaced when the call has force or when it
+//     dangles; otherwise the call fails with UnitExists.
+//   - GetUnitFileState, ListUnitFiles and ListUnitFilesByPatterns report
+//     the states systemd reports (enabled, linked, alias, masked, static,
+//     disabled, their -runtime forms, transient). Units added with
+//     AddUnitFile are static (masked when Masked) and not listed.
+//
+// A unit that is not loaded is loaded from the directories as they are
+// when it is needed; a loaded unit keeps its settings until daemon-reload
+// (Manager.Reload), which reads every file-loaded unit again: changed
+// settings apply, a unit whose file is gone is unloaded (or, while it is
+// active or has a job, keeps running with LoadState not-found). Masking
+// affects a loaded unit only after the reload, as in systemd. Units
+// loaded from files are garbage-collected like systemd's: unloaded as
+// soon as they are inactive with no job (failed ones stay until
+// ResetFailedUnit, unless CollectMode=inactive-or-failed) unless another
+// loaded unit depends on them. A unit loaded from a file also gets the
+// Wants= and Requires= of the symlinks in its .wants/ and .requires/
+// directories, so a unit enabled for a target is pulled in by the
+// target's start once the target has been (re)loaded.
+
+// unitDirs are the fake's unit directories.
+type unitDirs struct {
+	persistent, runtime string
+	// temp is a directory the fake made for them and removes on Close.
+	temp string
+}
+
+// hostUnitDirs are directories the fake must never use while they are
+// the host's own systemd configuration (see hostManaged).
+var hostUnitDirs = []string{"/etc/systemd/system", "/run/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system"}
+
+// hostManaged reports whether systemd manages this host's unit directories
+// as this process sees them: systemd is PID 1 (or its private socket
+// exists), and the process shares PID 1's mount namespace as far as it can
+// tell (unshare -m with a tmpfs over /run/systemd/system gives a directory
+// of its own).
+func hostManaged() bool {
+	self, err1 := os.Readlink("/proc/self/ns/mnt")
+	init, err2 := os.Readlink("/proc/1/ns/mnt")
+	if err1 == nil && err2 == nil && self != init {
+		return false
+	}
+	if comm, err := os.ReadFile("/proc/1/comm"); err == nil && strings.TrimSpace(string(comm)) == "systemd" {
+		return true
+	}
+	_, err := os.Stat("/run/systemd/private")
+	return err == nil
+}
+
+// setupUnitDirs makes the unit directories of cfg, in a new temporary
+// directory unless configured.
+func setupUnitDirs(cfg config) (unitDirs, error) {
+	d := unitDirs{persistent: cfg.unitDir, runtime: cfg.runtimeUnitDir}
+	if d.persistent == "" || d.runtime == "" {
+		tmp, err := os.MkdirTemp("", "fakebus-units")
+		if err != nil {
+			return d, fmt.Errorf("fakebus: %w", err)
+		}
+		d.temp = tmp
+		if d.persistent == "" {
+			d.persistent = filepath.Join(tmp, "system")
+		}
+		if d.runtime == "" {
+			d.runtime = filepath.Join(tmp, "runtime")
+		}
+	}
+	for _, dir := range []*string{&d.persistent, &d.runtime} {
+		abs, err := filepath.Abs(*dir)
+		if err != nil {
+			return d, fmt.Errorf("fakebus: unit directory: %w", err)
+		}
+		*dir = abs
+		isHost := func(p string) bool {
+			if !hostManaged() {
+				return false
+			}
+			for _, h := range hostUnitDirs {
+				if p == h {
+					return true
+				}
+			}
+			return false
+		}
+		if isHost(abs) {
+			return d, fmt.Errorf("fakebus: unit directory %s is the host's systemd configuration", abs)
+		}
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return d, fmt.Errorf("fakebus: unit directory: %w", err)
+		}
+		if real, err := filepath.EvalSymlinks(abs); err != nil || isHost(real) {
+			return d, fmt.Errorf("fakebus: unit directory %s is the host's systemd configuration or unusable (%v)", abs, err)
+		}
+	}
+	if d.persistent == d.runtime {
+		return d, fmt.Errorf("fakebus: the unit directory and the runtime unit directory are both %s", d.persistent)
+	}
+	return d, nil
+}
+
+func (d unitDirs) remove() {
+	if d.temp != "" {
+		os.RemoveAll(d.temp)
+	}
+}
+
+func (d unitDirs) config(runtime bool) string {
+	if runtime {
+		return d.runtime
+	}
+	return d.persistent
+}
+
+// UnitDir returns the fake's persistent unit directory, where it plays
+// /etc/systemd/system (see WithUnitDir).
+func (s *Server) UnitDir() string { return s.m.dirs.persistent }
+
+// RuntimeUnitDir returns the fake's runtime unit directory, where it plays
+// /run/systemd/system (see WithRuntimeUnitDir).
+func (s *Server) RuntimeUnitDir() string { return s.m.dirs.runtime }
+
+// diskEntry is what a unit directory holds under one unit name.
+type diskEntry struct {
+	path    string // dir/name
+	runtime bool   // in the runtime directory
+	target  string // a symlink's target, absolute; "" for a regular file
+	file    string // the unit file it stands for
+	masked  bool   // a symlink to /dev/null
+	alias   bool   // a symlink to a unit file of another name
+	linked  bool   // a symlink to a file of the same name outside the directories
+}
+
+// lookupDiskLocked returns the first entry for name on the unit path.
+func (m *manager) lookupDiskLocked(name string) (diskEntry, bool) {
+	for _, runtime := range []bool{false, true} {
+		if e, ok := m.entryLocked(m.dirs.config(runtime), name, runtime); ok {
+			return e, true
+		}
+	}
+	return diskEntry{}, false
+}
+
+// entryLocked reads dir/name; dangling symlinks count as absent.
+func (m *manager) entryLocked(dir, name string, runtime bool) (diskEntry, bool) {
+	p := filepath.Join(dir, name)
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return diskEntry{}, false
+	}
+	e := diskEntry{path: p, runtime: runtime, file: p}
+	switch {
+	case fi.Mode().IsRegular():
+		return e, true
+	case fi.Mode()&fs.ModeSymlink == 0:
+		return diskEntry{}, false
+	}
+	t, err := os.Readlink(p)
+	if err != nil {
+		return diskEntry{}, false
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(dir, t)
+	}
+	e.target = t
+	if t == "/dev/null" {
+		e.masked = true
+		return e, true
+	}
+	if st, err := os.Stat(t); err != nil || !st.Mode().IsRegular() {
+		return diskEntry{}, false
+	}
+	e.file = t
+	e.alias = filepath.Base(t) != name
+	e.linked = !e.alias && filepath.Dir(t) != m.dirs.persistent && filepath.Dir(t) != m.dirs.runtime
+	return e, true
+}
+
+// unitSource is where a unit's configuration comes from.
+type unitSource struct {
+	name    string // the primary name
+	file    string // the unit file on disk, "" for AddUnitFile units
+	masked  bool
+	bad     bool // LoadState bad-setting
+	props   []sdbus.Property
+	aliases []string
+}
+
+// sourceLocked finds the configuration of unit name: a file in the unit
+// directories, else an AddUnitFile unit.
+func (m *manager) sourceLocked(name string) (unitSource, bool) {
+	e, ok := m.lookupDiskLocked(name)
+	if ok && e.alias {
+		name = filepath.Base(e.file)
+		if e, ok = m.lookupDiskLocked(name); ok && e.alias {
+			return unitSource{}, false // an alias of an alias: not modelled
+		}
+	}
+	if ok {
+		src := unitSource{name: name, file: e.file, masked: e.masked}
+		if e.masked {
+			return src, true
+		}
+		data, err := os.ReadFile(e.file)
+		if err != nil {
+			return unitSource{}, false
+		}
+		pu := m.parseUnitFile(name, data)
+		src.props = append(pu.props, m.wantsDirsLocked(name)...)
+		src.bad = strings.HasSuffix(name, ".service") && !hasProp(pu.props, "ExecStart") && !hasProp(pu.props, "ExecStop")
+		src.aliases = m.diskAliasesLocked(name, e.file)
+		return src, true
+	}
+	if f, ok := m.files[name]; ok {
+		return unitSource{name: name, masked: f.Masked, props: f.Properties, aliases: f.Aliases}, true
+	}
+	return unitSource{}, false
+}
+
+// wantsDirsLocked returns the dependencies the <name>.wants/ and
+// <name>.requires/ directories add to unit name, as Wants and Requires
+// properties.
+func (m *manager) wantsDirsLocked(name string) []sdbus.Property {
+	var out []sdbus.Property
+	for _, d := range []struct{ suffix, prop string }{{".wants", "Wants"}, {".requires", "Requires"}} {
+		var deps []string
+		for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
+			ents, _ := os.ReadDir(filepath.Join(dir, name+d.suffix))
+			for _, de := range ents {
+				if sdbus.ValidateUnitName(de.Name()) == nil && !contains(deps, de.Name()) {
+					deps = append(deps, de.Name())
+				}
+			}
+		}
+		if len(deps) > 0 {
+			out = append(out, sdbus.Property{Name: d.prop, Value: dbus.MakeVariant(deps)})
+		}
+	}
+	return out
+}
+
+func hasProp(props []sdbus.Property, name string) bool {
+	for _, p := range props {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// diskAliasesLocked returns the names symlinked to file in the unit
+// directories other than name, sorted.
+func (m *manager) diskAliasesLocked(name, file string) []string {
+	var out []string
+	for _, runtime := range []bool{false, true} {
+		dir := m.dirs.config(runtime)
+		ents, _ := os.ReadDir(dir)
+		for _, de := range ents {
+			n := de.Name()
+			if n == name || de.Type()&fs.ModeSymlink == 0 || sdbus.ValidateUnitName(n) != nil {
+				continue
+			}
+			if e, ok := m.entryLocked(dir, n, runtime); ok && e.alias && e.file == file {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// applySourceLocked gives u the configuration of src.
+func (m *manager) applySourceLocked(u *unit, src unitSource) {
+	u.fromFile = true
+	u.file = src.file
+	u.masked = src.masked
+	u.aliases = src.aliases
+	switch {
+	case src.masked:
+		u.load = "masked"
+	case src.bad:
+		u.load = "bad-setting"
+	default:
+		u.load = "loaded"
+	}
+	u.props = map[string]dbus.Variant{}
+	for _, p := range src.props {
+		m.setPropLocked(u, p.Name, p.Value)
+	}
+	for _, p := range m.control[src.name] {
+		m.setPropLocked(u, p.Name, p.Value)
+	}
+	m.indexLocked(u)
+}
+
+// reloadUnitsLocked is the unit part of daemon-reload: every unit loaded
+// from a file reads its configuration again.
+func (m *manager) reloadUnitsLocked() {
+	for _, u := range m.sortedUnitsLocked() {
+		if !u.fromFile {
+			continue
+		}
+		src, ok := m.sourceLocked(u.name)
+		if !ok || src.name != u.name {
+			if u.isActive() || u.active == "activating" || u.active == "failed" || u.job != nil {
+				u.load, u.file, u.aliases = "not-found", "", nil
+				continue
+			}
+			m.removeUnitLocked(u)
+			continue
+		}
+		m.applySourceLocked(u, src)
+		m.collectLocked(u)
+	}
+}
+
+// depLists are the dependency settings that reference another unit.
+var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure"}
+
+// referencedLocked reports whether another loaded unit depends on u (by
+// its settings, or by a .wants/ or .requires/ symlink it was loaded with):
+// systemd does not collect such a unit (an enabled unit stays loaded while
+// its target is).
+func (m *manager) referencedLocked(u *unit) bool {
+	for _, o := range m.units {
+		if o == u {
+			continue
+		}
+		for _, d := range depLists {
+			if contains(o.list(d), u.name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unitFileChange is one element of a change list, (sss).
+type unitFileChange struct{ Type, Filename, Destination string }
+
+// installOf returns the [Install] settings of a unit file ("" for none).
+func (m *manager) installOf(name, file string) parsedUnit {
+	if file == "" {
+		return parsedUnit{}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return parsedUnit{}
+	}
+	return m.parseUnitFile(name, data)
+}
+
+func errFileInvalid(f string) *callErr {
+	return errInvalidArgs("File %s: Invalid argument", f)
+}
+
+func errNoUnitFile(f string) *callErr {
+	return &callErr{errPrefix + "NoSuchUnit", "Unit file " + f + " does not exist."}
+}
+
+// symlinkLocked makes link point to dest, reporting the changes: nothing
+// when it does already; an existing symlink elsewhere is replaced when
+// force is set or it dangles.
+func symlinkLocked(link, dest string, force bool, changes *[]unitFileChange) error {
+	fi, err := os.Lstat(link)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink == 0:
+		return &callErr{errPrefix + "UnitExists", "File " + link + " already exists."}
+	case err == nil:
+		old, _ := os.Readlink(link)
+		if old == dest {
+			return nil
+		}
+		if _, serr := os.Stat(link); serr == nil && !force {
+			return &callErr{errPrefix + "UnitExists", "File " + link + " already exists and is a symlink to " + old + "."}
+		}
+		if err := os.Remove(link); err != nil {
+			return fmt.Errorf("unlink %s: %w", link, err)
+		}
+		*changes = append(*changes, unitFileChange{"unlink", link, ""})
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		return err
+	}
+	if err := os.Symlink(dest, link); err != nil {
+		return fmt.Errorf("symlink %s: %w", link, err)
+	}
+	*changes = append(*changes, unitFileChange{"symlink", link, dest})
+	return nil
+}
+
+// resolveUnitFileLocked finds the unit file an Enable-like call names (a
+// unit name or an absolute path), linking a file outside the unit
+// directories into dir.
+func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]unitFileChange) (name, file string, err error) {
+	if strings.HasPrefix(f, "/") {
+		name = filepath.Base(f)
+		if sdbus.ValidateUnitName(name) != nil || filepath.Clean(f) != f {
+			return "", "", errFileInvalid(f)
+		}
+		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+			return "", "", errNoUnitFile(f)
+		}
+		if d := filepath.Dir(f); d == m.dirs.persistent || d == m.dirs.runtime {
+			return name, f, nil
+		}
+		return name, f, symlinkLocked(filepath.Join(dir, name), f, force, changes)
+	}
+	if sdbus.ValidateUnitName(f) != nil {
+		return "", "", errFileInvalid(f)
+	}
+	if e, ok := m.lookupDiskLocked(f); ok {
+		if e.masked {
+			return "", "", &callErr{errPrefix + "UnitMasked", "Unit file " + f + " is masked."}
+		}
+		return f, e.file, nil
+	}
+	if uf, ok := m.files[f]; ok {
+		if uf.Masked {
+			return "", "", &callErr{errPrefix + "UnitMasked", "Unit file " + f + " is masked."}
+		}
+		return f, "", nil
+	}
+	return "", "", errNoUnitFile(f)
+}
+
+// enableLocked implements EnableUnitFiles and PresetUnitFiles.
+func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]unitFileChange) (bool, error) {
+	dir := m.dirs.config(runtime)
+	carries := false
+	for _, f := range files {
+		name, file, err := m.resolveUnitFileLocked(f, dir, force, changes)
+		if err != nil {
+			return carries, err
+		}
+		inst := m.installOf(name, file)
+		if !inst.hasInstall() {
+			continue
+		}
+		carries = true
+		for _, a := range inst.alias {
+			if sdbus.ValidateUnitName(a) != nil || path.Ext(a) != path.Ext(name) {
+				continue
+			}
+			if err := symlinkLocked(filepath.Join(dir, a), file, force, changes); err != nil {
+				return carries, err
+			}
+		}
+		for _, w := range []struct {
+			targets []string
+			suffix  string
+		}{{inst.wantedBy, ".wants"}, {inst.requiredBy, ".requires"}} {
+			for _, t := range w.targets {
+				if sdbus.ValidateUnitName(t) != nil {
+					continue
+				}
+				if err := symlinkLocked(filepath.Join(dir, t+w.suffix, name), file, force, changes); err != nil {
+					return carries, err
+				}
+			}
+		}
+	}
+	return carries, nil
+}
+
+// disableLocked implements DisableUnitFiles: it removes from the
+// configuration directory every symlink to the unit's file and every
+// .wants/ or .requires/ entry of its name, masks excepted.
+func (m *manager) disableLocked(names []string, runtime bool, changes *[]unitFileChange) error {
+	dir := m.dirs.config(runtime)
+	for _, name := range names {
+		if sdbus.ValidateUnitName(name) != nil {
+			return errFileInvalid(name)
+		}
+		e, ok := m.lookupDiskLocked(name)
+		if !ok {
+			if _, vendor := m.files[name]; !vendor {
+				return errNoUnitFile(name)
+			}
+			continue
+		}
+		file := e.file
+		var wants, top []string
+		ents, _ := os.ReadDir(dir)
+		for _, de := range ents {
+			p := filepath.Join(dir, de.Name())
+			if de.IsDir() && (strings.HasSuffix(de.Name(), ".wants") || strings.HasSuffix(de.Name(), ".requires")) {
+				if fi, err := os.Lstat(filepath.Join(p, name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+					wants = append(wants, filepath.Join(p, name))
+				}
+				continue
+			}
+			if de.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			if t, err := os.Readlink(p); err == nil && t == file && file != p {
+				top = append(top, p)
+			}
+		}
+		sort.Strings(wants)
+		sort.Strings(top)
+		for _, p := range append(wants, top...) {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			*changes = append(*changes, unitFileChange{"unlink", p, ""})
+			if d := filepath.Dir(p); d != dir {
+				os.Remove(d) // only when empty
+			}
+		}
+	}
+	return nil
+}
+
+// unitFileStateLocked returns the UnitFileState of name, or false when it
+// has no unit file.
+func (m *manager) unitFileStateLocked(name string) (string, bool) {
+	if u := m.units[name]; u != nil && u.transient {
+		return "transient", true
+	}
+	// The first entry on the unit path decides, as in systemd.
+	e, ok := m.lookupDiskLocked(name)
+	switch {
+	case ok && e.masked && e.runtime:
+		return "masked-runtime", true
+	case ok && e.masked:
+		return "masked", true
+	case !ok:
+		if f, vendor := m.files[name]; vendor {
+			if f.Masked {
+				return "masked", true
+			}
+			return "static", true
+		}
+		return "", false
+	}
+	if e.alias {
+		return "alias", true
+	}
+	switch {
+	case m.enabledInLocked(m.dirs.persistent, name, e.file):
+		return "enabled", true
+	case m.enabledInLocked(m.dirs.runtime, name, e.file):
+		return "enabled-runtime", true
+	case e.linked && e.runtime:
+		return "linked-runtime", true
+	case e.linked:
+		return "linked", true
+	}
+	if m.installOf(name, e.file).hasInstall() {
+		return "disabled", true
+	}
+	return "static", true
+}
+
+// enabledInLocked reports whether dir holds a .wants/ or .requires/ entry
+// for name, or an alias of file.
+func (m *manager) enabledInLocked(dir, name, file string) bool {
+	ents, _ := os.ReadDir(dir)
+	for _, de := range ents {
+		p := filepath.Join(dir, de.Name())
+		if de.IsDir() && (strings.HasSuffix(de.Name(), ".wants") || strings.HasSuffix(de.Name(), ".requires")) {
+			if _, err := os.Lstat(filepath.Join(p, name)); err == nil {
+				return true
+			}
+			continue
+		}
+		if de.Type()&fs.ModeSymlink != 0 && de.Name() != name {
+			if t, err := os.Readlink(p); err == nil && t == file {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type unitFileRow struct{ Path, State string }
+
+// listUnitFilesLocked lists the unit files of both directories, each name
+// once (the first on the unit path), sorted by path.
+func (m *manager) listUnitFilesLocked(states, patterns []string) []unitFileRow {
+	out := []unitFileRow{}
+	seen := map[string]bool{}
+	for _, runtime := range []bool{false, true} {
+		dir := m.dirs.config(runtime)
+		ents, _ := os.ReadDir(dir)
+		for _, de := range ents {
+			n := de.Name()
+			if de.IsDir() || seen[n] || sdbus.ValidateUnitName(n) != nil {
+				continue
+			}
+			if _, ok := m.entryLocked(dir, n, runtime); !ok {
+				continue
+			}
+			seen[n] = true
+			st, ok := m.unitFileStateLocked(n)
+			if !ok || len(states) > 0 && !contains(states, st) {
+				continue
+			}
+			if len(patterns) > 0 {
+				match := false
+				for _, p := range patterns {
+					if ok, _ := path.Match(p, n); ok {
+						match = true
+					}
+				}
+				if !match {
+					continue
+				}
+			}
+			out = append(out, unitFileRow{filepath.Join(dir, n), st})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// unitFileCallLocked answers the unit-file methods; ok is false for other
+// methods.
+func (m *manager) unitFileCallLocked(member string, body []any, sig string) (out []any, ok bool, err error) {
+	want := map[string]string{
+		"EnableUnitFiles": "asbb", "ReenableUnitFiles": "asbb", "PresetUnitFiles": "asbb",
+		"LinkUnitFiles": "asbb", "MaskUnitFiles": "asbb", "DisableUnitFiles": "asb",
+		"UnmaskUnitFiles": "asb", "GetUnitFileState": "s", "ListUnitFiles": "",
+		"ListUnitFilesByPatterns": "asas",
+	}[member]
+	if want == "" && member != "ListUnitFiles" {
+		return nil, false, nil
+	}
+	if sig != want {
+		return nil, true, errInvalidArgs("Invalid arguments '%s' to call %s.%s(), expecting '%s'.", sig, managerIface, member, want)
+	}
+	changes := []unitFileChange{}
+	var carries bool
+	switch member {
+	case "GetUnitFileState":
+		name := body[0].(string)
+		if sdbus.ValidateUnitName(name) != nil {
+			return nil, true, errInvalidArgs("Invalid argument")
+		}
+		st, found := m.unitFileStateLocked(name)
+		if !found {
+			return nil, true, &callErr{dbusErr + "FileNotFound", "No such file or directory"}
+		}
+		return []any{st}, true, nil
+	case "ListUnitFiles":
+		return []any{m.listUnitFilesLocked(nil, nil)}, true, nil
+	case "ListUnitFilesByPatterns":
+		return []any{m.listUnitFilesLocked(body[0].([]string), body[1].([]string))}, true, nil
+	}
+	files, runtime := body[0].([]string), body[1].(bool)
+	force := len(body) > 2 && body[2].(bool)
+	dir := m.dirs.config(runtime)
+	switch member {
+	case "EnableUnitFiles", "PresetUnitFiles":
+		carries, err = m.enableLocked(files, runtime, force, &changes)
+	case "ReenableUnitFiles":
+		var names []string
+		for _, f := range files {
+			n := filepath.Base(f)
+			if _, ok := m.lookupDiskLocked(n); ok {
+				names = append(names, n)
+			}
+		}
+		if err = m.disableLocked(names, runtime, &changes); err == nil {
+			carries, err = m.enableLocked(files, runtime, force, &changes)
+		}
+	case "DisableUnitFiles":
+		err = m.disableLocked(files, runtime, &changes)
+	case "LinkUnitFiles":
+		for _, f := range files {
+			if !strings.HasPrefix(f, "/") {
+				err = errFileInvalid(f)
+				break
+			}
+			if _, _, err = m.resolveUnitFileLocked(f, dir, force, &changes); err != nil {
+				break
+			}
+		}
+	case "MaskUnitFiles":
+		for _, n := range files {
+			if sdbus.ValidateUnitName(n) != nil {
+				err = errFileInvalid(n)
+				break
+			}
+			if err = symlinkLocked(filepath.Join(dir, n), "/dev/null", force, &changes); err != nil {
+				break
+			}
+		}
+	case "UnmaskUnitFiles":
+		for _, n := range files {
+			if sdbus.ValidateUnitName(n) != nil {
+				err = errFileInvalid(n)
+				break
+			}
+			if e, ok := m.entryLocked(dir, n, runtime); ok && e.masked {
+				if err = os.Remove(e.path); err != nil {
+					break
+				}
+				changes = append(changes, unitFileChange{"unlink", e.path, ""})
+			}
+		}
+	}
+	if len(changes) > 0 {
+		m.signalLocked(managerPath, managerIface, "UnitFilesChanged", func() []any { return nil })
+	}
+	if err != nil {
+		if _, ok := err.(*callErr); !ok {
+			err = &callErr{dbusErr + "Failed", err.Error()}
+		}
+		return nil, true, err
+	}
+	if member == "EnableUnitFiles" || member == "ReenableUnitFiles" || member == "PresetUnitFiles" {
+		return []any{carries, changes}, true, nil
+	}
+	return []any{changes}, true, nil
+}
