@@ -291,13 +291,26 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 		v = nv
 	}
 	if appends(name) {
-		// Lists append, as in systemd.
-		if old, ok := u.props[name]; ok && old.Signature() == v.Signature() {
+		// Lists append, as in systemd; an empty DeviceAllow or IO list
+		// clears the list instead.
+		if old, ok := u.props[name]; ok && old.Signature() == v.Signature() && !clearsWhenEmpty(name, v) {
 			joined := reflect.AppendSlice(reflect.ValueOf(old.Value()), reflect.ValueOf(v.Value()))
 			v = dbus.MakeVariantWithSignature(joined.Interface(), v.Signature())
 		}
 	}
 	u.props[name] = v
+}
+
+// clearsWhenEmpty reports whether v is an empty list that resets the
+// property: systemd's bus_cgroup_set_property empties DeviceAllow and the
+// per-device IO lists when it gets none (DeviceAllow=, IOReadBandwidthMax=).
+func clearsWhenEmpty(name string, v dbus.Variant) bool {
+	switch name {
+	case "DeviceAllow", "IODeviceWeight", "IOReadBandwidthMax", "IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax":
+		rv := reflect.ValueOf(v.Value())
+		return rv.Kind() == reflect.Slice && rv.Len() == 0
+	}
+	return false
 }
 
 func appends(name string) bool {
