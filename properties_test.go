@@ -260,7 +260,8 @@ func TestPropertiesRoundTrip(t *testing.T) {
 	want := sdbus.CgroupProperties{
 		Slice: "-.slice", ControlGroup: "/rt.slice",
 		MemoryCurrent: sdbus.Limit{Unlimited: true}, TasksCurrent: sdbus.Limit{Unlimited: true},
-		MemoryMin: lim(1 << 10), MemoryLow: lim(1 << 20), MemoryHigh: lim(400 << 20), MemoryMax: lim(512 << 20),
+		CPUUsageNSec: sdbus.Limit{Unlimited: true},
+		MemoryMin:    lim(1 << 10), MemoryLow: lim(1 << 20), MemoryHigh: lim(400 << 20), MemoryMax: lim(512 << 20),
 		MemorySwapMax: lim(0), TasksMax: lim(99), CPUQuotaPerSecUSec: lim(500000), CPUQuotaPeriodUSec: lim(50000),
 		CPUWeight: lim(200), IOWeight: lim(300), AllowedCPUs: sdbus.CPUSet{0}, AllowedMemoryNodes: sdbus.CPUSet{0},
 		DevicePolicy: sdbus.DevicePolicyClosed, DeviceAllow: []sdbus.DeviceRule{{Specifier: "/dev/null", Access: "rw"}},

@@ -39,7 +39,9 @@
 //     /bin/sleep N, and sh -c 'exit N' or 'sleep N'; other commands run
 //     until they are stopped. Type=oneshot start jobs end when the command
 //     does; RemainAfterExit, exit codes (Result exit-code), a oneshot
-//     stopped while starting (Result signal), KillUnit.
+//     stopped while starting (Result signal), KillUnit; ExecMainPID,
+//     ExecMainCode and ExecMainStatus (an exit, or the signal that ended
+//     the process: 15 when stopped) and their timestamps.
 //   - daemon-reload: Reloading(true), JobRemoved held back until
 //     Reloading(false). daemon-reexec: private connections dropped, the
 //     manager moves to a new unique name, jobs survive with their
@@ -67,7 +69,9 @@
 //     (Get, GetAll), loading a unit read by path; StartTransientUnit and
 //     SetUnitProperties check each property's name, signature and value
 //     against the configured release (WithVersion, WithBackport), refusing
-//     unknown ones with PropertyReadOnly as systemd does.
+//     unknown ones with PropertyReadOnly as systemd does. List properties
+//     append, except that an empty DeviceAllow or per-device IO list
+//     clears the list.
 //   - AttachProcessesToUnit with systemd's checks in its order: the
 //     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 //     DelegateControllers=, services and scopes), not inactive or failed,

@@ -37,6 +37,8 @@ type manager struct {
 	bus   *busd.Bus
 	major int
 	cfg   config
+	// started is when the manager started (UserspaceTimestamp).
+	started time.Time
 
 	// timersRunning counts the timers that are set or running; close
 	// waits for it.
@@ -67,7 +69,7 @@ func newManager(cfg config) (*manager, error) {
 		return nil, fmt.Errorf("fakebus: %w", err)
 	}
 	m := &manager{
-		cfg: cfg, major: v.Major, version: cfg.version,
+		cfg: cfg, major: v.Major, version: cfg.version, started: time.Now(),
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
@@ -148,6 +150,7 @@ type unit struct {
 	props      map[string]dbus.Variant
 	job        *job
 	proc       *process
+	exec       execMain // the main process's last run (readprops.go)
 	pids       []uint32
 	invocation []byte
 	condition  bool // ConditionResult
