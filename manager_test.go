@@ -335,3 +335,36 @@ func FuzzRawReadArguments(f *testing.F) {
 		}
 	})
 }
+
+// The migration table's claim: retry code testing godbus's dbus.ErrClosed
+// never fires with sdbus; a lost connection is ErrDisconnected, a closed
+// Conn ErrClosed.
+func TestGodbusErrClosedNeverMatches(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	lost, err := s.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lost.Close()
+	closed := s.Conn(t)
+	s.DropConnections()
+	<-lost.Done()
+	closed.Close()
+	for _, tc := range []struct {
+		name string
+		c    *sdbus.Conn
+		want error
+	}{
+		{"connection lost", lost, sdbus.ErrDisconnected},
+		{"Conn closed", closed, sdbus.ErrClosed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.c.ManagerProperty(ctx, "Version")
+			if !errors.Is(err, tc.want) || errors.Is(err, dbus.ErrClosed) {
+				t.Errorf("ManagerProperty = %v; want %v and not dbus.ErrClosed", err, tc.want)
+			}
+		})
+	}
+}

@@ -16,6 +16,9 @@
 //		...
 //	}
 //
+// TestUsingFakebusNew in usage_test.go is a complete test written this
+// way.
+//
 // # What it models
 //
 // The manager follows systemd's rules for what clients can observe, and the
