@@ -351,9 +351,10 @@ type DeviceRule struct {
 }
 
 // PropDeviceAllow sets device access rules (a(ss)). Rules are added to the
-// unit's existing ones: SetUnitProperties appends them. With no rules it
-// clears the list (systemd's DeviceAllow=), as runc sends it before
-// adding the rules it wants; DevicePolicy is unchanged.
+// unit's existing ones: SetUnitProperties appends them (systemd lists the
+// newest rule first when read back). With no rules it clears the list
+// (systemd's DeviceAllow=), as runc sends it before adding the rules it
+// wants; DevicePolicy is unchanged.
 func PropDeviceAllow(rules ...DeviceRule) Property {
 	if rules == nil {
 		rules = []DeviceRule{}

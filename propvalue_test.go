@@ -185,9 +185,12 @@ func TestDeviceAllowEmptyClears(t *testing.T) {
 		p    sdbus.Property
 		want []sdbus.DeviceRule
 	}{
-		{"append", sdbus.PropDeviceAllow(zero), []sdbus.DeviceRule{null, zero}},
+		// Rules add up, the newest first (systemd prepends them).
+		{"append", sdbus.PropDeviceAllow(zero), []sdbus.DeviceRule{zero, null}},
 		{"clear", sdbus.PropDeviceAllow(), nil},
 		{"after clear", sdbus.PropDeviceAllow(zero), []sdbus.DeviceRule{zero}},
+		{"clear and two rules", sdbus.PropDeviceAllow(), nil},
+		{"two rules in one call", sdbus.PropDeviceAllow(null, zero), []sdbus.DeviceRule{zero, null}},
 	} {
 		if err := c.SetUnitProperties(ctx, "dev.slice", true, step.p); err != nil {
 			t.Fatalf("%s: %v", step.name, err)

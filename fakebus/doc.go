@@ -73,8 +73,9 @@
 //     SetUnitProperties check each property's name, signature and value
 //     against the configured release (WithVersion, WithBackport), refusing
 //     unknown ones with PropertyReadOnly as systemd does. List properties
-//     append, except that an empty DeviceAllow or per-device IO list
-//     clears the list.
+//     append (DeviceAllow rules are read back newest first, as systemd
+//     prepends them), except that an empty DeviceAllow or per-device IO
+//     list clears the list.
 //   - AttachProcessesToUnit with systemd's checks in its order: the
 //     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 //     DelegateControllers=, services and scopes), not inactive or failed,
