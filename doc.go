@@ -103,7 +103,9 @@
 // refuse. UnitProperties, ServiceProperties, ScopeProperties and
 // SliceProperties read the unit's interfaces into Go structs, with
 // systemd's infinity as Limit{Unlimited: true} and a unit that does not
-// exist as ErrNoSuchUnit. EffectiveLimits returns the memory, task and CPU
+// exist as ErrNoSuchUnit; ManagerProperties reads the manager's. For any
+// other property, ManagerProperty, UnitProperty and UnitTypeProperties
+// return systemd's answer as dbus.Variant values. EffectiveLimits returns the memory, task and CPU
 // limits that apply to a unit once its ancestor slices are counted, each
 // with the slice that imposes it. WatchUnit and WaitUnitState follow a
 // unit's state through PropertiesChanged signals, without polling, on the
