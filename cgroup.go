@@ -3,7 +3,7 @@ package sdbus
 import (
 	"fmt"
 	"math"
-	"path"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,12 +36,7 @@ func PropMemorySwapMax(bytes uint64) Property { return prop("MemorySwapMax", byt
 
 // PropTasksMax limits the number of tasks (pids.max): at least 1, or
 // Infinity. systemd refuses 0; runc maps a limit of 0 to 1.
-func PropTasksMax(n uint64) Property {
-	if n == 0 {
-		return badProp("TasksMax", "must be at least 1 (or Infinity)")
-	}
-	return prop("TasksMax", n)
-}
+func PropTasksMax(n uint64) Property { return prop("TasksMax", n) }
 
 // CPUWeightIdle is the CPUWeight that puts a unit into the idle scheduling
 // class (cpu.idle; systemd 252 and later).
@@ -50,66 +45,80 @@ const CPUWeightIdle uint64 = 0
 // PropCPUWeight sets the CPU weight (cpu.weight): 1 to 10000 (100 is the
 // default), CPUWeightIdle (systemd 252 and later), or Infinity to go back
 // to the default.
-func PropCPUWeight(w uint64) Property {
-	if w > 10000 && w != Infinity {
-		return badProp("CPUWeight", "%d out of range 1-10000", w)
-	}
-	p := prop("CPUWeight", w)
-	if w == CPUWeightIdle {
-		p.minVersion = 252
-	}
-	return p
-}
+func PropCPUWeight(w uint64) Property { return prop("CPUWeight", w) }
 
 // cpuQuotaGranularity is the resolution at which systemd keeps a CPU quota
 // (whole percent of one CPU: 10 ms per second), since it writes the value
 // as CPUQuota=N% into the unit's drop-in.
 const cpuQuotaGranularity = 10000
 
+// DefaultCPUQuotaPeriod is the CFS period the kernel and systemd use when
+// none is set: 100 ms.
+const DefaultCPUQuotaPeriod uint64 = 100000
+
 // CPUQuotaPerSec converts a CFS quota and period in microseconds (the
 // cpu.max pair, or an OCI runtime spec's cpu quota and period) into the
-// CPUQuotaPerSecUSec value to send: quota×1,000,000/period rounded up to a
-// multiple of 10,000 µs. systemd keeps the quota as whole percent of a
-// CPU, so this is the value it applies, now and after a daemon-reload.
-// A quota of 0 or a period of 0 is an error; runc and containerd round the
-// same way.
+// CPUQuotaPerSecUSec value to send, exactly as runc's systemd driver does:
+//
+//   - a quota of 0 means no quota (the OCI spec's "unset", runc's -1): the
+//     result is Infinity;
+//   - a period of 0 means DefaultCPUQuotaPeriod;
+//   - otherwise quota×1,000,000/period, rounded down to a whole
+//     microsecond, then up to a multiple of 10,000 µs, since systemd keeps
+//     the quota as whole percent of a CPU. Quota 10000 with period 333333
+//     gives 30000 (30.0003 µs/s rounded down is a whole 3%).
+//
+// It differs from runc in two corner cases only, where runc sends a value
+// systemd refuses or that is not what was asked: a quota so small that
+// the division gives 0 (runc sends 0, which systemd refuses) gives 10000
+// here, and a quota whose product overflows 64 bits (runc wraps around) is
+// an error here, as is a result that would reach Infinity.
+//
+// To write the same limit to cgroupfs, as runc does, use the quota
+// result×period/1,000,000.
 func CPUQuotaPerSec(quotaUSec, periodUSec uint64) (uint64, error) {
-	if quotaUSec == 0 || periodUSec == 0 {
-		return 0, invalidArg("CPUQuotaPerSec", "", "quota %d and period %d must both be positive", quotaUSec, periodUSec)
+	if quotaUSec == 0 {
+		return Infinity, nil
 	}
-	if quotaUSec > math.MaxUint64/1000000 {
-		return 0, invalidArg("CPUQuotaPerSec", "", "quota %d too large", quotaUSec)
+	if periodUSec == 0 {
+		periodUSec = DefaultCPUQuotaPeriod
 	}
-	perSec := (quotaUSec*1000000 + periodUSec - 1) / periodUSec
-	if r := perSec % cpuQuotaGranularity; r != 0 {
+	hi, lo := bits.Mul64(quotaUSec, 1000000)
+	if hi >= periodUSec {
+		return 0, invalidArg("CPUQuotaPerSec", "", "quota %d µs per %d µs too large", quotaUSec, periodUSec)
+	}
+	perSec, _ := bits.Div64(hi, lo, periodUSec)
+	if r := perSec % cpuQuotaGranularity; r != 0 || perSec == 0 {
+		if perSec > Infinity-cpuQuotaGranularity {
+			return 0, invalidArg("CPUQuotaPerSec", "", "quota %d µs per %d µs too large", quotaUSec, periodUSec)
+		}
 		perSec += cpuQuotaGranularity - r
+	}
+	if perSec == Infinity {
+		return 0, invalidArg("CPUQuotaPerSec", "", "quota %d µs per %d µs too large", quotaUSec, periodUSec)
 	}
 	return perSec, nil
 }
 
 // PropCPUQuota sets the CPU quota from a CFS quota and period (see
-// CPUQuotaPerSec) and returns the CPUQuotaPerSecUSec value systemd will
-// apply alongside the property.
+// CPUQuotaPerSec: a quota of 0 lifts the limit) and returns the
+// CPUQuotaPerSecUSec value systemd will apply alongside the property. It
+// does not set the period itself: add PropCPUQuotaPeriod for that.
 func PropCPUQuota(quotaUSec, periodUSec uint64) (Property, uint64) {
 	perSec, err := CPUQuotaPerSec(quotaUSec, periodUSec)
 	if err != nil {
-		return badProp("CPUQuotaPerSecUSec", "%s", errMessage(err)), 0
+		return prop("CPUQuotaPerSecUSec", uint64(0)), 0 // refused when used
 	}
 	return prop("CPUQuotaPerSecUSec", perSec), perSec
 }
 
 // PropCPUQuotaPerSec sets CPUQuotaPerSecUSec directly: microseconds of CPU
-// time per second of wall time (200% of a CPU is 2,000,000), or Infinity.
-// A value that is not a multiple of 10,000 µs is rounded up, as systemd
-// would truncate it to whole percent on the next reload.
+// time per second of wall time (200% of a CPU is 2,000,000), or Infinity
+// for no quota. A value that is not a multiple of 10,000 µs is rounded up,
+// as runc does, since systemd would truncate it to whole percent on the
+// next reload. systemd refuses 0; to lift a quota pass Infinity.
 func PropCPUQuotaPerSec(usec uint64) Property {
-	switch {
-	case usec == 0:
-		return badProp("CPUQuotaPerSecUSec", "must be positive (or Infinity)")
-	case usec == Infinity:
-		return prop("CPUQuotaPerSecUSec", usec)
-	}
-	if r := usec % cpuQuotaGranularity; r != 0 {
+	if r := usec % cpuQuotaGranularity; r != 0 && usec != Infinity && usec < Infinity-cpuQuotaGranularity {
 		usec += cpuQuotaGranularity - r
 	}
 	return prop("CPUQuotaPerSecUSec", usec)
@@ -118,53 +127,79 @@ func PropCPUQuotaPerSec(usec uint64) Property {
 // PropCPUQuotaPeriod sets the CFS period (cpu.max's second field) in
 // microseconds, 1,000 to 1,000,000 as the kernel allows, or Infinity for
 // the default (systemd 242 and later).
-func PropCPUQuotaPeriod(usec uint64) Property {
-	if usec != Infinity && (usec < 1000 || usec > 1000000) {
-		return badProp("CPUQuotaPeriodUSec", "%d µs out of range 1000-1000000", usec)
-	}
-	return prop("CPUQuotaPeriodUSec", usec)
-}
+func PropCPUQuotaPeriod(usec uint64) Property { return prop("CPUQuotaPeriodUSec", usec) }
 
-// CPUSet is a set of CPU or NUMA node numbers, as in cpuset.cpus.
+// CPUSet is a set of CPU or NUMA node numbers, as in cpuset.cpus, in
+// increasing order without duplicates.
 type CPUSet []uint
 
-// ParseCPUSet parses a list such as "0-3,8,10-11" (the cgroup cpuset and
-// taskset syntax). The empty string is the empty set.
-func ParseCPUSet(s string) (CPUSet, error) {
-	var set CPUSet
-	seen := map[uint]bool{}
-	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			if strings.TrimSpace(s) == "" {
-				break
-			}
-			return nil, invalidArg("ParseCPUSet", "", "empty element in %q", s)
-		}
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err1 := strconv.ParseUint(lo, 10, 16)
-		b := a
-		var err2 error
-		if isRange {
-			b, err2 = strconv.ParseUint(hi, 10, 16)
-		}
-		if err1 != nil || err2 != nil || b < a {
-			return nil, invalidArg("ParseCPUSet", "", "bad element %q in %q", part, s)
-		}
-		for n := a; n <= b; n++ {
-			if !seen[uint(n)] {
-				seen[uint(n)] = true
-				set = append(set, uint(n))
-			}
+// MaxCPU is the highest CPU or NUMA node number systemd takes in
+// AllowedCPUs and AllowedMemoryNodes (its cpu_set_add refuses 8192 and
+// above).
+const MaxCPU = 8191
+
+// NewCPUSet returns the set of the given CPU or node numbers, sorted and
+// without duplicates.
+func NewCPUSet(cpus ...uint) CPUSet {
+	set := make(CPUSet, 0, len(cpus))
+	set = append(set, cpus...)
+	sort.Slice(set, func(i, j int) bool { return set[i] < set[j] })
+	out := set[:0]
+	for i, n := range set {
+		if i == 0 || n != set[i-1] {
+			out = append(out, n)
 		}
 	}
-	sort.Slice(set, func(i, j int) bool { return set[i] < set[j] })
-	return set, nil
+	return out
 }
 
-// cpuSetFromBitmap decodes systemd's bitmap form: byte 0 holds CPUs 0-7,
-// least significant bit first.
-func cpuSetFromBitmap(b []byte) CPUSet {
+// ParseCPUSet parses a list such as "0-3,8,10-11" (the cgroup cpuset and
+// taskset syntax) in exactly the language runc's RangeToBits accepts, so
+// an OCI spec's cpus and mems strings carry over: comma-separated
+// elements, each a decimal number or a range "N-M" with N <= M, with white
+// space allowed around an element (not inside it) and empty elements
+// ignored, so " , 1 , 3 ,  5-7,\t" and ",0,1," are valid. At least one
+// CPU must be named: "" and "," are refused, as runc refuses them. Numbers
+// take up to 32 bits, as in runc; in addition, numbers above MaxCPU are
+// refused here, because systemd refuses them (runc would build a bitmap of
+// up to 512 MiB for systemd to refuse).
+func ParseCPUSet(s string) (CPUSet, error) {
+	var set CPUSet
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseUint(lo, 10, 32)
+		if err != nil {
+			return nil, invalidArg("ParseCPUSet", "", "bad element %q in %q", part, s)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseUint(hi, 10, 32); err != nil {
+				return nil, invalidArg("ParseCPUSet", "", "bad element %q in %q", part, s)
+			}
+			if a > b {
+				return nil, invalidArg("ParseCPUSet", "", "invalid range %q in %q", part, s)
+			}
+		}
+		if b > MaxCPU {
+			return nil, invalidArg("ParseCPUSet", "", "%d in %q is above %d, the highest number systemd takes", b, s, MaxCPU)
+		}
+		for n := a; n <= b; n++ {
+			set = append(set, uint(n))
+		}
+	}
+	if len(set) == 0 {
+		return nil, invalidArg("ParseCPUSet", "", "%q names no CPU", s)
+	}
+	return NewCPUSet(set...), nil
+}
+
+// CPUSetFromBitmap decodes systemd's bitmap form (the "ay" of AllowedCPUs,
+// EffectiveCPUs, ...): byte 0 holds CPUs 0-7, least significant bit first.
+func CPUSetFromBitmap(b []byte) CPUSet {
 	var set CPUSet
 	for i, x := range b {
 		for bit := uint(0); bit < 8; bit++ {
@@ -176,23 +211,23 @@ func cpuSetFromBitmap(b []byte) CPUSet {
 	return set
 }
 
+func cpuSetFromBitmap(b []byte) CPUSet { return CPUSetFromBitmap(b) }
+
 // Bitmap returns the set in systemd's "ay" form.
 func (s CPUSet) Bitmap() []byte {
-	var b []byte
+	b := []byte{}
 	for _, n := range s {
 		for int(n/8) >= len(b) {
 			b = append(b, 0)
 		}
 		b[n/8] |= 1 << (n % 8)
 	}
-	if b == nil {
-		b = []byte{}
-	}
 	return b
 }
 
 // String returns the set in range syntax, "0-3,8".
 func (s CPUSet) String() string {
+	s = NewCPUSet(s...)
 	var parts []string
 	for i := 0; i < len(s); {
 		j := i
@@ -212,28 +247,35 @@ func (s CPUSet) String() string {
 func cpuSetProp(name, list string) Property {
 	set, err := ParseCPUSet(list)
 	if err != nil {
-		return badProp(name, "%s", errMessage(err))
+		return prop(name, list) // a string where "ay" belongs: refused when used, with the parse error
 	}
 	return prop(name, set.Bitmap())
 }
 
-// PropAllowedCPUs restricts the unit to the CPUs in list ("0-3,8"; systemd
-// 244 and later).
+// PropAllowedCPUs restricts the unit to the CPUs in list, in the syntax
+// ParseCPUSet takes ("0-3,8"; systemd 244 and later). It refuses "", as
+// runc does: to lift the restriction use PropAllowedCPUSet(nil).
 func PropAllowedCPUs(list string) Property { return cpuSetProp("AllowedCPUs", list) }
 
 // PropAllowedMemoryNodes restricts the unit to the NUMA nodes in list
-// (systemd 244 and later).
+// (systemd 244 and later), in the syntax ParseCPUSet takes.
 func PropAllowedMemoryNodes(list string) Property {
 	return cpuSetProp("AllowedMemoryNodes", list)
 }
 
-// PropIOWeight sets the default IO weight (io.weight), 1 to 10000.
-func PropIOWeight(w uint64) Property {
-	if (w < 1 || w > 10000) && w != Infinity {
-		return badProp("IOWeight", "%d out of range 1-10000", w)
-	}
-	return prop("IOWeight", w)
+// PropAllowedCPUSet restricts the unit to the CPUs in set (build it with
+// NewCPUSet or CPUSetFromBitmap; systemd 244 and later). An empty set
+// lifts the restriction.
+func PropAllowedCPUSet(set CPUSet) Property { return prop("AllowedCPUs", set.Bitmap()) }
+
+// PropAllowedMemoryNodeSet restricts the unit to the NUMA nodes in set
+// (systemd 244 and later). An empty set lifts the restriction.
+func PropAllowedMemoryNodeSet(set CPUSet) Property {
+	return prop("AllowedMemoryNodes", set.Bitmap())
 }
+
+// PropIOWeight sets the default IO weight (io.weight), 1 to 10000.
+func PropIOWeight(w uint64) Property { return prop("IOWeight", w) }
 
 // IODeviceLimit is a per-device IO setting: a block device node (or a
 // path on the file system of the device) and a value.
@@ -242,17 +284,9 @@ type IODeviceLimit struct {
 	Value  uint64
 }
 
-func ioProp(name string, limits []IODeviceLimit, check func(uint64) error) Property {
-	if len(limits) == 0 {
-		return badProp(name, "no devices")
-	}
-	for _, l := range limits {
-		if !path.IsAbs(l.Device) {
-			return badProp(name, "device %q is not an absolute path", l.Device)
-		}
-		if err := check(l.Value); err != nil {
-			return badProp(name, "%s: %v", l.Device, err)
-		}
+func ioProp(name string, limits []IODeviceLimit) Property {
+	if limits == nil {
+		limits = []IODeviceLimit{}
 	}
 	return prop(name, limits)
 }
@@ -269,27 +303,27 @@ func weightValue(w uint64) error {
 // PropIODeviceWeight sets per-device IO weights, 1 to 10000 (the a(st)
 // signature systemd expects; passing "8:0 100" as a string is refused).
 func PropIODeviceWeight(limits ...IODeviceLimit) Property {
-	return ioProp("IODeviceWeight", limits, weightValue)
+	return ioProp("IODeviceWeight", limits)
 }
 
 // PropIOReadBandwidthMax limits reads per device in bytes per second.
 func PropIOReadBandwidthMax(limits ...IODeviceLimit) Property {
-	return ioProp("IOReadBandwidthMax", limits, anyValue)
+	return ioProp("IOReadBandwidthMax", limits)
 }
 
 // PropIOWriteBandwidthMax limits writes per device in bytes per second.
 func PropIOWriteBandwidthMax(limits ...IODeviceLimit) Property {
-	return ioProp("IOWriteBandwidthMax", limits, anyValue)
+	return ioProp("IOWriteBandwidthMax", limits)
 }
 
 // PropIOReadIOPSMax limits read operations per device per second.
 func PropIOReadIOPSMax(limits ...IODeviceLimit) Property {
-	return ioProp("IOReadIOPSMax", limits, anyValue)
+	return ioProp("IOReadIOPSMax", limits)
 }
 
 // PropIOWriteIOPSMax limits write operations per device per second.
 func PropIOWriteIOPSMax(limits ...IODeviceLimit) Property {
-	return ioProp("IOWriteIOPSMax", limits, anyValue)
+	return ioProp("IOWriteIOPSMax", limits)
 }
 
 // DevicePolicy is a unit's device access policy.
@@ -304,11 +338,7 @@ const (
 
 // PropDevicePolicy sets DevicePolicy.
 func PropDevicePolicy(p DevicePolicy) Property {
-	switch p {
-	case DevicePolicyAuto, DevicePolicyClosed, DevicePolicyStrict:
-		return prop("DevicePolicy", string(p))
-	}
-	return badProp("DevicePolicy", "unknown device policy %q", string(p))
+	return prop("DevicePolicy", string(p))
 }
 
 // DeviceRule allows access to a device: a device node ("/dev/null"), a
@@ -320,23 +350,14 @@ type DeviceRule struct {
 	Access    string
 }
 
-// PropDeviceAllow adds device access rules (a(ss)). SetUnitProperties
-// appends them to the unit's existing rules.
+// PropDeviceAllow sets device access rules (a(ss)). Rules are added to the
+// unit's existing ones: SetUnitProperties appends them (systemd lists the
+// newest rule first when read back). With no rules it clears the list
+// (systemd's DeviceAllow=), as runc sends it before adding the rules it
+// wants; DevicePolicy is unchanged.
 func PropDeviceAllow(rules ...DeviceRule) Property {
-	if len(rules) == 0 {
-		return badProp("DeviceAllow", "no rules")
-	}
-	for _, r := range rules {
-		switch {
-		case strings.HasPrefix(r.Specifier, "/dev/"), strings.HasPrefix(r.Specifier, "/run/systemd/inaccessible/"),
-			strings.HasPrefix(r.Specifier, "char-") && len(r.Specifier) > 5,
-			strings.HasPrefix(r.Specifier, "block-") && len(r.Specifier) > 6:
-		default:
-			return badProp("DeviceAllow", "specifier %q is neither a /dev path nor char-NAME or block-NAME", r.Specifier)
-		}
-		if r.Access == "" || strings.Trim(r.Access, "rwm") != "" {
-			return badProp("DeviceAllow", "access %q for %s is not a combination of r, w and m", r.Access, r.Specifier)
-		}
+	if rules == nil {
+		rules = []DeviceRule{}
 	}
 	return prop("DeviceAllow", rules)
 }
@@ -359,13 +380,8 @@ func knownController(c string) bool {
 // PropDelegateControllers delegates only the given controllers ("cpu",
 // "memory", "pids", ...; systemd 236 and later). It implies Delegate.
 func PropDelegateControllers(controllers ...string) Property {
-	if len(controllers) == 0 {
-		return badProp("DelegateControllers", "no controllers")
-	}
-	for _, c := range controllers {
-		if !knownController(c) {
-			return badProp("DelegateControllers", "unknown controller %q", c)
-		}
+	if controllers == nil {
+		controllers = []string{}
 	}
 	return prop("DelegateControllers", controllers)
 }
@@ -373,15 +389,7 @@ func PropDelegateControllers(controllers ...string) Property {
 // PropDelegateSubgroup makes systemd put the unit's processes into the
 // named sub-cgroup of a delegated unit, so that its own cgroup stays free
 // of processes (systemd 254 and later).
-func PropDelegateSubgroup(name string) Property {
-	switch {
-	case name == "", name == ".", name == "..", strings.ContainsAny(name, "/\n"):
-		return badProp("DelegateSubgroup", "%q is not a valid cgroup name", name)
-	case strings.HasPrefix(name, "cgroup."):
-		return badProp("DelegateSubgroup", "%q clashes with cgroup attributes", name)
-	}
-	return prop("DelegateSubgroup", name)
-}
+func PropDelegateSubgroup(name string) Property { return prop("DelegateSubgroup", name) }
 
 // PropCPUAccounting turns CPU accounting on or off.
 func PropCPUAccounting(b bool) Property { return prop("CPUAccounting", b) }

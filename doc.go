@@ -95,13 +95,17 @@
 // CollectMode=inactive-or-failed where the manager supports it and frees
 // the name when the start fails. DestroyUnit stops, waits and resets.
 //
-// The Prop* builders give every property the D-Bus type systemd expects
-// and check its range, so that a mistake fails before anything is sent;
-// PropertiesRejectedBy says which properties a manager version would
+// The Prop* builders give every property the D-Bus type systemd expects.
+// A Property is a plain {Name, Value} value (builders' results compare
+// equal to literals); every property, built or literal, is checked by name
+// before anything is sent, so a bad type or range fails with
+// ErrInvalidArgs instead of reaching systemd. PropertiesRejectedBy says which properties a manager version would
 // refuse. UnitProperties, ServiceProperties, ScopeProperties and
 // SliceProperties read the unit's interfaces into Go structs, with
 // systemd's infinity as Limit{Unlimited: true} and a unit that does not
-// exist as ErrNoSuchUnit. EffectiveLimits returns the memory, task and CPU
+// exist as ErrNoSuchUnit; ManagerProperties reads the manager's. For any
+// other property, ManagerProperty, UnitProperty and UnitTypeProperties
+// return systemd's answer as dbus.Variant values. EffectiveLimits returns the memory, task and CPU
 // limits that apply to a unit once its ancestor slices are counted, each
 // with the slice that imposes it. WatchUnit and WaitUnitState follow a
 // unit's state through PropertiesChanged signals, without polling, on the

@@ -1,7 +1,6 @@
 package sdbus
 
 import (
-	"fmt"
 	"syscall"
 
 	"github.com/godbus/dbus/v5"
@@ -9,20 +8,21 @@ import (
 
 // Property is one unit property for StartTransientUnit and
 // SetUnitProperties: a name and a D-Bus variant, as in go-systemd, so
-// existing property lists carry over.
+// existing property lists carry over (see FromDBusProperties). It is a
+// plain value: a builder's result equals Property{Name, Value} with the
+// same name and value (== for scalar values, reflect.DeepEqual for all).
 //
 // Build properties with the Prop* functions, which give each value the
-// signature systemd expects and check its range. A builder that rejects
-// its arguments returns a Property carrying the error; the call that gets
-// it fails with ErrInvalidArgs before anything is sent. A Property written
-// as a literal is checked too: when systemd knows the name, the variant's
-// signature must be the one systemd expects.
+// signature systemd expects. Every property is checked by name before
+// anything is sent, whether a builder or a literal made it: the variant's
+// D-Bus type must be the one systemd expects for the name, and for the
+// names sdbus has a builder for, the value must be in the range the
+// builder documents. A builder given bad arguments keeps them as the value,
+// so the call that gets it fails with ErrInvalidArgs naming the problem;
+// Err reports it at once.
 type Property struct {
 	Name  string
 	Value dbus.Variant
-
-	err        error // set by a builder that rejected its arguments
-	minVersion int   // a release this value needs beyond the property's own (CPUWeight idle)
 }
 
 // propertyWire is a Property as sent: (sv).
@@ -31,13 +31,9 @@ type propertyWire struct {
 	Value dbus.Variant
 }
 
-// Err returns the error a builder recorded in p, or nil.
-func (p Property) Err() error { return p.err }
-
-// badProp returns a Property that carries a builder's refusal.
-func badProp(name, format string, args ...any) Property {
-	return Property{Name: name, err: fmt.Errorf("property %s: %s", name, fmt.Sprintf(format, args...))}
-}
+// Err returns what is wrong with p, or nil: the check CheckProperties,
+// StartTransientUnit and SetUnitProperties make before sending.
+func (p Property) Err() error { return p.check() }
 
 func prop(name string, v any) Property { return Property{Name: name, Value: dbus.MakeVariant(v)} }
 
@@ -45,13 +41,11 @@ func prop(name string, v any) Property { return Property{Name: name, Value: dbus
 // for (such as the values of org.systemd.property.* annotations). When
 // sdbus knows the name, the value must have systemd's D-Bus type; an
 // unknown name is left to the manager, which refuses it with
-// ErrNotSupported.
+// ErrNotSupported. A nil value gives a Property without a value, which is
+// refused when used.
 func PropRaw(name string, value any) Property {
-	if name == "" {
-		return badProp("(unnamed)", "empty property name")
-	}
 	if value == nil {
-		return badProp(name, "nil value")
+		return Property{Name: name}
 	}
 	if v, ok := value.(dbus.Variant); ok {
 		return Property{Name: name, Value: v}
@@ -59,10 +53,11 @@ func PropRaw(name string, value any) Property {
 	return prop(name, value)
 }
 
-// CheckProperties reports the first property a builder refused, or that
-// has no name, no value, or not the D-Bus type systemd expects for its
-// name. The error matches ErrInvalidArgs. StartTransientUnit and
-// SetUnitProperties run the same check before sending anything.
+// CheckProperties reports the first property that has no name, no value,
+// not the D-Bus type systemd expects for its name, or a value the builder
+// of that name would refuse. The error matches ErrInvalidArgs.
+// StartTransientUnit and SetUnitProperties run the same check before
+// sending anything.
 func CheckProperties(props ...Property) error {
 	_, err := encodeProperties("CheckProperties", "", props)
 	return err
@@ -75,26 +70,9 @@ func encodeProperties(op, unit string, props []Property) ([]propertyWire, error)
 		if err := p.check(); err != nil {
 			return nil, &Error{Op: op, Unit: unit, Message: err.Error(), Err: ErrInvalidArgs}
 		}
-		out = append(out, propertyWire{p.Name, p.Value})
+		out = append(out, propertyWire(p))
 	}
 	return out, nil
-}
-
-func (p Property) check() error {
-	if p.err != nil {
-		return p.err
-	}
-	if p.Name == "" {
-		return fmt.Errorf("property with an empty name")
-	}
-	if p.Value.Value() == nil {
-		return fmt.Errorf("property %s has no value", p.Name)
-	}
-	sig := p.Value.Signature().String()
-	if spec, ok := propertySpecs[p.Name]; ok && spec.sig != sig {
-		return fmt.Errorf("property %s must have D-Bus type %s, not %s", p.Name, spec.sig, sig)
-	}
-	return nil
 }
 
 // Since returns the systemd release that introduced p for units of type t,
@@ -109,7 +87,10 @@ func (p Property) Since(t UnitType) int {
 	if n, ok := spec.sinceFor[t]; ok {
 		since = n
 	}
-	return max(since, p.minVersion)
+	if p.Name == "CPUWeight" && p.Value.Value() == CPUWeightIdle {
+		since = max(since, 252) // the idle class
+	}
+	return since
 }
 
 // PropertiesRejectedBy returns the names of the properties in props that a
@@ -142,12 +123,7 @@ func PropDescription(s string) Property { return prop("Description", s) }
 
 // PropSlice places a service or scope in a slice, such as "system.slice"
 // or "kubepods-besteffort.slice".
-func PropSlice(slice string) Property {
-	if err := checkSliceName("PropSlice", slice); err != nil {
-		return badProp("Slice", "%s", errMessage(err))
-	}
-	return prop("Slice", slice)
-}
+func PropSlice(slice string) Property { return prop("Slice", slice) }
 
 // errMessage returns the message of an *Error built by invalidArg.
 func errMessage(err error) string {
@@ -161,13 +137,8 @@ func errMessage(err error) string {
 // Placing PIDs is why a UnitExists must never be ignored: the processes
 // would stay where they are.
 func PropPIDs(pids ...uint32) Property {
-	if len(pids) == 0 {
-		return badProp("PIDs", "no PIDs")
-	}
-	for _, p := range pids {
-		if p == 0 {
-			return badProp("PIDs", "PID 0")
-		}
+	if pids == nil {
+		pids = []uint32{}
 	}
 	return prop("PIDs", pids)
 }
@@ -184,10 +155,14 @@ type execCommand struct {
 // ignoreFailure, a non-zero exit does not fail the unit (the "-" prefix of
 // unit files).
 func PropExecStart(argv []string, ignoreFailure bool) Property {
-	if len(argv) == 0 || len(argv[0]) == 0 || argv[0][0] != '/' {
-		return badProp("ExecStart", "argv[0] must be an absolute path, got %q", argv)
+	path := ""
+	if len(argv) > 0 {
+		path = argv[0]
 	}
-	return prop("ExecStart", []execCommand{{argv[0], argv, ignoreFailure}})
+	if argv == nil {
+		argv = []string{}
+	}
+	return prop("ExecStart", []execCommand{{path, argv, ignoreFailure}})
 }
 
 // CollectMode is a unit's garbage collection policy.
@@ -205,11 +180,7 @@ const (
 
 // PropCollectMode sets CollectMode (systemd 236 and later).
 func PropCollectMode(m CollectMode) Property {
-	switch m {
-	case CollectInactive, CollectInactiveOrFailed:
-		return prop("CollectMode", string(m))
-	}
-	return badProp("CollectMode", "unknown mode %q", string(m))
+	return prop("CollectMode", string(m))
 }
 
 // PropDefaultDependencies sets DefaultDependencies; cgroup managers set it
@@ -234,11 +205,7 @@ const (
 // PropType sets a service's Type. With ServiceOneshot the start job ends
 // only when ExecStart has exited, and fails if it failed.
 func PropType(t ServiceType) Property {
-	switch t {
-	case ServiceSimple, ServiceExec, ServiceForking, ServiceOneshot, ServiceDBus, ServiceNotify, ServiceIdle:
-		return prop("Type", string(t))
-	}
-	return badProp("Type", "unknown service type %q", string(t))
+	return prop("Type", string(t))
 }
 
 // PropRemainAfterExit keeps a service active after its process exited.
@@ -246,13 +213,8 @@ func PropRemainAfterExit(b bool) Property { return prop("RemainAfterExit", b) }
 
 // dependency builds a dependency list property.
 func dependency(name string, units []string) Property {
-	if len(units) == 0 {
-		return badProp(name, "no units")
-	}
-	for _, u := range units {
-		if err := checkUnitName("Prop"+name, u); err != nil {
-			return badProp(name, "%s", errMessage(err))
-		}
+	if units == nil {
+		units = []string{}
 	}
 	return prop(name, units)
 }
@@ -297,20 +259,17 @@ const (
 
 // PropKillMode sets KillMode for a service or scope.
 func PropKillMode(m KillMode) Property {
-	switch m {
-	case KillControlGroup, KillProcess, KillMixed, KillNone:
-		return prop("KillMode", string(m))
-	}
-	return badProp("KillMode", "unknown kill mode %q", string(m))
+	return prop("KillMode", string(m))
 }
 
 // PropKillSignal sets the signal that stops a service or scope (SIGTERM
 // by default; cri-o uses SIGPIPE for conmon).
 func PropKillSignal(sig syscall.Signal) Property {
-	if sig <= 0 || sig >= 65 {
-		return badProp("KillSignal", "signal %d out of range", int(sig))
+	n := int32(sig)
+	if syscall.Signal(n) != sig {
+		n = -1 // out of range, refused when used
 	}
-	return prop("KillSignal", int32(sig))
+	return prop("KillSignal", n)
 }
 
 // OOMPolicy is what systemd does when the kernel's OOM killer kills a
@@ -326,11 +285,7 @@ const (
 
 // PropOOMPolicy sets OOMPolicy (services: systemd 243, scopes: 253).
 func PropOOMPolicy(p OOMPolicy) Property {
-	switch p {
-	case OOMContinue, OOMStop, OOMKill:
-		return prop("OOMPolicy", string(p))
-	}
-	return badProp("OOMPolicy", "unknown OOM policy %q", string(p))
+	return prop("OOMPolicy", string(p))
 }
 
 // propSpec describes a property systemd accepts in transient units: its

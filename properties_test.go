@@ -76,7 +76,7 @@ func TestPropertyBuilders(t *testing.T) {
 
 // Builders refuse what systemd would refuse, before anything is sent.
 func TestPropertyBuildersRefuse(t *testing.T) {
-	quota, _ := sdbus.PropCPUQuota(0, 100000)
+	quota, _ := sdbus.PropCPUQuota(^uint64(0), 1)
 	for name, p := range map[string]sdbus.Property{
 		"Slice not a slice":         sdbus.PropSlice("a.service"),
 		"Slice with --":             sdbus.PropSlice("a--b.slice"),
@@ -92,11 +92,13 @@ func TestPropertyBuildersRefuse(t *testing.T) {
 		"OOMPolicy":                 sdbus.PropOOMPolicy("panic"),
 		"TasksMax 0":                sdbus.PropTasksMax(0),
 		"CPUWeight":                 sdbus.PropCPUWeight(10001),
-		"CPUQuota 0":                quota,
+		"CPUQuota overflow":         quota,
 		"CPUQuotaPerSec 0":          sdbus.PropCPUQuotaPerSec(0),
 		"CPUQuotaPeriod":            sdbus.PropCPUQuotaPeriod(999),
 		"AllowedCPUs":               sdbus.PropAllowedCPUs("3-1"),
 		"AllowedCPUs garbage":       sdbus.PropAllowedCPUs("a"),
+		"AllowedCPUs empty":         sdbus.PropAllowedCPUs(""),
+		"AllowedCPUs above MaxCPU":  sdbus.PropAllowedCPUs("8192"),
 		"IOWeight":                  sdbus.PropIOWeight(0),
 		"IODeviceWeight relative":   sdbus.PropIODeviceWeight(sdbus.IODeviceLimit{Device: "sda", Value: 1}),
 		"IODeviceWeight range":      sdbus.PropIODeviceWeight(sdbus.IODeviceLimit{Device: "/dev/sda", Value: 0}),
@@ -125,6 +127,12 @@ func TestPropertyBuildersRefuse(t *testing.T) {
 
 func TestCPUQuotaPerSec(t *testing.T) {
 	for _, tc := range []struct{ quota, period, want uint64 }{
+		// runc's results (opencontainers/cgroups systemd addCPUQuota).
+		{10000, 333333, 30000},
+		{0, 100000, sdbus.Infinity},
+		{0, 0, sdbus.Infinity},
+		{1, 0, 10000},
+		{50000, 0, 500000},
 		{50000, 100000, 500000},
 		{100000, 100000, 1000000},
 		{200000, 100000, 2000000},
@@ -133,13 +141,17 @@ func TestCPUQuotaPerSec(t *testing.T) {
 		{33333, 100000, 340000},
 		{25000, 50000, 500000},
 		{1500, 1000, 1500000},
+		{33334, 100000, 340000},
+		{99999, 1000000, 100000},
+		// runc sends 0 here, which systemd refuses.
+		{1, 2000000, 10000},
 	} {
 		got, err := sdbus.CPUQuotaPerSec(tc.quota, tc.period)
 		if err != nil || got != tc.want {
 			t.Errorf("CPUQuotaPerSec(%d, %d) = %d, %v; want %d", tc.quota, tc.period, got, err, tc.want)
 		}
 	}
-	for _, bad := range [][2]uint64{{0, 100000}, {1, 0}, {^uint64(0), 1}} {
+	for _, bad := range [][2]uint64{{^uint64(0), 1}, {^uint64(0)/1000000 + 1, 1}} {
 		if _, err := sdbus.CPUQuotaPerSec(bad[0], bad[1]); !errors.Is(err, sdbus.ErrInvalidArgs) {
 			t.Errorf("CPUQuotaPerSec(%d, %d) = %v, want ErrInvalidArgs", bad[0], bad[1], err)
 		}
@@ -151,8 +163,13 @@ func TestParseCPUSet(t *testing.T) {
 		in, canonical string
 		bitmap        []byte
 	}{
-		{"", "", []byte{}},
 		{"0", "0", []byte{1}},
+		// runc's RangeToBits accepts these.
+		{",0,1,", "0-1", []byte{0x03}},
+		{"    , 1   , 3  ,  5-7,\t", "1,3,5-7", []byte{0xea}},
+		{"1,,2", "1-2", []byte{0x06}},
+		{"007", "7", []byte{0x80}},
+		{"8191", "8191", append(make([]byte, 1023), 0x80)},
 		{"0-3", "0-3", []byte{0x0f}},
 		{"8", "8", []byte{0, 1}},
 		{"3,1,2, 7-9", "1-3,7-9", []byte{0x8e, 0x03}},
@@ -169,7 +186,7 @@ func TestParseCPUSet(t *testing.T) {
 			t.Errorf("ParseCPUSet(%q).Bitmap() (-want +got):\n%s", tc.in, diff)
 		}
 	}
-	for _, bad := range []string{"-1", "1-", "a", "1,,2", "5-3", "70000"} {
+	for _, bad := range []string{"", ",", " , \t", "-1", "1-", "a", "5-3", "70000", "8192", "0-8192", "1 - 2", "+1", "1-2-3", "0x1", "4294967296"} {
 		if _, err := sdbus.ParseCPUSet(bad); !errors.Is(err, sdbus.ErrInvalidArgs) {
 			t.Errorf("ParseCPUSet(%q) = %v, want ErrInvalidArgs", bad, err)
 		}
@@ -243,7 +260,8 @@ func TestPropertiesRoundTrip(t *testing.T) {
 	want := sdbus.CgroupProperties{
 		Slice: "-.slice", ControlGroup: "/rt.slice",
 		MemoryCurrent: sdbus.Limit{Unlimited: true}, TasksCurrent: sdbus.Limit{Unlimited: true},
-		MemoryMin: lim(1 << 10), MemoryLow: lim(1 << 20), MemoryHigh: lim(400 << 20), MemoryMax: lim(512 << 20),
+		CPUUsageNSec: sdbus.Limit{Unlimited: true},
+		MemoryMin:    lim(1 << 10), MemoryLow: lim(1 << 20), MemoryHigh: lim(400 << 20), MemoryMax: lim(512 << 20),
 		MemorySwapMax: lim(0), TasksMax: lim(99), CPUQuotaPerSecUSec: lim(500000), CPUQuotaPeriodUSec: lim(50000),
 		CPUWeight: lim(200), IOWeight: lim(300), AllowedCPUs: sdbus.CPUSet{0}, AllowedMemoryNodes: sdbus.CPUSet{0},
 		DevicePolicy: sdbus.DevicePolicyClosed, DeviceAllow: []sdbus.DeviceRule{{Specifier: "/dev/null", Access: "rw"}},

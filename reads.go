@@ -70,6 +70,18 @@ type UnitProperties struct {
 	// never).
 	StateChangeTimestamp time.Time
 	ActiveEnterTimestamp time.Time
+	// UnitFileState is the install state of the unit's file: "enabled",
+	// "disabled", "static", "masked", "transient", ... ("" without one).
+	UnitFileState string
+	// SourcePath is the file a generator made the unit from ("" for
+	// most units).
+	SourcePath string
+	// CanStart, CanStop and CanReload say whether the unit takes those
+	// jobs.
+	CanStart, CanStop, CanReload bool
+	// TriggeredBy lists the units (timers, sockets, paths) that start
+	// this one.
+	TriggeredBy []string
 }
 
 // CgroupProperties are the resource-control properties services, scopes
@@ -85,6 +97,9 @@ type CgroupProperties struct {
 	// Current usage; Unlimited means unknown (accounting off).
 	MemoryCurrent Limit
 	TasksCurrent  Limit
+	// CPUUsageNSec is the CPU time used, in ns; Unlimited means unknown
+	// (accounting off).
+	CPUUsageNSec Limit
 	// The unit's own limits. A leaf scope usually has none: see
 	// Conn.EffectiveLimits for the limits its ancestors impose.
 	MemoryMin          Limit
@@ -143,6 +158,15 @@ type ServiceProperties struct {
 	ExecMainStatus  int32
 	NRestarts       uint32
 	RemainAfterExit bool
+	// ExecMainCode says how the main process last ended (ExecExited,
+	// ExecKilled, ExecDumped), ExecNotExited while it runs; ExecMainStatus
+	// is then its exit status or signal. ExecMainPID is its PID, kept
+	// after it ended (MainPID is 0 then); the timestamps are when it
+	// started and ended (zero if not).
+	ExecMainCode           ExecCode
+	ExecMainPID            uint32
+	ExecMainStartTimestamp time.Time
+	ExecMainExitTimestamp  time.Time
 }
 
 // ScopeProperties is what the org.freedesktop.systemd1.Scope interface
@@ -287,6 +311,7 @@ func unitProps(d *propDecoder) UnitProperties {
 	}
 	u.StateChangeTimestamp = usecTime(changed)
 	u.ActiveEnterTimestamp = usecTime(entered)
+	d.unitExtra(&u)
 	return u
 }
 
@@ -363,6 +388,7 @@ func serviceProps(d *propDecoder) ServiceProperties {
 	d.any("ExecMainStatus", &s.ExecMainStatus)
 	d.any("NRestarts", &s.NRestarts)
 	d.any("RemainAfterExit", &s.RemainAfterExit)
+	d.serviceExtra(&s)
 	return s
 }
 
@@ -420,6 +446,7 @@ func (d *propDecoder) cgroup(p *CgroupProperties) {
 			d.limit(name, *l)
 		}
 	}
+	d.limit("CPUUsageNSec", &p.CPUUsageNSec)
 	var cpus, mems []byte
 	d.any("AllowedCPUs", &cpus)
 	d.any("AllowedMemoryNodes", &mems)

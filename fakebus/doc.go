@@ -16,6 +16,9 @@
 //		...
 //	}
 //
+// TestUsingFakebusNew in usage_test.go is a complete test written this
+// way.
+//
 // # What it models
 //
 // The manager follows systemd's rules for what clients can observe, and the
@@ -39,7 +42,9 @@
 //     /bin/sleep N, and sh -c 'exit N' or 'sleep N'; other commands run
 //     until they are stopped. Type=oneshot start jobs end when the command
 //     does; RemainAfterExit, exit codes (Result exit-code), a oneshot
-//     stopped while starting (Result signal), KillUnit.
+//     stopped while starting (Result signal), KillUnit; ExecMainPID,
+//     ExecMainCode and ExecMainStatus (an exit, or the signal that ended
+//     the process: 15 when stopped) and their timestamps.
 //   - daemon-reload: Reloading(true), JobRemoved held back until
 //     Reloading(false). daemon-reexec: private connections dropped, the
 //     manager moves to a new unique name, jobs survive with their
@@ -71,7 +76,10 @@
 //     table (versions.go) holds every difference between releases: when
 //     properties, values (CPUWeight=0), job modes and Manager methods
 //     came (or went), and what 262 leaves out of GetAll and
-//     introspection while Get still answers it.
+//     introspection while Get still answers it. List properties
+//     append (DeviceAllow rules are read back newest first, as systemd
+//     prepends them), except that an empty DeviceAllow or per-device IO
+//     list clears the list.
 //   - AttachProcessesToUnit with systemd's checks in its order: the
 //     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 //     DelegateControllers=, services and scopes), not inactive or failed,

@@ -77,7 +77,7 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 		if iface != managerIface {
 			return nil, errUnknownProperty()
 		}
-		return m.managerPropsLocked(), nil
+		return m.readPropsLocked(nil, iface, m.managerPropsLocked()), nil
 	case strings.HasPrefix(string(p), jobPathBase):
 		j, ok := m.jobs[jobIDOf(p)]
 		if !ok {
@@ -117,9 +117,9 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 	}
 	switch iface {
 	case unitIface:
-		return m.unitPropsLocked(u), nil
+		return m.readPropsLocked(u, iface, m.unitPropsLocked(u)), nil
 	case typeIface(u.kind):
-		return m.typePropsLocked(u), nil
+		return m.readPropsLocked(u, iface, m.typePropsLocked(u)), nil
 	}
 	return nil, errUnknownProperty()
 }

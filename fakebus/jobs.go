@@ -269,12 +269,14 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 	proc.started = time.Now()
 	proc.pid = 1000 + startJobID(startJob, m)
 	u.proc = &proc
+	u.exec = execMain{pid: proc.pid, start: proc.started}
 	exited := func() {
 		if u.proc != &proc || proc.ended {
 			return
 		}
 		proc.ended = true
 		u.proc = nil
+		u.exec.ended(cldExited, int32(proc.exit))
 		// The unit changes state first; its start job ends with it.
 		result := "done"
 		switch {
@@ -318,6 +320,7 @@ func (m *manager) stopUnitLocked(u *unit) {
 	if u.proc != nil {
 		u.proc.ended = true
 		u.proc = nil
+		u.exec.ended(cldKilled, 15) // SIGTERM
 	}
 	m.setStateLocked(u, "deactivating", "stop")
 	if killedStart {

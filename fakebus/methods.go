@@ -498,6 +498,7 @@ func (m *manager) killLocked(name, whom string, sig int32) ([]any, error) {
 		case u.kind == "service" && hasMain:
 			u.proc.ended = true
 			u.proc = nil
+			u.exec.ended(cldKilled, sig)
 			m.failLocked(u, "signal")
 			if j := u.job; j != nil && j.typ == jobStart {
 				m.finishJobLocked(j, "failed")

@@ -38,6 +38,8 @@ type manager struct {
 	major int
 	cfg   config
 	dirs  unitDirs // the unit directories (unitdir.go); read-only
+	// started is when the manager started (UserspaceTimestamp).
+	started time.Time
 
 	// timersRunning counts the timers that are set or running; close
 	// waits for it.
@@ -74,7 +76,7 @@ func newManager(cfg config) (*manager, error) {
 		return nil, err
 	}
 	m := &manager{
-		cfg: cfg, dirs: dirs, major: v.Major, version: cfg.version,
+		cfg: cfg, dirs: dirs, major: v.Major, version: cfg.version, started: time.Now(),
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
@@ -151,6 +153,7 @@ type unit struct {
 	props      map[string]dbus.Variant
 	job        *job
 	proc       *process
+	exec       execMain // the main process's last run (readprops.go)
 	pids       []uint32
 	invocation []byte
 	condition  bool // ConditionResult

@@ -279,14 +279,47 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 	if nv, err := normalize(v); err == nil {
 		v = nv
 	}
+	if name == "DeviceAllow" {
+		// systemd prepends each rule (LIST_PREPEND): the newest reads first.
+		v = reversed(v)
+	}
 	if appends(name) {
-		// Lists append, as in systemd.
-		if old, ok := u.props[name]; ok && old.Signature() == v.Signature() {
+		// Lists append, as in systemd; an empty DeviceAllow or IO list
+		// clears the list instead.
+		if old, ok := u.props[name]; ok && old.Signature() == v.Signature() && !clearsWhenEmpty(name, v) {
 			joined := reflect.AppendSlice(reflect.ValueOf(old.Value()), reflect.ValueOf(v.Value()))
+			if name == "DeviceAllow" {
+				joined = reflect.AppendSlice(reflect.ValueOf(v.Value()), reflect.ValueOf(old.Value()))
+			}
 			v = dbus.MakeVariantWithSignature(joined.Interface(), v.Signature())
 		}
 	}
 	u.props[name] = v
+}
+
+// reversed returns a list variant with its elements in reverse order.
+func reversed(v dbus.Variant) dbus.Variant {
+	rv := reflect.ValueOf(v.Value())
+	if rv.Kind() != reflect.Slice || rv.Len() < 2 {
+		return v
+	}
+	out := reflect.MakeSlice(rv.Type(), rv.Len(), rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		out.Index(i).Set(rv.Index(rv.Len() - 1 - i))
+	}
+	return dbus.MakeVariantWithSignature(out.Interface(), v.Signature())
+}
+
+// clearsWhenEmpty reports whether v is an empty list that resets the
+// property: systemd's bus_cgroup_set_property empties DeviceAllow and the
+// per-device IO lists when it gets none (DeviceAllow=, IOReadBandwidthMax=).
+func clearsWhenEmpty(name string, v dbus.Variant) bool {
+	switch name {
+	case "DeviceAllow", "IODeviceWeight", "IOReadBandwidthMax", "IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax":
+		rv := reflect.ValueOf(v.Value())
+		return rv.Kind() == reflect.Slice && rv.Len() == 0
+	}
+	return false
 }
 
 func appends(name string) bool {

@@ -1,0 +1,365 @@
+package sdbus
+
+import (
+	"fmt"
+	"path"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// A Property is a plain value: the Prop* builders do not record their
+// refusals in it. Instead every property is checked by name when it is
+// used (StartTransientUnit, SetUnitProperties, CheckProperties,
+// Property.Err): its D-Bus type must be the one systemd expects, and for
+// the names sdbus has a builder for, its value must be one the builder
+// accepts. A builder given bad arguments returns those arguments as the
+// value, so the check finds them and the error names what is wrong.
+
+// valueChecks is read-only: a check of the value of a property whose
+// D-Bus type is already right, by name. A check receives the variant's Go
+// value, which need not have the Go type the builders use (a literal may
+// hold a named type or any struct of the right shape); checks go by kind.
+var valueChecks = map[string]func(v any) error{
+	"Slice": func(v any) error {
+		if err := checkSliceName("PropSlice", reflect.ValueOf(v).String()); err != nil {
+			return fmt.Errorf("%s", errMessage(err))
+		}
+		return nil
+	},
+	"PIDs": func(v any) error {
+		rv := reflect.ValueOf(v)
+		if rv.Len() == 0 {
+			return fmt.Errorf("no PIDs")
+		}
+		for i := 0; i < rv.Len(); i++ {
+			if rv.Index(i).Uint() == 0 {
+				return fmt.Errorf("PID 0")
+			}
+		}
+		return nil
+	},
+	"ExecStart": func(v any) error {
+		rv := reflect.ValueOf(v)
+		for i := 0; i < rv.Len(); i++ {
+			e := rv.Index(i)
+			if e.Kind() != reflect.Struct || e.NumField() < 2 || e.Field(0).Kind() != reflect.String {
+				continue
+			}
+			if p := e.Field(0).String(); !path.IsAbs(p) {
+				return fmt.Errorf("argv[0] must be an absolute path, got %q", fmt.Sprint(e.Field(1).Interface()))
+			}
+		}
+		return nil
+	},
+	"CollectMode": oneOf("mode", string(CollectInactive), string(CollectInactiveOrFailed)),
+	"Type": oneOf("service type", string(ServiceSimple), string(ServiceExec), string(ServiceForking),
+		string(ServiceOneshot), string(ServiceDBus), string(ServiceNotify), string(ServiceIdle)),
+	"KillMode":     oneOf("kill mode", string(KillControlGroup), string(KillProcess), string(KillMixed), string(KillNone)),
+	"OOMPolicy":    oneOf("OOM policy", string(OOMContinue), string(OOMStop), string(OOMKill)),
+	"DevicePolicy": oneOf("device policy", string(DevicePolicyAuto), string(DevicePolicyClosed), string(DevicePolicyStrict)),
+	"Wants":        unitList, "Requires": unitList, "BindsTo": unitList, "After": unitList,
+	"Before": unitList, "Conflicts": unitList, "PartOf": unitList,
+	"KillSignal": func(v any) error {
+		if sig := reflect.ValueOf(v).Int(); sig <= 0 || sig >= 65 {
+			return fmt.Errorf("signal %d out of range", sig)
+		}
+		return nil
+	},
+	"TasksMax": func(v any) error {
+		if reflect.ValueOf(v).Uint() == 0 {
+			return fmt.Errorf("must be at least 1 (or Infinity)")
+		}
+		return nil
+	},
+	"CPUWeight": func(v any) error {
+		if w := reflect.ValueOf(v).Uint(); w > 10000 && w != Infinity {
+			return fmt.Errorf("%d out of range 1-10000", w)
+		}
+		return nil
+	},
+	"CPUQuotaPerSecUSec": func(v any) error {
+		if reflect.ValueOf(v).Uint() == 0 {
+			return fmt.Errorf("must be positive (or Infinity); systemd refuses 0")
+		}
+		return nil
+	},
+	"CPUQuotaPeriodUSec": func(v any) error {
+		if p := reflect.ValueOf(v).Uint(); p != Infinity && (p < 1000 || p > 1000000) {
+			return fmt.Errorf("%d µs out of range 1000-1000000", p)
+		}
+		return nil
+	},
+	"IOWeight": func(v any) error {
+		if w := reflect.ValueOf(v).Uint(); (w < 1 || w > 10000) && w != Infinity {
+			return fmt.Errorf("%d out of range 1-10000", w)
+		}
+		return nil
+	},
+	"IODeviceWeight":      ioList(weightValue),
+	"IOReadBandwidthMax":  ioList(anyValue),
+	"IOWriteBandwidthMax": ioList(anyValue),
+	"IOReadIOPSMax":       ioList(anyValue),
+	"IOWriteIOPSMax":      ioList(anyValue),
+	"DeviceAllow":         checkDeviceAllow,
+	"DelegateControllers": func(v any) error {
+		rv := reflect.ValueOf(v)
+		if rv.Len() == 0 {
+			return fmt.Errorf("no controllers")
+		}
+		for i := 0; i < rv.Len(); i++ {
+			if c := rv.Index(i).String(); !knownController(c) {
+				return fmt.Errorf("unknown controller %q", c)
+			}
+		}
+		return nil
+	},
+	"DelegateSubgroup": func(v any) error {
+		switch name := reflect.ValueOf(v).String(); {
+		case name == "", name == ".", name == "..", strings.ContainsAny(name, "/\n"):
+			return fmt.Errorf("%q is not a valid cgroup name", name)
+		case strings.HasPrefix(name, "cgroup."):
+			return fmt.Errorf("%q clashes with cgroup attributes", name)
+		}
+		return nil
+	},
+}
+
+// typeChecks is read-only: a check by name of a value whose D-Bus type is
+// not the one systemd expects, to say more than "wrong type" where the
+// value tells what went wrong (PropAllowedCPUs keeps a list it could not
+// parse as a string).
+var typeChecks = map[string]func(v any) error{
+	"AllowedCPUs":        cpuListText,
+	"AllowedMemoryNodes": cpuListText,
+}
+
+func cpuListText(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return nil
+	}
+	if _, err := ParseCPUSet(s); err != nil {
+		return fmt.Errorf("%s", errMessage(err))
+	}
+	return fmt.Errorf("must have D-Bus type ay, not s: use PropAllowedCPUs or ParseCPUSet(%q).Bitmap()", s)
+}
+
+func oneOf(what string, vals ...string) func(any) error {
+	return func(v any) error {
+		s := reflect.ValueOf(v).String()
+		for _, x := range vals {
+			if s == x {
+				return nil
+			}
+		}
+		return fmt.Errorf("unknown %s %q", what, s)
+	}
+}
+
+func unitList(v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Len() == 0 {
+		return fmt.Errorf("no units")
+	}
+	for i := 0; i < rv.Len(); i++ {
+		if err := checkUnitName("Property", rv.Index(i).String()); err != nil {
+			return fmt.Errorf("%s", errMessage(err))
+		}
+	}
+	return nil
+}
+
+// structPairs returns the (string, X) pairs of a slice of two-field
+// structs, the Go form of a(ss) and a(st).
+func structPairs(v any) (names []string, vals []reflect.Value) {
+	rv := reflect.ValueOf(v)
+	for i := 0; i < rv.Len(); i++ {
+		e := rv.Index(i)
+		if e.Kind() != reflect.Struct || e.NumField() != 2 {
+			return nil, nil
+		}
+		names = append(names, e.Field(0).String())
+		vals = append(vals, e.Field(1))
+	}
+	return names, vals
+}
+
+func ioList(check func(uint64) error) func(any) error {
+	return func(v any) error {
+		if reflect.ValueOf(v).Len() == 0 {
+			return fmt.Errorf("no devices")
+		}
+		devs, vals := structPairs(v)
+		for i, d := range devs {
+			if !path.IsAbs(d) {
+				return fmt.Errorf("device %q is not an absolute path", d)
+			}
+			if vals[i].Kind() == reflect.Uint64 {
+				if err := check(vals[i].Uint()); err != nil {
+					return fmt.Errorf("%s: %v", d, err)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// checkDeviceAllow checks DeviceAllow rules. An empty list is valid: it
+// clears the unit's rules.
+func checkDeviceAllow(v any) error {
+	specs, access := structPairs(v)
+	for i, s := range specs {
+		switch {
+		case strings.HasPrefix(s, "/dev/"), strings.HasPrefix(s, "/run/systemd/inaccessible/"),
+			strings.HasPrefix(s, "char-") && len(s) > 5,
+			strings.HasPrefix(s, "block-") && len(s) > 6:
+		default:
+			return fmt.Errorf("specifier %q is neither a /dev path nor char-NAME or block-NAME", s)
+		}
+		if a := access[i].String(); a == "" || strings.Trim(a, "rwm") != "" {
+			return fmt.Errorf("access %q for %s is not a combination of r, w and m", a, s)
+		}
+	}
+	return nil
+}
+
+// check reports what is wrong with p, or nil.
+func (p Property) check() error {
+	if p.Name == "" {
+		return fmt.Errorf("property with an empty name")
+	}
+	v := p.Value.Value()
+	if v == nil {
+		return fmt.Errorf("property %s has no value", p.Name)
+	}
+	sig := p.Value.Signature().String()
+	if spec, ok := propertySpecs[p.Name]; ok && spec.sig != sig {
+		if tc, ok := typeChecks[p.Name]; ok {
+			if err := safeCheck(tc, v); err != nil {
+				return fmt.Errorf("property %s: %v", p.Name, err)
+			}
+		}
+		return fmt.Errorf("property %s must have D-Bus type %s, not %s", p.Name, spec.sig, sig)
+	}
+	if vc, ok := valueChecks[p.Name]; ok {
+		if err := safeCheck(vc, v); err != nil {
+			return fmt.Errorf("property %s: %v", p.Name, err)
+		}
+	}
+	return nil
+}
+
+// safeCheck runs a value check. A value whose Go form the check does not
+// expect (a literal built with MakeVariantWithSignature from []any, say)
+// is left to systemd rather than refused.
+func safeCheck(check func(any) error, v any) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = nil
+		}
+	}()
+	return check(v)
+}
+
+// String returns the property as Name=value, the value in systemd's
+// spelling where it has one: "MemoryMax=536870912",
+// "MemoryMax=infinity", "AllowedCPUs=0-3", "After=a.service b.service".
+func (p Property) String() string {
+	return p.Name + "=" + formatValue(p.Name, p.Value)
+}
+
+func formatValue(name string, v dbus.Variant) string {
+	switch x := v.Value().(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case bool:
+		if x {
+			return "yes"
+		}
+		return "no"
+	case uint64:
+		if x == Infinity {
+			return "infinity"
+		}
+		return strconv.FormatUint(x, 10)
+	case []string:
+		return strings.Join(x, " ")
+	case []byte:
+		if name == "AllowedCPUs" || name == "AllowedMemoryNodes" || name == "StartupAllowedCPUs" {
+			return CPUSetFromBitmap(x).String()
+		}
+	case []uint32:
+		s := make([]string, len(x))
+		for i, n := range x {
+			s[i] = strconv.FormatUint(uint64(n), 10)
+		}
+		return strings.Join(s, " ")
+	case []DeviceRule:
+		s := make([]string, len(x))
+		for i, r := range x {
+			s[i] = r.Specifier + " " + r.Access
+		}
+		return strings.Join(s, ", ")
+	case []IODeviceLimit:
+		s := make([]string, len(x))
+		for i, l := range x {
+			s[i] = l.Device + " " + strconv.FormatUint(l.Value, 10)
+		}
+		return strings.Join(s, ", ")
+	case []execCommand:
+		s := make([]string, len(x))
+		for i, c := range x {
+			s[i] = strings.Join(c.Argv, " ")
+			if c.IgnoreFailure {
+				s[i] = "-" + s[i]
+			}
+		}
+		return strings.Join(s, "; ")
+	}
+	return fmt.Sprint(v.Value())
+}
+
+// FromDBusProperties converts a list of go-systemd style properties
+// (go-systemd's dbus.Property, or any struct type with exactly the fields
+// Name string and Value dbus.Variant) into sdbus properties, so code that
+// exposes such lists in its own API can pass them on unchanged:
+//
+//	props := sdbus.FromDBusProperties(goSystemdProps)
+//
+// A single one converts directly: sdbus.Property(p).
+func FromDBusProperties[P ~struct {
+	Name  string
+	Value dbus.Variant
+}](props []P) []Property {
+	if props == nil {
+		return nil
+	}
+	out := make([]Property, len(props))
+	for i, p := range props {
+		out[i] = Property(p)
+	}
+	return out
+}
+
+// ToDBusProperties converts sdbus properties into go-systemd style ones,
+// the reverse of FromDBusProperties:
+//
+//	gs := sdbus.ToDBusProperties[systemddbus.Property](props)
+func ToDBusProperties[P ~struct {
+	Name  string
+	Value dbus.Variant
+}](props []Property) []P {
+	if props == nil {
+		return nil
+	}
+	out := make([]P, len(props))
+	for i, p := range props {
+		out[i] = P(p)
+	}
+	return out
+}
