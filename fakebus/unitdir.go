@@ -12,6 +12,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // The fake's unit directories. Two directories play the parts of
@@ -473,11 +474,16 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 			continue
 		}
 		carries = true
+		aliasTo := file
+		if sdversions.Behaves(sdversions.Release{Major: m.major}, sdversions.AliasPointsToLink) &&
+			filepath.Dir(file) != m.dirs.persistent && filepath.Dir(file) != m.dirs.runtime {
+			aliasTo = filepath.Join(dir, name) // the link
+		}
 		for _, a := range inst.alias {
 			if sdbus.ValidateUnitName(a) != nil || path.Ext(a) != path.Ext(name) {
 				continue
 			}
-			if err := symlinkLocked(filepath.Join(dir, a), file, force, changes); err != nil {
+			if err := symlinkLocked(filepath.Join(dir, a), aliasTo, force, changes); err != nil {
 				return carries, err
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // installableUnit is a oneshot service that stays active, with an
@@ -132,7 +133,7 @@ func testUnitFileEnableDisable(t *testing.T, e *env) {
 		t.Fatalf("EnableUnitFiles = %v, %v, %v", info, ch, err)
 	}
 	checkChanges(t, "enable", []sdbus.UnitFileChange{
-		symlinkChange(filepath.Join(etc, alias), file),
+		symlinkChange(filepath.Join(etc, alias), aliasTarget(e, etc, name, file)),
 		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
 	}, ch)
 	wantFileState(t, e, name, sdbus.UnitFileEnabled)
@@ -194,7 +195,7 @@ func testUnitFileEnableDisable(t *testing.T, e *env) {
 	}
 	checkChanges(t, "runtime enable", []sdbus.UnitFileChange{
 		symlinkChange(filepath.Join(run, name), file),
-		symlinkChange(filepath.Join(run, alias), file),
+		symlinkChange(filepath.Join(run, alias), aliasTarget(e, run, name, file)),
 		symlinkChange(filepath.Join(run, "multi-user.target.wants", name), file),
 	}, ch)
 	wantFileState(t, e, name, sdbus.UnitFileEnabledRuntime)
@@ -385,7 +386,7 @@ func testUnitFileReenablePresetStatic(t *testing.T, e *env) {
 		t.Fatalf("PresetUnitFiles = %v, %v, %v", info, ch, err)
 	}
 	enabled := []sdbus.UnitFileChange{
-		symlinkChange(filepath.Join(etc, alias), file),
+		symlinkChange(filepath.Join(etc, alias), aliasTarget(e, etc, name, file)),
 		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
 	}
 	checkChanges(t, "preset", enabled, ch)
@@ -395,7 +396,7 @@ func testUnitFileReenablePresetStatic(t *testing.T, e *env) {
 		t.Fatalf("ReenableUnitFiles = %v, %v, %v", info, ch, err)
 	}
 	checkChanges(t, "reenable", []sdbus.UnitFileChange{
-		unlinkChange(filepath.Join(etc, alias)), symlinkChange(filepath.Join(etc, alias), file),
+		unlinkChange(filepath.Join(etc, alias)), symlinkChange(filepath.Join(etc, alias), aliasTarget(e, etc, name, file)),
 		unlinkChange(filepath.Join(etc, name)), symlinkChange(filepath.Join(etc, name), file),
 		unlinkChange(filepath.Join(etc, "multi-user.target.wants", name)),
 		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
@@ -473,4 +474,13 @@ func testUnitFileSetPropertiesSurviveReload(t *testing.T, e *env) {
 	if err != nil || st.Description != "set at runtime" {
 		t.Errorf("after daemon-reload: Description %q, %v; want the one set at runtime", st.Description, err)
 	}
+}
+
+// aliasTarget is where enabling a linked unit file (file, linked into dir
+// as name) points its Alias= symlinks: the file, or from 257 the link.
+func aliasTarget(e *env, dir, name, file string) string {
+	if sdversions.Behaves(e.release, sdversions.AliasPointsToLink) {
+		return filepath.Join(dir, name)
+	}
+	return file
 }

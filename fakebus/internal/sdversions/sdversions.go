@@ -195,11 +195,18 @@ const (
 	// JobRemoved from its new unique name before NameOwnerChanged "" →
 	// new gives it the name. Seen on 262, not on 247, 252 or 257.
 	ReexecJobRemovedBeforeName Behaviour = "ReexecJobRemovedBeforeName"
+	// AliasPointsToLink: enabling a linked unit file (one outside the
+	// unit directories, linked into one) makes its Alias= symlinks point
+	// to the link (DIR/NAME) rather than to the file itself. Seen on 257
+	// and 262, not on 247 or 252; the upstream release in between is not
+	// measured.
+	AliasPointsToLink Behaviour = "AliasPointsToLink"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
 var Behaviours = map[Behaviour]Release{
 	ReexecJobRemovedBeforeName: R("262"),
+	AliasPointsToLink:          R("257"),
 }
 
 // Behaves reports whether release r has behaviour b.
