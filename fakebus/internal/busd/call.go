@@ -46,10 +46,11 @@ func (c *Call) Reply(body ...any) {
 		return
 	}
 	dest, sender := c.routing()
+	after := c.Peer.bus.replying(c.Peer, c.Member)
 	if err := c.Peer.bus.sendFromService(c.Peer, newReply(c.serial, dest, sender, body)); err != nil {
 		c.sendError(errFailed, []any{err.Error()})
 	}
-	c.Peer.bus.afterReply(c.Peer, c.Member)
+	after()
 }
 
 // ReplyError sends an error reply named name; body is usually one string,
@@ -62,8 +63,9 @@ func (c *Call) ReplyError(name string, body ...any) {
 		body = []any{"busd: service replied with invalid error name " + name}
 		name = "org.freedesktop.DBus.Error.Failed"
 	}
+	after := c.Peer.bus.replying(c.Peer, c.Member)
 	c.sendError(name, body)
-	c.Peer.bus.afterReply(c.Peer, c.Member)
+	after()
 }
 
 // claim reports whether this is the first reply to a call expecting one.

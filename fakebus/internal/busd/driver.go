@@ -94,8 +94,9 @@ func (r *driverReq) reply(body ...any) {
 	if r.m.flags&dbus.FlagNoReplyExpected != 0 {
 		return
 	}
+	after := r.b.replying(r.p, r.m.member)
 	r.b.driverSendLocked(r.o, r.p, newReply(r.m.serial, r.p.UniqueName(), driverName, body))
-	r.b.afterReply(r.p, r.m.member)
+	after()
 }
 
 // fail answers the call with an error.
@@ -103,8 +104,9 @@ func (r *driverReq) fail(name, text string) {
 	if r.m.flags&dbus.FlagNoReplyExpected != 0 {
 		return
 	}
+	after := r.b.replying(r.p, r.m.member)
 	r.b.driverSendLocked(r.o, r.p, newError(r.m.serial, r.p.UniqueName(), driverName, name, []any{text}))
-	r.b.afterReply(r.p, r.m.member)
+	after()
 }
 
 // args checks the call's signature; on mismatch it answers InvalidArgs.

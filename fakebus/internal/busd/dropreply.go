@@ -51,10 +51,14 @@ func (d *replyDrops) take(member string) bool {
 	return true
 }
 
-// afterReply ends p's connection after the reply to a call of member if
-// DropAfterReply asks for it.
-func (b *Bus) afterReply(p *Peer, member string) {
+// replying decides, before a reply to a call of member is queued for p,
+// whether DropAfterReply asks to end p's connection after it, and returns
+// what does that once the reply is queued. The decision comes first: the
+// reply is written at once, and a client that has it may arm a fault
+// that must not apply to this call.
+func (b *Bus) replying(p *Peer, member string) (after func()) {
 	if b.drops.take(member) {
-		p.drain()
+		return p.drain
 	}
+	return func() {}
 }
