@@ -252,17 +252,25 @@ func stateProp(iface, prop string, typeIface string) bool {
 func (w *unitWatch) applyLocked(changed map[string]dbus.Variant) {
 	d := propDecoder{m: changed}
 	d.str("Id", &w.cur.Name)
-	d.typed("LoadState", (*string)(&w.cur.LoadState))
-	d.typed("ActiveState", (*string)(&w.cur.ActiveState))
-	d.str("SubState", &w.cur.SubState)
-	d.str("Result", &w.cur.Result)
+	applyState(&w.cur, changed)
+}
+
+// applyState merges the changed properties a UnitState is made of (of the
+// Unit interface, and Result of the type interface) into st; others are
+// ignored, and so are values of the wrong type.
+func applyState(st *UnitState, changed map[string]dbus.Variant) {
+	d := propDecoder{m: changed}
+	d.typed("LoadState", (*string)(&st.LoadState))
+	d.typed("ActiveState", (*string)(&st.ActiveState))
+	d.str("SubState", &st.SubState)
+	d.str("Result", &st.Result)
 	if v, ok := changed["Job"]; ok {
 		var job struct {
 			ID   uint32
 			Path dbus.ObjectPath
 		}
 		if dbus.Store([]any{v.Value()}, &job) == nil {
-			w.cur.JobID = job.ID
+			st.JobID = job.ID
 		}
 	}
 }
@@ -333,21 +341,29 @@ func (w *unitWatch) signal(s *dbus.Signal) {
 // Conn is closed; when the connection has ended it first hands over every
 // state that arrived before the end, then returns.
 func (w *unitWatch) pump(ctx context.Context, out chan<- UnitState, closed <-chan struct{}) {
-	for {
+	pumpEvents(ctx, out, closed, w.notify, func() (st UnitState, have, gone bool) {
 		// One state at a time: the rest stay in pending, where the
 		// coalescing bound applies.
 		w.mu.Lock()
-		var st UnitState
-		have := len(w.pending) > 0
-		if have {
+		defer w.mu.Unlock()
+		if have = len(w.pending) > 0; have {
 			st = w.pending[0]
 			w.pending = w.pending[1:]
 		}
-		gone := w.gone
-		w.mu.Unlock()
+		return st, have, w.gone != nil
+	})
+}
+
+// pumpEvents is the reader side of a watch: it hands what next takes from
+// the watch to out, one at a time, until ctx ends or closed is closed;
+// when nothing is left it waits for notify, or returns if the connection
+// has ended (gone), so what arrived before the end is delivered first.
+func pumpEvents[T any](ctx context.Context, out chan<- T, closed, notify <-chan struct{}, next func() (v T, have, gone bool)) {
+	for {
+		v, have, gone := next()
 		if have {
 			select {
-			case out <- st:
+			case out <- v:
 				continue
 			case <-ctx.Done():
 				return
@@ -355,11 +371,11 @@ func (w *unitWatch) pump(ctx context.Context, out chan<- UnitState, closed <-cha
 				return
 			}
 		}
-		if gone != nil {
+		if gone {
 			return
 		}
 		select {
-		case <-w.notify:
+		case <-notify:
 		case <-ctx.Done():
 			return
 		case <-closed:

@@ -243,20 +243,7 @@ func (w *allWatch) applyLocked(e earlyUnitChange) {
 		u.ev.Removed = true
 	case e.changed != nil:
 		u.ev.Removed = false
-		d := propDecoder{m: e.changed}
-		d.typed("LoadState", (*string)(&u.ev.LoadState))
-		d.typed("ActiveState", (*string)(&u.ev.ActiveState))
-		d.str("SubState", &u.ev.SubState)
-		d.str("Result", &u.ev.Result)
-		if v, ok := e.changed["Job"]; ok {
-			var job struct {
-				ID   uint32
-				Path dbus.ObjectPath
-			}
-			if dbus.Store([]any{v.Value()}, &job) == nil {
-				u.ev.JobID = job.ID
-			}
-		}
+		applyState(&u.ev.UnitState, e.changed)
 	default: // UnitNew
 		u.ev.Removed = false
 	}
@@ -339,50 +326,20 @@ func (w *allWatch) signal(sig *dbus.Signal) {
 // Conn is closed; when the connection has ended it first hands over what
 // arrived before the end.
 func (w *allWatch) pump(ctx context.Context, out chan<- UnitEvent, closed <-chan struct{}) {
-	for {
+	pumpEvents(ctx, out, closed, w.notify, func() (ev UnitEvent, have, gone bool) {
 		w.mu.Lock()
-		var ev UnitEvent
-		have := len(w.order) > 0
-		if have {
+		defer w.mu.Unlock()
+		for len(w.order) > 0 && !have {
 			p := w.order[0]
 			w.order = w.order[1:]
 			delete(w.queued, p)
 			if u := w.units[p]; u != nil {
-				ev = u.ev
+				ev, have = u.ev, true
 				if ev.Removed {
 					delete(w.units, p)
 				}
-			} else {
-				have = false
 			}
 		}
-		gone := w.gone
-		w.mu.Unlock()
-		if have {
-			select {
-			case out <- ev:
-				continue
-			case <-ctx.Done():
-				return
-			case <-closed:
-				return
-			}
-		}
-		w.mu.Lock()
-		more := len(w.order) > 0
-		w.mu.Unlock()
-		if more {
-			continue
-		}
-		if gone != nil {
-			return
-		}
-		select {
-		case <-w.notify:
-		case <-ctx.Done():
-			return
-		case <-closed:
-			return
-		}
-	}
+		return ev, have, w.gone != nil
+	})
 }
