@@ -1232,25 +1232,57 @@ func (a *act) dropBeforeInstall() {
 		a.failf("%s %s on the reconnecting Conn: %v", u.op(), u.name, err)
 	}
 	a.cnt.add("inject/drop-before-install", 1)
+	// The cut can also land after the new connection was installed,
+	// under a call or a wait: then the call's outcome is unknown, or the
+	// wait ends with ErrDisconnected, and Reconcile finds the job again.
 	for i := 0; i < 2; i++ {
 		v := a.unit(fakebus.Script{}, true, false)
 		j, err := a.start(a.hang, rc, v)
-		if err != nil {
-			if a.isHang(err) {
-				a.hangf("%s %s on the reconnecting Conn after a drop before install", v.op(), v.name)
-			} else if !errors.Is(err, sdbus.ErrDisconnected) || !a.faults.has(fDisconnect) {
-				a.failf("%s %s on the reconnecting Conn after a drop before install: %v", v.op(), v.name, err)
+		switch {
+		case err == nil:
+		case a.isHang(err):
+			a.hangf("%s %s on the reconnecting Conn after a drop before install", v.op(), v.name)
+			continue
+		case errors.Is(err, sdbus.ErrDisconnected):
+			if j = a.reconcile(rc, v); j == nil {
+				continue
 			}
+		default:
+			a.failf("%s %s on the reconnecting Conn after a drop before install: %v", v.op(), v.name, err)
 			continue
 		}
 		res, err := j.Wait(a.hang)
-		if errors.Is(err, sdbus.ErrDisconnected) && a.faults.has(fDisconnect) {
-			continue
+		if errors.Is(err, sdbus.ErrDisconnected) {
+			if j = a.reconcile(rc, v); j == nil {
+				continue
+			}
+			res, err = j.Wait(a.hang)
 		}
 		a.checkWait(rc, j, v.want, res, err)
 	}
 	if a.dials.Load() >= 3 {
 		a.cnt.add("effect/reconnected-past-cut-setup", 1)
+	}
+}
+
+// reconcile looks up, on a reconnecting Conn, the job of a unit whose
+// call or wait was cut by a disconnect: the job if it is still queued,
+// nil if it already ended or was never created.
+func (a *act) reconcile(tc *tconn, u *unitPlan) *sdbus.Job {
+	for attempt := 0; ; attempt++ {
+		r, err := tc.c.Reconcile(a.hang, u.name)
+		switch {
+		case err == nil:
+			a.cnt.add("effect/reconciled-after-cut", 1)
+			return r.Job
+		case errors.Is(err, sdbus.ErrDisconnected) && attempt < 3:
+			continue
+		case a.isHang(err):
+			a.hangf("Reconcile %s on the %s Conn", u.name, tc.kind)
+		default:
+			a.failf("Reconcile %s on the %s Conn: %v", u.name, tc.kind, err)
+		}
+		return nil
 	}
 }
 

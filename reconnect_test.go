@@ -313,14 +313,33 @@ func TestFallbackToPrivateSocketAndBack(t *testing.T) {
 		busDials.Add(1)
 		return s.Pipe(), nil
 	})
+	// run starts a slice and waits for it. A call made just as the old
+	// connection drops may have been sent on it (ErrOutcomeUnknown): then
+	// Reconcile tells whether it ran, and it is started again if not.
 	run := func(c *sdbus.Conn, name string) {
 		t.Helper()
-		j, err := c.StartTransientUnit(ctx, name, sdbus.ModeReplace, sliceProps())
-		if err != nil {
-			t.Fatalf("start %s: %v", name, err)
-		}
-		if res, err := j.Wait(ctx); err != nil || res != sdbus.JobDone {
-			t.Fatalf("%s: %q, %v", name, res, err)
+		for attempt := 0; ; attempt++ {
+			j, err := c.StartTransientUnit(ctx, name, sdbus.ModeReplace, sliceProps())
+			if errors.Is(err, sdbus.ErrOutcomeUnknown) && attempt < 3 {
+				r, rerr := c.Reconcile(ctx, name)
+				switch {
+				case rerr != nil:
+					t.Fatalf("Reconcile %s: %v", name, rerr)
+				case r.Job != nil:
+					j, err = r.Job, nil
+				case r.State.ActiveState == sdbus.StateActive:
+					return
+				default:
+					continue
+				}
+			}
+			if err != nil {
+				t.Fatalf("start %s: %v", name, err)
+			}
+			if res, err := j.Wait(ctx); err != nil || res != sdbus.JobDone {
+				t.Fatalf("%s: %q, %v", name, res, err)
+			}
+			return
 		}
 	}
 
