@@ -67,11 +67,13 @@
 //     (Get, GetAll), loading a unit read by path; StartTransientUnit and
 //     SetUnitProperties check each property's name, signature and value
 //     against the configured release (WithVersion, WithBackport), refusing
-//     unknown ones with PropertyReadOnly as systemd does. One per-version
-//     table (versions.go) holds every difference between releases: when
-//     properties, values (CPUWeight=0), job modes and Manager methods
-//     came (or went), and what 262 leaves out of GetAll and
-//     introspection while Get still answers it.
+//     unknown ones with PropertyReadOnly as systemd does. The
+//     repository's one per-version table (fakebus/internal/sdversions,
+//     which the conformance suite derives its expectations from too)
+//     holds every difference between releases: when properties, values
+//     (CPUWeight=0), job modes and Manager methods came (or went), and
+//     what 258 and later leave out of GetAll and introspection while Get
+//     still answers it (measured on 262).
 //   - AttachProcessesToUnit with systemd's checks in its order: the
 //     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 //     DelegateControllers=, services and scopes), not inactive or failed,

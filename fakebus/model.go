@@ -13,6 +13,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 const (
@@ -34,9 +35,11 @@ const (
 // and reply is queued (never written) under it, so each client sees them
 // in the order the manager produced them.
 type manager struct {
-	bus   *busd.Bus
-	major int
-	cfg   config
+	bus *busd.Bus
+	// release is the systemd release the fake plays (versions.go: from the
+	// per-version table fakebus/internal/sdversions).
+	release sdversions.Release
+	cfg     config
 
 	// timersRunning counts the timers that are set or running; close
 	// waits for it.
@@ -67,7 +70,7 @@ func newManager(cfg config) (*manager, error) {
 		return nil, fmt.Errorf("fakebus: %w", err)
 	}
 	m := &manager{
-		cfg: cfg, major: v.Major, version: cfg.version,
+		cfg: cfg, release: sdversions.Release{Major: v.Major, Minor: v.Minor}, version: cfg.version,
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
