@@ -43,10 +43,11 @@
 //   - daemon-reload: Reloading(true), JobRemoved held back until
 //     Reloading(false). daemon-reexec: private connections dropped, the
 //     manager moves to a new unique name, jobs survive with their
-//     requesters. Up to 257 org.freedesktop.systemd1 goes from the old
-//     unique name to the new one directly (NameOwnerChanged old → new);
-//     from 262 (WithVersion) the old instance releases it first (old →
-//     ""), the new one connects, then takes it ("" → new).
+//     requesters. On every release the old instance releases
+//     org.freedesktop.systemd1 (NameOwnerChanged old → ""), the new one
+//     connects, then takes it ("" → new); that the new instance can end
+//     a job in between (as 262 was seen to do) is up to the test
+//     (Reexecute with Reexec.Finish), whatever the release.
 //   - Subscribe/Unsubscribe (AlreadySubscribed, NotSubscribed),
 //     PropertiesChanged on state changes, UnitNew and UnitRemoved.
 //   - Who gets signals, as systemd decides it: direct (private socket)
