@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -70,10 +71,16 @@ func testRejectedByVersion(t *testing.T, e *env) {
 
 // Every feature Conn.Supports probes (the table has one entry per
 // sdbus.Feature, which its own test checks) is there exactly from its
-// release on, and the trial probes leave no unit loaded.
+// release on, and no probe leaves a unit loaded or a job queued: right
+// after each, nothing named like a trial unit is listed.
 func testFeatureProbes(t *testing.T, e *env) {
-	want, got := map[sdbus.Feature]bool{}, map[sdbus.Feature]bool{}
+	names := make([]string, 0, len(sdversions.Features))
 	for name := range sdversions.Features {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	want, got := map[sdbus.Feature]bool{}, map[sdbus.Feature]bool{}
+	for _, name := range names {
 		f := sdbus.Feature(name)
 		want[f] = sdversions.HasFeature(e.release, name)
 		ok, err := e.c.Supports(e.ctx, f)
@@ -81,17 +88,64 @@ func testFeatureProbes(t *testing.T, e *env) {
 			t.Fatalf("Supports(%s): %v", f, err)
 		}
 		got[f] = ok
+		units, err := e.c.ListUnits(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range units {
+			if strings.HasPrefix(u.Name, "sdbusprobe") {
+				t.Errorf("probing %s left %s loaded (%s, %s)", f, u.Name, u.LoadState, u.ActiveState)
+			}
+		}
+		jobs, err := e.c.ListJobs(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range jobs {
+			if strings.HasPrefix(j.Unit, "sdbusprobe") {
+				t.Errorf("probing %s left job %d for %s", f, j.ID, j.Unit)
+			}
+		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("features of systemd %s (-want +got):\n%s", e.release, diff)
 	}
-	units, err := e.c.ListUnits(e.ctx)
-	if err != nil {
-		t.Fatal(err)
+	trialLeavesNoUnit(t, e)
+}
+
+// trialLeavesNoUnit makes the trials Supports makes (the value under test,
+// then a property no systemd has), with names of its own: each is refused
+// and the unit it names is then unknown to the manager.
+func trialLeavesNoUnit(t *testing.T, e *env) {
+	type prop struct {
+		Name  string
+		Value dbus.Variant
 	}
-	for _, u := range units {
-		if strings.HasPrefix(u.Name, "sdbusprobe") {
-			t.Errorf("probe unit %s left loaded (%s, %s)", u.Name, u.LoadState, u.ActiveState)
+	type aux struct {
+		Name  string
+		Props []prop
+	}
+	raw := e.rawBus(t)
+	mgr := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1")
+	for _, tc := range []struct {
+		kind string
+		p    prop
+	}{
+		{"slice", prop{"CPUWeight", dbus.MakeVariant(uint64(0))}},
+		{"scope", prop{"OOMPolicy", dbus.MakeVariant("continue")}},
+	} {
+		name := e.unit("trial", tc.kind)
+		var job dbus.ObjectPath
+		err := mgr.CallWithContext(e.ctx, "org.freedesktop.systemd1.Manager.StartTransientUnit", 0, name, "fail",
+			[]prop{tc.p, {"SdbusFeatureProbeSentinel", dbus.MakeVariant(true)}}, []aux{}).Store(&job)
+		var de dbus.Error
+		if !errors.As(err, &de) || de.Name != sdversions.PropertyReadOnly && de.Name != sdversions.InvalidArgs {
+			t.Errorf("trial StartTransientUnit %s with %s: %v; want a refusal", name, tc.p.Name, err)
+		}
+		var path dbus.ObjectPath
+		err = mgr.CallWithContext(e.ctx, "org.freedesktop.systemd1.Manager.GetUnit", 0, name).Store(&path)
+		if !errors.As(err, &de) || de.Name != "org.freedesktop.systemd1.NoSuchUnit" {
+			t.Errorf("GetUnit %s after its trial: %v (%v); want NoSuchUnit", name, path, err)
 		}
 	}
 }
