@@ -149,7 +149,7 @@ func ExampleConn_Supports() {
 	// Output:
 	// EffectiveLimits 256 true <nil>
 	// DelegateSubgroup 254 true <nil>
-	// CPUWeightIdle 252 true <nil>
+	// CPUWeightIdle 250 true <nil>
 }
 
 func ExampleParseVersion() {

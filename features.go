@@ -44,8 +44,9 @@ const (
 	// FeatureFreezeThaw: Manager.FreezeUnit and ThawUnit (systemd 246).
 	// Probe: looks for FreezeUnit in the manager's introspection data.
 	FeatureFreezeThaw Feature = "FreezeThaw"
-	// FeatureCPUWeightIdle: CPUWeight=0, the idle class (systemd 252;
-	// measured: 247 refuses it with InvalidArgs "out of range"). No
+	// FeatureCPUWeightIdle: CPUWeight=0, the idle class (systemd 250 as
+	// far as known; measured: 247 refuses it with InvalidArgs "out of
+	// range", 252 takes it). No
 	// property tells the range, so the probe is a trial (see Supports):
 	// StartTransientUnit of a throwaway slice with CPUWeight=0.
 	FeatureCPUWeightIdle Feature = "CPUWeightIdle"
@@ -89,7 +90,7 @@ func (f Feature) Since() int {
 	case FeatureFreezeThaw:
 		return 246
 	case FeatureCPUWeightIdle:
-		return 252
+		return 250
 	case FeatureScopeOOMPolicy:
 		return 253
 	case FeatureMemoryZSwapMax:

@@ -43,9 +43,10 @@ func TestSupports(t *testing.T) {
 			set(sdbus.FeatureCollectMode, sdbus.FeatureAttachProcesses)},
 		{"247", []fakebus.Option{fakebus.WithVersion("247.3-7+deb11u5")}, set(v247...)},
 		{"252", nil, set(v252...)},
-		// A distribution that backported the effective limits to 251.
+		// A distribution that backported the effective limits to 251 (which
+		// has CPUWeight idle: 250 as far as known, not measured).
 		{"251 with a backport", []fakebus.Option{fakebus.WithVersion("251.4-1"), fakebus.WithBackport("EffectiveMemoryMax")},
-			set(append(v247[:len(v247):len(v247)], sdbus.FeatureEffectiveLimits)...)},
+			set(append(v247[:len(v247):len(v247)], sdbus.FeatureEffectiveLimits, sdbus.FeatureCPUWeightIdle)...)},
 		{"254", []fakebus.Option{fakebus.WithVersion("254.10-1")},
 			set(append(v252[:len(v252):len(v252)], sdbus.FeatureDelegateSubgroup, sdbus.FeatureMemoryZSwapMax)...)},
 		{"257", []fakebus.Option{fakebus.WithVersion("257.13-1~deb13u1")}, set(v257...)},

@@ -49,12 +49,16 @@ type config struct {
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the
-// fake behaves as: properties and methods newer than its major version
-// are refused the way that release refuses them (PropertyReadOnly,
-// UnknownProperty, UnknownMethod), and from 262 the deprecated cgroup-v1
-// properties (CPUAccounting, CPUShares, MemoryLimit, BlockIO*, ...) are
-// left out of GetAll and introspection while Get still answers them. One
-// table (versions.go) holds every such difference.
+// fake behaves as (major and point release, "252.38" from
+// "252.38-1~deb12u1"): properties, values, job modes and methods newer
+// than it are refused the way that release refuses them
+// (PropertyReadOnly, InvalidArgs, UnknownProperty, UnknownMethod), and
+// from 258 the deprecated cgroup-v1 properties (CPUAccounting, CPUShares,
+// MemoryLimit, BlockIO*, ...) are left out of GetAll and introspection
+// while Get still answers them. The repository's one per-version table,
+// fakebus/internal/sdversions, holds every such difference; the
+// conformance suite runs on the fake playing 247, 252, 257 and 262 and
+// on those real releases, and the two agree case by case.
 func WithVersion(v string) Option { return func(c *config) { c.version = v } }
 
 // WithBackport makes a property or method available although the

@@ -316,6 +316,10 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		add("MemorySwapMax", u.u64("MemorySwapMax", infinity))
 		add("MemoryZSwapMax", u.u64("MemoryZSwapMax", infinity))
 		add("MemoryLimit", u.u64("MemoryLimit", infinity))
+		add("StartupCPUShares", u.u64("StartupCPUShares", infinity))
+		add("BlockIOWeight", u.u64("BlockIOWeight", infinity))
+		add("DefaultMemoryLow", u.u64("DefaultMemoryLow", 0))
+		add("DefaultMemoryMin", u.u64("DefaultMemoryMin", 0))
 		add("TasksMax", u.u64("TasksMax", infinity))
 		add("DevicePolicy", strOr(u.str("DevicePolicy"), "auto"))
 		if m.has("EffectiveMemoryMax") {

@@ -319,8 +319,8 @@ func validName(name string) error {
 	return nil
 }
 
-// validModes are the job modes systemd knows; the release table
-// (versions.go) says since when, as "mode:NAME".
+// validModes are the job modes systemd knows; the per-version table
+// (sdversions.JobModes) says since when.
 var validModes = map[string]bool{
 	"replace": true, "fail": true, "isolate": true, "ignore-dependencies": true, "ignore-requirements": true,
 	"replace-irreversibly": true, "flush": true, "triggering": true, "restart-dependencies": true,
@@ -631,7 +631,7 @@ func (m *manager) freezeLocked(name string, freeze bool) ([]any, error) {
 }
 
 // managerMethods lists the Manager methods the fake implements; the
-// release table (versions.go) says since when.
+// per-version table (sdversions.Methods) says since when.
 var managerMethods = []string{
 	"GetUnit", "GetUnitByPID", "LoadUnit", "StartUnit", "StopUnit",
 	"ReloadUnit", "RestartUnit", "TryRestartUnit", "ReloadOrRestartUnit",
@@ -646,7 +646,7 @@ var managerMethods = []string{
 }
 
 // unmodelledMethods are Manager methods whose presence differs between
-// releases (see releases) but that the fake does not carry out: the
+// releases (sdversions.Methods) but that the fake does not carry out: the
 // introspection data lists them where the release has them, and a call
 // answers NotSupported there (UnknownMethod elsewhere), so that clients
 // probing for them see the release's answer.
@@ -678,7 +678,7 @@ func (m *manager) introspectLocked(p dbus.ObjectPath) string {
 	}
 	if name, err := sdbus.UnitNameFromPath(p); err == nil && p != managerPath {
 		// A unit: its Unit and type interfaces with their properties, as
-		// far as the release shows them (releases' hiddenFrom).
+		// far as the release shows them (sdversions.Hidden).
 		kind := name[strings.LastIndexByte(name, '.')+1:]
 		for _, iface := range []string{unitIface, typeIface(kind)} {
 			if iface == "" {

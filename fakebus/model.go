@@ -13,6 +13,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 const (
@@ -34,10 +35,12 @@ const (
 // and reply is queued (never written) under it, so each client sees them
 // in the order the manager produced them.
 type manager struct {
-	bus   *busd.Bus
-	major int
-	cfg   config
-	dirs  unitDirs // the unit directories (unitdir.go); read-only
+	bus *busd.Bus
+	// release is the systemd release the fake plays (versions.go: from the
+	// per-version table fakebus/internal/sdversions).
+	release sdversions.Release
+	cfg     config
+	dirs    unitDirs // the unit directories (unitdir.go); read-only
 	// started is when the manager started (UserspaceTimestamp).
 	started time.Time
 
@@ -76,7 +79,7 @@ func newManager(cfg config) (*manager, error) {
 		return nil, err
 	}
 	m := &manager{
-		cfg: cfg, dirs: dirs, major: v.Major, version: cfg.version, started: time.Now(),
+		cfg: cfg, dirs: dirs, release: sdversions.Release{Major: v.Major, Minor: v.Minor}, version: cfg.version, started: time.Now(),
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}

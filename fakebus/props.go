@@ -23,8 +23,8 @@ const (
 
 // settable describes a property systemd accepts in StartTransientUnit and
 // SetUnitProperties: its signature, which unit types take it and a value
-// check. The release that introduced it is in the release table
-// (versions.go).
+// check. The release that introduced it is in the per-version table
+// (fakebus/internal/sdversions).
 type settable struct {
 	sig   string
 	scope string

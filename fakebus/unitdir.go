@@ -475,7 +475,7 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 		}
 		carries = true
 		aliasTo := file
-		if sdversions.Behaves(sdversions.Release{Major: m.major}, sdversions.AliasPointsToLink) &&
+		if sdversions.Behaves(m.release, sdversions.AliasPointsToLink) &&
 			filepath.Dir(file) != m.dirs.persistent && filepath.Dir(file) != m.dirs.runtime {
 			aliasTo = filepath.Join(dir, name) // the link
 		}
@@ -534,7 +534,9 @@ func (m *manager) disableLocked(names []string, runtime bool, changes *[]unitFil
 			if de.Type()&fs.ModeSymlink == 0 {
 				continue
 			}
-			if t, err := os.Readlink(p); err == nil && t == file && file != p {
+			// The link itself, and aliases: symlinks to the file, or
+			// (sdversions.AliasPointsToLink) to the link in this directory.
+			if t, err := os.Readlink(p); err == nil && file != p && (t == file || t == filepath.Join(dir, name) && p != t) {
 				top = append(top, p)
 			}
 		}

@@ -6,7 +6,9 @@
 // from the table in fakebus/internal/sdversions, for the release its
 // manager reports.
 //
-// Against fakebus the suite runs in plain `go test ./...`. Against systemd
+// Against fakebus the suite runs in plain `go test ./...`, once per release
+// the sandbox runs (the fake playing it with WithVersion), so that the fake
+// and the real run of each release can be compared case by case. Against systemd
 // it runs when SDBUS_SANDBOX=1 is set, inside the throwaway sandbox that
 // scripts/sandbox boots; scripts/conformance-systemd [host|247|252|257|262]
 // builds the test binary and runs it on each release.

@@ -11,22 +11,33 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// TestConformanceFakebus runs the suite against fakebus.
+// fakeReleases are the releases the suite runs on fakebus: the four it
+// runs on for real (scripts/conformance-systemd), so that each fake run can
+// be compared case by case with the real one.
+var fakeReleases = []string{"247.3-7+deb11u8", fakebus.DefaultVersion, "257.13-1~deb13u1", "262.1-1"}
+
+// TestConformanceFakebus runs the suite against fakebus playing each of
+// fakeReleases (WithVersion), one subtest each.
 func TestConformanceFakebus(t *testing.T) {
-	s := fakebus.New(t)
-	runSuite(t, backend{
-		name:    "fakebus",
-		version: fakebus.DefaultVersion,
-		connect: func(t *testing.T) *sdbus.Conn { return s.Conn(t) },
-		connectPrivate: func(t *testing.T) *sdbus.Conn {
-			return s.PrivateConn(t)
-		},
-		unitFile: func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
-		subcgroup: func(t *testing.T, _ *env, unit, sub string) {
-			if err := s.MakeSubcgroup(unit, sub); err != nil {
-				t.Fatal(err)
-			}
-		},
-		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
-	})
+	for _, version := range fakeReleases {
+		version := version
+		t.Run(version, func(t *testing.T) {
+			s := fakebus.New(t, fakebus.WithVersion(version))
+			runSuite(t, backend{
+				name:    "fakebus",
+				version: version,
+				connect: func(t *testing.T) *sdbus.Conn { return s.Conn(t) },
+				connectPrivate: func(t *testing.T) *sdbus.Conn {
+					return s.PrivateConn(t)
+				},
+				unitFile: func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
+				subcgroup: func(t *testing.T, _ *env, unit, sub string) {
+					if err := s.MakeSubcgroup(unit, sub); err != nil {
+						t.Fatal(err)
+					}
+				},
+				rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
+			})
+		})
+	}
 }

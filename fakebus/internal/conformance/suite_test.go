@@ -143,8 +143,9 @@ func runSuite(t *testing.T, b backend) {
 	rel := sdversions.Release{Major: v.Major, Minor: v.Minor}
 	for _, sc := range cases {
 		sc := sc
-		var wasSkipped bool
+		var ran, wasSkipped bool
 		ok := t.Run(sc.name, func(t *testing.T) {
+			ran = true
 			// A Skip anywhere in the case (runtime.Goexit) still runs this.
 			defer func() { wasSkipped = t.Skipped() }()
 			if sc.realOnly && !b.real {
@@ -159,6 +160,8 @@ func runSuite(t *testing.T, b backend) {
 			sc.run(t, e)
 		})
 		switch {
+		case !ran:
+			// Left out by -test.run.
 		case !ok:
 			failed++
 		case wasSkipped:

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
@@ -40,15 +42,16 @@ func testRejectedByVersion(t *testing.T, e *env) {
 		props = append(props, sdbus.Property{Name: s.Property, Value: dbus.MakeVariant(s.Value)})
 		what := fmt.Sprintf("%s=%v on a %s", s.Property, s.Value, s.Unit)
 		accepted := s.Accepts(e.release)
+		since, upstream := s.Since()
 		j, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, props)
 		var se *sdbus.Error
 		switch {
 		case accepted && err != nil:
-			t.Errorf("%s: %v; systemd %s accepts it (from %s)", what, err, e.release, s.Since)
+			t.Errorf("%s: %v; systemd %s accepts it (from %s)", what, err, e.release, since)
 		case accepted:
 			wait(t, e, j, sdbus.JobDone)
 		case err == nil:
-			t.Errorf("%s: accepted; systemd %s refuses it (accepted from %s)", what, e.release, s.Since)
+			t.Errorf("%s: accepted; systemd %s refuses it (accepted from %s)", what, e.release, since)
 			_, _ = j.Wait(e.ctx)
 		case !errors.As(err, &se) || se.Name != s.RefusedWith:
 			t.Errorf("%s: %v; want the error %s", what, err, s.RefusedWith)
@@ -60,37 +63,95 @@ func testRejectedByVersion(t *testing.T, e *env) {
 		switch {
 		case !accepted && !hinted:
 			t.Errorf("PropertiesRejectedBy(%s) does not list %s, which systemd %s refuses", e.managerVersion, what, e.release)
-		case accepted && hinted && (s.Upstream == sdversions.Release{} || e.release.AtLeast(s.Upstream)):
+		case accepted && hinted && (upstream == sdversions.Release{} || e.release.AtLeast(upstream)):
 			t.Errorf("PropertiesRejectedBy(%s) lists %s, which systemd %s accepts", e.managerVersion, what, e.release)
 		}
 	}
 }
 
-// The features Conn.Supports probes are there exactly from their release
-// on.
+// Every feature Conn.Supports probes (the table has one entry per
+// sdbus.Feature, which its own test checks) is there exactly from its
+// release on, and no probe leaves a unit loaded or a job queued: right
+// after each, nothing named like a trial unit is listed.
 func testFeatureProbes(t *testing.T, e *env) {
+	names := make([]string, 0, len(sdversions.Features))
+	for name := range sdversions.Features {
+		names = append(names, name)
+	}
+	sort.Strings(names)
 	want, got := map[sdbus.Feature]bool{}, map[sdbus.Feature]bool{}
-	for _, f := range []sdbus.Feature{sdbus.FeatureCollectMode, sdbus.FeatureDelegateSubgroup, sdbus.FeatureEffectiveLimits,
-		sdbus.FeatureCPUQuotaPeriod, sdbus.FeatureAllowedCPUs, sdbus.FeatureAttachProcesses, sdbus.FeatureFreezeThaw} {
-		if _, ok := sdversions.Features[string(f)]; !ok {
-			t.Errorf("sdversions.Features has no entry for %s", f)
-		}
-		want[f] = sdversions.HasFeature(e.release, string(f))
+	for _, name := range names {
+		f := sdbus.Feature(name)
+		want[f] = sdversions.HasFeature(e.release, name)
 		ok, err := e.c.Supports(e.ctx, f)
 		if err != nil {
 			t.Fatalf("Supports(%s): %v", f, err)
 		}
 		got[f] = ok
+		units, err := e.c.ListUnits(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range units {
+			if strings.HasPrefix(u.Name, "sdbusprobe") {
+				t.Errorf("probing %s left %s loaded (%s, %s)", f, u.Name, u.LoadState, u.ActiveState)
+			}
+		}
+		jobs, err := e.c.ListJobs(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range jobs {
+			if strings.HasPrefix(j.Unit, "sdbusprobe") {
+				t.Errorf("probing %s left job %d for %s", f, j.ID, j.Unit)
+			}
+		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("features of systemd %s (-want +got):\n%s", e.release, diff)
 	}
+	trialLeavesNoUnit(t, e)
+}
+
+// trialLeavesNoUnit makes the trials Supports makes (the value under test,
+// then a property no systemd has), with names of its own: each is refused
+// and the unit it names is then unknown to the manager.
+func trialLeavesNoUnit(t *testing.T, e *env) {
+	type prop struct {
+		Name  string
+		Value dbus.Variant
+	}
+	type aux struct {
+		Name  string
+		Props []prop
+	}
+	raw := e.rawBus(t)
+	mgr := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1")
+	for _, tc := range []struct {
+		kind string
+		p    prop
+	}{
+		{"slice", prop{"CPUWeight", dbus.MakeVariant(uint64(0))}},
+		{"scope", prop{"OOMPolicy", dbus.MakeVariant("continue")}},
+	} {
+		name := e.unit("trial", tc.kind)
+		var job dbus.ObjectPath
+		err := mgr.CallWithContext(e.ctx, "org.freedesktop.systemd1.Manager.StartTransientUnit", 0, name, "fail",
+			[]prop{tc.p, {"SdbusFeatureProbeSentinel", dbus.MakeVariant(true)}}, []aux{}).Store(&job)
+		var de dbus.Error
+		if !errors.As(err, &de) || de.Name != sdversions.PropertyReadOnly && de.Name != sdversions.InvalidArgs {
+			t.Errorf("trial StartTransientUnit %s with %s: %v; want a refusal", name, tc.p.Name, err)
+		}
+		var path dbus.ObjectPath
+		err = mgr.CallWithContext(e.ctx, "org.freedesktop.systemd1.Manager.GetUnit", 0, name).Store(&path)
+		if !errors.As(err, &de) || de.Name != "org.freedesktop.systemd1.NoSuchUnit" {
+			t.Errorf("GetUnit %s after its trial: %v (%v); want NoSuchUnit", name, path, err)
+		}
+	}
 }
 
 // The unit properties some releases lack, or answer with Get but leave out
-// of GetAll: Get and GetAll on a slice agree with the table. fakebus
-// models only some of these properties: it must not show one where the
-// release lacks it.
+// of GetAll: Get and GetAll on a slice agree with the table.
 func testReadablesByVersion(t *testing.T, e *env) {
 	raw := e.rawBus(t)
 	obj := raw.Object("org.freedesktop.systemd1", sdbus.UnitPath("-.slice"))
@@ -106,23 +167,22 @@ func testReadablesByVersion(t *testing.T, e *env) {
 		var v dbus.Variant
 		getErr := obj.CallWithContext(e.ctx, "org.freedesktop.DBus.Properties.Get", 0, p.Interface, p.Property).Store(&v)
 		_, listed := all[p.Interface][p.Property]
-		exists, inAll := p.Exists.Has(e.release), p.InGetAll(e.release)
+		exists, inAll := p.Exists(e.release), p.InGetAll(e.release)
 		if getErr != nil && !errors.As(getErr, new(dbus.Error)) {
 			t.Fatalf("Get(%s): %v", p.Property, getErr)
 		}
 		answers := getErr == nil
-		if e.real && answers != exists || !e.real && answers && !exists {
+		if answers != exists {
 			t.Errorf("Get(%s.%s) answers: %v (%v); systemd %s: %v", p.Interface, p.Property, answers, getErr, e.release, exists)
 		}
-		if e.real && listed != inAll || !e.real && listed && !inAll {
+		if listed != inAll {
 			t.Errorf("GetAll(%s) lists %s: %v; systemd %s: %v", p.Interface, p.Property, listed, e.release, inAll)
 		}
 	}
 }
 
 // The Manager methods some releases lack are in the manager's
-// introspection data exactly where the release has them (fakebus
-// implements only some: it must not list one the release lacks).
+// introspection data exactly where the release has them.
 func testMethodsByVersion(t *testing.T, e *env) {
 	var data string
 	raw := e.rawBus(t)
@@ -147,7 +207,7 @@ func testMethodsByVersion(t *testing.T, e *env) {
 	}
 	for name, span := range sdversions.Methods {
 		want := span.Has(e.release)
-		if e.real && have[name] != want || !e.real && have[name] && !want {
+		if have[name] != want {
 			t.Errorf("Manager.%s present: %v; systemd %s: %v (present in %v)", name, have[name], e.release, want, span)
 		}
 	}

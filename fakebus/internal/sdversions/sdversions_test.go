@@ -1,6 +1,25 @@
 package sdversions
 
-import "testing"
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+)
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
 
 // The four releases measured in the sandbox (Debian's builds) and what
 // each did: the table must say the same.
@@ -51,18 +70,29 @@ func TestMeasuredReleases(t *testing.T) {
 			}
 		}
 	}
+	hidden := [2][]bool{{true, true, true, true}, {true, true, true, false}}
 	readables := map[string][2][]bool{ // Get answers, GetAll lists: on 247, 252, 257, 262
-		"EffectiveMemoryMax": {{false, false, true, true}, {false, false, true, true}},
-		"CPUAccounting":      {{true, true, true, true}, {true, true, true, false}},
-		"MemoryLimit":        {{true, true, true, true}, {true, true, true, false}},
+		"EffectiveMemoryMax":  {{false, false, true, true}, {false, false, true, true}},
+		"EffectiveMemoryHigh": {{false, false, true, true}, {false, false, true, true}},
+		"EffectiveTasksMax":   {{false, false, true, true}, {false, false, true, true}},
+		"MemoryZSwapMax":      {{false, false, true, true}, {false, false, true, true}},
+		"CPUAccounting":       hidden,
+		"CPUShares":           hidden,
+		"StartupCPUShares":    hidden,
+		"MemoryLimit":         hidden,
+		"BlockIOAccounting":   hidden,
+		"BlockIOWeight":       hidden,
+		"DefaultMemoryLow":    hidden,
+		"DefaultMemoryMin":    hidden,
 	}
 	for _, p := range Readables {
 		want, ok := readables[p.Property]
 		if !ok {
+			t.Errorf("no measurement for %s", p.Property)
 			continue
 		}
 		for i, r := range all {
-			if got := p.Exists.Has(r); got != want[0][i] {
+			if got := p.Exists(r); got != want[0][i] {
 				t.Errorf("%s exists on %s: %v, measured %v", p.Property, r, got, want[0][i])
 			}
 			if got := p.InGetAll(r); got != want[1][i] {
@@ -71,10 +101,20 @@ func TestMeasuredReleases(t *testing.T) {
 		}
 	}
 	features := map[string][]bool{
+		"CollectMode":      {true, true, true, true},
+		"AttachProcesses":  {true, true, true, true},
+		"CPUQuotaPeriod":   {true, true, true, true},
+		"AllowedCPUs":      {true, true, true, true},
+		"FreezeThaw":       {true, true, true, true},
 		"DelegateSubgroup": {false, false, true, true},
 		"EffectiveLimits":  {false, false, true, true},
-		"FreezeThaw":       {true, true, true, true},
-		"CollectMode":      {true, true, true, true},
+		"CPUWeightIdle":    {false, true, true, true},
+		"ScopeOOMPolicy":   {false, true, true, true},
+		"MemoryZSwapMax":   {false, false, true, true},
+		"DeviceAllowMajor": {true, true, true, true},
+	}
+	if diff := cmp.Diff(keys(features), keys(Features)); diff != "" {
+		t.Errorf("features measured and in the table (-measured +table):\n%s", diff)
 	}
 	for f, want := range features {
 		for i, r := range all {
@@ -99,5 +139,48 @@ func TestRelease(t *testing.T) {
 	}
 	if s := (Span{Since: R("255"), Until: R("258")}); !s.Has(R("257.13")) || s.Has(R("258")) || s.Has(R("254")) {
 		t.Errorf("Span %v", s)
+	}
+}
+
+// Every sdbus.Feature (each constant of features.go) has its table entry,
+// and Feature.Since, sdbus's version hint, says the table's upstream
+// release.
+func TestEveryFeature(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../../../features.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var consts []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "Feature" {
+				continue
+			}
+			for _, v := range vs.Values {
+				s, err := strconv.Unquote(v.(*ast.BasicLit).Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				consts = append(consts, s)
+			}
+		}
+	}
+	sort.Strings(consts)
+	if diff := cmp.Diff(consts, keys(Features)); diff != "" {
+		t.Errorf("sdbus features and the table's (-sdbus +table):\n%s", diff)
+	}
+	for _, name := range consts {
+		since, upstream := FeatureSince(name)
+		if upstream != (Release{}) {
+			since = upstream
+		}
+		if got := sdbus.Feature(name).Since(); got != since.Major {
+			t.Errorf("sdbus.Feature(%s).Since() = %d; the table says %s", name, got, since)
+		}
 	}
 }
