@@ -273,3 +273,36 @@ func ExampleConn_EnableUnitFiles() {
 	// restart: done <nil>
 	// state: enabled <nil>
 }
+
+// go-systemd's NewWithContext, the system bus or else (as root) systemd's
+// private socket, is ConnectSystem with a fallback:
+//
+//	c, err := sdbus.ConnectSystem(ctx, sdbus.WithFallback(sdbus.PrivateAddress, true),
+//		sdbus.WithReconnect(sdbus.ReconnectPolicy{}))
+//
+// Here the "bus" address answers nothing, and the fake's private socket
+// stands in for systemd's.
+func ExampleWithFallback() {
+	s, err := fakebus.Start()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	private, err := s.PrivateAddress()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := sdbus.Connect(ctx, "unix:path=/nonexistent/system_bus_socket", sdbus.WithFallback(private, true))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	job, err := c.StartUnit(ctx, "-.slice", sdbus.ModeReplace)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := job.Wait(ctx)
+	fmt.Println(res, err)
+	// Output: done <nil>
+}
