@@ -256,7 +256,7 @@ func TestEncodingRefusalIsCallerError(t *testing.T) {
 // than the list are applied on top of it, older ones are not.
 func TestWatchUnitsSnapshotAfterEarlyOverflow(t *testing.T) {
 	newWatch := func() *allWatch {
-		return &allWatch{match: func(string) bool { return true }, notify: make(chan struct{}, 1),
+		return &allWatch{match: func(string) bool { return true }, matched: map[string]bool{}, notify: make(chan struct{}, 1),
 			units: map[dbus.ObjectPath]*watchedUnit{}, queued: map[dbus.ObjectPath]bool{}}
 	}
 	path := UnitPath("a.service")

@@ -40,8 +40,8 @@ const unitPathPrefix = "/org/freedesktop/systemd1/unit"
 // fewer intermediate states of a busy unit but never a stale one, and what
 // is waiting is bounded by the number of units the manager has loaded.
 //
-// match runs on the Conn's signal dispatch: it must be fast and must not
-// call the Conn. A reconnecting Conn does not resume the stream: watch
+// match runs on the stream's own goroutine, once per unit name, never on
+// the Conn's signal dispatch. A reconnecting Conn does not resume the stream: watch
 // again.
 func (c *Conn) WatchUnits(ctx context.Context, match func(name string) bool) (<-chan UnitEvent, error) {
 	const op = "WatchUnits"
@@ -87,8 +87,8 @@ func (c *Conn) WatchUnits(ctx context.Context, match func(name string) bool) (<-
 			added = append(added, r)
 		}
 	}
-	w := &allWatch{match: match, notify: make(chan struct{}, 1), units: map[dbus.ObjectPath]*watchedUnit{},
-		queued: map[dbus.ObjectPath]bool{}}
+	w := &allWatch{match: match, matched: map[string]bool{}, notify: make(chan struct{}, 1),
+		units: map[dbus.ObjectPath]*watchedUnit{}, queued: map[dbus.ObjectPath]bool{}}
 	if err := s.watches.addAll(w); err != nil {
 		removeRules()
 		return nil, &Error{Op: op, Err: err}
@@ -129,13 +129,16 @@ func (c *Conn) WatchUnits(ctx context.Context, match func(name string) bool) (<-
 // signals are kept as early changes (the newest per unit and property);
 // then each change updates the unit's state and queues the unit once.
 type allWatch struct {
-	match  func(string) bool
 	notify chan struct{} // capacity 1: "units are queued"
+	// match is the caller's filter. It runs on the pump goroutine only,
+	// never on signal dispatch (a slow filter delays its own stream, no
+	// one else's), and matched caches its answers; both belong to pump.
+	match   func(string) bool
+	matched map[string]bool
 
 	// mu guards the fields below.
 	mu sync.Mutex
-	// units holds every unit seen, by object path: its state, and whether
-	// match accepts it.
+	// units holds every unit seen, by object path, with its state.
 	units map[dbus.ObjectPath]*watchedUnit
 	// snapped is set once the snapshot, read at sequence snapSeq, is
 	// applied; early holds the changes that arrived before.
@@ -153,8 +156,7 @@ type allWatch struct {
 
 // watchedUnit is what an allWatch knows of a unit.
 type watchedUnit struct {
-	ev      UnitEvent
-	matched bool
+	ev UnitEvent
 }
 
 // earlyUnitChange is a signal that arrived before the snapshot was
@@ -193,10 +195,8 @@ func (w *allWatch) applySnapshot(rows []unitStatusWire, seq dbus.Sequence) bool 
 	w.snapped, w.snapSeq = true, seq
 	early := w.early
 	w.early = nil
-	for p, u := range w.units {
-		if u.matched {
-			w.queueLocked(p)
-		}
+	for p := range w.units {
+		w.queueLocked(p)
 	}
 	for _, e := range early {
 		if e.seq > seq || e.seq == dbus.NoSequence {
@@ -217,24 +217,18 @@ func (w *allWatch) unitLocked(path dbus.ObjectPath, name string) (u *watchedUnit
 		if name == "" {
 			name, _ = UnitNameFromPath(path)
 		}
-		u = &watchedUnit{ev: UnitEvent{UnitState: UnitState{Name: name}}, matched: name != "" && w.match(name)}
+		u = &watchedUnit{ev: UnitEvent{UnitState: UnitState{Name: name}}}
 		w.units[path] = u
 	}
 	return u, created
 }
 
-// applyLocked applies one change to its unit and queues the unit if it
-// matches and its event changed.
+// applyLocked applies one change to its unit and queues the unit if its
+// event changed (pump leaves out the units match refuses).
 func (w *allWatch) applyLocked(e earlyUnitChange) {
 	u, created := w.unitLocked(e.path, e.name)
 	if created && e.removed {
 		delete(w.units, e.path) // never reported: nothing to say
-		return
-	}
-	if !u.matched {
-		if e.removed {
-			delete(w.units, e.path)
-		}
 		return
 	}
 	before := u.ev
@@ -322,24 +316,44 @@ func (w *allWatch) signal(sig *dbus.Signal) {
 	}
 }
 
+// accepts reports whether match accepts ev's unit, asking it once per
+// name. Called by pump only.
+func (w *allWatch) accepts(ev UnitEvent) bool {
+	ok, known := w.matched[ev.Name]
+	if !known {
+		ok = ev.Name != "" && w.match(ev.Name)
+		w.matched[ev.Name] = ok
+	}
+	if ev.Removed {
+		delete(w.matched, ev.Name)
+	}
+	return ok
+}
+
 // pump hands queued events to out, one at a time, until ctx ends or the
 // Conn is closed; when the connection has ended it first hands over what
 // arrived before the end.
 func (w *allWatch) pump(ctx context.Context, out chan<- UnitEvent, closed <-chan struct{}) {
 	pumpEvents(ctx, out, closed, w.notify, func() (ev UnitEvent, have, gone bool) {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		for len(w.order) > 0 && !have {
-			p := w.order[0]
-			w.order = w.order[1:]
-			delete(w.queued, p)
-			if u := w.units[p]; u != nil {
-				ev, have = u.ev, true
-				if ev.Removed {
-					delete(w.units, p)
+		for {
+			w.mu.Lock()
+			have = false
+			for len(w.order) > 0 && !have {
+				p := w.order[0]
+				w.order = w.order[1:]
+				delete(w.queued, p)
+				if u := w.units[p]; u != nil {
+					ev, have = u.ev, true
+					if ev.Removed {
+						delete(w.units, p)
+					}
 				}
 			}
+			gone = w.gone != nil
+			w.mu.Unlock()
+			if !have || w.accepts(ev) {
+				return ev, have, gone
+			}
 		}
-		return ev, have, w.gone != nil
 	})
 }

@@ -129,3 +129,26 @@ func TestWatchUnitsDeliversBeforeEnd(t *testing.T) {
 		t.Error("the state that arrived before the disconnect was not delivered")
 	}
 }
+
+// The filter runs on the stream's own goroutine: one that blocks holds up
+// its stream only, never signal dispatch (jobs keep completing).
+func TestWatchUnitsSlowFilterBlocksNobody(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	release := make(chan struct{})
+	wctx, cancel := context.WithCancel(ctx)
+	ch, err := c.WatchUnits(wctx, func(string) bool { <-release; return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		startSlice(ctx, t, c, "slowfilter"+strings.Repeat("x", i)+".slice")
+	}
+	close(release)
+	<-ch
+	cancel()
+	for range ch {
+	}
+}
