@@ -4,10 +4,13 @@ package sdbus_test
 // state machine in session.go): each names the guarantee it protects.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -478,5 +481,68 @@ func TestResultSentBeforeNameReacquiredIsDeliveredOnTheWire(t *testing.T) {
 	}
 	if res, err := forged.Wait(wctx); res != sdbus.JobDone || err != nil {
 		t.Errorf("Wait after the real result = %q, %v", res, err)
+	}
+}
+
+// cutAfter wraps a connection and closes it right after the client wrote
+// a message containing marker, once: the call reaches systemd and takes
+// effect, its reply is lost.
+type cutAfter struct {
+	io.ReadWriteCloser
+	marker []byte
+	armed  *atomic.Bool
+}
+
+func (c cutAfter) Write(p []byte) (int, error) {
+	n, err := c.ReadWriteCloser.Write(p)
+	if bytes.Contains(p, c.marker) && c.armed.CompareAndSwap(true, false) {
+		c.ReadWriteCloser.Close()
+	}
+	return n, err
+}
+
+// SetUnitProperties whose reply was lost is sent again on the next
+// connection only when that is safe: a property that sets a value
+// (MemoryMax) is, one that appends to a list (DeviceAllow) is not, and
+// reports ErrOutcomeUnknown instead; the rule is then there once.
+func TestSetUnitPropertiesThatAppendsIsNotReplayed(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	for _, tc := range []struct {
+		name    string
+		prop    sdbus.Property
+		want    error
+		devices int
+	}{
+		{"sets a value", sdbus.PropMemoryMax(1 << 30), nil, 0},
+		{"appends to a list", sdbus.PropDeviceAllow(sdbus.DeviceRule{Specifier: "/dev/null", Access: "rw"}), sdbus.ErrOutcomeUnknown, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fakebus.New(t)
+			var armed atomic.Bool
+			c, err := sdbus.Connect(ctx, "fakebus:cut", fastReconnect(), sdbus.WithDialer(func(context.Context) (io.ReadWriteCloser, error) {
+				return cutAfter{s.Pipe(), []byte("SetUnitProperties"), &armed}, nil
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			startSlice(ctx, t, c, "props.slice")
+			armed.Store(true)
+			err = c.SetUnitProperties(ctx, "props.slice", true, tc.prop)
+			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+				t.Fatalf("SetUnitProperties with its reply lost = %v, want %v", err, tc.want)
+			}
+			p, err := c.SliceProperties(ctx, "props.slice")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.DeviceAllow) != tc.devices {
+				t.Errorf("DeviceAllow = %v: want %d rule(s)", p.DeviceAllow, tc.devices)
+			}
+			if tc.want == nil && p.MemoryMax.Value != 1<<30 {
+				t.Errorf("MemoryMax = %+v after the replay", p.MemoryMax)
+			}
+		})
 	}
 }
