@@ -7,7 +7,8 @@
 //
 //	fakesystemd [--socket PATH] [--private-socket PATH] [--version STRING]
 //	            [--backport NAME]... [--script FILE] [--unit-dir DIR]
-//	            [--runtime-unit-dir DIR] [--trace] [--print-address]
+//	            [--runtime-unit-dir DIR] [--cgroup-root DIR] [--trace]
+//	            [--print-address]
 //
 // Flags (one or two dashes):
 //
@@ -36,6 +37,13 @@
 //	                       host (see fakebus.WithUnitDir)
 //	--runtime-unit-dir DIR the same for the runtime directory, its
 //	                       /run/systemd/system (the calls' runtime flag)
+//	--cgroup-root DIR      the fake's cgroup file system, its /sys/fs/cgroup:
+//	                       while a service, scope or slice is active the
+//	                       directory of its ControlGroup exists below DIR, and
+//	                       a directory made below a delegated unit's is a
+//	                       sub-cgroup AttachProcessesToUnit accepts (created
+//	                       if needed; a real cgroup file system is refused;
+//	                       see fakebus.WithCgroupRoot)
 //	--trace                one line per message on stderr (below)
 //	--print-address        once every socket accepts connections, print its
 //	                       D-Bus address ("unix:path=/abs/path") on stdout, one
