@@ -91,32 +91,39 @@ func TestHostUnits(t *testing.T) {
 // unless prefixed with "-".
 func TestExecCommands(t *testing.T) {
 	type want struct {
-		start  sdbus.JobResult
-		after  state
-		reload sdbus.JobResult // "" when not reloaded
+		start   sdbus.JobResult
+		after   state
+		reload  sdbus.JobResult // "" when not reloaded
+		stopped state           // after a stop, when the start succeeded
 	}
 	for _, tc := range []struct {
 		name, service string
 		want          want
 	}{
 		{"pre fails", "ExecStartPre=/bin/false\nExecStart=/bin/sleep 400\n",
-			want{sdbus.JobFailed, state{"loaded", "failed", "failed"}, ""}},
+			want{sdbus.JobFailed, state{"loaded", "failed", "failed"}, "", state{}}},
 		{"pre fails, ignored", "ExecStartPre=-/bin/false\nExecStart=/bin/sleep 400\n",
-			want{sdbus.JobDone, state{"loaded", "active", "running"}, ""}},
+			want{sdbus.JobDone, state{"loaded", "active", "running"}, "", state{"loaded", "inactive", "dead"}}},
 		{"pre succeeds", "ExecStartPre=/bin/true\nExecStartPre=/bin/sh -c 'exit 0'\nExecStart=/bin/sleep 400\n",
-			want{sdbus.JobDone, state{"loaded", "active", "running"}, ""}},
+			want{sdbus.JobDone, state{"loaded", "active", "running"}, "", state{"loaded", "inactive", "dead"}}},
 		{"second pre fails", "ExecStartPre=/bin/true\nExecStartPre=/bin/sh -c 'exit 3'\nExecStart=/bin/sleep 400\n",
-			want{sdbus.JobFailed, state{"loaded", "failed", "failed"}, ""}},
+			want{sdbus.JobFailed, state{"loaded", "failed", "failed"}, "", state{}}},
 		{"post fails", "ExecStart=/bin/sleep 400\nExecStartPost=/bin/false\n",
-			want{sdbus.JobFailed, state{"loaded", "failed", "failed"}, ""}},
+			want{sdbus.JobFailed, state{"loaded", "failed", "failed"}, "", state{}}},
 		{"oneshot post fails", "Type=oneshot\nExecStart=/bin/true\nExecStartPost=/bin/false\n",
-			want{sdbus.JobFailed, state{"loaded", "failed", "failed"}, ""}},
+			want{sdbus.JobFailed, state{"loaded", "failed", "failed"}, "", state{}}},
 		{"reload fails", "ExecStart=/bin/sleep 400\nExecReload=/bin/false\n",
-			want{sdbus.JobDone, state{"loaded", "active", "running"}, sdbus.JobFailed}},
+			want{sdbus.JobDone, state{"loaded", "active", "running"}, sdbus.JobFailed, state{"loaded", "inactive", "dead"}}},
 		{"reload fails, ignored", "ExecStart=/bin/sleep 400\nExecReload=-/bin/false\n",
-			want{sdbus.JobDone, state{"loaded", "active", "running"}, sdbus.JobDone}},
+			want{sdbus.JobDone, state{"loaded", "active", "running"}, sdbus.JobDone, state{"loaded", "inactive", "dead"}}},
 		{"reload runs an unknown program", "ExecStart=/bin/sleep 400\nExecReload=/bin/kill -HUP $MAINPID\n",
-			want{sdbus.JobDone, state{"loaded", "active", "running"}, sdbus.JobDone}},
+			want{sdbus.JobDone, state{"loaded", "active", "running"}, sdbus.JobDone, state{"loaded", "inactive", "dead"}}},
+		{"stop fails", "ExecStart=/bin/sleep 400\nExecStop=/bin/false\n",
+			want{sdbus.JobDone, state{"loaded", "active", "running"}, "", state{"loaded", "failed", "failed"}}},
+		{"stop post fails", "ExecStart=/bin/sleep 400\nExecStopPost=/bin/sh -c 'exit 2'\n",
+			want{sdbus.JobDone, state{"loaded", "active", "running"}, "", state{"loaded", "failed", "failed"}}},
+		{"stop fails, ignored", "ExecStart=/bin/sleep 400\nExecStop=-/bin/false\n",
+			want{sdbus.JobDone, state{"loaded", "active", "running"}, "", state{"loaded", "inactive", "dead"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := fakebus.New(t)
@@ -131,6 +138,13 @@ func TestExecCommands(t *testing.T) {
 				got.reload = runJob(ctx, t, j, err)
 			}
 			got.after = unitState(ctx, t, c, "x.service")
+			if got.start == sdbus.JobDone {
+				j, err := c.StopUnit(ctx, "x.service", sdbus.ModeReplace)
+				if r := runJob(ctx, t, j, err); r != sdbus.JobDone {
+					t.Errorf("stop: %s", r)
+				}
+				got.stopped = unitState(ctx, t, c, "x.service")
+			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

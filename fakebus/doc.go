@@ -56,12 +56,13 @@
 //     until they are stopped. Type=oneshot start jobs end when the command
 //     does; RemainAfterExit, exit codes (Result exit-code), a oneshot
 //     stopped while starting (Result signal). ExecStartPre=,
-//     ExecStartPost= and ExecReload= commands run at once, in order, with
-//     the exit status the same language gives them (a command it does not
-//     know exits 0, a sleep takes no time): one that fails without a "-"
-//     prefix fails the start (the unit fails, Result exit-code) or the
-//     reload job (the unit keeps running). ExecStop=, ExecStopPost= and
-//     ExecCondition= are kept, not run. KillUnit with SIGTERM or SIGINT
+//     ExecStartPost=, ExecReload=, ExecStop= and ExecStopPost= commands
+//     run at once, in order, with the exit status the same language gives
+//     them (a command it does not know exits 0, a sleep takes no time):
+//     one that fails without a "-" prefix fails the start (the unit fails,
+//     Result exit-code), the reload job (the unit keeps running) or the
+//     stop (the job is done, the unit ends failed, Result exit-code).
+//     ExecCondition= is kept, not run. KillUnit with SIGTERM or SIGINT
 //     ends a service's main process cleanly (the unit goes inactive, as
 //     after exit 0; SuccessExitStatus= has them by default), SIGKILL fails
 //     it (Result signal); ExecMainPID,

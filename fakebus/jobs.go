@@ -467,6 +467,18 @@ func (m *manager) stopUnitLocked(u *unit) {
 	}
 	killedStart := u.kind == "service" && u.active == "activating" && u.proc != nil &&
 		serviceType(u) == string(sdbus.ServiceOneshot)
+	stopFailed := false
+	if u.kind == "service" && !killedStart {
+		// ExecStop= runs before the remaining processes are killed,
+		// ExecStopPost= after; a failure of either fails the unit.
+		if u.isActive() && len(u.commands("ExecStop")) > 0 {
+			m.setStateLocked(u, "deactivating", "stop")
+			stopFailed = !u.runCommands("ExecStop")
+		}
+		if len(u.commands("ExecStopPost")) > 0 {
+			stopFailed = !u.runCommands("ExecStopPost") || stopFailed
+		}
+	}
 	if u.proc != nil {
 		u.proc.ended = true
 		u.proc = nil
@@ -475,6 +487,10 @@ func (m *manager) stopUnitLocked(u *unit) {
 	m.setStateLocked(u, "deactivating", "stop")
 	if killedStart {
 		m.failLocked(u, "signal")
+		return
+	}
+	if stopFailed {
+		m.failLocked(u, "exit-code")
 		return
 	}
 	if u.kind == "service" || u.kind == "scope" {

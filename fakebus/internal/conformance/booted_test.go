@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -57,9 +58,10 @@ func testHostUnits(t *testing.T, e *env) {
 	}
 }
 
-// testExecCommands: a failing ExecStartPre= fails the start (unit failed,
-// exit-code) unless prefixed with "-"; a failing ExecReload= fails the
-// reload job and leaves the unit running.
+// testExecCommands: a failing ExecStartPre= or ExecStartPost= fails the
+// start (unit failed, exit-code) unless prefixed with "-"; a failing
+// ExecReload= fails the reload job and leaves the unit running; a failing
+// ExecStop= or ExecStopPost= leaves the stopped unit failed (exit-code).
 func testExecCommands(t *testing.T, e *env) {
 	for _, tc := range []struct {
 		name   string
@@ -72,6 +74,9 @@ func testExecCommands(t *testing.T, e *env) {
 		{"post fails", sleeper(execProp("ExecStartPost", false, "/bin/false")), sdbus.JobFailed, ""},
 		{"reload fails", sleeper(execProp("ExecReload", false, "/bin/false")), sdbus.JobDone, sdbus.JobFailed},
 		{"reload succeeds", sleeper(execProp("ExecReload", false, "/bin/true")), sdbus.JobDone, sdbus.JobDone},
+		{"stop fails", sleeper(execProp("ExecStop", false, "/bin/false")), sdbus.JobDone, ""},
+		{"stop post fails", sleeper(execProp("ExecStopPost", false, "/bin/false")), sdbus.JobDone, ""},
+		{"stop fails, ignored", sleeper(execProp("ExecStop", true, "/bin/false")), sdbus.JobDone, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := e.unit("exec", "service")
@@ -92,6 +97,17 @@ func testExecCommands(t *testing.T, e *env) {
 				wait(t, e, j, tc.reload)
 			}
 			settle(t, e, name, "active", func(s sdbus.UnitState) bool { return isActive(s) && s.SubState == "running" })
+			// Stopping runs ExecStop= and ExecStopPost=: a failure leaves
+			// the unit failed, the stop job done.
+			stop(t, e, e.c, name)
+			failing := strings.HasPrefix(tc.name, "stop") && !strings.HasSuffix(tc.name, "ignored")
+			if !failing {
+				settle(t, e, name, "stopped", gone)
+				return
+			}
+			if st := settle(t, e, name, "failed", isFailed); st.Result != "exit-code" {
+				t.Errorf("Result = %q, want exit-code", st.Result)
+			}
 		})
 	}
 }
