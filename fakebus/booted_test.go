@@ -2,6 +2,7 @@ package fakebus_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -387,5 +388,51 @@ func TestTransientSocket(t *testing.T) {
 	_, err = c.StartTransientUnit(ctx, "y.socket", sdbus.ModeReplace, nil)
 	if errName(err) != "org.freedesktop.systemd1.BadUnitSetting" {
 		t.Errorf("a socket without Listen: %v, want BadUnitSetting", err)
+	}
+}
+
+// TestScriptSequences: Results scripts a unit's successive jobs (the
+// first start fails, the second succeeds), then Result applies; a
+// scripted success of a long-running service leaves it running its
+// command.
+func TestScriptSequences(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script fakebus.Script
+		want   []sdbus.JobResult
+		subs   []string
+	}{
+		{"fail then succeed", fakebus.Script{Results: []sdbus.JobResult{sdbus.JobFailed, sdbus.JobDone}},
+			[]sdbus.JobResult{sdbus.JobFailed, sdbus.JobDone, sdbus.JobDone}, []string{"failed", "running", "running"}},
+		{"fail then unscripted, then Result", fakebus.Script{Results: []sdbus.JobResult{sdbus.JobFailed, ""}, Result: sdbus.JobTimeout},
+			[]sdbus.JobResult{sdbus.JobFailed, sdbus.JobDone, sdbus.JobTimeout}, []string{"failed", "running", "failed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fakebus.New(t)
+			c := s.Conn(t)
+			ctx := ctxFor(t)
+			writeUnit(t, s, "x.service", "[Service]\nExecStart=/bin/sleep 400\n")
+			if err := s.Script("x.*", tc.script); err != nil {
+				t.Fatal(err)
+			}
+			var got []sdbus.JobResult
+			var subs []string
+			for range tc.want {
+				j, err := c.StartUnit(ctx, "x.service", sdbus.ModeReplace)
+				got = append(got, runJob(ctx, t, j, err))
+				subs = append(subs, unitState(ctx, t, c, "x.service").Sub)
+				j, err = c.StopUnit(ctx, "x.service", sdbus.ModeReplace)
+				runJob(ctx, t, j, err)
+				if err := c.ResetFailedUnit(ctx, "x.service"); err != nil && !errors.Is(err, sdbus.ErrNoSuchUnit) {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("results (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.subs, subs); diff != "" {
+				t.Errorf("sub-states (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

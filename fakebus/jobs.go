@@ -94,7 +94,7 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 	}
 	m.lastJob++
 	j = &job{id: m.lastJob, typ: typ, unit: u, state: "waiting", waits: map[*job]bool{}, deps: map[*job]bool{}}
-	j.script = m.scriptForLocked(u.name)
+	j.script = m.scriptForLocked(u.name, typ)
 	j.irreversible = mode == sdbus.ModeReplaceIrreversibly
 	m.jobs[j.id] = j
 	u.job = j
@@ -506,6 +506,12 @@ func (m *manager) scriptedLocked(j *job, result sdbus.JobResult) {
 	u := j.unit
 	switch result {
 	case sdbus.JobDone, sdbus.JobSkipped:
+		if !u.isActive() && u.kind == "service" && serviceType(u) != string(sdbus.ServiceOneshot) {
+			// A long-running service runs its command, as started.
+			if p, ok := u.command(); ok && p.runFor != 0 {
+				m.spawnLocked(u, p, nil)
+			}
+		}
 		if !u.isActive() {
 			m.setStateLocked(u, "active", activeSub(u))
 		}

@@ -70,6 +70,7 @@
 //	  "comment": "anything",
 //	  "scripts": [
 //	    {"pattern": "run-*.scope", "result": "failed", "unit_result": "exit-code",
+//	     "results": ["failed", "done"],
 //	     "delay": "200ms", "reply_delay": "0s",
 //	     "faults": ["job-removed-before-reply", "duplicate-job-removed"]}
 //	  ],
@@ -89,11 +90,17 @@
 //   - "result": the result of start, restart and reload jobs, whatever the
 //     unit would do: done, canceled, timeout, failed, dependency, skipped,
 //     invalid, assert, unsupported, collected, once or frozen. done leaves
-//     the unit active, failed and timeout leave it failed, others inactive.
+//     the unit active (a service whose command runs, running it: SubState
+//     running), failed and timeout leave it failed, others inactive.
+//   - "results": the results of each matching unit's first start, restart
+//     and reload jobs, one by one, before "result" applies; "" leaves that
+//     job unscripted. ["failed", "done"]: the first start fails, the
+//     second succeeds (the reset-failed-and-retry path).
 //   - "unit_result": the unit's Result after a scripted failed or timeout
 //     (success, protocol, timeout, exit-code, signal, core-dump, watchdog,
 //     start-limit-hit, resources, oom-kill, skip-condition; default
-//     exit-code, or timeout for "timeout"). Needs "result".
+//     exit-code, or timeout for "timeout"). Needs "result" or "results"
+//     with failed or timeout.
 //   - "delay": how long each job stays queued; "reply_delay": how late the
 //     method reply is sent. Go durations ("200ms", "1.5s").
 //   - "faults": misbehaviours (fakebus.Fault): job-removed-before-reply,

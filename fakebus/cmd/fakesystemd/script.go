@@ -27,12 +27,13 @@ type scriptFile struct {
 }
 
 type scriptJSON struct {
-	Comment    string `json:"comment"`
-	Pattern    string `json:"pattern"`
-	Result     string `json:"result"`
-	UnitResult string `json:"unit_result"`
-	Delay      string `json:"delay"`
-	ReplyDelay string `json:"reply_delay"`
+	Comment    string   `json:"comment"`
+	Pattern    string   `json:"pattern"`
+	Result     string   `json:"result"`
+	Results    []string `json:"results"`
+	UnitResult string   `json:"unit_result"`
+	Delay      string   `json:"delay"`
+	ReplyDelay string   `json:"reply_delay"`
 	// Faults are decoded one by one, so that errors name the element.
 	Faults []json.RawMessage `json:"faults"`
 }
@@ -265,9 +266,18 @@ func parseScriptEntry(p string, raw json.RawMessage) (patternScript, error) {
 		}
 		sc.Result = r
 	}
+	fails := sc.Result == sdbus.JobFailed || sc.Result == sdbus.JobTimeout
+	for i, res := range j.Results {
+		r := sdbus.JobResult(res)
+		if r != "" && !r.Known() {
+			return patternScript{}, errAt(fmt.Sprintf("%s.results[%d]", p, i), "unknown job result %q (known: %s, or \"\" for none)", res, joinResults())
+		}
+		fails = fails || r == sdbus.JobFailed || r == sdbus.JobTimeout
+		sc.Results = append(sc.Results, r)
+	}
 	if j.UnitResult != "" {
-		if sc.Result != sdbus.JobFailed && sc.Result != sdbus.JobTimeout {
-			return patternScript{}, errAt(p+".unit_result", "needs \"result\": \"failed\" or \"timeout\"")
+		if !fails {
+			return patternScript{}, errAt(p+".unit_result", "needs \"result\" or \"results\" with \"failed\" or \"timeout\"")
 		}
 		if !contains(unitResults, j.UnitResult) {
 			return patternScript{}, errAt(p+".unit_result", "unknown unit result %q (known: %s)", j.UnitResult, strings.Join(unitResults, ", "))
