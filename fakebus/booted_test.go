@@ -436,3 +436,39 @@ func TestScriptSequences(t *testing.T) {
 		})
 	}
 }
+
+// TestActiveAtStart: unit files declared Active are active from the
+// start, their slices with them, with no job; they stop like others.
+func TestActiveAtStart(t *testing.T) {
+	s := fakebus.New(t,
+		fakebus.WithUnitFile(fakebus.UnitFile{Name: "systemd-journald.service", Active: true, Properties: []sdbus.Property{
+			sdbus.PropExecStart([]string{"/lib/systemd/systemd-journald"}, false)}}),
+		fakebus.WithUnitFile(fakebus.UnitFile{Name: "app.service", Active: true, Properties: []sdbus.Property{
+			sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropRaw("RemainAfterExit", true),
+			sdbus.PropExecStart([]string{"/bin/true"}, false), sdbus.PropSlice("apps.slice")}}),
+		fakebus.WithUnitFile(fakebus.UnitFile{Name: "idle.service", Properties: []sdbus.Property{
+			sdbus.PropExecStart([]string{"/bin/true"}, false)}}),
+	)
+	c := s.Conn(t)
+	ctx := ctxFor(t)
+	want := map[string]state{
+		"systemd-journald.service": {"loaded", "active", "running"},
+		"app.service":              {"loaded", "active", "exited"},
+		"apps.slice":               {"loaded", "active", "active"},
+		"idle.service":             {"loaded", "inactive", "dead"},
+	}
+	got := map[string]state{}
+	for name := range want {
+		got[name] = unitState(ctx, t, c, name)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	j, err := c.StopUnit(ctx, "systemd-journald.service", sdbus.ModeReplace)
+	if r := runJob(ctx, t, j, err); r != sdbus.JobDone {
+		t.Errorf("stop: %s", r)
+	}
+	if _, err := fakebus.Start(fakebus.WithUnitFile(fakebus.UnitFile{Name: "m.service", Masked: true, Active: true})); err == nil {
+		t.Error("a masked unit declared active was accepted")
+	}
+}

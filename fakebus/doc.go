@@ -33,7 +33,9 @@
 //     loaded); slices created implicitly with their parents; the units of
 //     a booted system always active and never stopped: -.slice,
 //     system.slice, -.mount (SetUnitProperties takes its cgroup settings)
-//     and init.scope, which holds PID 1 (GetUnitByPID(1)).
+//     and init.scope, which holds PID 1 (GetUnitByPID(1)); unit files
+//     declared Active (UnitFile.Active) are active from the start too, a
+//     service running its command (a systemd-journald.service fixture).
 //   - A failed transient unit stays loaded, keeping its name (UnitExists),
 //     until ResetFailedUnit, unless CollectMode is inactive-or-failed;
 //     inactive transient units are unloaded.

@@ -119,7 +119,48 @@ func (m *manager) init() error {
 			return err
 		}
 	}
+	for _, f := range m.cfg.units {
+		if !f.Active {
+			continue
+		}
+		if f.Masked {
+			return fmt.Errorf("fakebus: unit file %s: a masked unit cannot be active", f.Name)
+		}
+		u := m.loadLocked(f.Name)
+		if u == nil {
+			return fmt.Errorf("fakebus: unit file %s: cannot be loaded", f.Name)
+		}
+		m.activateAtStartLocked(u)
+	}
 	return nil
+}
+
+// activateAtStartLocked makes u active without a job, as the units a
+// booted system started before any client came: its slices first.
+func (m *manager) activateAtStartLocked(u *unit) {
+	if u.isActive() {
+		return
+	}
+	if s := u.slice(); s != "" {
+		if p := m.loadLocked(s); p != nil {
+			m.activateAtStartLocked(p)
+		}
+	}
+	switch u.kind {
+	case "service":
+		if p, ok := u.command(); ok && serviceType(u) != string(sdbus.ServiceOneshot) && p.runFor != 0 {
+			m.spawnLocked(u, p, nil)
+			m.setStateLocked(u, "active", "running")
+			return
+		}
+		m.setStateLocked(u, "active", "exited")
+	case "scope":
+		m.setStateLocked(u, "active", "running")
+	case "socket":
+		m.setStateLocked(u, "active", "listening")
+	default:
+		m.setStateLocked(u, "active", "active")
+	}
 }
 
 // hostUnits are the perpetual units every manager has loaded and active.

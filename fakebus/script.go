@@ -125,6 +125,11 @@ type UnitFile struct {
 	Aliases []string
 	// Masked makes the unit masked: starting it fails with UnitMasked.
 	Masked bool
+	// Active makes the unit active from the start, as a booted system's
+	// units are (systemd-journald.service, say): it is loaded and started
+	// when the Server starts (WithUnitFile; AddUnitFile ignores it), with
+	// no job, its slices with it; a service runs its command.
+	Active bool
 }
 
 // AddUnitFile makes a unit loadable by name (see UnitFile).

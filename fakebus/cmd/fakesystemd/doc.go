@@ -75,7 +75,7 @@
 //	     "faults": ["job-removed-before-reply", "duplicate-job-removed"]}
 //	  ],
 //	  "units": [
-//	    {"name": "app.service", "masked": false,
+//	    {"name": "app.service", "masked": false, "active": false,
 //	     "properties": {"Type": "s 'oneshot'",
 //	                    "ExecStart": "a(sasb) [('/bin/true', ['/bin/true'], false)]",
 //	                    "MemoryMax": "t 536870912"}}
@@ -109,7 +109,10 @@
 //
 // Each entry of "units" is a fakebus.UnitFile: a unit StartUnit, LoadUnit
 // and friends find by name, "aliases" for its other names (Alias=),
-// "masked" to make starting it fail with UnitMasked, and "properties"
+// "masked" to make starting it fail with UnitMasked, "active" to have it
+// active from the start, as a booted system's units are (a
+// systemd-journald.service fixture, say; a service runs its command), and
+// "properties"
 // with the names and types StartTransientUnit takes (the fake checks their
 // syntax, not their names or types: a unit file may say anything). These
 // units have no file on disk: they play vendor units, static (or masked),

@@ -43,6 +43,7 @@ type unitJSON struct {
 	Name       string          `json:"name"`
 	Aliases    []string        `json:"aliases"`
 	Masked     bool            `json:"masked"`
+	Active     bool            `json:"active"`
 	Properties json.RawMessage `json:"properties"`
 }
 
@@ -326,7 +327,10 @@ func parseUnit(p string, raw json.RawMessage) (fakebus.UnitFile, error) {
 	if err != nil {
 		return fakebus.UnitFile{}, err
 	}
-	return fakebus.UnitFile{Name: j.Name, Properties: props, Aliases: j.Aliases, Masked: j.Masked}, nil
+	if j.Active && j.Masked {
+		return fakebus.UnitFile{}, errAt(p+".active", "a masked unit cannot be active")
+	}
+	return fakebus.UnitFile{Name: j.Name, Properties: props, Aliases: j.Aliases, Masked: j.Masked, Active: j.Active}, nil
 }
 
 // parseProperties reads the "properties" object in file order, refusing
