@@ -13,7 +13,8 @@ import (
 // dbus-unit.c): the unit must be loaded (it is not loaded for this), the
 // sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 // DelegateControllers=, services and scopes only) and not inactive or
-// failed, a sub-cgroup created (MakeSubcgroup); PID 0 is the caller, PID
+// failed, a sub-cgroup created (MakeSubcgroup, or a directory below
+// WithCgroupRoot's); PID 0 is the caller, PID
 // 1 is refused. The PIDs are recorded, not moved.
 func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([]any, error) {
 	u := m.unitLocked(name)
@@ -34,7 +35,7 @@ func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([
 	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
 		return nil, errInvalidArgs("Unit is not active, refusing.")
 	}
-	if sub != "" && sub != "/" && !u.subcgroups[strings.TrimSuffix(sub, "/")] {
+	if sub != "" && sub != "/" && !m.subcgroupLocked(u, sub) {
 		// systemd moves the processes into the sub-cgroup, which the
 		// unit's delegated payload must have created.
 		return nil, &callErr{dbusErr + "FileNotFound", "Failed to attach processes to control group: No such file or directory"}

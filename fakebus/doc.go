@@ -7,7 +7,9 @@
 // real *sdbus.Conn) or over unix sockets (Server.Address for the bus,
 // Server.PrivateAddress for a peer-to-peer socket like
 // /run/systemd/private) that any D-Bus client, such as godbus, go-systemd
-// or busctl, can use. It runs no processes and touches no cgroups.
+// or busctl, can use. It runs no processes and touches no cgroups (with
+// WithCgroupRoot it keeps directories standing for them in a directory of
+// the caller's).
 //
 //	func TestX(t *testing.T) {
 //		s := fakebus.New(t)     // closed by t.Cleanup
@@ -26,8 +28,14 @@
 // against systemd 252:
 //
 //   - Units with load, active and sub states and the type's Result;
-//     transient services, scopes and slices; slices created implicitly with
-//     their parents; -.slice and system.slice always active.
+//     transient services, scopes, slices and sockets (a socket listens in
+//     name only, never triggers its service, and keeps that service
+//     loaded); slices created implicitly with their parents; the units of
+//     a booted system always active and never stopped: -.slice,
+//     system.slice, -.mount (SetUnitProperties takes its cgroup settings)
+//     and init.scope, which holds PID 1 (GetUnitByPID(1)); unit files
+//     declared Active (UnitFile.Active) are active from the start too, a
+//     service running its command (a systemd-journald.service fixture).
 //   - A failed transient unit stays loaded, keeping its name (UnitExists),
 //     until ResetFailedUnit, unless CollectMode is inactive-or-failed;
 //     inactive transient units are unloaded.
@@ -37,12 +45,29 @@
 //     of the job that replaced it (or TransactionIsDestructive with mode
 //     fail); Requires=, BindsTo= and a unit's slice pulled in and waited
 //     for, with the dependency result when they fail; Wants= pulled in;
+//     a Requires=, BindsTo= or Requisite= unit that cannot be loaded fails
+//     the call (NoSuchUnit, UnitMasked); Requisite= units that are not
+//     active (or starting) end the start with dependency, starting
+//     nothing (a verify-active job); Conflicts=, either way round, stops
+//     the other unit first; a stop job also stops the units that
+//     Require= or are BoundTo= its unit, before it; a unit that stops or
+//     fails by itself stops the units BoundTo= it (Requires= does not);
 //     Condition*= (done, unit stays inactive) and Assert*= (assert).
 //   - Services run a few commands it understands: /bin/true, /bin/false,
 //     /bin/sleep N, and sh -c 'exit N' or 'sleep N'; other commands run
 //     until they are stopped. Type=oneshot start jobs end when the command
 //     does; RemainAfterExit, exit codes (Result exit-code), a oneshot
-//     stopped while starting (Result signal), KillUnit; ExecMainPID,
+//     stopped while starting (Result signal). ExecStartPre=,
+//     ExecStartPost=, ExecReload=, ExecStop= and ExecStopPost= commands
+//     run at once, in order, with the exit status the same language gives
+//     them (a command it does not know exits 0, a sleep takes no time):
+//     one that fails without a "-" prefix fails the start (the unit fails,
+//     Result exit-code), the reload job (the unit keeps running) or the
+//     stop (the job is done, the unit ends failed, Result exit-code).
+//     ExecCondition= is kept, not run. KillUnit with SIGTERM or SIGINT
+//     ends a service's main process cleanly (the unit goes inactive, as
+//     after exit 0; SuccessExitStatus= has them by default), SIGKILL fails
+//     it (Result signal); ExecMainPID,
 //     ExecMainCode and ExecMainStatus (an exit, or the signal that ended
 //     the process: 15 when stopped) and their timestamps.
 //   - daemon-reload: Reloading(true), JobRemoved held back until
@@ -87,7 +112,8 @@
 //     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 //     DelegateControllers=, services and scopes), not inactive or failed,
 //     the sub-cgroup existing (Server.MakeSubcgroup creates one, as a
-//     delegated payload would), PID 1 refused, PID 0 the caller.
+//     delegated payload would, and so does a directory made below the
+//     unit's under WithCgroupRoot), PID 1 refused, PID 0 the caller.
 //   - The errors systemd answers with: UnitExists, NoSuchUnit, NoSuchJob,
 //     UnitMasked, OnlyByDependency, JobTypeNotApplicable, InvalidArgs for
 //     bad modes and values, NoUnitForPID, NoSuchProcess, UnknownMethod for
@@ -177,11 +203,12 @@
 //     enables everything, systemd's default), [Install] Also= and
 //     DefaultInstance=, and unit file settings other than those listed
 //     under Unit files (ignored, as systemd ignores unknown keys). Transient
-//     sockets, timers, paths, mounts and swaps are refused.
+//     timers, paths, mounts and swaps are refused; a transient socket takes
+//     Listen= only.
 //   - The full job-type merge matrix (only jobs of the same type merge; any
-//     other pair conflicts), isolate, Requisite=, PartOf=, Conflicts=,
-//     OnFailure=, ordering without a requirement, restart rate limits,
-//     timeouts and Restart=.
+//     other pair conflicts), isolate, PartOf=, OnFailure=, ordering
+//     without a requirement (requirements are ordered as with After=),
+//     restart propagation, restart rate limits, timeouts and Restart=.
 //   - systemd garbage-collects units from a queue soon after they become
 //     unneeded; the fake does it at once, after announcing the state change.
 //   - PropertiesChanged of job objects (a job's State), which systemd sends

@@ -46,6 +46,9 @@ type config struct {
 	// unitDir and runtimeUnitDir are the unit directories (unitdir.go);
 	// "" for a temporary directory.
 	unitDir, runtimeUnitDir string
+	// cgroupRoot is where the fake keeps its units' control groups as
+	// directories (cgroupdir.go); "" for none.
+	cgroupRoot string
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the
@@ -95,6 +98,19 @@ func WithUnitDir(dir string) Option { return func(c *config) { c.unitDir = dir }
 // part of /run/systemd/system: where the calls with the runtime flag make
 // their changes. It comes after the persistent one on the unit path.
 func WithRuntimeUnitDir(dir string) Option { return func(c *config) { c.runtimeUnitDir = dir } }
+
+// WithCgroupRoot makes dir the fake's cgroup file system: while a
+// service, scope or slice is active (or activating, or deactivating), the
+// directory of its ControlGroup exists below dir (dir/system.slice/x.service
+// for ControlGroup /system.slice/x.service), as systemd's cgroup does
+// below /sys/fs/cgroup; it is removed, sub-directories included, when the
+// unit stops. A directory made below a delegated unit's one is a
+// sub-cgroup AttachProcessesToUnit accepts (as MakeSubcgroup makes). No
+// process is moved and nothing is written but directories. dir is created
+// if needed; a real cgroup file system is refused. Tests written for a
+// real systemd that make sub-cgroups under /sys/fs/cgroup (go-systemd's)
+// can use a tmpfs mounted there in a mount namespace of their own.
+func WithCgroupRoot(dir string) Option { return func(c *config) { c.cgroupRoot = dir } }
 
 // WithTrace calls f for every message the fake bus receives from or
 // delivers to a client, from the goroutine that routes it. f must not

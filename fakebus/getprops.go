@@ -23,6 +23,8 @@ func typeIface(kind string) string {
 		return "org.freedesktop.systemd1.Target"
 	case "socket":
 		return "org.freedesktop.systemd1.Socket"
+	case "mount":
+		return "org.freedesktop.systemd1.Mount"
 	}
 	return ""
 }
@@ -286,7 +288,10 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		add("NRestarts", uint32(0))
 		add("StatusErrno", int32(0))
 	}
-	if u.kind == "service" || u.kind == "scope" || u.kind == "slice" {
+	if u.kind == "mount" {
+		add("Where", u.str("Where"))
+	}
+	if u.kind == "service" || u.kind == "scope" || u.kind == "slice" || u.kind == "mount" {
 		cg := ""
 		if u.isActive() || u.active == "activating" || u.active == "deactivating" {
 			cg = u.cgroup()

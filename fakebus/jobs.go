@@ -64,6 +64,21 @@ type jobSignal struct {
 // records requester (nil for a job nobody asked for) as a requester of the
 // job. The new job runs as soon as nothing holds it back.
 func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, requester *busd.Peer) (j *job, merged bool, err error) {
+	starts := (typ == jobStart || typ == jobRestart) && mode != sdbus.ModeIgnoreDependencies
+	if starts && (u.job == nil || u.job.typ != typ) {
+		// systemd builds the whole transaction first: a requirement
+		// that cannot be loaded fails the call.
+		for _, dep := range []string{"Requires", "BindsTo", "Requisite"} {
+			for _, name := range u.list(dep) {
+				switch d := m.loadLocked(name); {
+				case d == nil:
+					return nil, false, errNotFound(name)
+				case d.masked:
+					return nil, false, &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
+				}
+			}
+		}
+	}
 	if old := u.job; old != nil {
 		if old.typ == typ {
 			m.trackLocked(old, requester)
@@ -79,7 +94,7 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 	}
 	m.lastJob++
 	j = &job{id: m.lastJob, typ: typ, unit: u, state: "waiting", waits: map[*job]bool{}, deps: map[*job]bool{}}
-	j.script = m.scriptForLocked(u.name)
+	j.script = m.scriptForLocked(u.name, typ)
 	j.irreversible = mode == sdbus.ModeReplaceIrreversibly
 	m.jobs[j.id] = j
 	u.job = j
@@ -88,7 +103,12 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 	m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 		return []any{unitIface, map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{j.id, j.path()})}, []string{}}
 	})
-	if (typ == jobStart || typ == jobRestart) && mode != sdbus.ModeIgnoreDependencies {
+	if typ == jobStop {
+		m.propagateStopLocked(j, mode)
+	}
+	if starts {
+		m.requisitesLocked(j, mode)
+		m.conflictsLocked(j, mode)
 		requires, wants := u.requirements()
 		for _, name := range requires {
 			if d := m.pullLocked(name, mode); d != nil {
@@ -109,6 +129,91 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		}
 	}
 	return j, false, nil
+}
+
+// requisitesLocked makes start job j depend on its unit's Requisite=
+// units being active: one that is neither active nor starting gets a
+// verify-active job, which ends skipped, so j ends with "dependency"
+// without starting anything (systemd's JOB_VERIFY_ACTIVE).
+func (m *manager) requisitesLocked(j *job, mode sdbus.JobMode) {
+	for _, name := range j.unit.list("Requisite") {
+		d := m.loadLocked(name)
+		switch {
+		case d == nil, d == j.unit:
+			continue
+		case d.job != nil && d.job.typ != jobStop:
+			j.waits[d.job], j.deps[d.job] = true, true
+			d.job.dependents = append(d.job.dependents, j)
+			continue
+		case d.isActive() && d.job == nil:
+			continue
+		case d.job != nil:
+			j.depFailed = true // stopping
+			continue
+		}
+		v, _, err := m.installLocked(d, jobVerifyActive, mode, nil)
+		if err != nil {
+			j.depFailed = true
+			continue
+		}
+		v.replied = true
+		j.waits[v], j.deps[v] = true, true
+		v.dependents = append(v.dependents, j)
+		m.maybeRunLocked(v)
+		if v.finished && v.result != "done" {
+			j.depFailed = true
+		}
+	}
+}
+
+// conflictsLocked queues stop jobs, which start job j waits for, for the
+// units its unit conflicts with (Conflicts=, either way round) that are
+// active or about to be.
+func (m *manager) conflictsLocked(j *job, mode sdbus.JobMode) {
+	u := j.unit
+	names := append([]string(nil), u.list("Conflicts")...)
+	for _, o := range m.reverseLocked() {
+		if o != u && contains(o.list("Conflicts"), u.name) {
+			names = append(names, o.name)
+		}
+	}
+	for _, name := range names {
+		o := m.units[m.primaryLocked(name)]
+		if o == nil || o == u || o.perpetual || !(o.isActive() || o.active == "activating" || (o.job != nil && o.job.typ != jobStop)) {
+			continue
+		}
+		m.queueStopLocked(j, o, mode)
+	}
+}
+
+// propagateStopLocked queues stop jobs for the units that require stop
+// job j's unit (Requires= or BindsTo= it) and are active or about to be;
+// j waits for them, so they stop first, as ordering after their
+// requirement would have it.
+func (m *manager) propagateStopLocked(j *job, mode sdbus.JobMode) {
+	u := j.unit
+	for _, o := range m.reverseLocked() {
+		if o == u || o.perpetual || !(contains(o.list("Requires"), u.name) || contains(o.list("BindsTo"), u.name)) {
+			continue
+		}
+		if o.isActive() || o.active == "activating" || (o.job != nil && o.job.typ != jobStop) {
+			m.queueStopLocked(j, o, mode)
+		}
+	}
+}
+
+// queueStopLocked queues a stop job for o that j waits for.
+func (m *manager) queueStopLocked(j *job, o *unit, mode sdbus.JobMode) {
+	s, merged, err := m.installLocked(o, jobStop, mode, nil)
+	if err != nil {
+		return
+	}
+	if !merged {
+		s.replied = true
+		j.waits[s] = true
+		s.dependents = append(s.dependents, j)
+		m.maybeRunLocked(s)
+	}
 }
 
 // pullLocked queues a start job for a dependency that is not active.
@@ -192,7 +297,13 @@ func (m *manager) runLocked(j *job) {
 			return
 		}
 		m.setStateLocked(u, "reloading", "reload")
+		ok := u.runCommands("ExecReload")
 		m.setStateLocked(u, "active", activeSub(u))
+		if !ok {
+			// systemd keeps the unit running and fails the job.
+			m.finishJobLocked(j, "failed")
+			return
+		}
 		m.finishJobLocked(j, "done")
 	case jobRestart:
 		m.stopUnitLocked(u)
@@ -236,18 +347,34 @@ func (m *manager) startUnitLocked(j *job) {
 	switch u.kind {
 	case "service":
 		p, _ := u.command()
+		if len(u.commands("ExecStartPre")) > 0 {
+			m.setStateLocked(u, "activating", "start-pre")
+			if !u.runCommands("ExecStartPre") {
+				m.failLocked(u, "exit-code")
+				m.finishJobLocked(j, "failed")
+				return
+			}
+		}
 		m.setStateLocked(u, "activating", "start")
 		if serviceType(u) == string(sdbus.ServiceOneshot) {
 			m.spawnLocked(u, p, j)
 			return
 		}
 		m.spawnLocked(u, p, nil)
+		if u.active == "activating" && u.proc != nil && !m.startPostLocked(u) {
+			m.finishJobLocked(j, "failed")
+			return
+		}
 		if u.active == "activating" {
 			m.setStateLocked(u, "active", "running")
 		}
 		m.finishJobLocked(j, "done")
 	case "scope":
 		m.setStateLocked(u, "active", "running")
+		m.finishJobLocked(j, "done")
+	case "socket":
+		// The fake opens no socket: it never triggers its service.
+		m.setStateLocked(u, "active", "listening")
 		m.finishJobLocked(j, "done")
 	default:
 		m.setStateLocked(u, "active", "active")
@@ -283,6 +410,8 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		case proc.exit != 0:
 			m.failLocked(u, "exit-code")
 			result = "failed"
+		case startJob != nil && !m.startPostLocked(u):
+			result = "failed"
 		case u.boolProp("RemainAfterExit", false):
 			m.setStateLocked(u, "active", "exited")
 		default:
@@ -301,6 +430,27 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 	}
 }
 
+// startPostLocked runs u's ExecStartPost commands once its main process
+// runs (for a oneshot service: once it exited successfully); when one
+// fails, the main process is killed and u fails (exit-code). It reports
+// whether they succeeded.
+func (m *manager) startPostLocked(u *unit) bool {
+	if len(u.commands("ExecStartPost")) == 0 {
+		return true
+	}
+	m.setStateLocked(u, "activating", "start-post")
+	if u.runCommands("ExecStartPost") {
+		return true
+	}
+	if u.proc != nil {
+		u.proc.ended = true
+		u.proc = nil
+		u.exec.ended(cldKilled, 15)
+	}
+	m.failLocked(u, "exit-code")
+	return false
+}
+
 func startJobID(j *job, m *manager) uint32 {
 	if j != nil {
 		return j.id
@@ -317,6 +467,18 @@ func (m *manager) stopUnitLocked(u *unit) {
 	}
 	killedStart := u.kind == "service" && u.active == "activating" && u.proc != nil &&
 		serviceType(u) == string(sdbus.ServiceOneshot)
+	stopFailed := false
+	if u.kind == "service" && !killedStart {
+		// ExecStop= runs before the remaining processes are killed,
+		// ExecStopPost= after; a failure of either fails the unit.
+		if u.isActive() && len(u.commands("ExecStop")) > 0 {
+			m.setStateLocked(u, "deactivating", "stop")
+			stopFailed = !u.runCommands("ExecStop")
+		}
+		if len(u.commands("ExecStopPost")) > 0 {
+			stopFailed = !u.runCommands("ExecStopPost") || stopFailed
+		}
+	}
 	if u.proc != nil {
 		u.proc.ended = true
 		u.proc = nil
@@ -325,6 +487,10 @@ func (m *manager) stopUnitLocked(u *unit) {
 	m.setStateLocked(u, "deactivating", "stop")
 	if killedStart {
 		m.failLocked(u, "signal")
+		return
+	}
+	if stopFailed {
+		m.failLocked(u, "exit-code")
 		return
 	}
 	if u.kind == "service" || u.kind == "scope" {
@@ -340,6 +506,12 @@ func (m *manager) scriptedLocked(j *job, result sdbus.JobResult) {
 	u := j.unit
 	switch result {
 	case sdbus.JobDone, sdbus.JobSkipped:
+		if !u.isActive() && u.kind == "service" && serviceType(u) != string(sdbus.ServiceOneshot) {
+			// A long-running service runs its command, as started.
+			if p, ok := u.command(); ok && p.runFor != 0 {
+				m.spawnLocked(u, p, nil)
+			}
+		}
 		if !u.isActive() {
 			m.setStateLocked(u, "active", activeSub(u))
 		}

@@ -499,9 +499,23 @@ func (m *manager) killLocked(name, whom string, sig int32) ([]any, error) {
 			u.proc.ended = true
 			u.proc = nil
 			u.exec.ended(cldKilled, sig)
-			m.failLocked(u, "signal")
+			if sig == 9 {
+				m.failLocked(u, "signal")
+				if j := u.job; j != nil && j.typ == jobStart {
+					m.finishJobLocked(j, "failed")
+				}
+				break
+			}
+			// SIGTERM and SIGINT are a clean exit for a service
+			// (SuccessExitStatus= has them by default): it ends as if
+			// its main process had exited 0.
+			if u.boolProp("RemainAfterExit", false) {
+				m.setStateLocked(u, "active", "exited")
+			} else {
+				m.deactivateLocked(u)
+			}
 			if j := u.job; j != nil && j.typ == jobStart {
-				m.finishJobLocked(j, "failed")
+				m.finishJobLocked(j, "done")
 			}
 		case u.kind == "scope" && u.isActive() && whom == "all":
 			m.deactivateLocked(u)

@@ -41,6 +41,8 @@ type manager struct {
 	release sdversions.Release
 	cfg     config
 	dirs    unitDirs // the unit directories (unitdir.go); read-only
+	// cgroupRoot is the directory of WithCgroupRoot (cgroupdir.go), or "".
+	cgroupRoot string
 	// started is when the manager started (UserspaceTimestamp).
 	started time.Time
 
@@ -49,11 +51,14 @@ type manager struct {
 	timersRunning sync.WaitGroup
 
 	// mu guards every field below.
-	mu         sync.Mutex
-	version    string
-	units      map[string]*unit
-	members    map[string]map[*unit]bool // slice name -> the loaded units in it
-	files      map[string]UnitFile
+	mu      sync.Mutex
+	version string
+	units   map[string]*unit
+	members map[string]map[*unit]bool // slice name -> the loaded units in it
+	files   map[string]UnitFile
+	// reverse are the loaded units with Requires=, BindsTo= or
+	// Conflicts=, the ones a stop or start may act on in reverse.
+	reverse    map[*unit]bool
 	control    map[string][]setProp // SetUnitProperties on units from files, by name (unitdir.go)
 	aliases    map[string]string    // alias -> primary name (aliases.go)
 	jobs       map[uint32]*job
@@ -78,9 +83,14 @@ func newManager(cfg config) (*manager, error) {
 		dirs.remove()
 		return nil, err
 	}
+	cgroupRoot, err := setupCgroupRoot(cfg.cgroupRoot)
+	if err != nil {
+		dirs.remove()
+		return nil, err
+	}
 	m := &manager{
-		cfg: cfg, dirs: dirs, release: sdversions.Release{Major: v.Major, Minor: v.Minor}, version: cfg.version, started: time.Now(),
-		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
+		cfg: cfg, dirs: dirs, cgroupRoot: cgroupRoot, release: sdversions.Release{Major: v.Major, Minor: v.Minor}, version: cfg.version, started: time.Now(),
+		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
 	return m, nil
@@ -91,17 +101,80 @@ func newManager(cfg config) (*manager, error) {
 func (m *manager) init() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, name := range []string{"-.slice", "system.slice"} {
-		u := m.newUnitLocked(name)
-		u.active, u.sub = "active", "active"
+	// The units of a booted system that are never stopped: the root and
+	// system slices, the root mount, and init.scope, which holds PID 1.
+	for _, h := range hostUnits {
+		u := m.newUnitLocked(h.name)
+		u.active, u.sub = "active", h.sub
 		u.perpetual = true
+		u.activeAt = m.started
+		for k, v := range h.props {
+			u.props[k] = dbus.MakeVariant(v)
+		}
+		if u.kind == "scope" {
+			u.pids = []uint32{1}
+		}
+		m.indexLocked(u)
+		m.cgroupDirLocked(u)
 	}
 	for _, f := range m.cfg.units {
 		if err := m.addFileLocked(f); err != nil {
 			return err
 		}
 	}
+	for _, f := range m.cfg.units {
+		if !f.Active {
+			continue
+		}
+		if f.Masked {
+			return fmt.Errorf("fakebus: unit file %s: a masked unit cannot be active", f.Name)
+		}
+		u := m.loadLocked(f.Name)
+		if u == nil {
+			return fmt.Errorf("fakebus: unit file %s: cannot be loaded", f.Name)
+		}
+		m.activateAtStartLocked(u)
+	}
 	return nil
+}
+
+// activateAtStartLocked makes u active without a job, as the units a
+// booted system started before any client came: its slices first.
+func (m *manager) activateAtStartLocked(u *unit) {
+	if u.isActive() {
+		return
+	}
+	if s := u.slice(); s != "" {
+		if p := m.loadLocked(s); p != nil {
+			m.activateAtStartLocked(p)
+		}
+	}
+	switch u.kind {
+	case "service":
+		if p, ok := u.command(); ok && serviceType(u) != string(sdbus.ServiceOneshot) && p.runFor != 0 {
+			m.spawnLocked(u, p, nil)
+			m.setStateLocked(u, "active", "running")
+			return
+		}
+		m.setStateLocked(u, "active", "exited")
+	case "scope":
+		m.setStateLocked(u, "active", "running")
+	case "socket":
+		m.setStateLocked(u, "active", "listening")
+	default:
+		m.setStateLocked(u, "active", "active")
+	}
+}
+
+// hostUnits are the perpetual units every manager has loaded and active.
+var hostUnits = []struct {
+	name, sub string
+	props     map[string]any
+}{
+	{"-.slice", "active", map[string]any{"Description": "Root Slice"}},
+	{"system.slice", "active", map[string]any{"Description": "System Slice"}},
+	{"-.mount", "mounted", map[string]any{"Description": "Root Mount", "Where": "/"}},
+	{"init.scope", "running", map[string]any{"Description": "System and Service Manager", "Slice": "-.slice"}},
 }
 
 // close stops the manager: no timer fires after it returns.
@@ -263,6 +336,24 @@ func (u *unit) slice() string {
 	return ""
 }
 
+// triggers returns the unit a socket triggers ("" for other kinds): its
+// service of the same name.
+func (u *unit) triggers() string {
+	if u.kind != "socket" {
+		return ""
+	}
+	return strings.TrimSuffix(u.name, ".socket") + ".service"
+}
+
+// triggeredBy returns the socket that would trigger a service ("" for
+// other kinds).
+func (u *unit) triggeredBy() string {
+	if u.kind != "service" {
+		return ""
+	}
+	return strings.TrimSuffix(u.name, ".service") + ".socket"
+}
+
 // cgroup returns the unit's control group path.
 func (u *unit) cgroup() string {
 	if u.kind == "slice" {
@@ -307,6 +398,7 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 		u.invocation = make([]byte, 16)
 		_, _ = rand.Read(u.invocation)
 	}
+	m.cgroupDirLocked(u)
 	m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 		return []any{unitIface, map[string]dbus.Variant{
 			"ActiveState": dbus.MakeVariant(active),
@@ -359,7 +451,13 @@ func (m *manager) collectLocked(u *unit) {
 	if u.fromFile && m.referencedLocked(u) {
 		return
 	}
+	if t := m.units[u.triggeredBy()]; t != nil && t != u {
+		return // a socket keeps the service it triggers loaded
+	}
 	m.removeUnitLocked(u)
+	if t := m.units[u.triggers()]; t != nil && t != u {
+		m.collectLocked(t)
+	}
 	// The units it kept loaded may go now.
 	for _, d := range depLists {
 		for _, n := range u.list(d) {
@@ -372,13 +470,23 @@ func (m *manager) collectLocked(u *unit) {
 
 func (m *manager) removeUnitLocked(u *unit) {
 	u.gone = true
+	delete(m.reverse, u)
 	m.indexLocked(u)
 	delete(m.units, u.name)
 	m.signalLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
 }
 
-// stopDependentsLocked stops the units inside a slice that stopped.
+// stopDependentsLocked stops the units inside a slice that stopped, and
+// the units bound to a unit that stopped (BindsTo=).
 func (m *manager) stopDependentsLocked(u *unit) {
+	for _, o := range m.reverseLocked() {
+		if o != u && !o.perpetual && o.isActive() && o.job == nil && contains(o.list("BindsTo"), u.name) {
+			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace, nil); err == nil {
+				j.replied = true
+				m.maybeRunLocked(j)
+			}
+		}
+	}
 	if u.kind != "slice" {
 		return
 	}
@@ -390,6 +498,16 @@ func (m *manager) stopDependentsLocked(u *unit) {
 			}
 		}
 	}
+}
+
+// reverseLocked returns the units of m.reverse, sorted by name.
+func (m *manager) reverseLocked() []*unit {
+	out := make([]*unit, 0, len(m.reverse))
+	for u := range m.reverse {
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
 }
 
 func (m *manager) sortedUnitsLocked() []*unit {
@@ -485,6 +603,34 @@ func (u *unit) command() (p process, ok bool) {
 		return process{}, false
 	}
 	return interpret(cmds[0].Argv), true
+}
+
+// commands returns the commands of an Exec* property other than
+// ExecStart (ExecStartPre, ExecStartPost, ExecReload).
+func (u *unit) commands(name string) []execCommand {
+	v, found := u.props[name]
+	if !found {
+		return nil
+	}
+	var cmds []execCommand
+	if dbus.Store([]any{v.Value()}, &cmds) != nil {
+		return nil
+	}
+	return cmds
+}
+
+// runCommands runs the commands of an Exec* property other than ExecStart
+// the way the fake runs them: at once, in order, each with the exit status
+// interpret gives it (a command it does not know exits 0), stopping at the
+// first that fails without a "-" prefix (IgnoreFailure). It reports
+// whether they all succeeded.
+func (u *unit) runCommands(name string) bool {
+	for _, c := range u.commands(name) {
+		if interpret(c.Argv).exit != 0 && !c.IgnoreFailure {
+			return false
+		}
+	}
+	return true
 }
 
 type execCommand struct {

@@ -18,7 +18,8 @@ const (
 	forService = "service" // services
 	forScope   = "scope"   // scopes
 	forExec    = "exec"    // services and scopes (kill settings)
-	forCgroup  = "cgroup"  // services, scopes and slices
+	forCgroup  = "cgroup"  // services, scopes, slices, mounts, sockets and swaps
+	forSocket  = "socket"  // sockets
 )
 
 // settable describes a property systemd accepts in StartTransientUnit and
@@ -106,6 +107,7 @@ var settableProps = map[string]settable{
 	"Nice":             {"i", forService, nil},
 	"OOMScoreAdjust":   {"i", forService, nil},
 	"PIDs":             {"au", forScope, checkPIDs},
+	"Listen":           {"a(ss)", forSocket, checkListen},
 	"OOMPolicy":        {"s", forExec, oneOf("continue", "stop", "kill")},
 
 	"KillMode":        {"s", forExec, oneOf("control-group", "process", "mixed", "none")},
@@ -165,8 +167,12 @@ func appliesTo(scope, kind string) bool {
 		return kind == "scope"
 	case forExec:
 		return kind == "service" || kind == "scope"
+	case forSocket:
+		return kind == "socket"
 	case forCgroup:
-		return kind == "service" || kind == "scope" || kind == "slice"
+		// Mounts, sockets and swaps have cgroup settings too; they cannot
+		// be transient in the fake, but SetUnitProperties takes them.
+		return kind == "service" || kind == "scope" || kind == "slice" || kind == "mount" || kind == "socket" || kind == "swap"
 	}
 	return false
 }
@@ -203,6 +209,21 @@ func checkExec(v any) error {
 		}
 		if len(c.Argv) == 0 {
 			return sysErrorf("ExecStart= argv is empty")
+		}
+	}
+	return nil
+}
+
+func checkListen(v any) error {
+	var ls []struct{ Type, Address string }
+	if err := dbus.Store([]any{v}, &ls); err != nil {
+		return err
+	}
+	for _, l := range ls {
+		switch l.Type {
+		case "Stream", "Datagram", "SequentialPacket", "FIFO", "Special", "Netlink", "MessageQueue", "USBFunction":
+		default:
+			return sysErrorf("Unknown Socket type: %s", l.Type)
 		}
 	}
 	return nil
@@ -295,6 +316,10 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 		}
 	}
 	u.props[name] = v
+	switch name {
+	case "Requires", "BindsTo", "Conflicts":
+		m.reverse[u] = true
+	}
 }
 
 // reversed returns a list variant with its elements in reverse order.
@@ -361,7 +386,7 @@ func (m *manager) startTransientLocked(c *busd.Call) error {
 		nu := &todo[i]
 		nu.kind = nu.name[strings.LastIndexByte(nu.name, '.')+1:]
 		switch nu.kind {
-		case "service", "scope", "slice":
+		case "service", "scope", "slice", "socket":
 		default:
 			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
 		}
@@ -393,11 +418,13 @@ func (m *manager) startTransientLocked(c *busd.Call) error {
 		switch {
 		case nu.kind == "scope" && !has("PIDs"):
 			return &callErr{errPrefix + "BadUnitSetting", "Scope " + nu.name + " has no PIDs. Refusing."}
+		case nu.kind == "socket" && !has("Listen"):
+			return &callErr{errPrefix + "BadUnitSetting", "Socket " + nu.name + " has no Listen setting (ListenStream=, ListenDatagram=, ListenFIFO=, ...). Refusing."}
 		case nu.kind == "service" && !has("ExecStart") && !has("ExecStop"):
 			return &callErr{errPrefix + "BadUnitSetting", "Service " + nu.name + " has no ExecStart=, ExecStop=, or SuccessAction=. Refusing."}
 		}
 		for _, p := range nu.props {
-			if p.Name != "Requires" && p.Name != "BindsTo" {
+			if p.Name != "Requires" && p.Name != "BindsTo" && p.Name != "Requisite" {
 				continue
 			}
 			for _, dep := range p.Value.Value().([]string) {

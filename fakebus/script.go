@@ -43,10 +43,17 @@ const (
 // Script scripts the jobs of the units that match a pattern.
 type Script struct {
 	// Result, when set, is the result of start, restart and reload jobs,
-	// whatever the unit would do: JobDone leaves the unit active,
+	// whatever the unit would do: JobDone leaves the unit active (a
+	// service whose command runs, running it),
 	// JobFailed and JobTimeout leave it failed, other results leave it
 	// inactive. Stop jobs are not affected.
 	Result sdbus.JobResult
+	// Results, when set, are the results of the first start, restart and
+	// reload jobs of each matching unit, in order, counted per unit from
+	// when the script is set (e.g. JobFailed then JobDone: the first start
+	// fails, the second succeeds); "" leaves that job unscripted. Once
+	// they are used up, Result applies.
+	Results []sdbus.JobResult
 	// UnitResult is the unit's Result after a scripted failure; the
 	// default is "exit-code" ("timeout" for JobTimeout).
 	UnitResult string
@@ -63,6 +70,8 @@ type Script struct {
 type scriptRule struct {
 	pattern string
 	script  Script
+	// used counts the jobs of each unit that took one of script.Results.
+	used map[string]int
 }
 
 // Script applies sc to the jobs of every unit whose name matches pattern
@@ -74,7 +83,8 @@ func (s *Server) Script(pattern string, sc Script) error {
 	}
 	s.m.mu.Lock()
 	defer s.m.mu.Unlock()
-	s.m.scripts = append(s.m.scripts, scriptRule{pattern, sc})
+	sc.Results = append([]sdbus.JobResult(nil), sc.Results...)
+	s.m.scripts = append(s.m.scripts, scriptRule{pattern, sc, map[string]int{}})
 	return nil
 }
 
@@ -85,11 +95,19 @@ func (s *Server) ClearScripts() {
 	s.m.scripts = nil
 }
 
-func (m *manager) scriptForLocked(name string) Script {
+func (m *manager) scriptForLocked(name string, typ jobType) Script {
 	for i := len(m.scripts) - 1; i >= 0; i-- {
-		if ok, _ := path.Match(m.scripts[i].pattern, name); ok {
-			return m.scripts[i].script
+		r := &m.scripts[i]
+		if ok, _ := path.Match(r.pattern, name); !ok {
+			continue
 		}
+		sc := r.script
+		if n := r.used[name]; n < len(sc.Results) && (typ == jobStart || typ == jobRestart || typ == jobReload) {
+			r.used[name] = n + 1
+			sc.Result = sc.Results[n]
+		}
+		sc.Results = nil
+		return sc
 	}
 	return Script{}
 }
@@ -107,6 +125,11 @@ type UnitFile struct {
 	Aliases []string
 	// Masked makes the unit masked: starting it fails with UnitMasked.
 	Masked bool
+	// Active makes the unit active from the start, as a booted system's
+	// units are (systemd-journald.service, say): it is loaded and started
+	// when the Server starts (WithUnitFile; AddUnitFile ignores it), with
+	// no job, its slices with it; a service runs its command.
+	Active bool
 }
 
 // AddUnitFile makes a unit loadable by name (see UnitFile).

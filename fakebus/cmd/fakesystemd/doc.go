@@ -7,7 +7,8 @@
 //
 //	fakesystemd [--socket PATH] [--private-socket PATH] [--version STRING]
 //	            [--backport NAME]... [--script FILE] [--unit-dir DIR]
-//	            [--runtime-unit-dir DIR] [--trace] [--print-address]
+//	            [--runtime-unit-dir DIR] [--cgroup-root DIR] [--trace]
+//	            [--print-address]
 //
 // Flags (one or two dashes):
 //
@@ -36,6 +37,13 @@
 //	                       host (see fakebus.WithUnitDir)
 //	--runtime-unit-dir DIR the same for the runtime directory, its
 //	                       /run/systemd/system (the calls' runtime flag)
+//	--cgroup-root DIR      the fake's cgroup file system, its /sys/fs/cgroup:
+//	                       while a service, scope or slice is active the
+//	                       directory of its ControlGroup exists below DIR, and
+//	                       a directory made below a delegated unit's is a
+//	                       sub-cgroup AttachProcessesToUnit accepts (created
+//	                       if needed; a real cgroup file system is refused;
+//	                       see fakebus.WithCgroupRoot)
 //	--trace                one line per message on stderr (below)
 //	--print-address        once every socket accepts connections, print its
 //	                       D-Bus address ("unix:path=/abs/path") on stdout, one
@@ -62,11 +70,12 @@
 //	  "comment": "anything",
 //	  "scripts": [
 //	    {"pattern": "run-*.scope", "result": "failed", "unit_result": "exit-code",
+//	     "results": ["failed", "done"],
 //	     "delay": "200ms", "reply_delay": "0s",
 //	     "faults": ["job-removed-before-reply", "duplicate-job-removed"]}
 //	  ],
 //	  "units": [
-//	    {"name": "app.service", "masked": false,
+//	    {"name": "app.service", "masked": false, "active": false,
 //	     "properties": {"Type": "s 'oneshot'",
 //	                    "ExecStart": "a(sasb) [('/bin/true', ['/bin/true'], false)]",
 //	                    "MemoryMax": "t 536870912"}}
@@ -81,11 +90,17 @@
 //   - "result": the result of start, restart and reload jobs, whatever the
 //     unit would do: done, canceled, timeout, failed, dependency, skipped,
 //     invalid, assert, unsupported, collected, once or frozen. done leaves
-//     the unit active, failed and timeout leave it failed, others inactive.
+//     the unit active (a service whose command runs, running it: SubState
+//     running), failed and timeout leave it failed, others inactive.
+//   - "results": the results of each matching unit's first start, restart
+//     and reload jobs, one by one, before "result" applies; "" leaves that
+//     job unscripted. ["failed", "done"]: the first start fails, the
+//     second succeeds (the reset-failed-and-retry path).
 //   - "unit_result": the unit's Result after a scripted failed or timeout
 //     (success, protocol, timeout, exit-code, signal, core-dump, watchdog,
 //     start-limit-hit, resources, oom-kill, skip-condition; default
-//     exit-code, or timeout for "timeout"). Needs "result".
+//     exit-code, or timeout for "timeout"). Needs "result" or "results"
+//     with failed or timeout.
 //   - "delay": how long each job stays queued; "reply_delay": how late the
 //     method reply is sent. Go durations ("200ms", "1.5s").
 //   - "faults": misbehaviours (fakebus.Fault): job-removed-before-reply,
@@ -94,7 +109,10 @@
 //
 // Each entry of "units" is a fakebus.UnitFile: a unit StartUnit, LoadUnit
 // and friends find by name, "aliases" for its other names (Alias=),
-// "masked" to make starting it fail with UnitMasked, and "properties"
+// "masked" to make starting it fail with UnitMasked, "active" to have it
+// active from the start, as a booted system's units are (a
+// systemd-journald.service fixture, say; a service runs its command), and
+// "properties"
 // with the names and types StartTransientUnit takes (the fake checks their
 // syntax, not their names or types: a unit file may say anything). These
 // units have no file on disk: they play vendor units, static (or masked),

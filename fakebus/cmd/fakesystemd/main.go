@@ -27,6 +27,7 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
   --script FILE          JSON: scripted jobs and unit files (see go doc)
   --unit-dir DIR         the unit directory (/etc/systemd/system's part; default: temporary)
   --runtime-unit-dir DIR the runtime unit directory (/run/systemd/system's part)
+  --cgroup-root DIR      keep the units' control groups as directories below DIR
   --trace                one line per message on stderr
   --print-address        print the D-Bus addresses on stdout once serving
 `
@@ -76,6 +77,7 @@ type options struct {
 	backports             []string
 	script                string
 	unitDir, runtimeDir   string
+	cgroupRoot            string
 	trace, printAddress   bool
 }
 
@@ -97,6 +99,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.script, "script", "", "")
 	fs.StringVar(&o.unitDir, "unit-dir", "", "")
 	fs.StringVar(&o.runtimeDir, "runtime-unit-dir", "", "")
+	fs.StringVar(&o.cgroupRoot, "cgroup-root", "", "")
 	fs.BoolVar(&o.trace, "trace", false, "")
 	fs.BoolVar(&o.printAddress, "print-address", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -150,6 +153,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.runtimeDir != "" {
 		opts = append(opts, fakebus.WithRuntimeUnitDir(o.runtimeDir))
+	}
+	if o.cgroupRoot != "" {
+		opts = append(opts, fakebus.WithCgroupRoot(o.cgroupRoot))
 	}
 	if o.trace {
 		t := &tracer{w: stderr}

@@ -27,12 +27,13 @@ type scriptFile struct {
 }
 
 type scriptJSON struct {
-	Comment    string `json:"comment"`
-	Pattern    string `json:"pattern"`
-	Result     string `json:"result"`
-	UnitResult string `json:"unit_result"`
-	Delay      string `json:"delay"`
-	ReplyDelay string `json:"reply_delay"`
+	Comment    string   `json:"comment"`
+	Pattern    string   `json:"pattern"`
+	Result     string   `json:"result"`
+	Results    []string `json:"results"`
+	UnitResult string   `json:"unit_result"`
+	Delay      string   `json:"delay"`
+	ReplyDelay string   `json:"reply_delay"`
 	// Faults are decoded one by one, so that errors name the element.
 	Faults []json.RawMessage `json:"faults"`
 }
@@ -42,6 +43,7 @@ type unitJSON struct {
 	Name       string          `json:"name"`
 	Aliases    []string        `json:"aliases"`
 	Masked     bool            `json:"masked"`
+	Active     bool            `json:"active"`
 	Properties json.RawMessage `json:"properties"`
 }
 
@@ -265,9 +267,18 @@ func parseScriptEntry(p string, raw json.RawMessage) (patternScript, error) {
 		}
 		sc.Result = r
 	}
+	fails := sc.Result == sdbus.JobFailed || sc.Result == sdbus.JobTimeout
+	for i, res := range j.Results {
+		r := sdbus.JobResult(res)
+		if r != "" && !r.Known() {
+			return patternScript{}, errAt(fmt.Sprintf("%s.results[%d]", p, i), "unknown job result %q (known: %s, or \"\" for none)", res, joinResults())
+		}
+		fails = fails || r == sdbus.JobFailed || r == sdbus.JobTimeout
+		sc.Results = append(sc.Results, r)
+	}
 	if j.UnitResult != "" {
-		if sc.Result != sdbus.JobFailed && sc.Result != sdbus.JobTimeout {
-			return patternScript{}, errAt(p+".unit_result", "needs \"result\": \"failed\" or \"timeout\"")
+		if !fails {
+			return patternScript{}, errAt(p+".unit_result", "needs \"result\" or \"results\" with \"failed\" or \"timeout\"")
 		}
 		if !contains(unitResults, j.UnitResult) {
 			return patternScript{}, errAt(p+".unit_result", "unknown unit result %q (known: %s)", j.UnitResult, strings.Join(unitResults, ", "))
@@ -316,7 +327,10 @@ func parseUnit(p string, raw json.RawMessage) (fakebus.UnitFile, error) {
 	if err != nil {
 		return fakebus.UnitFile{}, err
 	}
-	return fakebus.UnitFile{Name: j.Name, Properties: props, Aliases: j.Aliases, Masked: j.Masked}, nil
+	if j.Active && j.Masked {
+		return fakebus.UnitFile{}, errAt(p+".active", "a masked unit cannot be active")
+	}
+	return fakebus.UnitFile{Name: j.Name, Properties: props, Aliases: j.Aliases, Masked: j.Masked, Active: j.Active}, nil
 }
 
 // parseProperties reads the "properties" object in file order, refusing

@@ -1,0 +1,267 @@
+package conformance
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+)
+
+// Cases of the behaviours go-systemd's own test suite relies on: the units
+// of a booted system, Exec* commands, KillUnit, Requisite=, Conflicts=,
+// stops that propagate, transient sockets.
+
+// execCmd is one element of an a(sasb) Exec* property.
+type execCmd struct {
+	Path          string
+	Argv          []string
+	IgnoreFailure bool
+}
+
+func execProp(name string, ignoreFailure bool, argv ...string) sdbus.Property {
+	return sdbus.PropRaw(name, []execCmd{{argv[0], argv, ignoreFailure}})
+}
+
+// sleeper is a simple service that runs until it is stopped.
+func sleeper(extra ...sdbus.Property) []sdbus.Property {
+	return append([]sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropExecStart([]string{"/bin/sleep", "400"}, false)}, extra...)
+}
+
+func isActive(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive }
+
+func isFailed(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateFailed }
+
+// testHostUnits: -.slice, system.slice, -.mount and init.scope are active
+// and cannot be stopped; PID 1 is in init.scope.
+func testHostUnits(t *testing.T, e *env) {
+	for _, tc := range []struct{ name, sub string }{
+		{"-.slice", "active"}, {"system.slice", "active"}, {"-.mount", "mounted"}, {"init.scope", "running"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := status(t, e, tc.name)
+			got := [3]string{string(st.LoadState), string(st.ActiveState), st.SubState}
+			if diff := cmp.Diff([3]string{"loaded", "active", tc.sub}, got); diff != "" {
+				t.Errorf("state (-want +got):\n%s", diff)
+			}
+			if _, err := e.c.StopUnit(e.ctx, tc.name, sdbus.ModeReplace); err == nil {
+				t.Errorf("StopUnit(%s) succeeded", tc.name)
+			}
+		})
+	}
+	if got, err := e.c.UnitByPID(e.ctx, 1); err != nil || got != "init.scope" {
+		t.Errorf("UnitByPID(1) = %q, %v; want init.scope", got, err)
+	}
+}
+
+// testExecCommands: a failing ExecStartPre= or ExecStartPost= fails the
+// start (unit failed, exit-code) unless prefixed with "-"; a failing
+// ExecReload= fails the reload job and leaves the unit running; a failing
+// ExecStop= or ExecStopPost= leaves the stopped unit failed (exit-code).
+func testExecCommands(t *testing.T, e *env) {
+	for _, tc := range []struct {
+		name   string
+		props  []sdbus.Property
+		start  sdbus.JobResult
+		reload sdbus.JobResult // "": not reloaded
+	}{
+		{"pre fails", sleeper(execProp("ExecStartPre", false, "/bin/false")), sdbus.JobFailed, ""},
+		{"pre fails, ignored", sleeper(execProp("ExecStartPre", true, "/bin/false")), sdbus.JobDone, ""},
+		{"post fails", sleeper(execProp("ExecStartPost", false, "/bin/false")), sdbus.JobFailed, ""},
+		{"reload fails", sleeper(execProp("ExecReload", false, "/bin/false")), sdbus.JobDone, sdbus.JobFailed},
+		{"reload succeeds", sleeper(execProp("ExecReload", false, "/bin/true")), sdbus.JobDone, sdbus.JobDone},
+		{"stop fails", sleeper(execProp("ExecStop", false, "/bin/false")), sdbus.JobDone, ""},
+		{"stop post fails", sleeper(execProp("ExecStopPost", false, "/bin/false")), sdbus.JobDone, ""},
+		{"stop fails, ignored", sleeper(execProp("ExecStop", true, "/bin/false")), sdbus.JobDone, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := e.unit("exec", "service")
+			cleanup(t, e, name)
+			wait(t, e, start(t, e, e.c, name, tc.props), tc.start)
+			if tc.start == sdbus.JobFailed {
+				st := settle(t, e, name, "failed", isFailed)
+				if st.Result != "exit-code" {
+					t.Errorf("Result = %q, want exit-code", st.Result)
+				}
+				return
+			}
+			if tc.reload != "" {
+				j, err := e.c.ReloadUnit(e.ctx, name, sdbus.ModeReplace)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wait(t, e, j, tc.reload)
+			}
+			settle(t, e, name, "active", func(s sdbus.UnitState) bool { return isActive(s) && s.SubState == "running" })
+			// Stopping runs ExecStop= and ExecStopPost=: a failure leaves
+			// the unit failed, the stop job done.
+			stop(t, e, e.c, name)
+			failing := strings.HasPrefix(tc.name, "stop") && !strings.HasSuffix(tc.name, "ignored")
+			if !failing {
+				settle(t, e, name, "stopped", gone)
+				return
+			}
+			if st := settle(t, e, name, "failed", isFailed); st.Result != "exit-code" {
+				t.Errorf("Result = %q, want exit-code", st.Result)
+			}
+		})
+	}
+}
+
+// testKillUnitSignals: SIGTERM and SIGINT end a simple service cleanly
+// (inactive, Result success, unloaded as it is transient); SIGKILL fails
+// it with Result signal.
+func testKillUnitSignals(t *testing.T, e *env) {
+	for _, tc := range []struct {
+		sig    syscall.Signal
+		failed bool
+	}{
+		{syscall.SIGTERM, false}, {syscall.SIGINT, false}, {syscall.SIGKILL, true},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			name := e.unit("kill", "service")
+			cleanup(t, e, name)
+			wait(t, e, start(t, e, e.c, name, sleeper()), sdbus.JobDone)
+			if err := e.c.KillUnit(e.ctx, name, sdbus.KillAll, tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.failed {
+				// Unloaded soon after, as a transient unit; systemd 252
+				// sometimes keeps one loaded, inactive (a race of its GC).
+				st := settle(t, e, name, "stopped", gone)
+				if st.LoadState == sdbus.LoadLoaded && st.Result != "success" {
+					t.Errorf("Result = %q, want success", st.Result)
+				}
+				return
+			}
+			st := settle(t, e, name, "failed", isFailed)
+			if st.Result != "signal" {
+				t.Errorf("Result = %q, want signal", st.Result)
+			}
+		})
+	}
+}
+
+// testRequisite: a start whose Requisite= unit is missing fails the call;
+// one whose Requisite= unit is not active ends with dependency, starting
+// nothing; one whose Requisite= unit is active starts.
+func testRequisite(t *testing.T, e *env) {
+	missing := e.unit("missing", "service")
+	name := e.unit("requisite", "service")
+	_, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, sleeper(sdbus.PropRaw("Requisite", []string{missing})))
+	if !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("Requisite= a unit that does not exist: %v, want NoSuchUnit", err)
+	}
+
+	slice := e.unit("inactive", "slice")
+	name = e.unit("requisite", "service")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, sleeper(sdbus.PropRaw("Requisite", []string{slice}))), sdbus.JobDependency)
+	settle(t, e, name, "gone", gone)
+	if st := status(t, e, slice); st.ActiveState == sdbus.StateActive {
+		t.Errorf("the requisite %s was started: %+v", slice, st)
+	}
+
+	cleanup(t, e, slice)
+	wait(t, e, start(t, e, e.c, slice, sliceProps()), sdbus.JobDone)
+	name = e.unit("requisite", "service")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, sleeper(sdbus.PropRaw("Requisite", []string{slice}))), sdbus.JobDone)
+}
+
+// testConflicts: starting a unit stops the units it conflicts with, and
+// those that conflict with it.
+func testConflicts(t *testing.T, e *env) {
+	for _, reverse := range []bool{false, true} {
+		name := "Conflicts"
+		if reverse {
+			name = "ConflictedBy"
+		}
+		t.Run(name, func(t *testing.T) {
+			a, b := e.unit("conflicting", "service"), e.unit("conflicted", "service")
+			cleanup(t, e, a)
+			cleanup(t, e, b)
+			bProps, aProps := sleeper(), sleeper(sdbus.PropConflicts(b))
+			if reverse {
+				bProps, aProps = sleeper(sdbus.PropConflicts(a)), sleeper()
+			}
+			wait(t, e, start(t, e, e.c, b, bProps), sdbus.JobDone)
+			wait(t, e, start(t, e, e.c, a, aProps), sdbus.JobDone)
+			settle(t, e, b, "stopped", gone)
+			if st := status(t, e, a); !isActive(st) {
+				t.Errorf("%s: %+v, want active", a, st)
+			}
+		})
+	}
+}
+
+// testStopPropagation: stopping a unit stops the units that Require= it or
+// are BoundTo= it; a BindsTo= unit that fails stops the bound unit, a
+// Requires= one does not.
+func testStopPropagation(t *testing.T, e *env) {
+	for _, tc := range []struct {
+		name, dep string
+		kill      bool // fail the dependency with SIGKILL instead of stopping it
+		stops     bool
+	}{
+		{"stop Requires", "Requires", false, true},
+		{"stop BindsTo", "BindsTo", false, true},
+		{"fail BindsTo", "BindsTo", true, true},
+		{"fail Requires", "Requires", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dep, name := e.unit("dep", "service"), e.unit("dependent", "service")
+			cleanup(t, e, name)
+			cleanup(t, e, dep)
+			wait(t, e, start(t, e, e.c, dep, sleeper()), sdbus.JobDone)
+			wait(t, e, start(t, e, e.c, name, sleeper(sdbus.PropRaw(tc.dep, []string{dep}))), sdbus.JobDone)
+			if tc.kill {
+				if err := e.c.KillUnit(e.ctx, dep, sdbus.KillAll, syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				settle(t, e, dep, "failed", isFailed)
+			} else {
+				stop(t, e, e.c, dep)
+			}
+			if tc.stops {
+				settle(t, e, name, "stopped", gone)
+			} else if st := status(t, e, name); !isActive(st) {
+				t.Errorf("%s: %+v, want active", name, st)
+			}
+		})
+	}
+}
+
+// testTransientSocket: a transient socket with an auxiliary service of its
+// name listens; the service stays loaded, inactive, until the socket is
+// stopped and unloaded.
+func testTransientSocket(t *testing.T, e *env) {
+	base := "" // /tmp is private to a real systemd's sandbox
+	if e.real {
+		base = "/run"
+	}
+	dir, err := os.MkdirTemp(base, "sdbus-conf-socket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := e.unit("sock", "socket")
+	svc := sock[:len(sock)-len("socket")] + "service"
+	cleanup(t, e, sock)
+	cleanup(t, e, svc)
+	listen := sdbus.PropRaw("Listen", []struct{ Type, Address string }{{"Stream", filepath.Join(dir, "s.sock")}})
+	wait(t, e, start(t, e, e.c, sock, []sdbus.Property{listen}, sdbus.AuxUnit{Name: svc, Properties: sleeper()}), sdbus.JobDone)
+	if st := status(t, e, sock); !isActive(st) || st.SubState != "listening" {
+		t.Errorf("%s: %+v, want active listening", sock, st)
+	}
+	if st := status(t, e, svc); st.LoadState != sdbus.LoadLoaded || st.ActiveState != sdbus.StateInactive {
+		t.Errorf("%s: %+v, want loaded inactive", svc, st)
+	}
+	stop(t, e, e.c, sock)
+	settle(t, e, sock, "unloaded", func(s sdbus.UnitState) bool { return s.LoadState == sdbus.LoadNotFound })
+	settle(t, e, svc, "unloaded", func(s sdbus.UnitState) bool { return s.LoadState == sdbus.LoadNotFound })
+}
