@@ -120,7 +120,9 @@
 //     unit is not unloaded until its clients let go or disconnect),
 //     ClearJobs, GetJobAfter and GetJobBefore, StartUnitReplace,
 //     AbandonScope, SetEnvironment, UnsetEnvironment and
-//     UnsetAndSetEnvironment (the Environment property), Dump. Reboot,
+//     UnsetAndSetEnvironment (the Environment property), Dump,
+//     EnableUnitFilesWithFlags and DisableUnitFilesWithFlags (runtime and
+//     force as flags 1 and 2). Reboot,
 //     PowerOff, Halt, KExec, SwitchRoot and Exit answer AccessDenied, as
 //     systemd answers a caller that is not root: the fake never ends.
 //   - The errors systemd answers with: UnitExists, NoSuchUnit, NoSuchJob,

@@ -189,6 +189,23 @@ func (m *manager) moreCallLocked(c *busd.Call) (out []any, ok bool, err error) {
 		}
 		m.environment = setEnv(unsetEnv(m.environment, unset), set)
 		return []any{}, true, nil
+	case "EnableUnitFilesWithFlags", "DisableUnitFilesWithFlags":
+		// The flags of systemd's public mask: runtime (1), force (2),
+		// portable (4, which the fake has no portable images for).
+		if err := args(c, "ast"); err != nil {
+			return nil, true, err
+		}
+		flags := c.Body[1].(uint64)
+		if flags&^7 != 0 {
+			return nil, true, errInvalidArgs("Invalid 'flags' parameter '%d'", flags)
+		}
+		runtime, force := flags&1 != 0, flags&2 != 0
+		if c.Member == "EnableUnitFilesWithFlags" {
+			out, _, err := m.unitFileCallLocked("EnableUnitFiles", []any{c.Body[0], runtime, force}, "asbb")
+			return out, true, err
+		}
+		out, _, err := m.unitFileCallLocked("DisableUnitFiles", []any{c.Body[0], runtime}, "asb")
+		return out, true, err
 	case "Dump":
 		if err := args(c, ""); err != nil {
 			return nil, true, err

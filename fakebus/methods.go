@@ -666,6 +666,7 @@ var managerMethods = []string{
 	"GetUnitByInvocationID", "GetUnitByControlGroup", "GetUnitProcesses", "RefUnit", "UnrefUnit",
 	"ClearJobs", "GetJobAfter", "GetJobBefore", "StartUnitReplace", "AbandonScope",
 	"SetEnvironment", "UnsetEnvironment", "UnsetAndSetEnvironment", "Dump",
+	"EnableUnitFilesWithFlags", "DisableUnitFilesWithFlags",
 	"Reboot", "PowerOff", "Halt", "KExec", "SwitchRoot", "Exit",
 }
 

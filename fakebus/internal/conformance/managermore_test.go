@@ -236,9 +236,36 @@ func testDump(t *testing.T, e *env) {
 	if got := managerCall(t, e, raw, "Dump", []any{&out}); got != "ok" {
 		t.Fatalf("Dump: %s", got)
 	}
-	for _, want := range []string{"-> Unit -.slice:", "-> Unit init.scope:", "\tUnit Active State: active"} {
+	// Each unit's block starts with an arrow: "->", or "→" where
+	// systemd's locale has UTF-8 (257 and later in the sandbox).
+	for _, want := range []string{" Unit -.slice:\n", " Unit init.scope:\n", "\tUnit Active State: active"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("Dump lacks %q", want)
 		}
+	}
+}
+
+// testUnitFilesWithFlags: EnableUnitFilesWithFlags and
+// DisableUnitFilesWithFlags do what the boolean forms do (flag 1: runtime);
+// flags outside the public mask are InvalidArgs.
+func testUnitFilesWithFlags(t *testing.T, e *env) {
+	raw := e.rawBus(t)
+	name, alias := e.unit("ufflags", "service"), e.unit("ufflagsalias", "service")
+	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", alias))
+	var carries bool
+	var changes []struct{ Type, Filename, Destination string }
+	if got := managerCall(t, e, raw, "EnableUnitFilesWithFlags", []any{&carries, &changes}, []string{file}, uint64(1)); got != "ok" || !carries {
+		t.Fatalf("EnableUnitFilesWithFlags(runtime) = %s, %v", got, carries)
+	}
+	if len(changes) != 3 {
+		t.Errorf("EnableUnitFilesWithFlags changes = %v, want the link, the alias and the wants symlink", changes)
+	}
+	wantFileState(t, e, name, sdbus.UnitFileEnabledRuntime)
+	if got := managerCall(t, e, raw, "DisableUnitFilesWithFlags", []any{&changes}, []string{name}, uint64(1)); got != "ok" || len(changes) == 0 {
+		t.Errorf("DisableUnitFilesWithFlags(runtime) = %s, %v", got, changes)
+	}
+	wantFileState(t, e, name, "")
+	if got := managerCall(t, e, raw, "EnableUnitFilesWithFlags", []any{&carries, &changes}, []string{file}, uint64(1<<10)); !strings.HasPrefix(got, "org.freedesktop.DBus.Error.InvalidArgs: ") {
+		t.Errorf("EnableUnitFilesWithFlags(1<<10) = %s, want InvalidArgs", got)
 	}
 }

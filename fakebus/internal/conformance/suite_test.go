@@ -143,6 +143,7 @@ var cases = []suiteCase{
 	{name: "AbandonScope", run: testAbandonScope},
 	{name: "ManagerEnvironment", run: testManagerEnvironment},
 	{name: "Dump", run: testDump},
+	{name: "UnitFilesWithFlags", run: testUnitFilesWithFlags},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},
