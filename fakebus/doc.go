@@ -114,6 +114,20 @@
 //     the sub-cgroup existing (Server.MakeSubcgroup creates one, as a
 //     delegated payload would, and so does a directory made below the
 //     unit's under WithCgroupRoot), PID 1 refused, PID 0 the caller.
+//   - More Manager methods, with systemd 252's checks and errors:
+//     GetUnitByInvocationID (answering the unit's object path by
+//     invocation ID, which Get and GetAll serve too),
+//     GetUnitByControlGroup (the unit whose group contains the path),
+//     GetUnitProcesses (the main process, with its ExecStart= command
+//     line, and the recorded PIDs), RefUnit and UnrefUnit (a referenced
+//     unit is not unloaded until its clients let go or disconnect),
+//     ClearJobs, GetJobAfter and GetJobBefore, StartUnitReplace,
+//     AbandonScope, SetEnvironment, UnsetEnvironment and
+//     UnsetAndSetEnvironment (the Environment property), Dump,
+//     EnableUnitFilesWithFlags and DisableUnitFilesWithFlags (runtime and
+//     force as flags 1 and 2). Reboot,
+//     PowerOff, Halt, KExec, SwitchRoot and Exit answer AccessDenied, as
+//     systemd answers a caller that is not root: the fake never ends.
 //   - The errors systemd answers with: UnitExists, NoSuchUnit, NoSuchJob,
 //     UnitMasked, OnlyByDependency, JobTypeNotApplicable, InvalidArgs for
 //     bad modes and values, NoUnitForPID, NoSuchProcess, UnknownMethod for

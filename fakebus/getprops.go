@@ -99,6 +99,9 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 		}, nil
 	}
 	name, err := sdbus.UnitNameFromPath(p)
+	if u := m.unitByInvocationPathLocked(p); u != nil {
+		name, err = u.name, nil // a unit's object by its invocation ID
+	}
 	if err != nil {
 		return nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
 	}

@@ -283,6 +283,12 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		m.reexecLocked(c, Reexec{})
 		return nil, nil
 	}
+	if out, ok, err := m.moreCallLocked(c); ok {
+		if out == nil && err == nil {
+			return nil, nil // replied by the method itself
+		}
+		return out, err
+	}
 	if out, ok, err := m.unitFileCallLocked(c.Member, c.Body, c.Signature.String()); ok {
 		return out, err
 	}
@@ -657,6 +663,11 @@ var managerMethods = []string{
 	"EnableUnitFiles", "DisableUnitFiles", "ReenableUnitFiles", "LinkUnitFiles",
 	"MaskUnitFiles", "UnmaskUnitFiles", "PresetUnitFiles", "GetUnitFileState",
 	"ListUnitFiles", "ListUnitFilesByPatterns",
+	"GetUnitByInvocationID", "GetUnitByControlGroup", "GetUnitProcesses", "RefUnit", "UnrefUnit",
+	"ClearJobs", "GetJobAfter", "GetJobBefore", "StartUnitReplace", "AbandonScope",
+	"SetEnvironment", "UnsetEnvironment", "UnsetAndSetEnvironment", "Dump",
+	"EnableUnitFilesWithFlags", "DisableUnitFilesWithFlags",
+	"Reboot", "PowerOff", "Halt", "KExec", "SwitchRoot", "Exit",
 }
 
 // unmodelledMethods are Manager methods whose presence differs between

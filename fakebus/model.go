@@ -56,6 +56,8 @@ type manager struct {
 	units   map[string]*unit
 	members map[string]map[*unit]bool // slice name -> the loaded units in it
 	files   map[string]UnitFile
+	// environment is the manager's Environment (SetEnvironment).
+	environment []string
 	// reverse are the loaded units with Requires=, BindsTo= or
 	// Conflicts=, the ones a stop or start may act on in reverse.
 	reverse    map[*unit]bool
@@ -89,7 +91,8 @@ func newManager(cfg config) (*manager, error) {
 		return nil, err
 	}
 	m := &manager{
-		cfg: cfg, dirs: dirs, cgroupRoot: cgroupRoot, release: sdversions.Release{Major: v.Major, Minor: v.Minor}, version: cfg.version, started: time.Now(),
+		cfg: cfg, dirs: dirs, cgroupRoot: cgroupRoot, release: sdversions.Release{Major: v.Major, Minor: v.Minor},
+		environment: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, version: cfg.version, started: time.Now(),
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
@@ -239,8 +242,9 @@ type unit struct {
 	gone       bool   // removed from m.units
 	parent     string // the slice it is indexed under in m.members
 	objPath    dbus.ObjectPath
-	freezer    string          // FreezerState: "running" or "frozen"
-	subcgroups map[string]bool // sub-cgroups made with MakeSubcgroup (attach.go)
+	freezer    string             // FreezerState: "running" or "frozen"
+	subcgroups map[string]bool    // sub-cgroups made with MakeSubcgroup (attach.go)
+	refs       map[*busd.Peer]int // RefUnit references, by client (managermore.go)
 }
 
 func (m *manager) newUnitLocked(name string) *unit {
@@ -434,7 +438,7 @@ func (m *manager) deactivateLocked(u *unit) {
 // does this from its GC queue shortly after; the fake does it at once,
 // after the state change was announced.
 func (m *manager) collectLocked(u *unit) {
-	if u.gone || u.job != nil || u.perpetual || !(u.transient || u.fromFile || u.kind == "slice") {
+	if u.gone || u.job != nil || u.perpetual || len(u.refs) > 0 || !(u.transient || u.fromFile || u.kind == "slice") {
 		return
 	}
 	switch {

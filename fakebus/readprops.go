@@ -41,7 +41,7 @@ func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.V
 		props["DefaultStandardError"] = dbus.MakeVariant("inherit")
 		props["LogLevel"] = dbus.MakeVariant("info")
 		props["LogTarget"] = dbus.MakeVariant("journal-or-kmsg")
-		props["Environment"] = dbus.MakeVariant([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"})
+		props["Environment"] = dbus.MakeVariant(append([]string{}, m.environment...))
 		props["UserspaceTimestamp"] = dbus.MakeVariant(usec(m.started))
 		props["FinishTimestamp"] = dbus.MakeVariant(usec(m.started))
 	case iface == unitIface:

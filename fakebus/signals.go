@@ -87,4 +87,11 @@ func (m *manager) PeerGone(p *busd.Peer) {
 		delete(j.requesters, p)
 	}
 	delete(m.requested, p)
+	// Its references on units go with it (RefUnit).
+	for _, u := range m.sortedUnitsLocked() {
+		if _, ok := u.refs[p]; ok {
+			delete(u.refs, p)
+			m.collectLocked(u)
+		}
+	}
 }
