@@ -554,7 +554,7 @@ func (m *manager) addFileLocked(f UnitFile) error {
 	props := make([]sdbus.Property, len(f.Properties))
 	for i, p := range f.Properties {
 		if err := p.Err(); err != nil {
-			return fmt.Errorf("fakebus: unit file %s: %w", f.Name, err)
+			return &UnitFileError{Unit: f.Name, Property: p.Name, Err: err}
 		}
 		// The same checks as for transient units, on the value as it
 		// would arrive over the wire.
@@ -563,7 +563,7 @@ func (m *manager) addFileLocked(f UnitFile) error {
 			_, err = m.checkPropsLocked(kind, []setProp{{p.Name, v}})
 		}
 		if err != nil {
-			return fmt.Errorf("fakebus: unit file %s: property %s: %v", f.Name, p.Name, err)
+			return &UnitFileError{Unit: f.Name, Property: p.Name, Err: err}
 		}
 		props[i] = sdbus.Property{Name: p.Name, Value: v}
 	}
@@ -696,3 +696,18 @@ func parseSleep(s string) (time.Duration, bool) {
 func jobPath(id uint32) dbus.ObjectPath {
 	return dbus.ObjectPath(jobPathBase + strconv.FormatUint(uint64(id), 10))
 }
+
+// UnitFileError is the error of WithUnitFile and AddUnitFile for a property
+// the release the fake plays refuses in a unit file: an unknown name, a
+// wrong D-Bus type or a value out of range, checked as StartTransientUnit
+// checks them.
+type UnitFileError struct {
+	Unit, Property string
+	Err            error
+}
+
+func (e *UnitFileError) Error() string {
+	return fmt.Sprintf("fakebus: unit file %s: property %s: %v", e.Unit, e.Property, e.Err)
+}
+
+func (e *UnitFileError) Unwrap() error { return e.Err }

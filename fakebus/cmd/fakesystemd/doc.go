@@ -113,8 +113,10 @@
 // active from the start, as a booted system's units are (a
 // systemd-journald.service fixture, say; a service runs its command), and
 // "properties"
-// with the names and types StartTransientUnit takes (the fake checks their
-// syntax, not their names or types: a unit file may say anything). These
+// with the names and types StartTransientUnit takes: the fake checks each
+// name, D-Bus type and value against the release it plays, as it checks a
+// transient unit's, and an error names the property's path in the script
+// (units[0].properties.MemoryMax: ...). These
 // units have no file on disk: they play vendor units, static (or masked),
 // behind the unit directories, where real unit files (INI syntax, the
 // keys listed in the fakebus package documentation) can be linked,

@@ -163,6 +163,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	s, err := fakebus.Start(opts...)
 	if err != nil {
+		// Name the script's element, as the script's own checks do.
+		var ue *fakebus.UnitFileError
+		if errors.As(err, &ue) && o.script != "" {
+			for i, u := range st.Units {
+				if u.Name == ue.Unit {
+					return fmt.Errorf("%s: %w", o.script, errAt(fmt.Sprintf("units[%d].properties.%s", i, ue.Property), "%v", ue.Err))
+				}
+			}
+		}
 		return err
 	}
 	defer s.Close()

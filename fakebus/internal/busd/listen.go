@@ -9,11 +9,16 @@ import (
 )
 
 // Listen serves a unix socket at path in the given mode. A stale socket file
-// at path is removed first. The accept loop is owned by b; Close closes the
-// listener and removes the socket file. Peer credentials come from
-// SO_PEERCRED.
+// at path (nobody accepts on it) is removed first; a socket somebody still
+// serves, such as another fakesystemd's, is refused (ErrSocketInUse) rather
+// than taken over. The accept loop is owned by b; Close closes the listener
+// and removes the socket file. Peer credentials come from SO_PEERCRED.
 func (b *Bus) Listen(path string, mode Mode) error {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().Type() == fs.ModeSocket {
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return &os.PathError{Op: "listen", Path: path, Err: ErrSocketInUse}
+		}
 		if err := os.Remove(path); err != nil {
 			return err
 		}
@@ -35,6 +40,10 @@ func (b *Bus) Listen(path string, mode Mode) error {
 	go b.acceptLoop(l, mode)
 	return nil
 }
+
+// ErrSocketInUse: Listen found a socket at its path that a running server
+// accepts connections on.
+var ErrSocketInUse = errors.New("socket in use by a running server")
 
 // acceptLoop accepts connections until l is closed.
 func (b *Bus) acceptLoop(l *net.UnixListener, mode Mode) {

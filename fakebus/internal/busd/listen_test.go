@@ -3,6 +3,7 @@ package busd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -248,4 +249,32 @@ func TestBusctlMonitor(t *testing.T) {
 	} {
 		expect(want)
 	}
+}
+
+// A second server never takes over a socket another one still serves
+// (two fakesystemd on one --socket path); a stale socket file, which
+// nobody accepts on, is replaced.
+func TestListenRefusesASocketInUse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bus")
+	first, _ := newTestBus(t)
+	if err := first.Listen(path, BusMode); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := newTestBus(t)
+	if err := second.Listen(path, BusMode); !errors.Is(err, ErrSocketInUse) {
+		t.Fatalf("Listen on a served socket = %v, want ErrSocketInUse", err)
+	}
+	socketClient(t, path, true) // still the first server's
+
+	stale := filepath.Join(t.TempDir(), "stale")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close()
+	if err := second.Listen(stale, BusMode); err != nil {
+		t.Fatalf("Listen on a stale socket file = %v, want it replaced", err)
+	}
+	socketClient(t, stale, true)
 }
