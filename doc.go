@@ -137,9 +137,11 @@
 // became of the unit. Neither is a unit-file change, whose change list
 // would be lost with its reply; calling it again is safe. EnsureTransientUnit and DestroyUnit reconcile by
 // themselves when the connection drops while they wait, and finish; on a
-// Conn that does not reconnect they report ErrOutcomeUnknown. A Conn also
-// keeps at most 64 calls waiting for replies (WithMaxPendingCalls), below
-// dbus-daemon's per-connection limit.
+// Conn that does not reconnect they report ErrOutcomeUnknown. WithFallback
+// adds addresses every new connection tries after the Conn's own (the
+// system bus, then systemd's private socket, as go-systemd's
+// NewWithContext). A Conn also keeps at most 64 calls waiting for replies
+// (WithMaxPendingCalls), below dbus-daemon's per-connection limit.
 //
 // # Errors
 //
@@ -148,8 +150,10 @@
 // against the sentinels (ErrUnitExists, ErrNoSuchUnit, ErrNotSupported,
 // ErrDisconnected, ...). Errors from systemd also match a dbus.Error value
 // target with errors.As, for code that still checks names. Arguments that
-// cannot be right (an invalid unit name, a property of the wrong type)
-// fail before anything is sent, with an error matching ErrInvalidArgs.
+// cannot be right (an invalid unit name, a property of the wrong type, a
+// string D-Bus cannot carry: invalid UTF-8 or a NUL byte) fail before
+// anything is sent, with an error matching ErrInvalidArgs that names the
+// argument; such an error never ends the connection.
 //
 // # Versions and features
 //
