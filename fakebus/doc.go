@@ -125,7 +125,12 @@
 //     AbandonScope, SetEnvironment, UnsetEnvironment and
 //     UnsetAndSetEnvironment (the Environment property), Dump,
 //     EnableUnitFilesWithFlags and DisableUnitFilesWithFlags (runtime and
-//     force as flags 1 and 2). Reboot,
+//     force as flags 1 and 2), EnqueueUnitJob (start, stop, reload,
+//     restart and try-restart jobs, with the job, its unit, the collapsed
+//     job type and the other jobs the call queued; verify-active,
+//     reload-or-start, try-reload and nop answer NotSupported),
+//     SetExitCode and SetShowStatus (checked, then without effect: the
+//     fake has no ExitCode or ShowStatus property). Reboot,
 //     PowerOff, Halt, KExec, SwitchRoot and Exit answer AccessDenied, as
 //     systemd answers a caller that is not root: the fake never ends.
 //   - The errors systemd answers with: UnitExists, NoSuchUnit, NoSuchJob,
@@ -137,7 +142,15 @@
 //     /etc/systemd/system and /run/systemd/system. The unit-file methods
 //     (LinkUnitFiles, EnableUnitFiles, DisableUnitFiles,
 //     ReenableUnitFiles, MaskUnitFiles, UnmaskUnitFiles, PresetUnitFiles,
-//     GetUnitFileState, ListUnitFiles, ListUnitFilesByPatterns) change and
+//     PresetUnitFilesWithMode and PresetAllUnitFiles (the fake's preset
+//     policy enables everything, so disable-only changes nothing),
+//     RevertUnitFiles (drop-in directories, and for a unit with a vendor
+//     version every file or symlink of its name there, with the symlinks
+//     to them), GetUnitFileLinks (what DisableUnitFiles would remove),
+//     GetDefaultTarget and SetDefaultTarget (default.target in the
+//     persistent directory; a vendor unit without a file answers
+//     NotSupported), GetUnitFileState, ListUnitFiles,
+//     ListUnitFilesByPatterns) change and
 //     read symlinks there with systemd's change lists, states and errors;
 //     units load from the unit files there ([Unit], the type's section and
 //     [Install], with the keys listed under Unit files below), masked ones refuse

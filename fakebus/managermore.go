@@ -144,7 +144,7 @@ func (m *manager) moreCallLocked(c *busd.Call) (out []any, ok bool, err error) {
 		if u.job == nil || u.job.typ != jobStart {
 			return nil, true, &callErr{errPrefix + "NoSuchJob", "No job queued for unit " + old}
 		}
-		return nil, true, m.unitJobLocked(c, c.Body[1].(string), c.Body[2].(string), jobStart)
+		return nil, true, m.unitJobLocked(c, c.Body[1].(string), c.Body[2].(string), jobStart, pathReply)
 	case "AbandonScope":
 		if err := args(c, "s"); err != nil {
 			return nil, true, err

@@ -95,7 +95,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		if err := args(c, "ss"); err != nil {
 			return nil, err
 		}
-		return nil, m.unitJobLocked(c, c.Body[0].(string), c.Body[1].(string), typ)
+		return nil, m.unitJobLocked(c, c.Body[0].(string), c.Body[1].(string), typ, pathReply)
 	}
 	switch c.Member {
 	case "StartTransientUnit":
@@ -289,6 +289,12 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		}
 		return out, err
 	}
+	if out, ok, err := m.unitFileMoreCallLocked(c); ok {
+		if out == nil && err == nil {
+			return nil, nil // replied by the method itself
+		}
+		return out, err
+	}
 	if out, ok, err := m.unitFileCallLocked(c.Member, c.Body, c.Signature.String()); ok {
 		return out, err
 	}
@@ -345,8 +351,9 @@ func (m *manager) checkModeLocked(mode string, typ jobType) error {
 	return nil
 }
 
-// unitJobLocked handles StartUnit and the other job methods.
-func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType) error {
+// unitJobLocked handles StartUnit and the other job methods; reply makes
+// the call's reply from its job (pathReply for the job methods).
+func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType, reply jobReply) error {
 	if err := validName(name); err != nil {
 		return err
 	}
@@ -409,29 +416,36 @@ func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType) er
 	if (typ == jobStart || typ == jobRestart) && u.load != "loaded" {
 		return errNotFound(name)
 	}
-	return m.queueAndReplyLocked(c, u, typ, sdbus.JobMode(mode))
+	return m.queueAndReplyLocked(c, u, typ, sdbus.JobMode(mode), reply)
 }
+
+// jobReply builds the reply of a job method from its job and the other
+// jobs the call installed.
+type jobReply func(j *job, affected []*job) []any
+
+func pathReply(j *job, _ []*job) []any { return []any{j.path()} }
 
 // queueAndReplyLocked installs a job for the caller and replies with its
 // path, honouring the job's script: a delayed reply, JobRemoved before
 // the reply, a dropped connection.
-func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode sdbus.JobMode) error {
+func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode sdbus.JobMode, build jobReply) error {
+	last := m.lastJob
 	j, merged, err := m.installLocked(u, typ, mode, c.Peer)
 	if err != nil {
 		return err
 	}
-	p := j.path()
+	p := build(j, m.installedWithLocked(j, last))
 	if !merged {
 		j.caller = c.Peer
 	}
 	if merged {
 		// Merged into a queued job: the caller gets its path too.
-		c.Reply(p)
+		c.Reply(p...)
 		return nil
 	}
 	sc := j.script
 	reply := func() {
-		c.Reply(p)
+		c.Reply(p...)
 		m.repliedLocked(j)
 		if sc.Faults&FaultDropConnection != 0 {
 			c.Peer.CloseAfterFlush() // the reply still arrives
@@ -449,6 +463,33 @@ func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode s
 	}
 	m.maybeRunLocked(j)
 	return nil
+}
+
+// installedWithLocked returns the jobs other than j that the call which
+// installed j queued (those numbered after last: still queued, or that j
+// waits for), by ID.
+func (m *manager) installedWithLocked(j *job, last uint32) []*job {
+	seen := map[*job]bool{j: true}
+	var out []*job
+	var walk func(o *job)
+	walk = func(o *job) {
+		if seen[o] || o.id <= last {
+			return
+		}
+		seen[o] = true
+		out = append(out, o)
+		for w := range o.waits {
+			walk(w)
+		}
+	}
+	for w := range j.waits {
+		walk(w)
+	}
+	for _, o := range m.jobs {
+		walk(o)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].id < out[b].id })
+	return out
 }
 
 func (m *manager) cancelJobLocked(id uint32) ([]any, error) {
@@ -667,6 +708,8 @@ var managerMethods = []string{
 	"ClearJobs", "GetJobAfter", "GetJobBefore", "StartUnitReplace", "AbandonScope",
 	"SetEnvironment", "UnsetEnvironment", "UnsetAndSetEnvironment", "Dump",
 	"EnableUnitFilesWithFlags", "DisableUnitFilesWithFlags",
+	"GetDefaultTarget", "SetDefaultTarget", "GetUnitFileLinks", "RevertUnitFiles",
+	"PresetUnitFilesWithMode", "PresetAllUnitFiles", "EnqueueUnitJob", "SetExitCode", "SetShowStatus",
 	"Reboot", "PowerOff", "Halt", "KExec", "SwitchRoot", "Exit",
 }
 

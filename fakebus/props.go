@@ -445,7 +445,7 @@ func (m *manager) startTransientLocked(c *busd.Call) error {
 		m.indexLocked(u)
 		main = u
 	}
-	return m.queueAndReplyLocked(c, main, jobStart, sdbus.JobMode(mode))
+	return m.queueAndReplyLocked(c, main, jobStart, sdbus.JobMode(mode), pathReply)
 }
 
 func inTodo(n string, todo []newUnit) bool {

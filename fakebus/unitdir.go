@@ -506,8 +506,9 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 
 // disableLocked implements DisableUnitFiles: it removes from the
 // configuration directory every symlink to the unit's file and every
-// .wants/ or .requires/ entry of its name, masks excepted.
-func (m *manager) disableLocked(names []string, runtime bool, changes *[]unitFileChange) error {
+// .wants/ or .requires/ entry of its name, masks excepted. With dryRun it
+// only reports what it would remove (GetUnitFileLinks).
+func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[]unitFileChange) error {
 	dir := m.dirs.config(runtime)
 	for _, name := range names {
 		if sdbus.ValidateUnitName(name) != nil {
@@ -543,6 +544,10 @@ func (m *manager) disableLocked(names []string, runtime bool, changes *[]unitFil
 		sort.Strings(wants)
 		sort.Strings(top)
 		for _, p := range append(wants, top...) {
+			if dryRun {
+				*changes = append(*changes, unitFileChange{"unlink", p, ""})
+				continue
+			}
 			if err := os.Remove(p); err != nil {
 				return err
 			}
@@ -705,11 +710,11 @@ func (m *manager) unitFileCallLocked(member string, body []any, sig string) (out
 				names = append(names, n)
 			}
 		}
-		if err = m.disableLocked(names, runtime, &changes); err == nil {
+		if err = m.disableLocked(names, runtime, false, &changes); err == nil {
 			carries, err = m.enableLocked(files, runtime, force, &changes)
 		}
 	case "DisableUnitFiles":
-		err = m.disableLocked(files, runtime, &changes)
+		err = m.disableLocked(files, runtime, false, &changes)
 	case "LinkUnitFiles":
 		for _, f := range files {
 			if !strings.HasPrefix(f, "/") {
