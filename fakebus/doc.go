@@ -146,10 +146,12 @@
 //     policy enables everything, so disable-only changes nothing),
 //     RevertUnitFiles (drop-in directories, and for a unit with a vendor
 //     version every file or symlink of its name there, with the symlinks
-//     to them), GetUnitFileLinks (what DisableUnitFiles would remove),
-//     GetDefaultTarget and SetDefaultTarget (default.target in the
-//     persistent directory; a vendor unit without a file answers
-//     NotSupported), GetUnitFileState, ListUnitFiles,
+//     to them), GetUnitFileLinks (what DisableUnitFiles would remove;
+//     none for a unit without a file, System.Error.EUCLEAN for a bad
+//     name), GetDefaultTarget and SetDefaultTarget (default.target in the
+//     persistent directory, to a target's file in a unit directory; a
+//     linked or alias name answers UnitLinked, a vendor unit without a
+//     file NotSupported), GetUnitFileState, ListUnitFiles,
 //     ListUnitFilesByPatterns) change and
 //     read symlinks there with systemd's change lists, states and errors;
 //     units load from the unit files there ([Unit], the type's section and

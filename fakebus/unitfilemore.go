@@ -64,13 +64,13 @@ func (m *manager) unitFileMoreCallLocked(c *busd.Call) (out []any, ok bool, err 
 	case "GetUnitFileLinks":
 		name := c.Body[0].(string)
 		if sdbus.ValidateUnitName(name) != nil {
-			return nil, true, errInvalidArgs("Invalid argument")
+			// systemd answers the errno of its dry-run disable.
+			return nil, true, &callErr{"System.Error.EUCLEAN", "Structure needs cleaning"}
+		}
+		if _, ok := m.lookupDiskLocked(name); !ok {
+			return []any{[]string{}}, true, nil // no unit file: no links
 		}
 		if err := m.disableLocked([]string{name}, c.Body[1].(bool), true, &changes); err != nil {
-			if ce, ok := err.(*callErr); ok && ce.name == errPrefix+"NoSuchUnit" {
-				// systemd answers the errno of its dry-run disable.
-				return nil, true, &callErr{dbusErr + "FileNotFound", "No such file or directory"}
-			}
 			return nil, true, err
 		}
 		links := []string{}
@@ -185,8 +185,11 @@ func (m *manager) getDefaultTargetLocked() ([]any, error) {
 // setDefaultTargetLocked is SetDefaultTarget: default.target in the
 // persistent directory becomes a symlink to the unit's file.
 func (m *manager) setDefaultTargetLocked(name string, force bool, changes *[]unitFileChange) error {
-	if name == defaultTarget || strings.Contains(name, "/") || sdbus.ValidateUnitName(name) != nil {
+	if name == defaultTarget || !strings.HasSuffix(name, ".target") || strings.Contains(name, "/") || sdbus.ValidateUnitName(name) != nil {
 		return errInvalidArgs("Invalid argument")
+	}
+	if e, ok := m.lookupDiskLocked(name); ok && (e.linked || e.alias) {
+		return &callErr{errPrefix + "UnitLinked", "Refusing to operate on alias name or linked unit file: " + name}
 	}
 	_, file, err := m.resolveUnitFileLocked(name, m.dirs.persistent, force, changes)
 	if err != nil {

@@ -30,7 +30,8 @@ func TestConformanceFakebus(t *testing.T) {
 				connectPrivate: func(t *testing.T) *sdbus.Conn {
 					return s.PrivateConn(t)
 				},
-				unitFile: func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
+				unitFile:   func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
+				runtimeDir: s.RuntimeUnitDir(),
 				subcgroup: func(t *testing.T, _ *env, unit, sub string) {
 					if err := s.MakeSubcgroup(unit, sub); err != nil {
 						t.Fatal(err)

@@ -41,6 +41,9 @@ type backend struct {
 	// subcgroup creates a sub-cgroup of a delegated unit, as its payload
 	// would.
 	subcgroup func(t *testing.T, e *env, unit, sub string)
+	// runtimeDir is the runtime unit directory: /run/systemd/system, the
+	// fake's RuntimeUnitDir.
+	runtimeDir string
 }
 
 // A case of the suite.
@@ -144,6 +147,12 @@ var cases = []suiteCase{
 	{name: "ManagerEnvironment", run: testManagerEnvironment},
 	{name: "Dump", run: testDump},
 	{name: "UnitFilesWithFlags", run: testUnitFilesWithFlags},
+	{name: "DefaultTarget", run: testDefaultTarget},
+	{name: "UnitFileLinks", run: testUnitFileLinks},
+	{name: "RevertUnitFiles", run: testRevertUnitFiles},
+	{name: "PresetModes", run: testPresetModes},
+	{name: "EnqueueUnitJob", run: testEnqueueUnitJob},
+	{name: "ExitCodeShowStatus", run: testExitCodeShowStatus},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},

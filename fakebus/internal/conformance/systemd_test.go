@@ -39,6 +39,7 @@ func TestConformanceSystemd(t *testing.T) {
 		connectPrivate: func(t *testing.T) *sdbus.Conn { return connect(t, true) },
 		unitFile:       systemdUnitFile,
 		subcgroup:      systemdSubcgroup,
+		runtimeDir:     runtimeUnitDir,
 		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
 			c, err := dbus.ConnectSystemBus(opts...)
 			if err != nil {
