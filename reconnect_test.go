@@ -267,7 +267,11 @@ func TestPendingCallsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Without the bound, the bus refuses.
+	// Without the bound, the bus refuses. These replies wait long enough
+	// for all 300 calls to be pending at once, however loaded the machine.
+	if err := s.Script("slowreply-raw-*", fakebus.Script{ReplyDelay: 2 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
 	raw := s.Conn(t, sdbus.WithMaxPendingCalls(500))
 	var refused int
 	for i := 0; i < 300; i++ {
