@@ -10,6 +10,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // The Manager methods of systemd 252 on the default target, unit-file
@@ -65,6 +66,9 @@ func (m *manager) unitFileMoreCallLocked(c *busd.Call) (out []any, ok bool, err 
 		name := c.Body[0].(string)
 		if sdbus.ValidateUnitName(name) != nil {
 			// systemd answers the errno of its dry-run disable.
+			if !sdversions.Behaves(m.release, sdversions.UnitFileLinksEUCLEAN) {
+				return nil, true, &callErr{dbusErr + "InvalidArgs", "Invalid argument"}
+			}
 			return nil, true, &callErr{"System.Error.EUCLEAN", "Structure needs cleaning"}
 		}
 		if _, ok := m.lookupDiskLocked(name); !ok {

@@ -134,9 +134,14 @@ func testUnitFileLinks(t *testing.T, e *env) {
 	if got := managerCall(t, e, raw, "GetUnitFileLinks", []any{&links}, e.unit("nolinks", "service"), false); got != "ok" || len(links) != 0 {
 		t.Errorf("GetUnitFileLinks of a unit without a file = %s, %v; want no links", got, links)
 	}
-	// systemd answers the errno of its dry-run disable, EUCLEAN.
-	if got := managerCall(t, e, raw, "GetUnitFileLinks", []any{&links}, "bogus", false); errPrefix(got) != "System.Error.EUCLEAN" {
-		t.Errorf("GetUnitFileLinks(bogus) = %s, want System.Error.EUCLEAN", got)
+	// systemd answers the errno of its dry-run disable, EUCLEAN (247:
+	// InvalidArgs).
+	wantErr := "System.Error.EUCLEAN"
+	if !sdversions.Behaves(e.release, sdversions.UnitFileLinksEUCLEAN) {
+		wantErr = "org.freedesktop.DBus.Error.InvalidArgs"
+	}
+	if got := managerCall(t, e, raw, "GetUnitFileLinks", []any{&links}, "bogus", false); errPrefix(got) != wantErr {
+		t.Errorf("GetUnitFileLinks(bogus) = %s, want %s", got, wantErr)
 	}
 }
 

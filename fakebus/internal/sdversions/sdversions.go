@@ -380,12 +380,18 @@ const (
 	// and 262, not on 247 or 252; the upstream release in between is not
 	// measured.
 	AliasPointsToLink Behaviour = "AliasPointsToLink"
+	// UnitFileLinksEUCLEAN: GetUnitFileLinks of an invalid unit name
+	// answers System.Error.EUCLEAN ("Structure needs cleaning"), the errno
+	// of its dry-run disable; 247 answered InvalidArgs. Seen on 252, 257
+	// and 262, not on 247.
+	UnitFileLinksEUCLEAN Behaviour = "UnitFileLinksEUCLEAN"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
 var Behaviours = map[Behaviour]Release{
 	ReexecJobRemovedBeforeName: R("262"),
 	AliasPointsToLink:          R("257"),
+	UnitFileLinksEUCLEAN:       R("252"),
 }
 
 // Behaves reports whether release r has behaviour b.
