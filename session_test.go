@@ -183,6 +183,20 @@ func TestDestroyUnitSurvivesDisconnectDuringWait(t *testing.T) {
 	}
 }
 
+// abandonLateStart starts name with a ctx that ends before the reply,
+// which comes 300 ms after the job (queued for an hour) is created.
+func abandonLateStart(ctx context.Context, t *testing.T, s *fakebus.Server, c *sdbus.Conn, name string) {
+	t.Helper()
+	if err := s.Script(name, fakebus.Script{ReplyDelay: 300 * time.Millisecond, Delay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := c.StartTransientUnit(short, name, sdbus.ModeReplace, sliceProps()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("StartTransientUnit = %v, want DeadlineExceeded", err)
+	}
+}
+
 // A start abandoned by its ctx whose late reply is cut by a disconnect:
 // the job systemd created anyway is canceled on the next connection.
 func TestLateJobCanceledAcrossReconnect(t *testing.T) {
@@ -190,14 +204,7 @@ func TestLateJobCanceledAcrossReconnect(t *testing.T) {
 	ctx := testCtx(t)
 	s := fakebus.New(t)
 	c := s.Conn(t, fastReconnect())
-	if err := s.Script("late.slice", fakebus.Script{ReplyDelay: 300 * time.Millisecond, Delay: time.Hour}); err != nil {
-		t.Fatal(err)
-	}
-	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
-	defer cancel()
-	if _, err := c.StartTransientUnit(short, "late.slice", sdbus.ModeReplace, sliceProps()); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("StartTransientUnit = %v, want DeadlineExceeded", err)
-	}
+	abandonLateStart(ctx, t, s, c, "late.slice")
 	waitFor(t, func() bool { return s.Jobs() == 1 })
 	s.DropConnections() // the late reply never arrives
 	waitFor(t, func() bool { return s.Jobs() == 0 })
@@ -213,14 +220,7 @@ func TestReconcileDoesNotStopLateCancel(t *testing.T) {
 	ctx := testCtx(t)
 	s := fakebus.New(t)
 	c := s.Conn(t, fastReconnect())
-	if err := s.Script("late.slice", fakebus.Script{ReplyDelay: 300 * time.Millisecond, Delay: time.Hour}); err != nil {
-		t.Fatal(err)
-	}
-	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
-	defer cancel()
-	if _, err := c.StartTransientUnit(short, "late.slice", sdbus.ModeReplace, sliceProps()); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("StartTransientUnit = %v, want DeadlineExceeded", err)
-	}
+	abandonLateStart(ctx, t, s, c, "late.slice")
 	r, err := c.Reconcile(ctx, "late.slice")
 	if err != nil || r.Job == nil {
 		t.Fatalf("Reconcile = %+v, %v; want the queued job", r, err)
