@@ -287,3 +287,22 @@ func TestWatchUnitsSnapshotAfterEarlyOverflow(t *testing.T) {
 		t.Errorf("after the snapshot: %+v, %d queued; want active/newer-than-list once", got, len(w.order))
 	}
 }
+
+// checkWire is on every call's path: valid arguments cost no allocation
+// (the path of a fault is built only when there is one).
+func TestCheckWireAllocatesNothingForValidArgs(t *testing.T) {
+	props, err := encodeProperties("StartTransientUnit", "a.service", []Property{
+		PropDescription("d"), PropExecStart([]string{"/bin/true", "x"}, false), PropDefaultDependencies(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []any{"a.service", "replace", props, []auxUnitWire{}}
+	names := wireArgNames("StartTransientUnit")
+	if n := testing.AllocsPerRun(100, func() {
+		if err := checkWire("StartTransientUnit", "a.service", names, args); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 0 {
+		t.Errorf("checkWire allocates %v times per call on valid arguments, want 0", n)
+	}
+}

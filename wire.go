@@ -52,15 +52,16 @@ func wireArgNames(method string) []string {
 
 // checkWire returns an error matching ErrInvalidArgs, naming the argument
 // and the element within it, when a value in args cannot be carried by a
-// D-Bus message. names labels args (missing names read "argument N").
+// D-Bus message. names labels args (missing names read "argument N"). It
+// is on every call's path: nothing is allocated unless a value is wrong.
 func checkWire(op, unit string, names []string, args []any) error {
 	for i, a := range args {
-		label := fmt.Sprintf("argument %d", i+1)
-		if i < len(names) {
-			label = names[i]
-		}
-		if where, why := wireFault(reflect.ValueOf(a), label, 0); why != "" {
-			return invalidArg(op, unit, "%s: %s; D-Bus cannot carry it", where, why)
+		if where, why := wireFault(reflect.ValueOf(a), 0); why != "" {
+			label := fmt.Sprintf("argument %d", i+1)
+			if i < len(names) {
+				label = names[i]
+			}
+			return invalidArg(op, unit, "%s%s: %s; D-Bus cannot carry it", label, where, why)
 		}
 	}
 	return nil
@@ -69,56 +70,56 @@ func checkWire(op, unit string, names []string, args []any) error {
 // maxWireDepth bounds the walk; D-Bus itself allows 64 levels of nesting.
 const maxWireDepth = 64
 
-// wireFault walks v and returns where the first value D-Bus cannot carry
-// is and why, or why == "".
-func wireFault(v reflect.Value, where string, depth int) (string, string) {
+// wireFault walks v and returns why the first value D-Bus cannot carry is
+// wrong and where it is below v ("[2].Argv[1] at offset 3"), or why == "".
+// The path is built only on the way back from a fault.
+func wireFault(v reflect.Value, depth int) (where, why string) {
 	if depth > maxWireDepth {
-		return where, "nested too deeply"
+		return "", "nested too deeply"
 	}
 	if !v.IsValid() {
 		return "", ""
 	}
-	if v.CanInterface() {
-		switch x := v.Interface().(type) {
-		case dbus.ObjectPath:
-			if !x.IsValid() {
-				return where, fmt.Sprintf("%q is not a valid object path", string(x))
-			}
-			return "", ""
-		case dbus.Signature:
-			return "", ""
-		case dbus.Variant:
-			return wireFault(reflect.ValueOf(x.Value()), where, depth+1)
-		case propertyWire:
-			if at, why := stringFault(x.Name); why != "" {
-				return where + " name" + at, why
-			}
-			return wireFault(reflect.ValueOf(x.Value.Value()), fmt.Sprintf("%s %q", where, x.Name), depth+1)
+	switch v.Type() {
+	case reflect.TypeOf(dbus.ObjectPath("")):
+		if p := dbus.ObjectPath(v.String()); !p.IsValid() {
+			return "", fmt.Sprintf("%q is not a valid object path", string(p))
 		}
+		return "", ""
+	case reflect.TypeOf(dbus.Signature{}):
+		return "", ""
+	case reflect.TypeOf(dbus.Variant{}):
+		return wireFault(reflect.ValueOf(valueAt[dbus.Variant](v).Value()), depth+1)
+	case reflect.TypeOf(propertyWire{}):
+		p := valueAt[propertyWire](v)
+		if at, why := stringFault(p.Name); why != "" {
+			return " name" + at, why
+		}
+		if w, why := wireFault(reflect.ValueOf(p.Value.Value()), depth+1); why != "" {
+			return fmt.Sprintf(" %q", p.Name) + w, why
+		}
+		return "", ""
 	}
 	switch v.Kind() {
 	case reflect.String:
-		if at, why := stringFault(v.String()); why != "" {
-			return where + at, why
-		}
+		return stringFault(v.String())
 	case reflect.Slice, reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			return "", "" // ay: bytes, not a string
 		}
 		for i := 0; i < v.Len(); i++ {
-			if w, why := wireFault(v.Index(i), fmt.Sprintf("%s[%d]", where, i), depth+1); why != "" {
-				return w, why
+			if w, why := wireFault(v.Index(i), depth+1); why != "" {
+				return fmt.Sprintf("[%d]", i) + w, why
 			}
 		}
 	case reflect.Map:
 		iter := v.MapRange()
 		for iter.Next() {
-			k := fmt.Sprintf("%s[%q]", where, fmt.Sprint(iter.Key()))
-			if w, why := wireFault(iter.Key(), k+" key", depth+1); why != "" {
-				return w, why
+			if w, why := wireFault(iter.Key(), depth+1); why != "" {
+				return fmt.Sprintf("[%q] key", fmt.Sprint(iter.Key())) + w, why
 			}
-			if w, why := wireFault(iter.Value(), k, depth+1); why != "" {
-				return w, why
+			if w, why := wireFault(iter.Value(), depth+1); why != "" {
+				return fmt.Sprintf("[%q]", fmt.Sprint(iter.Key())) + w, why
 			}
 		}
 	case reflect.Struct:
@@ -127,16 +128,26 @@ func wireFault(v reflect.Value, where string, depth int) (string, string) {
 			if !t.Field(i).IsExported() {
 				continue
 			}
-			if w, why := wireFault(v.Field(i), where+"."+t.Field(i).Name, depth+1); why != "" {
-				return w, why
+			if w, why := wireFault(v.Field(i), depth+1); why != "" {
+				return "." + t.Field(i).Name + w, why
 			}
 		}
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			return wireFault(v.Elem(), where, depth+1)
+			return wireFault(v.Elem(), depth+1)
 		}
 	}
 	return "", ""
+}
+
+// valueAt returns the T that v holds, through its address when it has one
+// (an element of a slice, a field of one): that costs no allocation.
+func valueAt[T any](v reflect.Value) *T {
+	if v.CanAddr() {
+		return v.Addr().Interface().(*T)
+	}
+	x := v.Interface().(T)
+	return &x
 }
 
 // stringFault says why s cannot be a D-Bus string, with the byte offset
