@@ -96,18 +96,29 @@ func (f *fakeProcess) Finish(id uint32) error {
 // when tb's cleanup closes its stdin.
 func startFakeProcess(tb testing.TB) *fakeProcess {
 	tb.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		tb.Fatal(err)
-	}
 	// Unix socket paths are limited to 107 bytes: keep it short.
 	dir, err := os.MkdirTemp("", "sdbus-bench")
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
 	path := filepath.Join(dir, "bus")
+	stdin, stdout := startChild(tb, fakeEnv+"="+path, "fake server")
+	return &fakeProcess{Address: "unix:path=" + path, stdin: stdin, stdout: stdout}
+}
+
+// startChild runs this test binary again as a child process with env set
+// (NAME=VALUE), which makes it play a role (see TestMain), and waits for
+// its "ready" line. tb's cleanup closes its stdin, which ends it, and
+// waits for it; cleanups registered before run after.
+func startChild(tb testing.TB, env, what string) (io.WriteCloser, *bufio.Reader) {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), fakeEnv+"="+path)
+	cmd.Env = append(os.Environ(), env)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -123,14 +134,12 @@ func startFakeProcess(tb testing.TB) *fakeProcess {
 	tb.Cleanup(func() {
 		stdin.Close()
 		_ = cmd.Wait()
-		os.RemoveAll(dir)
 	})
-	f := &fakeProcess{Address: "unix:path=" + path, stdin: stdin, stdout: bufio.NewReader(stdout)}
-	line, err := f.stdout.ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "ready" {
-		tb.Fatalf("fake server did not start: %q, %v", line, err)
+	r := bufio.NewReader(stdout)
+	if line, err := r.ReadString('\n'); err != nil || strings.TrimSpace(line) != "ready" {
+		tb.Fatalf("%s did not start: %q, %v", what, line, err)
 	}
-	return f
+	return stdin, r
 }
 
 // startFakeInProcess starts a fake in this process and returns it and its

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -59,33 +58,8 @@ type churnProcess struct {
 // startChurn runs a churn process; tb's cleanup ends it.
 func startChurn(tb testing.TB) *churnProcess {
 	tb.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), churnEnv+"=1")
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		stdin.Close()
-		_ = cmd.Wait()
-	})
-	p := &churnProcess{stdin: stdin, stdout: bufio.NewReader(stdout)}
-	if line, err := p.stdout.ReadString('\n'); err != nil || line != "ready\n" {
-		tb.Fatalf("churn process did not start: %q, %v", line, err)
-	}
-	return p
+	stdin, stdout := startChild(tb, churnEnv+"=1", "churn process")
+	return &churnProcess{stdin: stdin, stdout: stdout}
 }
 
 // run makes the churn process do n jobs and waits until they are done.
