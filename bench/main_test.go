@@ -157,32 +157,34 @@ func startFakeInProcess(tb testing.TB, opts ...fakebus.Option) (*fakebus.Server,
 // clientKinds names the clients the benchmarks compare.
 var clientKinds = []string{"sdbus", "go-systemd", "raw"}
 
-// dial connects the named client to address.
+// dial connects the named client to address; tb's cleanup closes it.
 func dial(tb testing.TB, kind, address string) Client {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var c Client
-	var err error
-	switch kind {
-	case "sdbus":
-		c, err = DialSdbus(ctx, address)
-	case "go-systemd":
-		c, err = DialGoSystemd(ctx, address)
-	case "raw":
-		c, err = DialRaw(ctx, address, false)
-	case "raw+subscribe":
-		c, err = DialRaw(ctx, address, true)
-	case "sdbus+watch":
-		c, err = dialSdbusWatching(ctx, address)
-	default:
-		tb.Fatalf("unknown client %q", kind)
-	}
+	c, err := connect(ctx, kind, address)
 	if err != nil {
 		tb.Fatalf("%s: connect %s: %v", kind, address, err)
 	}
 	tb.Cleanup(c.Close)
 	return c
+}
+
+// connect connects the named client to address.
+func connect(ctx context.Context, kind, address string) (Client, error) {
+	switch kind {
+	case "sdbus":
+		return DialSdbus(ctx, address)
+	case "go-systemd":
+		return DialGoSystemd(ctx, address)
+	case "raw":
+		return DialRaw(ctx, address, false)
+	case "raw+subscribe":
+		return DialRaw(ctx, address, true)
+	case "sdbus+watch":
+		return dialSdbusWatching(ctx, address)
+	}
+	return nil, fmt.Errorf("unknown client %q", kind)
 }
 
 // nameSeq makes unit names unique within the process, so that no two jobs
