@@ -301,6 +301,7 @@ func TestScriptTraceVersion(t *testing.T) {
 		fmt.Sprintf(`<- :1\.\d+ signal org\.freedesktop\.systemd1\.Manager\.JobRemoved /org/freedesktop/systemd1 serial=\d+ sender=:1\.\d+ \(%d, "/org/freedesktop/systemd1/job/%d", "run-t1\.scope", "failed"\)`, failedJob, failedJob),
 		`-> :1\.\d+ call org\.freedesktop\.systemd1\.Manager\.StartUnit /org/freedesktop/systemd1 serial=\d+ dest=org\.freedesktop\.systemd1 \("app\.service", "replace"\)`,
 		fmt.Sprintf(`<- :1\.\d+ signal org\.freedesktop\.systemd1\.Manager\.JobRemoved /org/freedesktop/systemd1 serial=\d+ sender=:1\.\d+ \(%d, "/org/freedesktop/systemd1/job/%d", "app\.service", "done"\)`, okJob, okJob),
+		fmt.Sprintf(`== script unit="run-t1\.scope" job=%d job_type=start rule=scripts\[0\] pattern="run-\*\.scope" step=result result=failed`, failedJob),
 	}
 	// Every line is present. Only the calls of one client are traced in a
 	// guaranteed order (a reply and a JobRemoved queued by different
