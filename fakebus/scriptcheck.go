@@ -330,7 +330,9 @@ func (m *manager) knownUnitsLocked(pattern string) []*unit {
 	var out []*unit
 	for _, n := range sorted {
 		if u := m.units[n]; u != nil {
-			out = append(out, u)
+			if u.load == "loaded" {
+				out = append(out, u) // not masked, not bad-setting
+			}
 			continue
 		}
 		src, ok := m.sourceLocked(n)
