@@ -491,9 +491,12 @@ func fmSliceProps() []sdbus.Property {
 	return []sdbus.Property{sdbus.PropDescription("fault matrix"), sdbus.PropDefaultDependencies(false)}
 }
 
+// fmServiceFile is a service whose jobs its script decides: its command is
+// one the fake does not interpret, so that no scripted result contradicts
+// it.
 func fmServiceFile(name string) fakebus.UnitFile {
 	return fakebus.UnitFile{Name: name, Properties: []sdbus.Property{
-		sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/true"}, false),
+		sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/usr/libexec/fault-matrix-payload"}, false),
 	}}
 }
 

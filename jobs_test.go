@@ -237,7 +237,7 @@ func TestJobRemovedBeforeReply(t *testing.T) {
 		want  sdbus.JobResult
 	}{
 		{"early-ok.slice", sliceProps(), sdbus.JobDone},
-		{"early-fail.service", oneshot("/bin/true"), sdbus.JobFailed},
+		{"early-fail.service", oneshot("/bin/false"), sdbus.JobFailed},
 	} {
 		j, err := c.StartTransientUnit(ctx, tc.unit, sdbus.ModeReplace, tc.props)
 		if err != nil {
@@ -387,7 +387,7 @@ func TestForgedAndMalformedJobRemovedIgnored(t *testing.T) {
 				if err := s.Script("victim.service", fakebus.Script{Faults: tc.fault, Result: sdbus.JobFailed, Delay: 10 * time.Millisecond}); err != nil {
 					t.Fatal(err)
 				}
-				j, err := c.StartTransientUnit(ctx, "victim.service", sdbus.ModeReplace, oneshot("/bin/true"))
+				j, err := c.StartTransientUnit(ctx, "victim.service", sdbus.ModeReplace, oneshot("/bin/false"))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -433,11 +433,11 @@ func TestResultArrivedBeforeDisconnectIsReported(t *testing.T) {
 			const rounds = 40
 			for i := 0; i < rounds; i++ {
 				c := s.Conn(t, opts...)
-				name, want := fmt.Sprintf("last-%d.service", i), sdbus.JobDone
+				name, want, cmd := fmt.Sprintf("last-%d.service", i), sdbus.JobDone, "/bin/true"
 				if i%2 == 1 {
-					name, want = fmt.Sprintf("last-fail-%d.service", i), sdbus.JobFailed
+					name, want, cmd = fmt.Sprintf("last-fail-%d.service", i), sdbus.JobFailed, "/bin/false"
 				}
-				j, err := c.StartTransientUnit(ctx, name, sdbus.ModeReplace, oneshot("/bin/true"))
+				j, err := c.StartTransientUnit(ctx, name, sdbus.ModeReplace, oneshot(cmd))
 				if err != nil {
 					t.Fatal(err)
 				}

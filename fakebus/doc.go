@@ -188,8 +188,43 @@
 //     and DisableUnitFiles act on.
 //
 // Like systemd, the fake ignores keys it does not know and assignments
-// whose value it cannot use; an empty assignment resets a list. A service
-// with neither ExecStart= nor ExecStop= has LoadState bad-setting.
+// whose value it cannot use; an empty assignment resets a list. It says
+// so: WithNotes gets a NoteSettings naming them ("Section.Key") as the
+// unit loads. A service with neither ExecStart= nor ExecStop= has
+// LoadState bad-setting.
+//
+// # Settings
+//
+// Every setting StartTransientUnit and SetUnitProperties take, and unit
+// files and UnitFile carry, is modelled (it changes what the fake does:
+// jobs, states, checks), stored only, or refused (PropertyReadOnly or
+// InvalidArgs; in a unit file, a line ignored as above). Stored-only
+// settings are checked and kept, and Get reads back those the fake has a
+// property for (the resource limits sum up in the Effective* ones), but
+// the fake never acts on them. WithNotes gets a NoteSettings listing the
+// ones each unit got (fakesystemd --trace: a "== settings" line), from
+// StartTransientUnit, SetUnitProperties or its unit file. They are:
+//
+//	AddRef After AllowedCPUs AllowedMemoryNodes Before BlockIOAccounting
+//	BlockIOWeight CPUAccounting CPUQuotaPerSecUSec CPUQuotaPeriodUSec
+//	CPUShares CPUWeight DefaultDependencies DelegateSubgroup DeviceAllow
+//	DevicePolicy DisableControllers Documentation Environment ExecCondition
+//	FinalKillSignal Group IOAccounting IODeviceLatencyTargetUSec
+//	IODeviceWeight IOReadBandwidthMax IOReadIOPSMax IOWeight
+//	IOWriteBandwidthMax IOWriteIOPSMax IPAccounting JobTimeoutUSec KillMode
+//	KillSignal Listen ManagedOOMMemoryPressure ManagedOOMSwap
+//	MemoryAccounting MemoryHigh MemoryLimit MemoryLow MemoryMax MemoryMin
+//	MemorySwapMax MemoryZSwapMax Nice OOMPolicy OOMScoreAdjust OnFailure
+//	PartOf Restart RestartUSec RuntimeMaxUSec SendSIGHUP SendSIGKILL
+//	StartLimitBurst StartLimitIntervalUSec StartupAllowedCPUs
+//	StartupCPUWeight StartupIOWeight StopWhenUnneeded TasksAccounting
+//	TasksMax TimeoutStartUSec TimeoutStopUSec User WorkingDirectory
+//
+// The others are modelled: Description, the dependencies Wants=,
+// Requires=, Requisite=, BindsTo= and Conflicts=, RefuseManualStart=,
+// RefuseManualStop=, AllowIsolate=, CollectMode=, Conditions, Asserts,
+// Slice=, Type=, the Exec* commands but ExecCondition=, RemainAfterExit=,
+// a scope's PIDs, Delegate= and DelegateControllers=.
 //
 // # Faults
 //
@@ -200,6 +235,30 @@
 // (FaultDropConnection) or right after the job's JobRemoved
 // (FaultDropAfterJobRemoved: reply, JobRemoved, EOF, in that order). DropConnections,
 // FinishJob, EmitJobRemoved and EmitJobRemovedFrom do the same on demand.
+// WithNotes gets a NoteScript for each job a rule matches: the rule
+// (Rule: its index, pattern and step, "results[1]" say), the job and the
+// result the rule gives it.
+//
+// A script result must not contradict what the fake works out from a
+// service's commands. The fake decides a job alone when the commands it
+// runs exit at once with a status it knows (/bin/true, /bin/false,
+// sh -c 'exit N', sleep 0, in ExecStartPre=, ExecStart=, ExecStartPost=
+// and, for reload jobs, ExecReload=, failures of "-" commands ignored):
+// the start fails (a failing ExecStartPre=, ExecStartPost= or oneshot
+// ExecStart=), is done and the unit then fails (a failing ExecStart= of
+// another Type), or succeeds. done or skipped where the start fails or
+// the unit fails, and failed or timeout where it succeeds, contradict
+// it; other results (canceled, dependency, ...) describe what happened
+// around a job and never do. A command the fake does not know, or one
+// that runs for a while (sleep 5, sleep infinity), leaves the job to the
+// script: give a unit such a command to script its failures. Script
+// refuses a contradicting rule with a *ScriptConflict naming the unit,
+// the rule's step and the deciding command when it can see the unit (a
+// loaded unit, a UnitFile, a unit file in the unit directories), and so
+// does AddUnitFile for a unit a rule already matches; for a unit it sees
+// only later (a transient unit), the job's check lets the script win and
+// records the conflict: ScriptConflicts, a NoteConflict, and New fails
+// the test.
 //
 // Faults in a client connection's life:
 //

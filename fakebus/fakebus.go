@@ -42,6 +42,7 @@ type config struct {
 	version   string
 	backports map[string]bool
 	trace     func(Event)
+	notes     func(Note)
 	units     []UnitFile
 	// unitDir and runtimeUnitDir are the unit directories (unitdir.go);
 	// "" for a temporary directory.
@@ -144,7 +145,8 @@ func Start(opts ...Option) (*Server, error) {
 }
 
 // New starts a Server for a test or benchmark and closes it when tb's
-// cleanup runs. Setup failures fail tb.
+// cleanup runs. Setup failures fail tb, and so does each script rule
+// found to contradict a unit's commands as its job ran (ScriptConflicts).
 func New(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s, err := Start(opts...)
@@ -154,6 +156,9 @@ func New(tb testing.TB, opts ...Option) *Server {
 	tb.Cleanup(func() {
 		if err := s.Close(); err != nil {
 			tb.Errorf("fakebus: close: %v", err)
+		}
+		for _, c := range s.ScriptConflicts() {
+			tb.Errorf("fakebus: %s", c.Text())
 		}
 	})
 	return s

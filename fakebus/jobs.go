@@ -28,6 +28,8 @@ type job struct {
 	unit   *unit
 	state  string // "waiting" or "running"
 	script Script
+	rule   Rule // the script rule that matched, if script is from one
+	ruled  bool // a script rule matched
 	// waits are the jobs this one runs after; deps are those whose
 	// failure fails this one (requirement dependencies).
 	waits        map[*job]bool
@@ -94,7 +96,10 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 	}
 	m.lastJob++
 	j = &job{id: m.lastJob, typ: typ, unit: u, state: "waiting", waits: map[*job]bool{}, deps: map[*job]bool{}}
-	j.script = m.scriptForLocked(u.name, typ)
+	j.script, j.rule, j.ruled = m.scriptForLocked(u.name, typ)
+	if j.ruled {
+		m.noteLocked(Note{Kind: NoteScript, Unit: u.name, Job: j.id, JobType: string(typ), Rule: j.rule, Result: j.script.Result, Script: j.script})
+	}
 	j.irreversible = mode == sdbus.ModeReplaceIrreversibly
 	m.jobs[j.id] = j
 	u.job = j
@@ -276,6 +281,11 @@ func (m *manager) emitJobStateLocked(j *job) {
 func (m *manager) runLocked(j *job) {
 	u := j.unit
 	if r := j.script.Result; r != "" && j.typ != jobStop {
+		if c := conflictLocked(u, j.typ, j.rule, r); c != nil && j.ruled {
+			c.Job, c.JobType = j.id, string(j.typ)
+			m.conflicts = append(m.conflicts, *c)
+			m.noteLocked(Note{Kind: NoteConflict, Unit: u.name, Job: j.id, JobType: string(j.typ), Rule: j.rule, Result: r, Conflict: c})
+		}
 		m.scriptedLocked(j, r)
 		return
 	}

@@ -189,6 +189,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 			m.setPropLocked(u, p.Name, p.Value)
 			changed = append(changed, p.Name)
 		}
+		m.settingsNoteLocked(u.name, "SetUnitProperties", changed, nil)
 		if u.fromFile {
 			// systemd keeps them in a drop-in (system.control), which
 			// outlives daemon-reload and the unit's unloading.

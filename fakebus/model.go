@@ -71,6 +71,7 @@ type manager struct {
 	held       []jobSignal // JobRemoved held back while reloading
 	reloadFor  time.Duration
 	scripts    []scriptRule
+	conflicts  []ScriptConflict // found as jobs ran (scriptcheck.go)
 	timers     map[*time.Timer]struct{}
 	closed     bool
 }
@@ -570,6 +571,9 @@ func (m *manager) addFileLocked(f UnitFile) error {
 	if err := m.checkAliasesLocked(f); err != nil {
 		return err
 	}
+	if c := m.fileConflictLocked(f.Name, props); c != nil {
+		return c
+	}
 	f.Properties = props
 	f.Aliases = append([]string(nil), f.Aliases...)
 	if old, ok := m.files[f.Name]; ok {
@@ -643,19 +647,28 @@ type execCommand struct {
 	IgnoreFailure bool
 }
 
+// interpret returns what a command does in the fake: a command it does
+// not know runs until it is stopped.
 func interpret(argv []string) process {
+	p, _ := interpretKnown(argv)
+	return p
+}
+
+// interpretKnown is interpret, reporting whether the fake knows the
+// command (known false: it runs until stopped).
+func interpretKnown(argv []string) (p process, known bool) {
 	if len(argv) == 0 {
-		return process{runFor: -1}
+		return process{runFor: -1}, false
 	}
 	switch path.Base(argv[0]) {
 	case "true":
-		return process{}
+		return process{}, true
 	case "false":
-		return process{exit: 1}
+		return process{exit: 1}, true
 	case "sleep":
 		if len(argv) == 2 {
 			if d, ok := parseSleep(argv[1]); ok {
-				return process{runFor: d}
+				return process{runFor: d}, true
 			}
 		}
 	case "sh", "bash", "dash":
@@ -664,20 +677,20 @@ func interpret(argv []string) process {
 			switch {
 			case len(f) == 2 && f[0] == "exit":
 				if n, err := strconv.Atoi(f[1]); err == nil {
-					return process{exit: n}
+					return process{exit: n}, true
 				}
 			case len(f) == 2 && f[0] == "sleep":
 				if d, ok := parseSleep(f[1]); ok {
-					return process{runFor: d}
+					return process{runFor: d}, true
 				}
 			case len(f) == 1 && (f[0] == "true" || f[0] == ":"):
-				return process{}
+				return process{}, true
 			case len(f) == 1 && f[0] == "false":
-				return process{exit: 1}
+				return process{exit: 1}, true
 			}
 		}
 	}
-	return process{runFor: -1}
+	return process{runFor: -1}, false
 }
 
 func parseSleep(s string) (time.Duration, bool) {

@@ -439,9 +439,12 @@ func (m *manager) startTransientLocked(c *busd.Call) error {
 		nu := todo[i]
 		u := m.newUnitLocked(nu.name)
 		u.transient = true
+		names := make([]string, 0, len(nu.props))
 		for _, p := range nu.props {
 			m.setPropLocked(u, p.Name, p.Value)
+			names = append(names, p.Name)
 		}
+		m.settingsNoteLocked(u.name, "StartTransientUnit", names, nil)
 		m.indexLocked(u)
 		main = u
 	}

@@ -77,6 +77,16 @@ type scriptRule struct {
 // Script applies sc to the jobs of every unit whose name matches pattern
 // (path.Match syntax, e.g. "run-*.scope"), from the next job on. Later
 // scripts take precedence over earlier ones for the same unit.
+//
+// A result of sc that contradicts what a matching unit's commands give
+// (see ScriptConflict: "done" for a service whose ExecStart= is /bin/false,
+// "failed" for one whose commands are all /bin/true) is refused with a
+// *ScriptConflict when the fake can see the unit now: a loaded unit, a
+// unit of AddUnitFile or WithUnitFile, a unit file in the unit
+// directories. Nothing is installed then. For a unit it cannot see yet (a
+// transient unit, a unit file added later) the check runs as each job
+// does: the script wins, and the conflict is recorded (ScriptConflicts;
+// New fails the test with it) and reported to WithNotes.
 func (s *Server) Script(pattern string, sc Script) error {
 	if _, err := path.Match(pattern, ""); err != nil {
 		return fmt.Errorf("fakebus: bad pattern %q: %w", pattern, err)
@@ -84,6 +94,12 @@ func (s *Server) Script(pattern string, sc Script) error {
 	s.m.mu.Lock()
 	defer s.m.mu.Unlock()
 	sc.Results = append([]sdbus.JobResult(nil), sc.Results...)
+	index := len(s.m.scripts)
+	for _, u := range s.m.knownUnitsLocked(pattern) {
+		if c := ruleConflictLocked(u, index, pattern, sc, 0); c != nil {
+			return c
+		}
+	}
 	s.m.scripts = append(s.m.scripts, scriptRule{pattern, sc, map[string]int{}})
 	return nil
 }
@@ -95,21 +111,43 @@ func (s *Server) ClearScripts() {
 	s.m.scripts = nil
 }
 
-func (m *manager) scriptForLocked(name string, typ jobType) Script {
+// ScriptConflicts returns the conflicts between script rules and units'
+// commands found as jobs ran, in order (see Script).
+func (s *Server) ScriptConflicts() []ScriptConflict {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	return append([]ScriptConflict(nil), s.m.conflicts...)
+}
+
+// scriptForLocked returns the script of the rule for a new job of type typ
+// of unit name, with Result the one for this job, the rule's step, and
+// whether a rule matched.
+func (m *manager) scriptForLocked(name string, typ jobType) (Script, Rule, bool) {
 	for i := len(m.scripts) - 1; i >= 0; i-- {
 		r := &m.scripts[i]
 		if ok, _ := path.Match(r.pattern, name); !ok {
 			continue
 		}
 		sc := r.script
-		if n := r.used[name]; n < len(sc.Results) && (typ == jobStart || typ == jobRestart || typ == jobReload) {
+		rule := Rule{Index: i, Pattern: r.pattern}
+		sequenced := typ == jobStart || typ == jobRestart || typ == jobReload
+		switch n := r.used[name]; {
+		case typ == jobStop:
+			sc.Result = "" // stop jobs are not affected
+		case sequenced && n < len(sc.Results):
 			r.used[name] = n + 1
 			sc.Result = sc.Results[n]
+			rule.Step = fmt.Sprintf("results[%d]", n)
+		default:
+			rule.Step = "result"
+		}
+		if sc.Result == "" {
+			rule.Step = ""
 		}
 		sc.Results = nil
-		return sc
+		return sc, rule, true
 	}
-	return Script{}
+	return Script{}, Rule{}, false
 }
 
 // UnitFile describes a unit the fake can load by name, as if a unit file

@@ -218,6 +218,7 @@ type unitSource struct {
 	bad     bool // LoadState bad-setting
 	props   []sdbus.Property
 	aliases []string
+	ignored []string // the unit file's lines the fake did not use
 }
 
 // sourceLocked finds the configuration of unit name: a file in the unit
@@ -241,6 +242,7 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 		}
 		pu := m.parseUnitFile(name, data)
 		src.props = append(pu.props, m.wantsDirsLocked(name)...)
+		src.ignored = pu.ignored
 		src.bad = strings.HasSuffix(name, ".service") && !hasProp(pu.props, "ExecStart") && !hasProp(pu.props, "ExecStop")
 		src.aliases = m.diskAliasesLocked(name, e.file)
 		return src, true
@@ -318,8 +320,17 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 		u.load = "loaded"
 	}
 	u.props = map[string]dbus.Variant{}
+	names := make([]string, 0, len(src.props))
 	for _, p := range src.props {
 		m.setPropLocked(u, p.Name, p.Value)
+		names = append(names, p.Name)
+	}
+	from := src.file
+	if from == "" {
+		from = "AddUnitFile"
+	}
+	if !src.masked {
+		m.settingsNoteLocked(u.name, from, names, src.ignored)
 	}
 	for _, p := range m.control[src.name] {
 		m.setPropLocked(u, p.Name, p.Value)

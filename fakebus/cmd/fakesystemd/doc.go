@@ -107,6 +107,22 @@
 //     duplicate-job-removed, forged-job-removed, wrong-path-job-removed,
 //     malformed-job-removed, drop-connection, drop-after-job-removed.
 //
+// A result must not contradict what the fake works out from a service's
+// commands (see "Faults" in the fakebus documentation): done (or skipped)
+// for a service whose start /bin/false fails (in ExecStartPre=, a oneshot's
+// ExecStart=, ExecStartPost=) or whose main process exits non-zero at
+// once, failed or timeout for one whose commands all exit 0 at once
+// (/bin/true, sh -c 'exit 0'). Commands the fake does not know, and ones
+// that run for a while (sleep 5, sleep infinity), leave the job to the
+// script. A rule that contradicts a unit of "units" or a unit file in
+// --unit-dir is an error naming the rule's step, the unit and the
+// command; one that contradicts a unit made later (a transient unit) is
+// found as its job runs: the script wins, and stderr gets one line,
+//
+//	fakesystemd: warning: script.json: scripts[0].results[0]: "failed" contradicts unit t-1.service: with ExecStart=/bin/true (Type=oneshot) its start job 5 succeeds; the script wins
+//
+// or, with --trace, a "== conflict" line (below).
+//
 // Each entry of "units" is a fakebus.UnitFile: a unit StartUnit, LoadUnit
 // and friends find by name, "aliases" for its other names (Alias=),
 // "masked" to make starting it fail with UnitMasked, "active" to have it
@@ -136,6 +152,7 @@
 //
 //	fakesystemd: script.json: scripts[1].faults[0]: unknown fault "dup" (known: ...)
 //	fakesystemd: script.json: units[0].properties.MemoryMax: "t lots": column 3: want a uint64, got "lots"
+//	fakesystemd: script.json: scripts[0].result: "done" contradicts unit broken.service: with ExecStart=/bin/false (Type=oneshot) its start job fails; give the unit a command the fake does not interpret, or drop the rule
 //
 // testdata/example.json in the source is a complete example.
 //
@@ -168,6 +185,35 @@
 //	<- :1.2 signal org.freedesktop.systemd1.Manager.JobRemoved /org/freedesktop/systemd1 serial=4 sender=:1.1 (1, "/org/freedesktop/systemd1/job/1", "run-t1.scope", "failed")
 //	-> :1.5 call org.freedesktop.systemd1.Manager.StartTransientUnit /org/freedesktop/systemd1 serial=2 dest=org.freedesktop.systemd1 ("x.slice", "replace", [], [])
 //	<- :1.5 error org.freedesktop.systemd1.UnitExists serial=4 reply_serial=2 sender=:1.1 ("Unit x.slice was already loaded or has a fragment file.")
+//
+// The fake's own notes, on what no message shows, are lines that start
+// with "==", a kind, then KEY=VALUE fields, strings quoted as in Go and
+// lists separated by commas:
+//
+//	== script unit=U job=N job_type=T rule=scripts[N] pattern=P step=S result=R [delay=D] [reply_delay=D] [faults=F,...]
+//	== conflict unit=U job=N job_type=T rule=scripts[N] pattern=P step=S result=R outcome=O command=C service_type=T
+//	== settings unit=U from=F [stored=NAME,...] [ignored=Section.Key,...]
+//
+// "script" is a job a script rule matched as it was queued: the rule
+// (scripts[N] of the script file, its pattern), the step that gives the
+// job its result ("result", "results[N]"; "-" when the rule gives none,
+// for a stop job or a "" step: the unit's commands decide) and the
+// result ("-" then), and the rule's delay, reply delay and faults.
+// "conflict" is a result that contradicts the unit's commands, found as
+// the job ran (the script won): outcome is what the commands give
+// (succeeds, fails, or unit-fails: the job is done, then the unit fails),
+// command the one that decides it. "settings" names the settings a unit
+// got, from StartTransientUnit, SetUnitProperties or its unit file (its
+// path; "AddUnitFile" for a unit of the script's "units"), that the fake
+// keeps without acting on them (stored: the list in the fakebus
+// documentation, "Settings"), and a unit file's assignments it did not
+// use (ignored: an unknown key, a value it cannot use, a section it does
+// not read). For example, a transient oneshot service running /bin/true
+// that the script's second rule fails:
+//
+//	== settings unit="t-1.service" from="StartTransientUnit" stored=MemoryMax
+//	== script unit="t-1.service" job=5 job_type=start rule=scripts[1] pattern="t-*.service" step=results[0] result=failed
+//	== conflict unit="t-1.service" job=5 job_type=start rule=scripts[1] pattern="t-*.service" step=results[0] result=failed outcome=succeeds command="ExecStart=/bin/true" service_type=oneshot
 //
 // Lines are written whole, never mixed. The messages a client sends are
 // traced in the order it sent them; messages delivered to it are traced as

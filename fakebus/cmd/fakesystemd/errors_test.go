@@ -124,6 +124,15 @@ func TestErrors(t *testing.T) {
 			stderr: `fakesystemd: SCRIPT: units[0].properties.ExecStart: "a(sasb [('/bin/true', ['/bin/true'], false)]": invalid D-Bus type "a(sasb"`},
 		{name: "bad struct value", script: `{"units": [{"name": "a.service", "properties": {"ExecStart": "a(sasb) [('/bin/true', '/bin/true', false)]"}}]}`, code: 1,
 			stderr: `fakesystemd: SCRIPT: units[0].properties.ExecStart: "a(sasb) [('/bin/true', '/bin/true', false)]": column 24: want "[" to start an array, got "'/bin/true', false)]"`},
+		{name: "script says done, ExecStart fails", script: `{"scripts": [{"pattern": "x.service"}, {"pattern": "app*", "result": "done"}],
+			"units": [{"name": "app.service", "properties": {"Type": "s 'oneshot'", "ExecStart": "a(sasb) [('/bin/false', ['/bin/false'], false)]"}}]}`, code: 1,
+			stderr: `fakesystemd: SCRIPT: scripts[1].result: "done" contradicts unit app.service: with ExecStart=/bin/false (Type=oneshot) its start job fails; give the unit a command the fake does not interpret, or drop the rule`},
+		{name: "second step says failed, ExecStart succeeds", script: `{"scripts": [{"pattern": "app.service", "results": ["", "failed"]}],
+			"units": [{"name": "app.service", "properties": {"ExecStart": "a(sasb) [('/bin/sh', ['/bin/sh', '-c', 'exit 0'], false)]"}}]}`, code: 1,
+			stderr: `fakesystemd: SCRIPT: scripts[0].results[1]: "failed" contradicts unit app.service: with ExecStart=/bin/sh -c "exit 0" (Type=simple) its start job succeeds; give the unit a command the fake does not interpret, or drop the rule`},
+		{name: "script says done, ExecStartPre fails", script: `{"scripts": [{"pattern": "app.service", "results": ["done"]}],
+			"units": [{"name": "app.service", "properties": {"ExecStartPre": "a(sasb) [('/bin/false', ['/bin/false'], false)]", "ExecStart": "a(sasb) [('/usr/bin/app', ['/usr/bin/app'], false)]"}}]}`, code: 1,
+			stderr: `fakesystemd: SCRIPT: scripts[0].results[0]: "done" contradicts unit app.service: with ExecStartPre=/bin/false (Type=simple) its start job fails; give the unit a command the fake does not interpret, or drop the rule`},
 	}
 	for _, tt := range tests {
 		tt := tt

@@ -157,10 +157,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.cgroupRoot != "" {
 		opts = append(opts, fakebus.WithCgroupRoot(o.cgroupRoot))
 	}
+	t := &tracer{w: stderr}
 	if o.trace {
-		t := &tracer{w: stderr}
 		opts = append(opts, fakebus.WithTrace(t.event))
 	}
+	n := &notes{t: t, trace: o.trace, script: o.script}
+	opts = append(opts, fakebus.WithNotes(n.note))
 	s, err := fakebus.Start(opts...)
 	if err != nil {
 		// Name the script's element, as the script's own checks do.
@@ -177,6 +179,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer s.Close()
 	for _, ps := range st.Scripts {
 		if err := s.Script(ps.Pattern, ps.Script); err != nil {
+			var c *fakebus.ScriptConflict
+			if errors.As(err, &c) {
+				return errors.New(conflictText(o.script, c, "give the unit a command the fake does not interpret, or drop the rule"))
+			}
 			return err
 		}
 	}

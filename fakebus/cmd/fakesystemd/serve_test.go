@@ -220,8 +220,13 @@ func TestStopSignals(t *testing.T) {
 	}
 }
 
-// traceRE is the format of every trace line (see the package doc).
-var traceRE = regexp.MustCompile(`^(->|<-) (:1\.[0-9]+|-) (call [^ ]+ [^ ]+|signal [^ ]+ [^ ]+|reply|error [^ ]+) serial=[0-9]+( reply_serial=[0-9]+)?( sender=[^ ]+)?( dest=[^ ]+)? \(.*(\)|\.\.\.)$`)
+// traceRE is the format of every trace line (see the package doc): a
+// message, or a note of the fake's.
+var traceRE = regexp.MustCompile(`^(` +
+	`(->|<-) (:1\.[0-9]+|-) (call [^ ]+ [^ ]+|signal [^ ]+ [^ ]+|reply|error [^ ]+) serial=[0-9]+( reply_serial=[0-9]+)?( sender=[^ ]+)?( dest=[^ ]+)? \(.*(\)|\.\.\.)` +
+	`|` +
+	`== (script|conflict|settings) unit="([^"\\]|\\.)*"( [a-z_]+=("([^"\\]|\\.)*"|[^ ",]+)(,("([^"\\]|\\.)*"|[^ ",]+))*)*` +
+	`)$`)
 
 // TestScriptTraceVersion drives a scripted fake with the real sdbus
 // client: a scripted failure, a unit file, --version and --trace.
@@ -296,6 +301,7 @@ func TestScriptTraceVersion(t *testing.T) {
 		fmt.Sprintf(`<- :1\.\d+ signal org\.freedesktop\.systemd1\.Manager\.JobRemoved /org/freedesktop/systemd1 serial=\d+ sender=:1\.\d+ \(%d, "/org/freedesktop/systemd1/job/%d", "run-t1\.scope", "failed"\)`, failedJob, failedJob),
 		`-> :1\.\d+ call org\.freedesktop\.systemd1\.Manager\.StartUnit /org/freedesktop/systemd1 serial=\d+ dest=org\.freedesktop\.systemd1 \("app\.service", "replace"\)`,
 		fmt.Sprintf(`<- :1\.\d+ signal org\.freedesktop\.systemd1\.Manager\.JobRemoved /org/freedesktop/systemd1 serial=\d+ sender=:1\.\d+ \(%d, "/org/freedesktop/systemd1/job/%d", "app\.service", "done"\)`, okJob, okJob),
+		fmt.Sprintf(`== script unit="run-t1\.scope" job=%d job_type=start rule=scripts\[0\] pattern="run-\*\.scope" step=result result=failed`, failedJob),
 	}
 	// Every line is present. Only the calls of one client are traced in a
 	// guaranteed order (a reply and a JobRemoved queued by different
@@ -428,5 +434,83 @@ func TestUnitDir(t *testing.T) {
 	}
 	if target, err := os.Readlink(filepath.Join(units, "multi-user.target.wants", "app.service")); err != nil || target != file {
 		t.Errorf("after exit: symlink to %q, %v; want it kept, to %s", target, err, file)
+	}
+}
+
+// TestTraceNotes: with --trace the fake notes which script rule matched a
+// job, the conflict of a rule with a transient unit's commands, and the
+// settings it keeps without acting on them; without --trace only the
+// conflict is written, as a warning.
+func TestTraceNotes(t *testing.T) {
+	for _, trace := range []bool{true, false} {
+		t.Run(fmt.Sprintf("trace=%v", trace), func(t *testing.T) {
+			script := writeFile(t, "script.json", `{"scripts": [{"pattern": "web.service", "delay": "10ms"}, {"pattern": "t-*.service", "results": ["failed"]}]}`)
+			dir := socketDir(t)
+			units := filepath.Join(dir, "units")
+			if err := os.MkdirAll(units, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(units, "web.service")
+			if err := os.WriteFile(file, []byte("[Unit]\nAfter=network.target\n[Service]\nExecStart=/usr/bin/web\nUser=www\nBogus=1\n[X-Vendor]\nA=b\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--socket", filepath.Join(dir, "bus"), "--print-address", "--unit-dir", units, "--script", script}
+			if trace {
+				args = append(args, "--trace")
+			}
+			p, addrs := startProgram(t, 1, args...)
+			ctx := testContext(t)
+			c, err := sdbus.Connect(ctx, addrs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			web, err := c.StartUnit(ctx, "web.service", sdbus.ModeReplace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, err := web.Wait(ctx); r != sdbus.JobDone {
+				t.Errorf("web.service: %s, %v; want done", r, err)
+			}
+			j, err := c.StartTransientUnit(ctx, "t-1.service", sdbus.ModeReplace, []sdbus.Property{
+				sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/true"}, false), sdbus.PropMemoryMax(1 << 30)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := j.Wait(ctx); r != sdbus.JobFailed {
+				t.Errorf("t-1.service: %s; want failed, as scripted", r)
+			}
+			c.Close()
+			if code, _ := p.stop(syscall.SIGTERM); code != 0 {
+				t.Errorf("exit %d; stderr: %s", code, p.stderr)
+			}
+			stderr := p.stderr.String()
+			if !trace {
+				want := fmt.Sprintf(`fakesystemd: warning: %s: scripts[1].results[0]: "failed" contradicts unit t-1.service: with ExecStart=/bin/true (Type=oneshot) its start job %d succeeds; the script wins`+"\n", script, j.ID())
+				if diff := cmp.Diff(want, stderr); diff != "" {
+					t.Errorf("stderr (-want +got):\n%s", diff)
+				}
+				return
+			}
+			var notes []string
+			for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+				if !traceRE.MatchString(l) {
+					t.Errorf("not a trace line: %q", l)
+				}
+				if strings.HasPrefix(l, "== ") {
+					notes = append(notes, l)
+				}
+			}
+			want := []string{
+				fmt.Sprintf(`== settings unit="web.service" from=%q stored=After,User ignored=Service.Bogus,X-Vendor.A`, file),
+				fmt.Sprintf(`== script unit="web.service" job=%d job_type=start rule=scripts[0] pattern="web.service" step=- result=- delay=10ms`, web.ID()),
+				`== settings unit="t-1.service" from="StartTransientUnit" stored=MemoryMax`,
+				fmt.Sprintf(`== script unit="t-1.service" job=%d job_type=start rule=scripts[1] pattern="t-*.service" step=results[0] result=failed`, j.ID()),
+				fmt.Sprintf(`== conflict unit="t-1.service" job=%d job_type=start rule=scripts[1] pattern="t-*.service" step=results[0] result=failed outcome=succeeds command="ExecStart=/bin/true" service_type=oneshot`, j.ID()),
+			}
+			if diff := cmp.Diff(want, notes); diff != "" {
+				t.Errorf("notes (-want +got):\n%s\ntrace:\n%s", diff, stderr)
+			}
+		})
 	}
 }

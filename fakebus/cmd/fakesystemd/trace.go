@@ -24,11 +24,114 @@ type tracer struct {
 	w  io.Writer
 }
 
-func (t *tracer) event(e fakebus.Event) {
-	line := traceLine(e)
+func (t *tracer) event(e fakebus.Event) { t.write(traceLine(e)) }
+
+func (t *tracer) write(line string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_, _ = io.WriteString(t.w, line) // nowhere to report a failure
+}
+
+// notes writes the fake's notes: with --trace every note as a trace line,
+// without it the script conflicts found as jobs ran as warnings.
+type notes struct {
+	t      *tracer
+	trace  bool
+	script string // the script file's name, for warnings
+}
+
+func (n *notes) note(x fakebus.Note) {
+	switch {
+	case n.trace:
+		n.t.write(noteLine(x))
+	case x.Kind == fakebus.NoteConflict:
+		n.t.write("fakesystemd: warning: " + conflictText(n.script, x.Conflict, "the script wins") + "\n")
+	}
+}
+
+// conflictText words a script conflict with the rule's path in the script
+// file: script.json: scripts[0].results[1]: "failed" contradicts ...
+func conflictText(script string, c *fakebus.ScriptConflict, advice string) string {
+	return fmt.Sprintf("%s: scripts[%d].%s: %q contradicts unit %s: %s; %s",
+		script, c.Rule.Index, c.Rule.Step, c.Result, c.Unit, c.Contradiction(), advice)
+}
+
+// noteLine formats a note as a trace line, newline included:
+//
+//	== script unit=U job=N job_type=T rule=scripts[N] pattern=P step=S result=R [delay=D] [reply_delay=D] [faults=F,...]
+//	== conflict unit=U job=N job_type=T rule=scripts[N] pattern=P step=S result=R outcome=O command=C service_type=T
+//	== settings unit=U from=F [stored=A,...] [ignored=Section.Key,...]
+func noteLine(x fakebus.Note) string {
+	var b strings.Builder
+	b.WriteString("== " + string(x.Kind))
+	field := func(k, v string) { b.WriteString(" " + k + "=" + v) }
+	quoted := func(k, v string) { field(k, strconv.Quote(v)) }
+	rule := func(r fakebus.Rule, res string) {
+		field("rule", fmt.Sprintf("scripts[%d]", r.Index))
+		quoted("pattern", r.Pattern)
+		field("step", orDash(r.Step))
+		field("result", orDash(res))
+	}
+	quoted("unit", x.Unit)
+	switch x.Kind {
+	case fakebus.NoteScript:
+		field("job", strconv.FormatUint(uint64(x.Job), 10))
+		field("job_type", x.JobType)
+		rule(x.Rule, string(x.Result))
+		if d := x.Script.Delay; d > 0 {
+			field("delay", d.String())
+		}
+		if d := x.Script.ReplyDelay; d > 0 {
+			field("reply_delay", d.String())
+		}
+		if f := faultList(x.Script.Faults); len(f) > 0 {
+			field("faults", strings.Join(f, ","))
+		}
+	case fakebus.NoteConflict:
+		c := x.Conflict
+		field("job", strconv.FormatUint(uint64(c.Job), 10))
+		field("job_type", c.JobType)
+		rule(c.Rule, string(c.Result))
+		field("outcome", string(c.Outcome))
+		quoted("command", c.Command)
+		field("service_type", c.ServiceType)
+	case fakebus.NoteSettings:
+		quoted("from", x.From)
+		if len(x.Stored) > 0 {
+			field("stored", nameList(x.Stored))
+		}
+		if len(x.Ignored) > 0 {
+			field("ignored", nameList(x.Ignored))
+		}
+	}
+	return b.String() + "\n"
+}
+
+// nameList joins names with commas, quoting any that is not made of
+// letters, digits, '_', '-' and '.' only.
+func nameList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if n == "" || strings.IndexFunc(n, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.')
+		}) >= 0 {
+			out[i] = strconv.Quote(n)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// faultList names the faults in f as the script file does, sorted.
+func faultList(f fakebus.Fault) []string {
+	var out []string
+	for name, x := range faultNames {
+		if f&x != 0 {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // traceLine formats one event as a line, newline included:

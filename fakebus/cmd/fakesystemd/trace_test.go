@@ -4,9 +4,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus"
 )
 
@@ -106,5 +108,61 @@ func TestTracerConcurrent(t *testing.T) {
 		if !traceRE.MatchString(l) {
 			t.Fatalf("mixed line %q", l)
 		}
+	}
+}
+
+func TestNoteLine(t *testing.T) {
+	conflict := &fakebus.ScriptConflict{Unit: "t-1.service", Rule: fakebus.Rule{Index: 2, Pattern: "t-*", Step: "results[0]"},
+		Job: 5, JobType: "start", Result: sdbus.JobFailed, Outcome: fakebus.OutcomeSucceeds,
+		Command: `ExecStart=/bin/sh -c "exit 0"`, ServiceType: "oneshot"}
+	tests := []struct {
+		name string
+		n    fakebus.Note
+		want string
+	}{
+		{"script step", fakebus.Note{Kind: fakebus.NoteScript, Unit: "run-t1.scope", Job: 3, JobType: "start",
+			Rule: fakebus.Rule{Index: 0, Pattern: "run-*.scope", Step: "results[1]"}, Result: sdbus.JobDone,
+			Script: fakebus.Script{Result: sdbus.JobDone, Delay: 200 * time.Millisecond, ReplyDelay: time.Second,
+				Faults: fakebus.FaultDuplicateJobRemoved | fakebus.FaultDropConnection}},
+			`== script unit="run-t1.scope" job=3 job_type=start rule=scripts[0] pattern="run-*.scope" step=results[1] result=done delay=200ms reply_delay=1s faults=drop-connection,duplicate-job-removed`},
+		{"script without a result", fakebus.Note{Kind: fakebus.NoteScript, Unit: "x.slice", Job: 9, JobType: "stop",
+			Rule: fakebus.Rule{Index: 1, Pattern: "x.*"}},
+			`== script unit="x.slice" job=9 job_type=stop rule=scripts[1] pattern="x.*" step=- result=-`},
+		{"conflict", fakebus.Note{Kind: fakebus.NoteConflict, Unit: "t-1.service", Job: 5, JobType: "start", Rule: conflict.Rule,
+			Result: sdbus.JobFailed, Conflict: conflict},
+			`== conflict unit="t-1.service" job=5 job_type=start rule=scripts[2] pattern="t-*" step=results[0] result=failed outcome=succeeds command="ExecStart=/bin/sh -c \"exit 0\"" service_type=oneshot`},
+		{"settings", fakebus.Note{Kind: fakebus.NoteSettings, Unit: "app.service", From: "/tmp/unit dir/app.service",
+			Stored: []string{"MemoryMax", "User"}, Ignored: []string{"Service.Bogus", "Unit.Odd Key", "X-Vendor.A"}},
+			`== settings unit="app.service" from="/tmp/unit dir/app.service" stored=MemoryMax,User ignored=Service.Bogus,"Unit.Odd Key",X-Vendor.A`},
+		{"settings, none stored", fakebus.Note{Kind: fakebus.NoteSettings, Unit: "a b.service", From: "SetUnitProperties", Ignored: []string{"Service.X"}},
+			`== settings unit="a b.service" from="SetUnitProperties" ignored=Service.X`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := noteLine(tt.n)
+			if diff := cmp.Diff(tt.want+"\n", got); diff != "" {
+				t.Errorf("noteLine (-want +got):\n%s", diff)
+			}
+			if !traceRE.MatchString(strings.TrimSuffix(got, "\n")) {
+				t.Errorf("does not match traceRE: %q", got)
+			}
+		})
+	}
+}
+
+// TestNotesWithoutTrace: without --trace only a conflict is written, as a
+// warning naming the rule's path in the script file.
+func TestNotesWithoutTrace(t *testing.T) {
+	c := &fakebus.ScriptConflict{Unit: "t-1.service", Rule: fakebus.Rule{Index: 1, Pattern: "t-*", Step: "result"},
+		Job: 7, JobType: "start", Result: sdbus.JobDone, Outcome: fakebus.OutcomeUnitFails,
+		Command: "ExecStart=/bin/false", ServiceType: "simple"}
+	var b lockedBuffer
+	n := &notes{t: &tracer{w: &b}, script: "s.json"}
+	n.note(fakebus.Note{Kind: fakebus.NoteScript, Unit: "t-1.service", Job: 7, JobType: "start", Rule: c.Rule, Result: sdbus.JobDone})
+	n.note(fakebus.Note{Kind: fakebus.NoteSettings, Unit: "t-1.service", From: "StartTransientUnit", Stored: []string{"User"}})
+	n.note(fakebus.Note{Kind: fakebus.NoteConflict, Unit: "t-1.service", Job: 7, JobType: "start", Rule: c.Rule, Result: sdbus.JobDone, Conflict: c})
+	want := `fakesystemd: warning: s.json: scripts[1].result: "done" contradicts unit t-1.service: with ExecStart=/bin/false (Type=simple) its start job 7 is done, then the unit fails; the script wins` + "\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("stderr (-want +got):\n%s", diff)
 	}
 }
