@@ -220,7 +220,8 @@ func TestDependencyBehaviour(t *testing.T) {
 			{"start", "dep.service", sleeper()},
 			{"start", "a.service", sleeper(sdbus.PropConflicts("dep.service"))},
 		}, sdbus.JobDone, "", map[string]state{
-			"a.service": {"loaded", "active", "running"}, "dep.service": {"not-found", "inactive", "dead"}}},
+			// a refers to dep: dep stays loaded.
+			"a.service": {"loaded", "active", "running"}, "dep.service": {"loaded", "inactive", "dead"}}},
 		{"conflicted by", []step{
 			{"start", "dep.service", sleeper(sdbus.PropConflicts("a.service"))},
 			{"start", "a.service", sleeper()},

@@ -351,24 +351,6 @@ func (m *manager) reloadUnitsLocked() {
 // depLists are the dependency settings that reference another unit.
 var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure"}
 
-// referencedLocked reports whether another loaded unit depends on u (by
-// its settings, or by a .wants/ or .requires/ symlink it was loaded with):
-// systemd does not collect such a unit (an enabled unit stays loaded while
-// its target is).
-func (m *manager) referencedLocked(u *unit) bool {
-	for _, o := range m.units {
-		if o == u {
-			continue
-		}
-		for _, d := range depLists {
-			if contains(o.list(d), u.name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // unitFileChange is one element of a change list, (sss).
 type unitFileChange struct{ Type, Filename, Destination string }
 
