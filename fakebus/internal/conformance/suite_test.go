@@ -138,6 +138,7 @@ var cases = []suiteCase{
 	{name: "Requisite", run: testRequisite},
 	{name: "Conflicts", run: testConflicts},
 	{name: "StopPropagation", run: testStopPropagation},
+	{name: "RestartPropagation", run: testRestartPropagation},
 	{name: "TransientSocket", run: testTransientSocket},
 	{name: "UnitLookups", run: testUnitLookups},
 	{name: "UnitProcesses", run: testUnitProcesses},
