@@ -129,6 +129,7 @@ var cases = []suiteCase{
 	{name: "UnitFileReenablePresetStatic", run: testUnitFileReenablePresetStatic},
 	{name: "UnitFilesChangedSignal", run: testUnitFilesChangedSignal},
 	{name: "UnitFileSetPropertiesSurviveReload", run: testUnitFileSetPropertiesSurviveReload},
+	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
