@@ -349,15 +349,6 @@ func (u *unit) triggers() string {
 	return strings.TrimSuffix(u.name, ".socket") + ".service"
 }
 
-// triggeredBy returns the socket that would trigger a service ("" for
-// other kinds).
-func (u *unit) triggeredBy() string {
-	if u.kind != "service" {
-		return ""
-	}
-	return strings.TrimSuffix(u.name, ".service") + ".socket"
-}
-
 // cgroup returns the unit's control group path.
 func (u *unit) cgroup() string {
 	if u.kind == "slice" {
