@@ -220,7 +220,8 @@ func TestDependencyBehaviour(t *testing.T) {
 			{"start", "dep.service", sleeper()},
 			{"start", "a.service", sleeper(sdbus.PropConflicts("dep.service"))},
 		}, sdbus.JobDone, "", map[string]state{
-			"a.service": {"loaded", "active", "running"}, "dep.service": {"not-found", "inactive", "dead"}}},
+			// a refers to dep: dep stays loaded.
+			"a.service": {"loaded", "active", "running"}, "dep.service": {"loaded", "inactive", "dead"}}},
 		{"conflicted by", []step{
 			{"start", "dep.service", sleeper(sdbus.PropConflicts("a.service"))},
 			{"start", "a.service", sleeper()},
@@ -470,5 +471,45 @@ func TestActiveAtStart(t *testing.T) {
 	}
 	if _, err := fakebus.Start(fakebus.WithUnitFile(fakebus.UnitFile{Name: "m.service", Masked: true, Active: true})); err == nil {
 		t.Error("a masked unit declared active was accepted")
+	}
+}
+
+// TestRestartPropagationFailure: when the restart of a unit that a
+// restart propagated to fails, the units that require it end their
+// try-restart with dependency, stopped (and unloaded), as on systemd 252:
+// restart a; req (Requires=a) fails its start; req2 (Requires=req) ends
+// dependency, inactive.
+func TestRestartPropagationFailure(t *testing.T) {
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	ctx := context.Background()
+	run := func(j *sdbus.Job, err error) sdbus.JobResult {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _ := j.Wait(ctx)
+		return res
+	}
+	run(c.StartTransientUnit(ctx, "a.service", sdbus.ModeReplace, sleeper()))
+	run(c.StartTransientUnit(ctx, "req.service", sdbus.ModeReplace, sleeper(sdbus.PropRequires("a.service"))))
+	run(c.StartTransientUnit(ctx, "req2.service", sdbus.ModeReplace, sleeper(sdbus.PropRequires("req.service"))))
+	if err := s.Script("req.service", fakebus.Script{Result: sdbus.JobFailed}); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(c.RestartUnit(ctx, "a.service", sdbus.ModeReplace)); got != sdbus.JobDone {
+		t.Errorf("restart of a: %s, want done", got)
+	}
+	got := map[string]state{}
+	for _, n := range []string{"a.service", "req.service", "req2.service"} {
+		got[n] = unitState(ctx, t, c, n)
+	}
+	want := map[string]state{
+		"a.service":    {"loaded", "active", "running"},
+		"req.service":  {"loaded", "failed", "failed"},
+		"req2.service": {"not-found", "inactive", "dead"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("states (-want +got):\n%s", diff)
 	}
 }

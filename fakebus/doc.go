@@ -50,7 +50,14 @@
 //     active (or starting) end the start with dependency, starting
 //     nothing (a verify-active job); Conflicts=, either way round, stops
 //     the other unit first; a stop job also stops the units that
-//     Require= or are BoundTo= its unit, before it; a unit that stops or
+//     Require=, are BoundTo= or PartOf= its unit, before it; a restart
+//     (RestartUnit, and TryRestartUnit, ReloadOrRestartUnit,
+//     ReloadOrTryRestartUnit when they restart) queues a try-restart, a
+//     restart job, for each active unit that Requires=, is BoundTo= or
+//     PartOf= its unit, transitively, ending done, or dependency when a
+//     requirement's restart fails (the unit then ends stopped); Wants=
+//     does not propagate, nor does anything under the modes
+//     ignore-requirements and ignore-dependencies; a unit that stops or
 //     fails by itself stops the units BoundTo= it (Requires= does not);
 //     Condition*= (done, unit stays inactive) and Assert*= (assert).
 //   - Services run a few commands it understands: /bin/true, /bin/false,
@@ -158,9 +165,11 @@
 //     [Install], with the keys listed under Unit files below), masked ones refuse
 //     to start (UnitMasked), .wants/ and .requires/ symlinks add
 //     dependencies, daemon-reload re-reads file-loaded units, and an
-//     inactive unit loaded from a file is unloaded unless another loaded
-//     unit depends on it. Units given with WithUnitFile or AddUnitFile
-//     play vendor units without a file, behind the directories.
+//     inactive unit loaded from a file (or transient) is unloaded unless a
+//     loaded unit that must stay refers to it (mark and sweep, as
+//     systemd's garbage collector). Units given with WithUnitFile or
+//     AddUnitFile play vendor units without a file, behind the
+//     directories; ListUnitFiles lists them under /usr/lib/systemd/system.
 //   - On the private socket, messages carry the sender
 //     org.freedesktop.systemd1, as systemd 252 sets it.
 //
@@ -294,11 +303,17 @@
 //     timers, paths, mounts and swaps are refused; a transient socket takes
 //     Listen= only.
 //   - The full job-type merge matrix (only jobs of the same type merge; any
-//     other pair conflicts), isolate, PartOf=, OnFailure=, ordering
-//     without a requirement (requirements are ordered as with After=),
-//     restart propagation, restart rate limits, timeouts and Restart=.
-//   - systemd garbage-collects units from a queue soon after they become
-//     unneeded; the fake does it at once, after announcing the state change.
+//     other pair conflicts), isolate, OnFailure=, ordering without a
+//     requirement (requirements are ordered as with After=), restart rate
+//     limits, timeouts and Restart=.
+//   - systemd runs a queued job from its event loop at idle priority, so a
+//     call that other clients sent at the same time can see the unit with
+//     its job still queued; the fake runs a job as soon as nothing holds it
+//     back, within the call that queued it. systemd garbage-collects units
+//     from a queue its event loop runs after the job that ended was
+//     announced (JobRemoved) and before it reads the next message: no
+//     client can see the difference from the fake, which collects at once,
+//     after JobRemoved.
 //   - PropertiesChanged of job objects (a job's State), which systemd sends
 //     to the job's requesters; references on units (Unit.Ref, AddRef=),
 //     which make systemd send a unit's signals without Subscribe.

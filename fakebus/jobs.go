@@ -95,7 +95,10 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		m.finishJobLocked(old, "canceled")
 	}
 	m.lastJob++
-	j = &job{id: m.lastJob, typ: typ, unit: u, state: "waiting", waits: map[*job]bool{}, deps: map[*job]bool{}}
+	// A job nobody asked for has no reply to wait for; it can even end
+	// before installLocked returns (a stop that waited only for the stops
+	// it propagated).
+	j = &job{id: m.lastJob, typ: typ, unit: u, state: "waiting", waits: map[*job]bool{}, deps: map[*job]bool{}, replied: requester == nil}
 	j.script, j.rule, j.ruled = m.scriptForLocked(u.name, typ)
 	if j.ruled {
 		m.noteLocked(Note{Kind: NoteScript, Unit: u.name, Job: j.id, JobType: string(typ), Rule: j.rule, Result: j.script.Result, Script: j.script})
@@ -110,6 +113,9 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 	})
 	if typ == jobStop {
 		m.propagateStopLocked(j, mode)
+	}
+	if typ == jobRestart && mode != sdbus.ModeIgnoreDependencies && mode != sdbus.ModeIgnoreRequirements {
+		m.propagateRestartLocked(j, mode)
 	}
 	if starts {
 		m.requisitesLocked(j, mode)
@@ -191,18 +197,52 @@ func (m *manager) conflictsLocked(j *job, mode sdbus.JobMode) {
 	}
 }
 
-// propagateStopLocked queues stop jobs for the units that require stop
-// job j's unit (Requires= or BindsTo= it) and are active or about to be;
-// j waits for them, so they stop first, as ordering after their
-// requirement would have it.
+// propagateStopLocked queues stop jobs for the units that stop job j's
+// unit stops too (Requires=, BindsTo= or PartOf= it: systemd's
+// UNIT_ATOM_PROPAGATE_STOP) and are active or about to be; j waits for
+// them, so they stop first, as ordering after their requirement would
+// have it.
 func (m *manager) propagateStopLocked(j *job, mode sdbus.JobMode) {
 	u := j.unit
 	for _, o := range m.reverseLocked() {
-		if o == u || o.perpetual || !(contains(o.list("Requires"), u.name) || contains(o.list("BindsTo"), u.name)) {
+		if o == u || o.perpetual || !propagatesFrom(o, u) {
 			continue
 		}
 		if o.isActive() || o.active == "activating" || (o.job != nil && o.job.typ != jobStop) {
 			m.queueStopLocked(j, o, mode)
+		}
+	}
+}
+
+// propagatesFrom reports whether a stop or restart of u propagates to o:
+// o has Requires=, BindsTo= or PartOf= u.
+func propagatesFrom(o, u *unit) bool {
+	return contains(o.list("Requires"), u.name) || contains(o.list("BindsTo"), u.name) || contains(o.list("PartOf"), u.name)
+}
+
+// propagateRestartLocked queues try-restart jobs for the units that a
+// restart of job j's unit restarts too (Requires=, BindsTo= or PartOf= it:
+// systemd's UNIT_ATOM_PROPAGATE_RESTART). As in systemd, a try-restart of
+// a unit that is not active (or reloading) is a no-op and queues nothing;
+// of an active one it is a restart job, which propagates in turn. The
+// restart waits for j (the requirement ordered before it) and, like
+// systemd, ends "dependency" when j fails and it is a requirement. A unit
+// that already has a job keeps it.
+func (m *manager) propagateRestartLocked(j *job, mode sdbus.JobMode) {
+	u := j.unit
+	for _, o := range m.reverseLocked() {
+		if o == u || o.perpetual || o.job != nil || !o.isActive() || !propagatesFrom(o, u) {
+			continue
+		}
+		r, _, err := m.installLocked(o, jobRestart, mode, nil)
+		if err != nil {
+			continue
+		}
+		r.replied = true // nobody waits for a reply naming it
+		if !r.waits[j] {
+			// PartOf= only: ordered after j, not failed by it.
+			r.waits[j] = true
+			j.dependents = append(j.dependents, r)
 		}
 	}
 }
@@ -253,6 +293,11 @@ func (m *manager) maybeRunLocked(j *job) {
 		}
 	}
 	if j.depFailed {
+		if j.typ == jobRestart {
+			// Its stop half ran before the requirement's (systemd orders
+			// stops in reverse): the unit ends stopped.
+			m.stopUnitLocked(j.unit)
+		}
 		m.finishJobLocked(j, "dependency")
 		return
 	}

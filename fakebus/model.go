@@ -58,8 +58,8 @@ type manager struct {
 	files   map[string]UnitFile
 	// environment is the manager's Environment (SetEnvironment).
 	environment []string
-	// reverse are the loaded units with Requires=, BindsTo= or
-	// Conflicts=, the ones a stop or start may act on in reverse.
+	// reverse are the loaded units with Requires=, BindsTo=, PartOf= or
+	// Conflicts=, the ones a stop, restart or start may act on in reverse.
 	reverse    map[*unit]bool
 	control    map[string][]setProp // SetUnitProperties on units from files, by name (unitdir.go)
 	aliases    map[string]string    // alias -> primary name (aliases.go)
@@ -350,15 +350,6 @@ func (u *unit) triggers() string {
 	return strings.TrimSuffix(u.name, ".socket") + ".service"
 }
 
-// triggeredBy returns the socket that would trigger a service ("" for
-// other kinds).
-func (u *unit) triggeredBy() string {
-	if u.kind != "service" {
-		return ""
-	}
-	return strings.TrimSuffix(u.name, ".service") + ".socket"
-}
-
 // cgroup returns the unit's control group path.
 func (u *unit) cgroup() string {
 	if u.kind == "slice" {
@@ -434,43 +425,98 @@ func (m *manager) deactivateLocked(u *unit) {
 	m.collectLocked(u)
 }
 
-// collectLocked unloads a unit that is no longer needed: inactive units
-// always, failed ones only with CollectMode inactive-or-failed. systemd
-// does this from its GC queue shortly after; the fake does it at once,
-// after the state change was announced.
+// collectLocked unloads u if it is no longer needed, as systemd's garbage
+// collector does (unit_gc_sweep): u may go when nothing pins it (see
+// pinnedLocked) and every loaded unit that refers to it (by a dependency
+// setting or a .wants/ symlink, as the slice of its members, as the socket
+// that triggers it) may go too; a cycle of such units goes as a whole.
+// systemd collects from a queue that its event loop runs after the job
+// that ended has been announced (JobRemoved) and before it reads the next
+// message; the fake does it at once, after announcing the state change
+// and the job's end, which clients cannot tell apart. The units u kept
+// loaded are collected in turn.
 func (m *manager) collectLocked(u *unit) {
-	if u.gone || u.job != nil || u.perpetual || len(u.refs) > 0 || !(u.transient || u.fromFile || u.kind == "slice") {
+	if u.gone || m.keptLocked(u, map[*unit]bool{}) {
 		return
+	}
+	m.removeUnitLocked(u)
+	for _, o := range m.referencedByLocked(u) {
+		m.collectLocked(o)
+	}
+}
+
+// pinnedLocked reports whether u stays loaded whatever refers to it: it
+// has a job, a client's reference (RefUnit), is perpetual, has no
+// configuration to load it again from (neither transient nor from a
+// file, and not a slice), or is not inactive (failed units stay, unless
+// CollectMode=inactive-or-failed).
+func pinnedLocked(u *unit) bool {
+	if u.job != nil || u.perpetual || len(u.refs) > 0 || !(u.transient || u.fromFile || u.kind == "slice") {
+		return true
 	}
 	switch {
 	case u.active == "inactive":
+		return false
 	case u.active == "failed" && u.str("CollectMode") == string(sdbus.CollectInactiveOrFailed):
-	default:
-		return
+		return false
 	}
-	for o := range m.members[u.name] {
-		if o.isActive() || o.job != nil {
-			return // a slice that still holds running units stays
+	return true
+}
+
+// keptLocked reports whether u must stay loaded: it is pinned, or a unit
+// referring to it must stay. seen holds the units already on the path
+// (a cycle keeps nothing by itself).
+func (m *manager) keptLocked(u *unit, seen map[*unit]bool) bool {
+	if pinnedLocked(u) {
+		return true
+	}
+	seen[u] = true
+	for _, o := range m.referrersLocked(u) {
+		if !seen[o] && m.keptLocked(o, seen) {
+			return true
 		}
 	}
-	if u.fromFile && m.referencedLocked(u) {
-		return
+	return false
+}
+
+// referrersLocked returns the loaded units that refer to u: by a
+// dependency setting, as a member of slice u, as the socket that
+// triggers u.
+func (m *manager) referrersLocked(u *unit) []*unit {
+	var out []*unit
+	for _, o := range m.sortedUnitsLocked() {
+		if o == u {
+			continue
+		}
+		if o.parent == u.name || o.triggers() == u.name || refersTo(o, u.name) {
+			out = append(out, o)
+		}
 	}
-	if t := m.units[u.triggeredBy()]; t != nil && t != u {
-		return // a socket keeps the service it triggers loaded
-	}
-	m.removeUnitLocked(u)
-	if t := m.units[u.triggers()]; t != nil && t != u {
-		m.collectLocked(t)
-	}
-	// The units it kept loaded may go now.
+	return out
+}
+
+// referencedByLocked returns the loaded units u refers to.
+func (m *manager) referencedByLocked(u *unit) []*unit {
+	names := []string{u.parent, u.triggers()}
 	for _, d := range depLists {
-		for _, n := range u.list(d) {
-			if o := m.units[n]; o != nil && o.fromFile && !o.transient {
-				m.collectLocked(o)
-			}
+		names = append(names, u.list(d)...)
+	}
+	var out []*unit
+	for _, n := range names {
+		if o := m.units[m.primaryLocked(n)]; o != nil && o != u {
+			out = append(out, o)
 		}
 	}
+	return out
+}
+
+func refersTo(o *unit, name string) bool {
+	for _, d := range depLists {
+		if contains(o.list(d), name) {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *manager) removeUnitLocked(u *unit) {

@@ -317,7 +317,7 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 	}
 	u.props[name] = v
 	switch name {
-	case "Requires", "BindsTo", "Conflicts":
+	case "Requires", "BindsTo", "PartOf", "Conflicts":
 		m.reverse[u] = true
 	}
 }

@@ -38,7 +38,11 @@ import (
 //   - GetUnitFileState, ListUnitFiles and ListUnitFilesByPatterns report
 //     the states systemd reports (enabled, linked, alias, masked, static,
 //     disabled, their -runtime forms, transient). Units added with
-//     AddUnitFile are static (masked when Masked) and not listed.
+//     AddUnitFile are static (masked when Masked, indirect when they have
+//     aliases, as systemd says of a unit file without [Install] that
+//     symlinks point to), their aliases alias;
+//     ListUnitFiles lists them under /usr/lib/systemd/system, behind the
+//     two directories, where systemd lists its vendor units.
 //
 // A unit that is not loaded is loaded from the directories as they are
 // when it is needed; a loaded unit keeps its settings until daemon-reload
@@ -362,24 +366,6 @@ func (m *manager) reloadUnitsLocked() {
 // depLists are the dependency settings that reference another unit.
 var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure"}
 
-// referencedLocked reports whether another loaded unit depends on u (by
-// its settings, or by a .wants/ or .requires/ symlink it was loaded with):
-// systemd does not collect such a unit (an enabled unit stays loaded while
-// its target is).
-func (m *manager) referencedLocked(u *unit) bool {
-	for _, o := range m.units {
-		if o == u {
-			continue
-		}
-		for _, d := range depLists {
-			if contains(o.list(d), u.name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // unitFileChange is one element of a change list, (sss).
 type unitFileChange struct{ Type, Filename, Destination string }
 
@@ -586,10 +572,20 @@ func (m *manager) unitFileStateLocked(name string) (string, bool) {
 		return "masked", true
 	case !ok:
 		if f, vendor := m.files[name]; vendor {
-			if f.Masked {
+			switch {
+			case f.Masked:
 				return "masked", true
+			case len(f.Aliases) > 0:
+				// No [Install] section, but symlinks to it: systemd
+				// 247 to 262 say indirect (measured).
+				return "indirect", true
 			}
 			return "static", true
+		}
+		if p, ok := m.aliases[name]; ok {
+			if _, vendor := m.files[p]; vendor {
+				return "alias", true // a symlink next to the vendor unit
+			}
 		}
 		return "", false
 	}
@@ -635,11 +631,37 @@ func (m *manager) enabledInLocked(dir, name, file string) bool {
 
 type unitFileRow struct{ Path, State string }
 
-// listUnitFilesLocked lists the unit files of both directories, each name
-// once (the first on the unit path), sorted by path.
+// vendorUnitDir is the directory the units added with AddUnitFile (and a
+// script's units) play: they have no file, but ListUnitFiles lists them
+// there, behind the unit directories, as systemd lists its vendor units.
+const vendorUnitDir = "/usr/lib/systemd/system"
+
+// listUnitFilesLocked lists the unit files of every directory on the unit
+// path: the persistent and runtime directories, then the vendor units
+// (AddUnitFile, with their aliases), each name once (the first on the
+// unit path), sorted by path.
 func (m *manager) listUnitFilesLocked(states, patterns []string) []unitFileRow {
 	out := []unitFileRow{}
 	seen := map[string]bool{}
+	add := func(dir, n string) {
+		seen[n] = true
+		st, ok := m.unitFileStateLocked(n)
+		if !ok || len(states) > 0 && !contains(states, st) {
+			return
+		}
+		if len(patterns) > 0 {
+			match := false
+			for _, p := range patterns {
+				if ok, _ := path.Match(p, n); ok {
+					match = true
+				}
+			}
+			if !match {
+				return
+			}
+		}
+		out = append(out, unitFileRow{filepath.Join(dir, n), st})
+	}
 	for _, runtime := range []bool{false, true} {
 		dir := m.dirs.config(runtime)
 		ents, _ := os.ReadDir(dir)
@@ -651,23 +673,14 @@ func (m *manager) listUnitFilesLocked(states, patterns []string) []unitFileRow {
 			if _, ok := m.entryLocked(dir, n, runtime); !ok {
 				continue
 			}
-			seen[n] = true
-			st, ok := m.unitFileStateLocked(n)
-			if !ok || len(states) > 0 && !contains(states, st) {
-				continue
+			add(dir, n)
+		}
+	}
+	for _, f := range m.files {
+		for _, n := range append([]string{f.Name}, f.Aliases...) {
+			if !seen[n] {
+				add(vendorUnitDir, n)
 			}
-			if len(patterns) > 0 {
-				match := false
-				for _, p := range patterns {
-					if ok, _ := path.Match(p, n); ok {
-						match = true
-					}
-				}
-				if !match {
-					continue
-				}
-			}
-			out = append(out, unitFileRow{filepath.Join(dir, n), st})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

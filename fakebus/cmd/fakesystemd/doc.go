@@ -133,8 +133,9 @@
 // name, D-Bus type and value against the release it plays, as it checks a
 // transient unit's, and an error names the property's path in the script
 // (units[0].properties.MemoryMax: ...). These
-// units have no file on disk: they play vendor units, static (or masked),
-// behind the unit directories, where real unit files (INI syntax, the
+// units have no file on disk: they play vendor units, static (or masked;
+// indirect when they have aliases), behind the unit directories, and
+// ListUnitFiles lists them under /usr/lib/systemd/system, where real unit files (INI syntax, the
 // keys listed in the fakebus package documentation) can be linked,
 // enabled and masked. "reload_duration" is how long each daemon-reload
 // lasts (Server.SetReloadDuration).

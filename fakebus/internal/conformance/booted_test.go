@@ -174,7 +174,8 @@ func testRequisite(t *testing.T, e *env) {
 }
 
 // testConflicts: starting a unit stops the units it conflicts with, and
-// those that conflict with it.
+// those that conflict with it; the stopped unit stays loaded while the
+// active one refers to it (by its Conflicts=).
 func testConflicts(t *testing.T, e *env) {
 	for _, reverse := range []bool{false, true} {
 		name := "Conflicts"
@@ -194,6 +195,15 @@ func testConflicts(t *testing.T, e *env) {
 			settle(t, e, b, "stopped", gone)
 			if st := status(t, e, a); !isActive(st) {
 				t.Errorf("%s: %+v, want active", a, st)
+			}
+			// A unit with Conflicts= on b refers to b and keeps it
+			// loaded; b's own Conflicts= on a keeps nothing of b.
+			wantLoad := sdbus.LoadLoaded
+			if reverse {
+				wantLoad = sdbus.LoadNotFound
+			}
+			if st := status(t, e, b); st.LoadState != wantLoad || st.ActiveState != sdbus.StateInactive {
+				t.Errorf("%s: %+v, want %s inactive", b, st, wantLoad)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -483,4 +484,75 @@ func aliasTarget(e *env, dir, name, file string) string {
 		return filepath.Join(dir, name)
 	}
 	return file
+}
+
+// testListUnitFilesEveryDirectory: ListUnitFiles and
+// ListUnitFilesByPatterns list the unit files of every directory on the
+// unit path, each with its state: a unit the backend installs as a unit
+// file (e.unitFile: a file under /run/systemd/system on systemd, a vendor
+// unit on fakebus) is static, indirect when it has an alias (symlinks
+// point to it but it has no [Install] section), its alias alias; files
+// written straight into
+// the runtime directory are static without an [Install] section, disabled
+// with one. A state filter keeps the rows in those states only.
+func testListUnitFilesEveryDirectory(t *testing.T, e *env) {
+	fixture, alias := e.unit("lsfixture", "service"), e.unit("lsalias", "service")
+	e.unitFile(t, e, aliasedService{name: fixture, aliases: []string{alias}})
+	plain := e.unit("lsplain", "service")
+	e.unitFile(t, e, aliasedService{name: plain})
+	static, disabled := e.unit("lsstatic", "service"), e.unit("lsdisabled", "service")
+	body := "[Unit]\nDescription=sdbus conformance\n\n[Service]\nExecStart=/bin/sleep 400\n"
+	for name, text := range map[string]string{static: body, disabled: body + "\n[Install]\nWantedBy=multi-user.target\n"} {
+		p := filepath.Join(e.runtimeDir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(p) })
+	}
+	names := []string{fixture, alias, plain, static, disabled}
+	byName := func(rows []sdbus.UnitFileStatus) map[string]sdbus.UnitFileState {
+		out := map[string]sdbus.UnitFileState{}
+		for _, r := range rows {
+			if n := filepath.Base(r.Path); slices.Contains(names, n) {
+				out[n] = r.State
+				if (n == static || n == disabled) && r.Path != filepath.Join(e.runtimeDir, n) {
+					t.Errorf("%s listed at %s, want in %s", n, r.Path, e.runtimeDir)
+				}
+			}
+		}
+		return out
+	}
+	all := map[string]sdbus.UnitFileState{
+		fixture: sdbus.UnitFileIndirect, alias: sdbus.UnitFileAlias, plain: sdbus.UnitFileStatic,
+		static: sdbus.UnitFileStatic, disabled: sdbus.UnitFileDisabled,
+	}
+	for _, tc := range []struct {
+		name   string
+		states []sdbus.UnitFileState
+		want   map[string]sdbus.UnitFileState
+	}{
+		{"all states", nil, all},
+		{"static", []sdbus.UnitFileState{sdbus.UnitFileStatic}, map[string]sdbus.UnitFileState{plain: sdbus.UnitFileStatic, static: sdbus.UnitFileStatic}},
+		{"disabled or alias", []sdbus.UnitFileState{sdbus.UnitFileDisabled, sdbus.UnitFileAlias}, map[string]sdbus.UnitFileState{alias: sdbus.UnitFileAlias, disabled: sdbus.UnitFileDisabled}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := e.c.ListUnitFilesByPatterns(e.ctx, tc.states, names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, byName(rows)); diff != "" {
+				t.Errorf("ListUnitFilesByPatterns(%v) (-want +got):\n%s", tc.states, diff)
+			}
+			if len(rows) != len(tc.want) {
+				t.Errorf("ListUnitFilesByPatterns(%v) = %v: other rows", tc.states, rows)
+			}
+		})
+	}
+	rows, err := e.c.ListUnitFiles(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(all, byName(rows)); diff != "" {
+		t.Errorf("ListUnitFiles (-want +got):\n%s", diff)
+	}
 }
