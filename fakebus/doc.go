@@ -158,8 +158,10 @@
 //     take (an empty or numeric name, UID 65535 or 4294967295).
 //   - The errors systemd answers with: UnitExists, NoSuchUnit, NoSuchJob,
 //     UnitMasked, OnlyByDependency, JobTypeNotApplicable, InvalidArgs for
-//     bad modes and values, NoUnitForPID, NoSuchProcess, UnknownMethod for
-//     methods newer than the release.
+//     bad modes and values, NoUnitForPID, NoSuchProcess, UnitBusy,
+//     NothingToClean, BadUnitSetting, NoSuchDynamicUser,
+//     FileDescriptorStoreDisabled, UnknownMethod for methods the release
+//     lacks.
 //   - Unit files on disk: two unit directories (WithUnitDir,
 //     WithRuntimeUnitDir; temporary ones by default) play
 //     /etc/systemd/system and /run/systemd/system. The unit-file methods
