@@ -140,10 +140,35 @@
 //     fake has no ExitCode or ShowStatus property). Reboot,
 //     PowerOff, Halt, KExec, SwitchRoot and Exit answer AccessDenied, as
 //     systemd answers a caller that is not root: the fake never ends.
+//   - CleanUnit with systemd's checks in its order (resource types,
+//     "fdstore" from 254; unit types that can be cleaned: service, socket,
+//     mount, swap, others NotSupported; UnitBusy for a unit that is not
+//     inactive or failed or has a job). The fake models no
+//     RuntimeDirectory=, StateDirectory=, CacheDirectory=, LogsDirectory=,
+//     ConfigurationDirectory= or FileDescriptorStoreMax=, so a unit it
+//     would clean answers NothingToClean, as systemd does for a unit
+//     without them; for the same reason DumpUnitFileDescriptorStore
+//     (254+) answers FileDescriptorStoreDisabled for a service.
+//   - Dump and DumpUnitsMatchingPatterns (250+; shell patterns on unit
+//     names, only the matching units' blocks) answer text in the layout
+//     of systemd-analyze dump whose content differs: far fewer settings,
+//     no timestamps. DumpByFileDescriptor and
+//     DumpUnitsMatchingPatternsByFileDescriptor (250+) reply with a memfd
+//     on systemd; the fake's bus does not pass file descriptors (it
+//     refuses NEGOTIATE_UNIX_FD), and systemd never replies to a
+//     connection that cannot take them (measured on 247, 252 and 262,
+//     through dbus-daemon and on the private socket), so neither does the
+//     fake: the caller's timeout ends the call.
+//   - Dynamic users: the fake has none. GetDynamicUsers answers an empty
+//     list, LookupDynamicUserByName and LookupDynamicUserByUID answer
+//     NoSuchDynamicUser, or InvalidArgs for a name or UID systemd does not
+//     take (an empty or numeric name, UID 65535 or 4294967295).
 //   - The errors systemd answers with: UnitExists, NoSuchUnit, NoSuchJob,
 //     UnitMasked, OnlyByDependency, JobTypeNotApplicable, InvalidArgs for
-//     bad modes and values, NoUnitForPID, NoSuchProcess, UnknownMethod for
-//     methods newer than the release.
+//     bad modes and values, NoUnitForPID, NoSuchProcess, UnitBusy,
+//     NothingToClean, BadUnitSetting, NoSuchDynamicUser,
+//     FileDescriptorStoreDisabled, UnknownMethod for methods the release
+//     lacks.
 //   - Unit files on disk: two unit directories (WithUnitDir,
 //     WithRuntimeUnitDir; temporary ones by default) play
 //     /etc/systemd/system and /run/systemd/system. The unit-file methods
@@ -159,7 +184,12 @@
 //     persistent directory, to a target's file in a unit directory; a
 //     linked or alias name answers UnitLinked, a vendor unit without a
 //     file NotSupported), GetUnitFileState, ListUnitFiles,
-//     ListUnitFilesByPatterns) change and
+//     ListUnitFilesByPatterns, AddDependencyUnitFiles (a .wants/ or
+//     .requires/ symlink to a target as if the unit's [Install] said so;
+//     type Wants or Requires, an invalid target BadUnitSetting, on 247
+//     InvalidArgs), DisableUnitFilesWithFlagsAndInstallInfo (254+:
+//     DisableUnitFiles and whether a unit has an [Install] section or is
+//     linked; force refused)) change and
 //     read symlinks there with systemd's change lists, states and errors;
 //     units load from the unit files there ([Unit], the type's section and
 //     [Install], with the keys listed under Unit files below), masked ones refuse

@@ -2,7 +2,6 @@ package fakebus
 
 import (
 	"encoding/hex"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -13,7 +12,7 @@ import (
 
 // More Manager methods of systemd 252, with its checks and errors
 // (src/core/dbus-manager.c): unit lookups, references, jobs, the
-// manager's environment, Dump, and the power methods, which the fake
+// manager's environment, and the power methods, which the fake
 // answers as systemd answers a caller that is not root.
 
 // powerMethods are the Manager methods that end or replace the manager.
@@ -206,11 +205,6 @@ func (m *manager) moreCallLocked(c *busd.Call) (out []any, ok bool, err error) {
 		}
 		out, _, err := m.unitFileCallLocked("DisableUnitFiles", []any{c.Body[0], runtime}, "asb")
 		return out, true, err
-	case "Dump":
-		if err := args(c, ""); err != nil {
-			return nil, true, err
-		}
-		return []any{m.dumpLocked()}, true, nil
 	}
 	return nil, false, nil
 }
@@ -354,25 +348,4 @@ func setEnv(env, assignments []string) []string {
 	}
 	sort.Strings(env)
 	return env
-}
-
-// dumpLocked is Manager.Dump: one block per loaded unit, in the style of
-// systemd-analyze dump.
-func (m *manager) dumpLocked() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Manager: systemd %s (fakebus)\n", m.version)
-	for _, u := range m.sortedUnitsLocked() {
-		fmt.Fprintf(&b, "-> Unit %s:\n\tDescription: %s\n\tInstance: n/a\n\tUnit Load State: %s\n\tUnit Active State: %s\n\tState Change Timestamp: n/a\n",
-			u.name, description(u), u.load, u.active)
-		if u.kind == "service" || u.kind == "scope" || u.kind == "slice" {
-			fmt.Fprintf(&b, "\tSlice: %s\n", strOr(u.slice(), "n/a"))
-		}
-		if u.job != nil {
-			fmt.Fprintf(&b, "\t-> Job %d:\n\t\tAction: %s -> %s\n\t\tState: %s\n", u.job.id, u.name, u.job.typ, u.job.state)
-		}
-	}
-	if len(m.jobs) == 0 {
-		b.WriteString("No jobs.\n")
-	}
-	return b.String()
 }

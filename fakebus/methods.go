@@ -10,6 +10,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // callErr is a D-Bus error reply.
@@ -91,6 +92,9 @@ var jobMethods = map[string]jobType{
 // managerCallLocked dispatches Manager methods. It returns (nil, nil) when
 // the method has replied itself.
 func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
+	if _, gated := sdversions.Methods[c.Member]; gated && !m.has(c.Member) {
+		return nil, errUnknownMethod(c) // a method the release lacks
+	}
 	if typ, ok := jobMethods[c.Member]; ok {
 		if err := args(c, "ss"); err != nil {
 			return nil, err
@@ -295,6 +299,16 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 			return nil, nil // replied by the method itself
 		}
 		return out, err
+	}
+	for _, more := range []func(*busd.Call) ([]any, bool, error){
+		m.dumpCallLocked, m.cleanCallLocked, m.dynamicUserCallLocked, m.unitFileDepsCallLocked,
+	} {
+		if out, ok, err := more(c); ok {
+			if out == nil && err == nil {
+				return nil, nil // replied by the method itself, or not at all
+			}
+			return out, err
+		}
 	}
 	if out, ok, err := m.unitFileCallLocked(c.Member, c.Body, c.Signature.String()); ok {
 		return out, err
@@ -707,8 +721,11 @@ var managerMethods = []string{
 	"ListUnitFiles", "ListUnitFilesByPatterns",
 	"GetUnitByInvocationID", "GetUnitByControlGroup", "GetUnitProcesses", "RefUnit", "UnrefUnit",
 	"ClearJobs", "GetJobAfter", "GetJobBefore", "StartUnitReplace", "AbandonScope",
-	"SetEnvironment", "UnsetEnvironment", "UnsetAndSetEnvironment", "Dump",
-	"EnableUnitFilesWithFlags", "DisableUnitFilesWithFlags",
+	"SetEnvironment", "UnsetEnvironment", "UnsetAndSetEnvironment",
+	"Dump", "DumpByFileDescriptor", "DumpUnitsMatchingPatterns", "DumpUnitsMatchingPatternsByFileDescriptor",
+	"EnableUnitFilesWithFlags", "DisableUnitFilesWithFlags", "DisableUnitFilesWithFlagsAndInstallInfo",
+	"AddDependencyUnitFiles", "CleanUnit", "DumpUnitFileDescriptorStore",
+	"GetDynamicUsers", "LookupDynamicUserByName", "LookupDynamicUserByUID",
 	"GetDefaultTarget", "SetDefaultTarget", "GetUnitFileLinks", "RevertUnitFiles",
 	"PresetUnitFilesWithMode", "PresetAllUnitFiles", "EnqueueUnitJob", "SetExitCode", "SetShowStatus",
 	"Reboot", "PowerOff", "Halt", "KExec", "SwitchRoot", "Exit",

@@ -37,7 +37,8 @@ func TestConformanceFakebus(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
+				rawBus:      func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
+				rawBusNoFDs: func(t *testing.T) *dbus.Conn { return s.RawConn(t) },
 			})
 		})
 	}

@@ -30,6 +30,9 @@ type backend struct {
 	// rawBus returns an authenticated godbus connection to the bus that has
 	// said Hello.
 	rawBus func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn
+	// rawBusNoFDs is rawBus for a connection that does not negotiate
+	// unix fd passing (every connection to the fake is one).
+	rawBusNoFDs func(t *testing.T) *dbus.Conn
 	// version is the Version string the backend is expected to report;
 	// empty: not known in advance (only its parse is checked).
 	version string
@@ -155,6 +158,12 @@ var cases = []suiteCase{
 	{name: "PresetModes", run: testPresetModes},
 	{name: "EnqueueUnitJob", run: testEnqueueUnitJob},
 	{name: "ExitCodeShowStatus", run: testExitCodeShowStatus},
+	{name: "AddDependencyUnitFiles", run: testAddDependencyUnitFiles},
+	{name: "DisableWithInstallInfo", run: testDisableWithInstallInfo},
+	{name: "CleanUnit", run: testCleanUnit},
+	{name: "DumpUnitFileDescriptorStore", run: testDumpUnitFileDescriptorStore},
+	{name: "DynamicUsers", run: testDynamicUsers},
+	{name: "DumpVariants", run: testDumpVariants},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},

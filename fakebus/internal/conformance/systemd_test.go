@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"net"
 	"os"
 	"testing"
 	"time"
@@ -46,6 +47,26 @@ func TestConformanceSystemd(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { c.Close() })
+			return c
+		},
+		rawBusNoFDs: func(t *testing.T) *dbus.Conn {
+			// godbus negotiates fd passing on a unix socket it dials
+			// itself, never on a connection it is given.
+			nc, err := net.Dial("unix", "/run/dbus/system_bus_socket")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := dbus.NewConn(nc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			if err := c.Auth(nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Hello(); err != nil {
+				t.Fatal(err)
+			}
 			return c
 		},
 	})

@@ -323,25 +323,32 @@ func (p Readable) InGetAll(r Release) bool { return p.Exists(r) && !Hidden(r, p.
 // BindMountUnit and MountImageUnit over 247; 257 adds GetUnitByPIDFD,
 // QueueSignalUnit, SoftReboot and StartAuxiliaryScope; 262 drops
 // StartAuxiliaryScope and adds EnqueueUnitJobMany, KillUnitSubgroup and
-// RemoveSubgroupFromUnit. The exact release between two measured ones
-// follows upstream's NEWS as far as known and is unsure.
+// RemoveSubgroupFromUnit. 252 also has DumpUnitsMatchingPatterns and
+// DumpUnitsMatchingPatternsByFileDescriptor over 247, and 257
+// DisableUnitFilesWithFlagsAndInstallInfo and DumpUnitFileDescriptorStore
+// over 252. The exact release between two measured ones follows
+// upstream's NEWS as far as known and is unsure.
 var Methods = map[string]Span{
 	"AttachProcessesToUnit": {Since: R("238")},
 	// Upstream 230; every release measured has it.
-	"ListUnitFilesByPatterns": {Since: R("230")},
-	"FreezeUnit":              {Since: R("246")},
-	"ThawUnit":                {Since: R("246")},
-	"StartUnitWithFlags":      {Since: R("250")},
-	"EnqueueMarkedJobs":       {Since: R("248")},
-	"BindMountUnit":           {Since: R("248")},
-	"MountImageUnit":          {Since: R("248")},
-	"GetUnitByPIDFD":          {Since: R("253")},
-	"QueueSignalUnit":         {Since: R("254")},
-	"SoftReboot":              {Since: R("254")},
-	"StartAuxiliaryScope":     {Since: R("255"), Until: R("258")},
-	"EnqueueUnitJobMany":      {Since: R("258")},
-	"KillUnitSubgroup":        {Since: R("258")},
-	"RemoveSubgroupFromUnit":  {Since: R("258")},
+	"ListUnitFilesByPatterns":                   {Since: R("230")},
+	"FreezeUnit":                                {Since: R("246")},
+	"ThawUnit":                                  {Since: R("246")},
+	"StartUnitWithFlags":                        {Since: R("250")},
+	"DumpUnitsMatchingPatterns":                 {Since: R("250")},
+	"DumpUnitsMatchingPatternsByFileDescriptor": {Since: R("250")},
+	"DisableUnitFilesWithFlagsAndInstallInfo":   {Since: R("254")},
+	"DumpUnitFileDescriptorStore":               {Since: R("254")},
+	"EnqueueMarkedJobs":                         {Since: R("248")},
+	"BindMountUnit":                             {Since: R("248")},
+	"MountImageUnit":                            {Since: R("248")},
+	"GetUnitByPIDFD":                            {Since: R("253")},
+	"QueueSignalUnit":                           {Since: R("254")},
+	"SoftReboot":                                {Since: R("254")},
+	"StartAuxiliaryScope":                       {Since: R("255"), Until: R("258")},
+	"EnqueueUnitJobMany":                        {Since: R("258")},
+	"KillUnitSubgroup":                          {Since: R("258")},
+	"RemoveSubgroupFromUnit":                    {Since: R("258")},
 }
 
 // HasMethod reports whether release r has Manager method name; true for a
@@ -385,13 +392,24 @@ const (
 	// of its dry-run disable; 247 answered InvalidArgs. Seen on 252, 257
 	// and 262, not on 247.
 	UnitFileLinksEUCLEAN Behaviour = "UnitFileLinksEUCLEAN"
+	// AddDependencyBadUnitSetting: AddDependencyUnitFiles with an invalid
+	// target name answers org.freedesktop.systemd1.BadUnitSetting; 247
+	// answered InvalidArgs. Seen on 252, 257 and 262, not on 247.
+	AddDependencyBadUnitSetting Behaviour = "AddDependencyBadUnitSetting"
+	// CleanFDStore: CleanUnit knows the resource type "fdstore" (the
+	// unit's file descriptor store); older releases refuse it as an
+	// invalid resource type (InvalidArgs). Seen on 257 and 262, not on
+	// 252; 254 is upstream's NEWS as far as known.
+	CleanFDStore Behaviour = "CleanFDStore"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
 var Behaviours = map[Behaviour]Release{
-	ReexecJobRemovedBeforeName: R("262"),
-	AliasPointsToLink:          R("257"),
-	UnitFileLinksEUCLEAN:       R("252"),
+	ReexecJobRemovedBeforeName:  R("262"),
+	AliasPointsToLink:           R("257"),
+	UnitFileLinksEUCLEAN:        R("252"),
+	AddDependencyBadUnitSetting: R("252"),
+	CleanFDStore:                R("254"),
 }
 
 // Behaves reports whether release r has behaviour b.

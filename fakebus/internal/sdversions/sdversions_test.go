@@ -48,20 +48,30 @@ func TestMeasuredReleases(t *testing.T) {
 		}
 	}
 	methods := map[string][]bool{
-		"StartUnitWithFlags":     {false, true, true, true},
-		"EnqueueMarkedJobs":      {false, true, true, true},
-		"BindMountUnit":          {false, true, true, true},
-		"MountImageUnit":         {false, true, true, true},
-		"GetUnitByPIDFD":         {false, false, true, true},
-		"QueueSignalUnit":        {false, false, true, true},
-		"SoftReboot":             {false, false, true, true},
-		"StartAuxiliaryScope":    {false, false, true, false},
-		"EnqueueUnitJobMany":     {false, false, false, true},
-		"KillUnitSubgroup":       {false, false, false, true},
-		"RemoveSubgroupFromUnit": {false, false, false, true},
-		"FreezeUnit":             {true, true, true, true},
-		"AttachProcessesToUnit":  {true, true, true, true},
-		"StartTransientUnit":     {true, true, true, true},
+		"StartUnitWithFlags":                        {false, true, true, true},
+		"EnqueueMarkedJobs":                         {false, true, true, true},
+		"BindMountUnit":                             {false, true, true, true},
+		"MountImageUnit":                            {false, true, true, true},
+		"GetUnitByPIDFD":                            {false, false, true, true},
+		"QueueSignalUnit":                           {false, false, true, true},
+		"SoftReboot":                                {false, false, true, true},
+		"StartAuxiliaryScope":                       {false, false, true, false},
+		"EnqueueUnitJobMany":                        {false, false, false, true},
+		"KillUnitSubgroup":                          {false, false, false, true},
+		"RemoveSubgroupFromUnit":                    {false, false, false, true},
+		"FreezeUnit":                                {true, true, true, true},
+		"AttachProcessesToUnit":                     {true, true, true, true},
+		"StartTransientUnit":                        {true, true, true, true},
+		"DumpUnitsMatchingPatterns":                 {false, true, true, true},
+		"DumpUnitsMatchingPatternsByFileDescriptor": {false, true, true, true},
+		"DisableUnitFilesWithFlagsAndInstallInfo":   {false, false, true, true},
+		"DumpUnitFileDescriptorStore":               {false, false, true, true},
+		"AddDependencyUnitFiles":                    {true, true, true, true},
+		"CleanUnit":                                 {true, true, true, true},
+		"DumpByFileDescriptor":                      {true, true, true, true},
+		"GetDynamicUsers":                           {true, true, true, true},
+		"LookupDynamicUserByName":                   {true, true, true, true},
+		"LookupDynamicUserByUID":                    {true, true, true, true},
 	}
 	for name, want := range methods {
 		for i, r := range all {
@@ -123,8 +133,19 @@ func TestMeasuredReleases(t *testing.T) {
 			}
 		}
 	}
-	if Behaves(r257, ReexecJobRemovedBeforeName) || !Behaves(r262, ReexecJobRemovedBeforeName) {
-		t.Errorf("ReexecJobRemovedBeforeName: want from 262 on")
+	behaviours := map[Behaviour][]bool{
+		ReexecJobRemovedBeforeName:  {false, false, false, true},
+		AliasPointsToLink:           {false, false, true, true},
+		UnitFileLinksEUCLEAN:        {false, true, true, true},
+		AddDependencyBadUnitSetting: {false, true, true, true},
+		CleanFDStore:                {false, false, true, true},
+	}
+	for b, want := range behaviours {
+		for i, r := range all {
+			if got := Behaves(r, b); got != want[i] {
+				t.Errorf("behaviour %s on %s: %v, measured %v", b, r, got, want[i])
+			}
+		}
 	}
 }
 
