@@ -773,17 +773,27 @@ func (m *manager) unitFileCallLocked(member string, body []any, sig string) (out
 			}
 		}
 	}
-	if len(changes) > 0 {
-		m.signalLocked(managerPath, managerIface, "UnitFilesChanged", func() []any { return nil })
-	}
-	if err != nil {
-		if _, ok := err.(*callErr); !ok {
-			err = &callErr{dbusErr + "Failed", err.Error()}
-		}
+	if err := m.unitFilesChangedLocked(changes, err); err != nil {
 		return nil, true, err
 	}
 	if member == "EnableUnitFiles" || member == "ReenableUnitFiles" || member == "PresetUnitFiles" {
 		return []any{carries, changes}, true, nil
 	}
 	return []any{changes}, true, nil
+}
+
+// unitFilesChangedLocked ends a unit-file method: UnitFilesChanged when
+// it changed anything (also when it failed part-way), and its error as a
+// D-Bus error (Failed for a file-system error).
+func (m *manager) unitFilesChangedLocked(changes []unitFileChange, err error) error {
+	if len(changes) > 0 {
+		m.signalLocked(managerPath, managerIface, "UnitFilesChanged", func() []any { return nil })
+	}
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(*callErr); !ok {
+		return &callErr{dbusErr + "Failed", err.Error()}
+	}
+	return err
 }

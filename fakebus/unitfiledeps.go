@@ -43,13 +43,7 @@ func (m *manager) unitFileDepsCallLocked(c *busd.Call) (out []any, ok bool, err 
 	default:
 		return nil, false, nil
 	}
-	if len(changes) > 0 {
-		m.signalLocked(managerPath, managerIface, "UnitFilesChanged", func() []any { return nil })
-	}
-	if err != nil {
-		if _, ok := err.(*callErr); !ok {
-			err = &callErr{dbusErr + "Failed", err.Error()}
-		}
+	if err := m.unitFilesChangedLocked(changes, err); err != nil {
 		return nil, true, err
 	}
 	return out, true, nil
