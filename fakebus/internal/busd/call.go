@@ -26,6 +26,12 @@ type Call struct {
 // ReplyError do nothing).
 func (c *Call) NoReply() bool { return c.Flags&dbus.FlagNoReplyExpected != 0 }
 
+// MoreInput reports whether the connection that sent c has more input
+// read and not yet routed: a message it sent after c is already waiting,
+// as sd-bus sees one in its read buffer. Only HandleCall may ask, before
+// it returns (it runs on the connection's reader goroutine).
+func (c *Call) MoreInput() bool { return c.Peer.br.Buffered() > 0 }
+
 // Destination returns the DESTINATION the caller used: the service's
 // well-known or unique name in BusMode, often "" in PeerMode.
 func (c *Call) Destination() string { return c.dest }
