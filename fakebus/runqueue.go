@@ -24,10 +24,11 @@ import (
 //   - a caller that was already waiting for the lock when the queue
 //     became non-empty (a call from another connection that arrived
 //     meanwhile, a timer that fired) goes first, or
-//   - the connection whose call just ended has another message read and
-//     waiting (busd.Call.MoreInput): the queue waits for that
-//     connection's next message, or for busd to report the connection
-//     drained (busd.Config.InputDrained).
+//   - the connection whose call just ended has another message waiting,
+//     read or still in the kernel's socket buffer (busd.Call.MoreInput):
+//     the queue waits for that connection's next message, or for busd to
+//     report the connection drained (busd.Config.InputDrained), or
+//     inputGrace at most (a message whose rest never comes).
 //
 // Whoever goes first runs the queue when it releases the lock in turn, so
 // a job is never left behind. A caller that starts waiting after the job
