@@ -8,4 +8,4 @@ require (
 	go.uber.org/goleak v1.3.0
 )
 
-require golang.org/x/sys v0.27.0 // indirect
+require golang.org/x/sys v0.27.0

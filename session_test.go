@@ -486,17 +486,31 @@ func TestResultSentBeforeNameReacquiredIsDeliveredOnTheWire(t *testing.T) {
 
 // cutAfter wraps a connection and closes it right after the client wrote
 // a message containing marker, once: the call reaches systemd and takes
-// effect, its reply is lost.
+// effect, its reply is lost. The client reads nothing once that message
+// is on its way: the reply can come before the connection is closed.
 type cutAfter struct {
 	io.ReadWriteCloser
 	marker []byte
 	armed  *atomic.Bool
+	cut    *atomic.Bool
 }
 
 func (c cutAfter) Write(p []byte) (int, error) {
+	last := bytes.Contains(p, c.marker) && c.armed.CompareAndSwap(true, false)
+	if last {
+		c.cut.Store(true)
+	}
 	n, err := c.ReadWriteCloser.Write(p)
-	if bytes.Contains(p, c.marker) && c.armed.CompareAndSwap(true, false) {
+	if last {
 		c.ReadWriteCloser.Close()
+	}
+	return n, err
+}
+
+func (c cutAfter) Read(p []byte) (int, error) {
+	n, err := c.ReadWriteCloser.Read(p)
+	if c.cut.Load() {
+		return 0, io.ErrClosedPipe
 	}
 	return n, err
 }
@@ -520,8 +534,17 @@ func TestSetUnitPropertiesThatAppendsIsNotReplayed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := fakebus.New(t)
 			var armed atomic.Bool
-			c, err := sdbus.Connect(ctx, "fakebus:cut", fastReconnect(), sdbus.WithDialer(func(context.Context) (io.ReadWriteCloser, error) {
-				return cutAfter{s.Pipe(), []byte("SetUnitProperties"), &armed}, nil
+			c, err := sdbus.Connect(ctx, "fakebus:cut", fastReconnect(), sdbus.WithDialer(func(ctx context.Context) (io.ReadWriteCloser, error) {
+				// The fake handles the cut connection's last call before
+				// it forgets it: the next connection's calls come after.
+				for s.Clients() > 0 {
+					select {
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					case <-time.After(time.Millisecond):
+					}
+				}
+				return cutAfter{s.Pipe(), []byte("SetUnitProperties"), &armed, new(atomic.Bool)}, nil
 			}))
 			if err != nil {
 				t.Fatal(err)

@@ -83,8 +83,8 @@ func (s *Server) MakeSubcgroup(unit, sub string) error {
 	if !strings.HasPrefix(sub, "/") || !normalizedPath(sub) || sub == "/" {
 		return fmt.Errorf("fakebus: sub-cgroup %q: want an absolute, normalized path below the unit's cgroup", sub)
 	}
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	u := s.m.unitLocked(unit)
 	if u == nil {
 		return fmt.Errorf("fakebus: unit %s is not loaded", unit)

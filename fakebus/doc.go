@@ -39,7 +39,16 @@
 //   - A failed transient unit stays loaded, keeping its name (UnitExists),
 //     until ResetFailedUnit, unless CollectMode is inactive-or-failed;
 //     inactive transient units are unloaded.
-//   - Jobs: JobNew before the reply, the reply before JobRemoved; merging of
+//   - Jobs: JobNew before the reply, the reply before JobRemoved; a job
+//     runs from a run queue after the call that queued it has replied, as
+//     systemd runs its run queue at idle priority in a later event-loop
+//     iteration: only once no other call is pending at the manager (one
+//     that was waiting when the job was queued, or the calling
+//     connection's next message, already read or still in the socket),
+//     so such a call sees the unit with its job queued; a client that
+//     answers the reply with its next call sees the job done. The queue
+//     lets at most 16 callers in a row go first, then runs, so a steady
+//     stream of calls cannot starve it (fakebus/runqueue.go). Merging of
 //     a job into a queued job of the same type (the same path for every
 //     caller); a conflicting job canceled synchronously, before the reply
 //     of the job that replaced it (or TransactionIsDestructive with mode
@@ -336,14 +345,11 @@
 //     other pair conflicts), isolate, OnFailure=, ordering without a
 //     requirement (requirements are ordered as with After=), restart rate
 //     limits, timeouts and Restart=.
-//   - systemd runs a queued job from its event loop at idle priority, so a
-//     call that other clients sent at the same time can see the unit with
-//     its job still queued; the fake runs a job as soon as nothing holds it
-//     back, within the call that queued it. systemd garbage-collects units
-//     from a queue its event loop runs after the job that ended was
-//     announced (JobRemoved) and before it reads the next message: no
-//     client can see the difference from the fake, which collects at once,
-//     after JobRemoved.
+//   - systemd garbage-collects units from a queue its main loop runs
+//     before each event-loop iteration: after the job that ended was
+//     announced (JobRemoved) and before it reads the next message. The
+//     fake collects at once, after JobRemoved, which no client can tell
+//     apart.
 //   - PropertiesChanged of job objects (a job's State), which systemd sends
 //     to the job's requesters; references on units (Unit.Ref, AddRef=),
 //     which make systemd send a unit's signals without Subscribe.

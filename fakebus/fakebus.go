@@ -130,7 +130,8 @@ func Start(opts ...Option) (*Server, error) {
 	}
 	// On its private socket systemd names itself as the sender of what it
 	// sends (sd_bus_set_sender), although nobody else could send there.
-	bcfg := busd.Config{ServiceName: "org.freedesktop.systemd1", Handler: m, PeerSender: "org.freedesktop.systemd1"}
+	bcfg := busd.Config{ServiceName: "org.freedesktop.systemd1", Handler: m, PeerSender: "org.freedesktop.systemd1",
+		InputDrained: m.inputDrained}
 	if cfg.trace != nil {
 		bcfg.Trace = func(e busd.Event) { cfg.trace(traceEvent(e)) }
 	}

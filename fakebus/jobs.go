@@ -45,6 +45,7 @@ type job struct {
 	// JobRemoved has gone out (signals.go).
 	requesters map[*busd.Peer]bool
 	caller     *busd.Peer // the connection whose call created the job, if any
+	queued     bool       // on the run queue (runqueue.go)
 	finished   bool
 	result     string
 }
@@ -64,7 +65,9 @@ type jobSignal struct {
 // installLocked queues a job of type typ for u, merging it into u's queued
 // job of the same type or replacing a conflicting one as mode says, and
 // records requester (nil for a job nobody asked for) as a requester of the
-// job. The new job runs as soon as nothing holds it back.
+// job. The new job goes on the run queue once nothing holds it back, and
+// runs when the manager is idle (runqueue.go), never before the call that
+// queued it has replied.
 func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, requester *busd.Peer) (j *job, merged bool, err error) {
 	starts := (typ == jobStart || typ == jobRestart) && mode != sdbus.ModeIgnoreDependencies
 	if starts && (u.job == nil || u.job.typ != typ) {
@@ -95,9 +98,7 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		m.finishJobLocked(old, "canceled")
 	}
 	m.lastJob++
-	// A job nobody asked for has no reply to wait for; it can even end
-	// before installLocked returns (a stop that waited only for the stops
-	// it propagated).
+	// A job nobody asked for has no reply to wait for.
 	j = &job{id: m.lastJob, typ: typ, unit: u, state: "waiting", waits: map[*job]bool{}, deps: map[*job]bool{}, replied: requester == nil}
 	j.script, j.rule, j.ruled = m.scriptForLocked(u.name, typ)
 	if j.ruled {
@@ -282,15 +283,33 @@ func (m *manager) pullLocked(name string, mode sdbus.JobMode) *job {
 	return j
 }
 
-// maybeRunLocked runs j if nothing it waits for is still queued.
+// maybeRunLocked puts j on the run queue if nothing it waits for is
+// still queued: it runs once the manager is idle (runqueue.go).
 func (m *manager) maybeRunLocked(j *job) {
+	if j.ready() {
+		m.queueJobLocked(j)
+	}
+}
+
+// ready reports whether j waits to run and nothing it waits for is still
+// queued.
+func (j *job) ready() bool {
 	if j.finished || j.state != "waiting" {
-		return
+		return false
 	}
 	for w := range j.waits {
 		if !w.finished {
-			return
+			return false
 		}
+	}
+	return true
+}
+
+// runJobLocked runs j from the run queue, or ends it with "dependency"
+// when a requirement failed.
+func (m *manager) runJobLocked(j *job) {
+	if !j.ready() {
+		return // ended meanwhile (canceled, replaced)
 	}
 	if j.depFailed {
 		if j.typ == jobRestart {
@@ -590,8 +609,9 @@ func (m *manager) scriptedLocked(j *job, result sdbus.JobResult) {
 }
 
 // finishJobLocked ends j with result: it announces JobRemoved (held back
-// during a reload, or until the job's reply has been sent) and runs or
-// fails the jobs that waited for it.
+// during a reload, or until the job's reply has been sent) and puts the
+// jobs that waited for it on the run queue (those a failed requirement
+// fails end there with "dependency").
 func (m *manager) finishJobLocked(j *job, result string) {
 	if j.finished {
 		return

@@ -36,8 +36,11 @@ func errUnknownMethod(c *busd.Call) *callErr {
 
 // HandleCall answers one method call (busd.Handler).
 func (m *manager) HandleCall(c *busd.Call) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.lock()
+	defer func() {
+		m.callEndedLocked(c)
+		m.unlock()
+	}()
 	if m.closed {
 		c.ReplyError(dbusErr+"Disconnected", "The manager is shutting down.")
 		return

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -50,12 +51,27 @@ type manager struct {
 	// waits for it.
 	timersRunning sync.WaitGroup
 
-	// mu guards every field below.
-	mu      sync.Mutex
-	version string
-	units   map[string]*unit
-	members map[string]map[*unit]bool // slice name -> the loaded units in it
-	files   map[string]UnitFile
+	// waitMu guards tickets, waiting and queuedAt: who waits for mu, in
+	// the order they came (runqueue.go). It may be taken under mu; mu is
+	// never taken under it.
+	waitMu   sync.Mutex
+	tickets  uint64          // the last ticket handed out by lock
+	waiting  map[uint64]bool // the tickets of the callers waiting for mu
+	queuedAt uint64          // the last ticket handed out when the run queue became non-empty
+	// inputOf is the connection whose next message the run queue waits
+	// for, or nil (runqueue.go). Written under mu only; inputDrained
+	// reads it without mu to skip the lock when it is not p.
+	inputOf atomic.Pointer[busd.Peer]
+
+	// mu guards every field below. Take it with lock and release it with
+	// unlock, which runs the run queue.
+	mu       sync.Mutex
+	runQueue []*job // jobs whose turn has come, in order (runqueue.go)
+	passes   int    // how many times in a row the run queue was passed over
+	version  string
+	units    map[string]*unit
+	members  map[string]map[*unit]bool // slice name -> the loaded units in it
+	files    map[string]UnitFile
 	// environment is the manager's Environment (SetEnvironment).
 	environment []string
 	// reverse are the loaded units with Requires=, BindsTo=, PartOf= or
@@ -95,7 +111,7 @@ func newManager(cfg config) (*manager, error) {
 		cfg: cfg, dirs: dirs, cgroupRoot: cgroupRoot, release: sdversions.Release{Major: v.Major, Minor: v.Minor},
 		environment: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, version: cfg.version, started: time.Now(),
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
-		subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
+		waiting: map[uint64]bool{}, subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
 	return m, nil
 }
@@ -103,8 +119,8 @@ func newManager(cfg config) (*manager, error) {
 // init loads the units every manager has, and the configured unit files.
 // It runs once the bus exists.
 func (m *manager) init() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.lock()
+	defer m.unlock()
 	// The units of a booted system that are never stopped: the root and
 	// system slices, the root mount, and init.scope, which holds PID 1.
 	for _, h := range hostUnits {
@@ -205,8 +221,8 @@ func (m *manager) afterLocked(d time.Duration, f func()) {
 	var t *time.Timer
 	t = time.AfterFunc(d, func() {
 		defer m.timersRunning.Done()
-		m.mu.Lock()
-		defer m.mu.Unlock()
+		m.lock()
+		defer m.unlock()
 		if m.closed {
 			return
 		}
@@ -430,11 +446,13 @@ func (m *manager) deactivateLocked(u *unit) {
 // pinnedLocked) and every loaded unit that refers to it (by a dependency
 // setting or a .wants/ symlink, as the slice of its members, as the socket
 // that triggers it) may go too; a cycle of such units goes as a whole.
-// systemd collects from a queue that its event loop runs after the job
-// that ended has been announced (JobRemoved) and before it reads the next
-// message; the fake does it at once, after announcing the state change
-// and the job's end, which clients cannot tell apart. The units u kept
-// loaded are collected in turn.
+// systemd collects from a queue that its main loop runs before each
+// event-loop iteration: after the job that ended has been announced
+// (JobRemoved) and before it reads the next message. The fake does it at
+// once, after announcing the state change and the job's end, which
+// clients cannot tell apart; a unit with a job, even one still on the run
+// queue (runqueue.go), stays. The units u kept loaded are collected in
+// turn.
 func (m *manager) collectLocked(u *unit) {
 	if u.gone || m.keptLocked(u, map[*unit]bool{}) {
 		return

@@ -28,8 +28,8 @@ type Reexec struct {
 // dropped, the manager moves to a new unique name, queued jobs survive
 // and keep their requesters. It returns the old and the new unique name.
 func (s *Server) Reexecute(r Reexec) (oldName, newName string) {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	return s.m.reexecLocked(nil, r)
 }
 

@@ -91,8 +91,8 @@ func (s *Server) Script(pattern string, sc Script) error {
 	if _, err := path.Match(pattern, ""); err != nil {
 		return fmt.Errorf("fakebus: bad pattern %q: %w", pattern, err)
 	}
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	sc.Results = append([]sdbus.JobResult(nil), sc.Results...)
 	index := len(s.m.scripts)
 	for _, u := range s.m.knownUnitsLocked(pattern) {
@@ -106,16 +106,16 @@ func (s *Server) Script(pattern string, sc Script) error {
 
 // ClearScripts removes every script.
 func (s *Server) ClearScripts() {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	s.m.scripts = nil
 }
 
 // ScriptConflicts returns the conflicts between script rules and units'
 // commands found as jobs ran, in order (see Script).
 func (s *Server) ScriptConflicts() []ScriptConflict {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	return append([]ScriptConflict(nil), s.m.conflicts...)
 }
 
@@ -172,8 +172,8 @@ type UnitFile struct {
 
 // AddUnitFile makes a unit loadable by name (see UnitFile).
 func (s *Server) AddUnitFile(f UnitFile) error {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	return s.m.addFileLocked(f)
 }
 
@@ -184,8 +184,8 @@ func (s *Server) SetVersion(v string) error {
 	if _, err := sdbus.ParseVersion(v); err != nil {
 		return fmt.Errorf("fakebus: %w", err)
 	}
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	s.m.version = v
 	return nil
 }
@@ -193,8 +193,8 @@ func (s *Server) SetVersion(v string) error {
 // SetReloadDuration makes each daemon-reload last d: JobRemoved signals
 // of jobs that end meanwhile are held back until Reloading(false).
 func (s *Server) SetReloadDuration(d time.Duration) {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	s.m.reloadFor = d
 }
 
@@ -213,8 +213,8 @@ type UnitInfo struct {
 // Unit returns the state of a loaded unit, and false when no unit of that
 // name is loaded.
 func (s *Server) Unit(name string) (UnitInfo, bool) {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	u := s.m.unitLocked(name)
 	if u == nil {
 		return UnitInfo{}, false
@@ -229,8 +229,8 @@ func (s *Server) Unit(name string) (UnitInfo, bool) {
 
 // Jobs returns the number of queued or running jobs.
 func (s *Server) Jobs() int {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	return len(s.m.jobs)
 }
 
@@ -238,8 +238,8 @@ func (s *Server) Jobs() int {
 // if it had run that way, and applies the result to its unit as a Script
 // result does. It returns false when no such job exists.
 func (s *Server) FinishJob(id uint32, result sdbus.JobResult) bool {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	j, ok := s.m.jobs[id]
 	if !ok {
 		return false
@@ -252,16 +252,16 @@ func (s *Server) FinishJob(id uint32, result sdbus.JobResult) bool {
 // body, for fault tests: values of the wrong types make a malformed
 // signal.
 func (s *Server) EmitJobRemoved(body ...any) {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	s.bus.Emit(managerPath, managerIface, "JobRemoved", body...)
 }
 
 // EmitJobRemovedFrom sends a JobRemoved signal that claims sender, a bus
 // name other than systemd's, as a foreign bus client could.
 func (s *Server) EmitJobRemovedFrom(sender string, id uint32, job dbus.ObjectPath, unit string, result string) {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
+	s.m.lock()
+	defer s.m.unlock()
 	s.bus.EmitFrom(sender, managerPath, managerIface, "JobRemoved", id, job, unit, result)
 }
 

@@ -80,9 +80,10 @@ func (m *manager) untrackLocked(j *job) {
 // PeerGone forgets a disconnected client: its subscription and its part
 // in the jobs it requested (busd.Handler).
 func (m *manager) PeerGone(p *busd.Peer) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.lock()
+	defer m.unlock()
 	delete(m.subscribed, p)
+	m.inputOf.CompareAndSwap(p, nil)
 	for j := range m.requested[p] {
 		delete(j.requesters, p)
 	}

@@ -111,6 +111,10 @@ type Config struct {
 	// dbus-daemon's max_replies_per_connection does (128 in the system bus's configuration); one more is
 	// refused with org.freedesktop.DBus.Error.LimitsExceeded. 0 means 128; negative means no limit.
 	MaxPendingReplies int
+	// InputDrained, if non-nil, is called on a connection's reader goroutine each time it has routed every
+	// message the client sent so far and is about to wait for more (see Call.MoreInput). It must not block for
+	// long.
+	InputDrained func(p *Peer)
 	// PeerSender, if set, is the SENDER of every message the service sends on a PeerMode connection.
 	// systemd sets it to "org.freedesktop.systemd1" on its private socket (sd_bus_set_sender).
 	PeerSender string

@@ -26,6 +26,13 @@ type Call struct {
 // ReplyError do nothing).
 func (c *Call) NoReply() bool { return c.Flags&dbus.FlagNoReplyExpected != 0 }
 
+// MoreInput reports whether the connection that sent c has more input
+// waiting, read and not yet routed or still in the kernel's socket buffer:
+// a message it sent after c has arrived, as sd-bus sees one in its read
+// buffer or epoll sees its socket readable. Only HandleCall may ask,
+// before it returns (it runs on the connection's reader goroutine).
+func (c *Call) MoreInput() bool { return c.Peer.br.Buffered() > 0 || c.Peer.kernelInput() }
+
 // Destination returns the DESTINATION the caller used: the service's
 // well-known or unique name in BusMode, often "" in PeerMode.
 func (c *Call) Destination() string { return c.dest }

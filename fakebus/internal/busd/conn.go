@@ -262,6 +262,9 @@ func (p *Peer) readLoop() {
 		}
 		b.mu.Unlock()
 		for {
+			if b.cfg.InputDrained != nil && p.br.Buffered() == 0 && !p.kernelInput() {
+				b.cfg.InputDrained(p)
+			}
 			m, err := readMessage(p.br)
 			if err != nil {
 				break // EOF, or an invalid message: drop the connection

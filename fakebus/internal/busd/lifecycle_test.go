@@ -216,8 +216,17 @@ func TestTrace(t *testing.T) {
 		}
 	})
 	c := peerClient(t, b)
+	sigs := make(chan *dbus.Signal, 10)
+	c.Signal(sigs)
 	if err := c.Object("", testPath).Call(testIface+".Ordered", 0).Err; err != nil {
 		t.Fatal(err)
+	}
+	// The reply can come before the handler has sent After: close once
+	// After has come.
+	for s := range sigs {
+		if s.Name == testIface+".After" {
+			break
+		}
 	}
 	c.Close()
 	b.Close()

@@ -26,6 +26,18 @@ func testWatchUnits(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A watch keeps only the latest state of a unit the reader has not
+	// taken yet: take the first event before anything changes.
+	sawBeforeActive := false
+	select {
+	case ev, ok := <-ch:
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		sawBeforeActive = ev.Name == before && ev.ActiveState == sdbus.StateActive
+	case <-e.ctx.Done():
+		t.Fatal("no event for the unit active before the watch")
+	}
 	wait(t, e, start(t, e, e.c, during, longRunning()), sdbus.JobDone)
 	j, err := e.c.StopUnit(e.ctx, before, sdbus.ModeReplace)
 	if err != nil {
@@ -33,7 +45,6 @@ func testWatchUnits(t *testing.T, e *env) {
 	}
 	wait(t, e, j, sdbus.JobDone)
 	last := map[string]sdbus.UnitEvent{}
-	sawBeforeActive := false
 	for {
 		select {
 		case ev, ok := <-ch:
@@ -42,9 +53,6 @@ func testWatchUnits(t *testing.T, e *env) {
 			}
 			if ev.Name != before && ev.Name != during {
 				t.Errorf("event of %s, which the filter refuses", ev.Name)
-			}
-			if ev.Name == before && ev.ActiveState == sdbus.StateActive {
-				sawBeforeActive = true
 			}
 			last[ev.Name] = ev
 		case <-e.ctx.Done():

@@ -1,0 +1,152 @@
+package fakebus
+
+import (
+	"time"
+
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+)
+
+// The run queue: when jobs run.
+//
+// systemd does not run a job inside the call that queued it. The call
+// installs the job (JobNew), replies and returns to the event loop; the
+// job waits in the run queue, an event source of idle priority, which
+// sd-event dispatches only when no other source is pending: in
+// particular when sd-bus has no message left to read. A call another
+// client sent meanwhile (or the same client, right behind the first) is
+// therefore answered with the job still queued, and runs before the job.
+//
+// The fake does the same. maybeRunLocked puts a job whose turn has come
+// on m.runQueue instead of running it; each time the manager's lock is
+// released (the end of a call, a timer, PeerGone, a Server method: see
+// unlock), the queue is run, in order, unless the manager is not idle:
+//
+//   - a caller that was already waiting for the lock when the queue
+//     became non-empty (a call from another connection that arrived
+//     meanwhile, a timer that fired) goes first, or
+//   - the connection whose call just ended has another message waiting,
+//     read or still in the kernel's socket buffer (busd.Call.MoreInput):
+//     the queue waits for that connection's next message, or for busd to
+//     report the connection drained (busd.Config.InputDrained), or
+//     inputGrace at most (a message whose rest never comes).
+//
+// Whoever goes first runs the queue when it releases the lock in turn, so
+// a job is never left behind. A caller that starts waiting after the job
+// was queued does not hold it back: a client that answers the reply with
+// its next call sees the job done, as it does on systemd, whose loop runs
+// the queue long before such a call can arrive. The queue is passed over
+// at most maxPasses times in a row; then it runs whatever is pending, so
+// a steady stream of calls cannot starve the jobs (sd-event has no such
+// bound, but systemd's calls come from clients that wait for their
+// replies, and so do not form an endless stream).
+//
+// Units are collected at once (collectLocked), not from the run queue:
+// systemd's main loop runs its GC queue before each sd-event iteration,
+// so a unit is gone before the next message is read.
+
+// maxPasses is how many times in a row the run queue lets another caller
+// of the manager go first.
+const maxPasses = 16
+
+// inputGrace is how long at most the run queue waits for a connection's
+// next message (callEndedLocked).
+const inputGrace = 10 * time.Millisecond
+
+// lock takes the manager's lock, counting the caller as waiting for it
+// meanwhile.
+func (m *manager) lock() {
+	m.waitMu.Lock()
+	m.tickets++
+	t := m.tickets
+	m.waiting[t] = true
+	m.waitMu.Unlock()
+	m.mu.Lock()
+	m.waitMu.Lock()
+	delete(m.waiting, t)
+	m.waitMu.Unlock()
+}
+
+// unlock runs the run queue if the manager is idle (see above), then
+// releases the lock.
+func (m *manager) unlock() {
+	m.dispatchLocked()
+	m.mu.Unlock()
+}
+
+// queueJobLocked puts j, whose turn has come, on the run queue.
+func (m *manager) queueJobLocked(j *job) {
+	if j.queued {
+		return
+	}
+	j.queued = true
+	if len(m.runQueue) == 0 {
+		m.waitMu.Lock()
+		m.queuedAt = m.tickets
+		m.waitMu.Unlock()
+	}
+	m.runQueue = append(m.runQueue, j)
+}
+
+// dispatchLocked runs the run queue, unless another caller goes first.
+func (m *manager) dispatchLocked() {
+	if len(m.runQueue) == 0 || m.closed {
+		m.passes = 0
+		m.inputOf.Store(nil)
+		return
+	}
+	if m.passes < maxPasses && (m.inputOf.Load() != nil || m.earlyWaiterLocked()) {
+		m.passes++
+		return
+	}
+	m.passes = 0
+	m.inputOf.Store(nil)
+	for len(m.runQueue) > 0 {
+		j := m.runQueue[0]
+		m.runQueue[0] = nil
+		m.runQueue = m.runQueue[1:]
+		j.queued = false
+		m.runJobLocked(j)
+	}
+	m.runQueue = nil
+}
+
+// earlyWaiterLocked reports whether a caller that was waiting for the
+// lock when the run queue became non-empty still waits.
+func (m *manager) earlyWaiterLocked() bool {
+	m.waitMu.Lock()
+	defer m.waitMu.Unlock()
+	for t := range m.waiting {
+		if t <= m.queuedAt {
+			return true
+		}
+	}
+	return false
+}
+
+// callEndedLocked records, as call c ends, whether its connection has
+// another message waiting; the run queue then waits for it.
+func (m *manager) callEndedLocked(c *busd.Call) {
+	switch {
+	case len(m.runQueue) > 0 && c.MoreInput():
+		if m.inputOf.Swap(c.Peer) == c.Peer {
+			return
+		}
+		// A message cut short (its rest never sent) would hold the
+		// queue for ever: it waits inputGrace at most.
+		p := c.Peer
+		m.afterLocked(inputGrace, func() { m.inputOf.CompareAndSwap(p, nil) })
+	case m.inputOf.Load() == c.Peer:
+		m.inputOf.Store(nil)
+	}
+}
+
+// inputDrained runs the run queue if it waited for p's next message and p
+// has none left (busd.Config.InputDrained).
+func (m *manager) inputDrained(p *busd.Peer) {
+	if m.inputOf.Load() != p {
+		return // the queue does not wait for p (inputOf changes under mu only)
+	}
+	m.lock()
+	m.inputOf.CompareAndSwap(p, nil)
+	m.unlock()
+}
