@@ -347,9 +347,8 @@ func (c *Conn) Reexecute(ctx context.Context) error {
 // freezer (Manager.FreezeUnit, systemd 246 and later; ErrNotSupported
 // before). An inactive unit is refused. systemd may abort a freeze before
 // it completes and answer org.freedesktop.systemd1.FreezeCancelled
-// (Error.Name; seen on 262); read FreezerState to know where it stopped,
-// and the call may be
-// made again.
+// (Error.Name; seen on 262); FreezerState then tells where it stopped,
+// and the call may be made again.
 func (c *Conn) FreezeUnit(ctx context.Context, name string) error {
 	if err := checkUnitName("FreezeUnit", name); err != nil {
 		return err
