@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"sort"
 	"strings"
 	"testing"
 
@@ -211,7 +212,8 @@ func testQueueSignalUnit(t *testing.T, e *env) {
 }
 
 // testEnqueueUnitJobMany: flags first, then the list, the job type, the
-// mode and each unit; the reply lists the named units' jobs.
+// mode and each unit; the reply lists the named units' jobs, a unit
+// named twice once, in no fixed order.
 func testEnqueueUnitJobMany(t *testing.T, e *env) {
 	if !needMethod(t, e, "EnqueueUnitJobMany") {
 		return
@@ -249,7 +251,10 @@ func testEnqueueUnitJobMany(t *testing.T, e *env) {
 			t.Errorf("job path %s", r.Job)
 		}
 	}
+	// systemd lists the jobs in no fixed order.
+	sort.Slice(got, func(i, j int) bool { return got[i][0] < got[j][0] })
 	want := [][3]string{{a, string(sdbus.UnitPath(a)), "stop"}, {b, string(sdbus.UnitPath(b)), "stop"}}
+	sort.Slice(want, func(i, j int) bool { return want[i][0] < want[j][0] })
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("EnqueueUnitJobMany(stop) jobs (-want +got):\n%s", diff)
 	}
