@@ -147,8 +147,33 @@
 //     reload-or-start, try-reload and nop answer NotSupported),
 //     SetExitCode and SetShowStatus (checked, then without effect: the
 //     fake has no ExitCode or ShowStatus property). Reboot,
-//     PowerOff, Halt, KExec, SwitchRoot and Exit answer AccessDenied, as
-//     systemd answers a caller that is not root: the fake never ends.
+//     PowerOff, Halt, KExec, SwitchRoot, Exit and SoftReboot (254+)
+//     answer AccessDenied, as systemd answers a caller that is not root:
+//     the fake never ends.
+//   - The Manager methods of later releases, where the release has them
+//     (UnknownMethod elsewhere), with the checks, order and errors
+//     measured on systemd 252, 257 and 262: StartUnitWithFlags (250+;
+//     flags 0 is StartUnit, any other InvalidArgs, as no release
+//     measured accepts a flag), EnqueueMarkedJobs (248+; the fake has no
+//     Markers=, so no unit is marked: an empty list), QueueSignalUnit
+//     (254+; KillUnit's checks, a realtime signal only; the signal is
+//     recorded, no process ends), EnqueueUnitJobMany (258+; every unit
+//     checked before any job is queued, the jobs of the named units in
+//     the reply, reply faults of scripts not applied), KillUnitSubgroup
+//     (258+; delegated units, whom cgroup or cgroup-fail; the fake keeps
+//     no processes in sub-cgroups, so only the unit's own cgroup, "" or
+//     "/", has processes to signal) and RemoveSubgroupFromUnit (258+;
+//     forgets the sub-cgroup, System.Error.EOWNERDEAD for a unit that is
+//     not running, as its control group is gone). What the fake cannot
+//     do it answers as systemd answers where it cannot either:
+//     BindMountUnit and MountImageUnit (248+) check the unit (and on 252
+//     the paths) and answer that it is not running in a private mount
+//     namespace, as the fake runs no service in one; GetUnitByPIDFD
+//     (253+) and StartAuxiliaryScope (255 to 257; with no process, after
+//     the name checks) take file descriptors, which no connection to the
+//     fake can pass: systemd fails to read such a call without its
+//     descriptors and answers InconsistentMessage "Bad message"
+//     (measured on 257 and 262), and so does the fake.
 //   - CleanUnit with systemd's checks in its order (resource types,
 //     "fdstore" from 254; unit types that can be cleaned: service, socket,
 //     mount, swap, others NotSupported; UnitBusy for a unit that is not
@@ -176,8 +201,9 @@
 //     UnitMasked, OnlyByDependency, JobTypeNotApplicable, InvalidArgs for
 //     bad modes and values, NoUnitForPID, NoSuchProcess, UnitBusy,
 //     NothingToClean, BadUnitSetting, NoSuchDynamicUser,
-//     FileDescriptorStoreDisabled, UnknownMethod for methods the release
-//     lacks.
+//     FileDescriptorStoreDisabled, NoIsolation, InconsistentMessage for a
+//     call whose file descriptors could not come with it, UnknownMethod
+//     for methods the release lacks.
 //   - Unit files on disk: two unit directories (WithUnitDir,
 //     WithRuntimeUnitDir; temporary ones by default) play
 //     /etc/systemd/system and /run/systemd/system. The unit-file methods

@@ -17,7 +17,7 @@ import (
 
 // powerMethods are the Manager methods that end or replace the manager.
 var powerMethods = map[string]string{
-	"Reboot": "", "PowerOff": "", "Halt": "", "KExec": "", "Exit": "", "SwitchRoot": "ss",
+	"Reboot": "", "PowerOff": "", "Halt": "", "KExec": "", "Exit": "", "SwitchRoot": "ss", "SoftReboot": "s",
 }
 
 // moreCallLocked answers the methods of this file; ok is false for other

@@ -95,6 +95,12 @@ var jobMethods = map[string]jobType{
 // managerCallLocked dispatches Manager methods. It returns (nil, nil) when
 // the method has replied itself.
 func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
+	if c.Member == "StartAuxiliaryScope" && sdversions.Behaves(m.release, sdversions.AuxiliaryScopeRemoved) {
+		if err := args(c, "sahta(sv)"); err != nil {
+			return nil, err
+		}
+		return nil, &callErr{dbusErr + "NotSupported", "StartAuxiliaryScope() method has been removed."}
+	}
 	if _, gated := sdversions.Methods[c.Member]; gated && !m.has(c.Member) {
 		return nil, errUnknownMethod(c) // a method the release lacks
 	}
@@ -175,7 +181,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		if err := args(c, "ssi"); err != nil {
 			return nil, err
 		}
-		return m.killLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].(int32))
+		return m.killLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].(int32), false)
 	case "SetUnitProperties":
 		if err := args(c, "sba(sv)"); err != nil {
 			return nil, err
@@ -304,7 +310,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		return out, err
 	}
 	for _, more := range []func(*busd.Call) ([]any, bool, error){
-		m.dumpCallLocked, m.cleanCallLocked, m.dynamicUserCallLocked, m.unitFileDepsCallLocked,
+		m.dumpCallLocked, m.cleanCallLocked, m.dynamicUserCallLocked, m.unitFileDepsCallLocked, m.versionedCallLocked,
 	} {
 		if out, ok, err := more(c); ok {
 			if out == nil && err == nil {
@@ -315,9 +321,6 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 	}
 	if out, ok, err := m.unitFileCallLocked(c.Member, c.Body, c.Signature.String()); ok {
 		return out, err
-	}
-	if unmodelledMethods[c.Member] && m.has(c.Member) {
-		return nil, &callErr{dbusErr + "NotSupported", "fakebus does not model " + c.Member + "."}
 	}
 	return nil, errUnknownMethod(c)
 }
@@ -358,7 +361,7 @@ var validModes = map[string]bool{
 
 func (m *manager) checkModeLocked(mode string, typ jobType) error {
 	if !validModes[mode] || !m.has("mode:"+mode) {
-		return errInvalidArgs("Job mode %s invalid.", mode)
+		return errInvalidArgs("Job mode %s invalid", mode)
 	}
 	if mode == "isolate" && typ != jobStart {
 		return errInvalidArgs("Isolate is only valid for start.")
@@ -372,8 +375,19 @@ func (m *manager) checkModeLocked(mode string, typ jobType) error {
 // unitJobLocked handles StartUnit and the other job methods; reply makes
 // the call's reply from its job (pathReply for the job methods).
 func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType, reply jobReply) error {
-	if err := validName(name); err != nil {
+	u, typ, err := m.checkUnitJobLocked(name, mode, typ)
+	if err != nil {
 		return err
+	}
+	return m.queueAndReplyLocked(c, u, typ, sdbus.JobMode(mode), reply)
+}
+
+// checkUnitJobLocked makes systemd's checks of a job method in systemd's
+// order and returns the unit and the job type the job gets (a
+// try-restart of an inactive unit is a nop, ...).
+func (m *manager) checkUnitJobLocked(name, mode string, typ jobType) (*unit, jobType, error) {
+	if err := validName(name); err != nil {
+		return nil, "", err
 	}
 	base := typ
 	switch typ {
@@ -381,17 +395,17 @@ func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType, re
 		base = jobRestart
 	}
 	if err := m.checkModeLocked(mode, base); err != nil {
-		return err
+		return nil, "", err
 	}
 	u := m.loadLocked(name)
 	if u == nil {
-		return errNotFound(name)
+		return nil, "", errNotFound(name)
 	}
 	if u.masked {
-		return &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
+		return nil, "", &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
 	}
 	if mode == "isolate" && !u.boolProp("AllowIsolate", false) {
-		return &callErr{errPrefix + "NoIsolation", "Operation refused, unit may not be isolated."}
+		return nil, "", &callErr{errPrefix + "NoIsolation", "Operation refused, unit may not be isolated."}
 	}
 	canReload := u.kind == "service" && u.props["ExecReload"].Value() != nil
 	switch typ {
@@ -416,25 +430,25 @@ func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType, re
 		}
 	case jobReload:
 		if !canReload {
-			return &callErr{errPrefix + "JobTypeNotApplicable", "Job type reload is not applicable for unit " + name + "."}
+			return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type reload is not applicable for unit " + name + "."}
 		}
 	}
 	if (typ == jobStart || typ == jobRestart) && u.boolProp("RefuseManualStart", false) {
-		return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+		return nil, "", &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
 	}
 	if typ == jobStop && u.boolProp("RefuseManualStop", false) {
-		return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+		return nil, "", &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
 	}
 	if typ == jobStop && u.perpetual {
-		return &callErr{errPrefix + "JobTypeNotApplicable", "Job type stop is not applicable for unit " + name + "."}
+		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type stop is not applicable for unit " + name + "."}
 	}
 	if (typ == jobStart || typ == jobRestart) && u.load == "bad-setting" {
-		return &callErr{errPrefix + "BadUnitSetting", "Unit " + name + " has a bad unit file setting."}
+		return nil, "", &callErr{errPrefix + "BadUnitSetting", "Unit " + name + " has a bad unit file setting."}
 	}
 	if (typ == jobStart || typ == jobRestart) && u.load != "loaded" {
-		return errNotFound(name)
+		return nil, "", errNotFound(name)
 	}
-	return m.queueAndReplyLocked(c, u, typ, sdbus.JobMode(mode), reply)
+	return u, typ, nil
 }
 
 // jobReply builds the reply of a job method from its job and the other
@@ -535,19 +549,80 @@ func (m *manager) resetFailedLocked(u *unit) {
 	m.collectLocked(u)
 }
 
-func (m *manager) killLocked(name, whom string, sig int32) ([]any, error) {
+// killLocked is KillUnit and, with queue, QueueSignalUnit (whose signal
+// must be a realtime one, as sigqueue's value says), with systemd's
+// checks in systemd's order (bus_unit_method_kill, unit_kill).
+func (m *manager) killLocked(name, whom string, sig int32, queue bool) ([]any, error) {
 	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
 	}
-	switch whom {
-	case "main", "control", "all", "main-fail", "control-fail", "all-fail":
-	default:
-		return nil, errInvalidArgs("Invalid who argument: %s", whom)
+	whom, err := m.killWhom(whom)
+	if err != nil {
+		return nil, err
 	}
 	if sig <= 0 || sig >= 65 {
 		return nil, errInvalidArgs("Signal number out of range.")
 	}
+	if queue && (sig < sigRTMin || sig > sigRTMax) {
+		return nil, errInvalidArgs("Value parameter only accepted for realtime signals (SIGRTMIN…SIGRTMAX), refusing for signal SIG%s.", signalName(sig))
+	}
+	switch {
+	case strings.HasPrefix(whom, "main") && u.kind != "service" && u.kind != "scope":
+		return nil, &callErr{errPrefix + "NoSuchProcess", u.kind + " units have no main processes"}
+	case strings.HasPrefix(whom, "control") && !controlKinds[u.kind]:
+		return nil, &callErr{errPrefix + "NoSuchProcess", u.kind + " units have no control processes"}
+	}
+	return m.signalProcessesLocked(u, whom, sig)
+}
+
+// controlKinds are the unit types that have control processes (their
+// Exec*= commands other than the main one).
+var controlKinds = map[string]bool{"service": true, "scope": true, "socket": true, "mount": true, "swap": true}
+
+// killWhom checks a kill method's whom argument: "" is all, "cgroup"
+// and "cgroup-fail" are all and all-fail where the release knows them.
+func (m *manager) killWhom(whom string) (string, error) {
+	switch whom {
+	case "":
+		return "all", nil
+	case "main", "control", "all", "main-fail", "control-fail", "all-fail":
+		return whom, nil
+	case "cgroup", "cgroup-fail":
+		if sdversions.Behaves(m.release, sdversions.KillCgroupWhom) {
+			return strings.Replace(whom, "cgroup", "all", 1), nil
+		}
+	}
+	if sdversions.Behaves(m.release, sdversions.KillWhomMessage) {
+		return "", errInvalidArgs("Invalid whom argument: %s", whom)
+	}
+	return "", errInvalidArgs("Invalid who argument %s", whom)
+}
+
+// sigRTMin and sigRTMax are the realtime signals as systemd (glibc) sees
+// them: the C library keeps 32 and 33 for itself.
+const sigRTMin, sigRTMax = 34, 64
+
+// signalNames are the Linux signals below 32 by number, as
+// signal_to_string names them (without "SIG").
+var signalNames = [...]string{1: "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV",
+	"USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ",
+	"VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS"}
+
+// signalName is systemd's signal_to_string of a signal that is not a
+// realtime one: its name, or its number.
+func signalName(sig int32) string {
+	if sig > 0 && int(sig) < len(signalNames) {
+		return signalNames[sig]
+	}
+	return strconv.Itoa(int(sig))
+}
+
+// signalProcessesLocked sends sig to u's processes that whom (checked)
+// names: SIGTERM and SIGINT end them cleanly, SIGKILL and the realtime
+// signals (whose default action ends a process) with a failure, other
+// signals leave them running.
+func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any, error) {
 	hasMain := u.proc != nil
 	hasAny := hasMain || (u.kind == "scope" && u.isActive())
 	switch {
@@ -558,13 +633,13 @@ func (m *manager) killLocked(name, whom string, sig int32) ([]any, error) {
 	case whom == "all-fail" && !hasAny:
 		return nil, &callErr{errPrefix + "NoSuchProcess", "No matching processes to kill"}
 	}
-	if sig == 9 || sig == 15 || sig == 2 { // SIGKILL, SIGTERM, SIGINT end the processes
+	if sig == 9 || sig == 15 || sig == 2 || sig >= sigRTMin && sig <= sigRTMax { // SIGKILL, SIGTERM, SIGINT, SIGRTMIN... end the processes
 		switch {
 		case u.kind == "service" && hasMain:
 			u.proc.ended = true
 			u.proc = nil
 			u.exec.ended(cldKilled, sig)
-			if sig == 9 {
+			if sig != 15 && sig != 2 {
 				m.failLocked(u, "signal")
 				if j := u.job; j != nil && j.typ == jobStart {
 					m.finishJobLocked(j, "failed")
@@ -734,15 +809,14 @@ var managerMethods = []string{
 	"Reboot", "PowerOff", "Halt", "KExec", "SwitchRoot", "Exit",
 }
 
-// unmodelledMethods are Manager methods whose presence differs between
-// releases (sdversions.Methods) but that the fake does not carry out: the
-// introspection data lists them where the release has them, and a call
-// answers NotSupported there (UnknownMethod elsewhere), so that clients
-// probing for them see the release's answer.
-var unmodelledMethods = map[string]bool{
-	"StartUnitWithFlags": true, "EnqueueMarkedJobs": true, "BindMountUnit": true, "MountImageUnit": true,
-	"GetUnitByPIDFD": true, "QueueSignalUnit": true, "SoftReboot": true, "StartAuxiliaryScope": true,
-	"EnqueueUnitJobMany": true, "KillUnitSubgroup": true, "RemoveSubgroupFromUnit": true,
+// versionedMethods are the Manager methods whose presence differs between
+// releases (sdversions.Methods) and that managerMethods does not list:
+// the introspection data lists them where the release has them
+// (versioned.go answers them).
+var versionedMethods = []string{
+	"StartUnitWithFlags", "EnqueueMarkedJobs", "BindMountUnit", "MountImageUnit",
+	"GetUnitByPIDFD", "QueueSignalUnit", "SoftReboot", "StartAuxiliaryScope",
+	"EnqueueUnitJobMany", "KillUnitSubgroup", "RemoveSubgroupFromUnit",
 }
 
 // introspectLocked returns the introspection XML of an object: the
@@ -753,10 +827,7 @@ func (m *manager) introspectLocked(p dbus.ObjectPath) string {
 	b.WriteString(introspectHead)
 	if p == managerPath {
 		b.WriteString(` <interface name="org.freedesktop.systemd1.Manager">` + "\n")
-		names := append([]string{}, managerMethods...)
-		for name := range unmodelledMethods {
-			names = append(names, name)
-		}
+		names := append(append([]string{}, managerMethods...), versionedMethods...)
 		sort.Strings(names[len(managerMethods):])
 		for _, name := range names {
 			if m.has(name) {

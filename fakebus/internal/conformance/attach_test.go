@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
@@ -81,12 +82,16 @@ func testAttachProcesses(t *testing.T, e *env) {
 	}
 }
 
-// systemdSubcgroup creates sub below a unit's control group in the
+// systemdSubcgroup creates sub below a scope's or service's control group in the
 // sandbox's cgroup file system; systemd removes it with the unit.
 func systemdSubcgroup(t *testing.T, e *env, unit, sub string) {
+	iface := "org.freedesktop.systemd1.Scope"
+	if strings.HasSuffix(unit, ".service") {
+		iface = "org.freedesktop.systemd1.Service"
+	}
 	var cg string
 	err := e.rawBus(t).Object("org.freedesktop.systemd1", sdbus.UnitPath(unit)).CallWithContext(e.ctx,
-		"org.freedesktop.DBus.Properties.Get", 0, "org.freedesktop.systemd1.Scope", "ControlGroup").Store(&cg)
+		"org.freedesktop.DBus.Properties.Get", 0, iface, "ControlGroup").Store(&cg)
 	if err != nil {
 		t.Fatal(err)
 	}

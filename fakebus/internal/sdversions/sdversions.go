@@ -401,6 +401,31 @@ const (
 	// invalid resource type (InvalidArgs). Seen on 257 and 262, not on
 	// 252; 254 is upstream's NEWS as far as known.
 	CleanFDStore Behaviour = "CleanFDStore"
+	// KillWhomMessage: KillUnit (and QueueSignalUnit) refuse an unknown
+	// whom argument with "Invalid whom argument: X"; 252 said "Invalid
+	// who argument X". Seen on 257 and 262, not on 252; the upstream
+	// release in between is not measured.
+	KillWhomMessage Behaviour = "KillWhomMessage"
+	// KillCgroupWhom: the kill methods know the whom arguments "cgroup"
+	// and "cgroup-fail"; older releases refuse them as invalid. Seen on
+	// 262, not on 257; taken from 258, which added KillUnitSubgroup.
+	KillCgroupWhom Behaviour = "KillCgroupWhom"
+	// LiveMountChecks: BindMountUnit and MountImageUnit refuse a unit of
+	// another type than service with NotSupported ("BindMountUnit
+	// operation is not supported for unit type 'slice'") and a service
+	// without a mount namespace with "Unit 'X' not running in private
+	// mount namespace, cannot live mount.", before they look at the
+	// paths; 252 checked the paths first, then answered InvalidArgs "Unit
+	// is not of type .service" and "Unit not running in private mount
+	// namespace, cannot activate bind mount". Seen on 257 and 262, not on
+	// 252; the upstream release in between is not measured.
+	LiveMountChecks Behaviour = "LiveMountChecks"
+	// AuxiliaryScopeRemoved: StartAuxiliaryScope, gone from the
+	// introspection data (Methods), is still called: it answers
+	// NotSupported "StartAuxiliaryScope() method has been removed."
+	// (InvalidArgs for another signature), not UnknownMethod. Seen on
+	// 262; from 258, the release that removed it.
+	AuxiliaryScopeRemoved Behaviour = "AuxiliaryScopeRemoved"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -410,6 +435,10 @@ var Behaviours = map[Behaviour]Release{
 	UnitFileLinksEUCLEAN:        R("252"),
 	AddDependencyBadUnitSetting: R("252"),
 	CleanFDStore:                R("254"),
+	KillWhomMessage:             R("257"),
+	KillCgroupWhom:              R("258"),
+	LiveMountChecks:             R("257"),
+	AuxiliaryScopeRemoved:       R("258"),
 }
 
 // Behaves reports whether release r has behaviour b.

@@ -139,6 +139,10 @@ func TestMeasuredReleases(t *testing.T) {
 		UnitFileLinksEUCLEAN:        {false, true, true, true},
 		AddDependencyBadUnitSetting: {false, true, true, true},
 		CleanFDStore:                {false, false, true, true},
+		KillWhomMessage:             {false, false, true, true},
+		KillCgroupWhom:              {false, false, false, true},
+		LiveMountChecks:             {false, false, true, true},
+		AuxiliaryScopeRemoved:       {false, false, false, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {
