@@ -398,6 +398,11 @@ func (m *manager) checkUnitJobLocked(name, mode string, typ jobType) (*unit, job
 		return nil, "", err
 	}
 	u := m.loadLocked(name)
+	if u == nil && typ == jobStop {
+		// systemd refuses to stop a unit it could not load that is
+		// not running (unit_queue_job_check_and_mangle_type).
+		return nil, "", errNoSuchUnit(name)
+	}
 	if u == nil {
 		return nil, "", errNotFound(name)
 	}
@@ -428,10 +433,19 @@ func (m *manager) checkUnitJobLocked(name, mode string, typ jobType) (*unit, job
 		default:
 			typ = jobRestart
 		}
-	case jobReload:
-		if !canReload {
-			return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type reload is not applicable for unit " + name + "."}
+	case "reload-or-start":
+		typ = jobReload
+		if !u.isActive() && u.active != "activating" {
+			typ = jobStart
 		}
+	case "try-reload":
+		typ = jobReload
+		if !u.isActive() && u.active != "activating" {
+			typ = jobNop
+		}
+	}
+	if typ == jobReload && !canReload {
+		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type reload is not applicable for unit " + name + "."}
 	}
 	if (typ == jobStart || typ == jobRestart) && u.boolProp("RefuseManualStart", false) {
 		return nil, "", &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}

@@ -303,7 +303,11 @@ func TestEnqueueUnitJob(t *testing.T) {
 		{"try-restart of an inactive unit", "idle.service", "try-restart", "replace", "", reply{"idle.service", "nop", nil}},
 		{"stop", "main.service", "stop", "replace", "", reply{"main.service", "stop", nil}},
 		{"unknown type", "main.service", "frobnicate", "replace", "org.freedesktop.DBus.Error.InvalidArgs", reply{}},
-		{"type the fake does not model", "main.service", "verify-active", "replace", "org.freedesktop.DBus.Error.NotSupported", reply{}},
+		{"verify-active", "idle.service", "verify-active", "replace", "", reply{"idle.service", "verify-active", nil}},
+		{"nop", "idle.service", "nop", "replace", "", reply{"idle.service", "nop", nil}},
+		{"try-reload of an inactive unit", "idle.service", "try-reload", "replace", "", reply{"idle.service", "nop", nil}},
+		{"reload-or-start of an inactive unit", "idle.service", "reload-or-start", "replace", "", reply{"idle.service", "start", nil}},
+		{"stop of no unit", "none.service", "stop", "replace", "org.freedesktop.systemd1.NoSuchUnit", reply{}},
 		{"bad mode", "main.service", "start", "bogus", "org.freedesktop.DBus.Error.InvalidArgs", reply{}},
 		{"no unit", "none.service", "start", "replace", "org.freedesktop.systemd1.NoSuchUnit", reply{}},
 	} {
