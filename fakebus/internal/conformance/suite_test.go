@@ -171,6 +171,8 @@ var cases = []suiteCase{
 	{name: "StartAuxiliaryScope", run: testStartAuxiliaryScope},
 	{name: "QueueSignalUnit", run: testQueueSignalUnit},
 	{name: "EnqueueUnitJobMany", run: testEnqueueUnitJobMany},
+	{name: "EnqueueJobTypes", run: testEnqueueJobTypes},
+	{name: "JobOfNoUnit", run: testJobOfNoUnit},
 	{name: "KillUnitSubgroup", run: testKillUnitSubgroup},
 	{name: "RemoveSubgroupFromUnit", run: testRemoveSubgroupFromUnit},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
