@@ -141,10 +141,15 @@
 //     AbandonScope, SetEnvironment, UnsetEnvironment and
 //     UnsetAndSetEnvironment (the Environment property), Dump,
 //     EnableUnitFilesWithFlags and DisableUnitFilesWithFlags (runtime and
-//     force as flags 1 and 2), EnqueueUnitJob (start, stop, reload,
-//     restart and try-restart jobs, with the job, its unit, the collapsed
-//     job type and the other jobs the call queued; verify-active,
-//     reload-or-start, try-reload and nop answer NotSupported),
+//     force as flags 1 and 2), EnqueueUnitJob (every job type systemd
+//     252 takes, with the job, its unit, the collapsed job type and the
+//     other jobs the call queued, as measured on systemd 247-262:
+//     verify-active ends done on an active unit and skipped on an
+//     inactive one; nop ends done; reload-or-start is a reload of an
+//     active unit and a start of an inactive one, try-reload and
+//     try-restart a reload or restart of an active unit and a nop of an
+//     inactive one; a reload of a unit without ExecReload= is
+//     JobTypeNotApplicable),
 //     SetExitCode and SetShowStatus (checked, then without effect: the
 //     fake has no ExitCode or ShowStatus property). Reboot,
 //     PowerOff, Halt, KExec, SwitchRoot, Exit and SoftReboot (254+)
