@@ -29,7 +29,6 @@ func testEnqueueJobTypes(t *testing.T, e *env) {
 	idle2 := e.unit("jobtypes", "slice")
 	cleanup(t, e, idle2)
 	nope := e.unit("jobtypes-none", "service")
-	const notApplicable = "org.freedesktop.systemd1.JobTypeNotApplicable: "
 	for _, tc := range []struct {
 		name, unit, typ string
 		want            string // the reply's job type and the JobRemoved result, or the error

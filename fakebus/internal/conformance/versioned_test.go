@@ -16,11 +16,12 @@ import (
 // the answers measured on 252, 257 and 262.
 
 const (
-	invalidArgs  = "org.freedesktop.DBus.Error.InvalidArgs: "
-	notSupported = "org.freedesktop.DBus.Error.NotSupported: "
-	noSuchUnit   = "org.freedesktop.systemd1.NoSuchUnit: "
-	noSuchProc   = "org.freedesktop.systemd1.NoSuchProcess: "
-	badMessage   = "org.freedesktop.DBus.Error.InconsistentMessage: Bad message"
+	invalidArgs   = "org.freedesktop.DBus.Error.InvalidArgs: "
+	notSupported  = "org.freedesktop.DBus.Error.NotSupported: "
+	noSuchUnit    = "org.freedesktop.systemd1.NoSuchUnit: "
+	notApplicable = "org.freedesktop.systemd1.JobTypeNotApplicable: "
+	noSuchProc    = "org.freedesktop.systemd1.NoSuchProcess: "
+	badMessage    = "org.freedesktop.DBus.Error.InconsistentMessage: Bad message"
 )
 
 // needMethod reports whether the release has method; on one without, it
@@ -233,6 +234,9 @@ func testEnqueueUnitJobMany(t *testing.T, e *env) {
 		{"bad mode", []any{[]string{"-.slice"}, "start", "bogus", uint64(0)}, invalidArgs + "Job mode bogus invalid"},
 		{"isolate stop", []any{[]string{"-.slice"}, "stop", "isolate", uint64(0)}, invalidArgs + "Isolate is only valid for start."},
 		{"one unknown", []any{[]string{a, nope}, "start", "replace", uint64(0)}, noSuchUnit + "Unit " + nope + " not found."},
+		{"one unknown, stop", []any{[]string{a, nope}, "stop", "replace", uint64(0)}, noSuchUnit + "Unit " + nope + " not loaded."},
+		{"one unknown, verify-active", []any{[]string{a, nope}, "verify-active", "replace", uint64(0)}, noSuchUnit + "Unit " + nope + " not found."},
+		{"reload without ExecReload=", []any{[]string{a}, "try-reload", "replace", uint64(0)}, notApplicable + "Job type reload is not applicable for unit " + a + "."},
 	})
 	var rows []struct {
 		ID       uint32
