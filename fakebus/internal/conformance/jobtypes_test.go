@@ -52,13 +52,7 @@ func testEnqueueJobTypes(t *testing.T, e *env) {
 			var id uint32
 			var jobPath, unitPath dbus.ObjectPath
 			var unit, typ string
-			var affected []struct {
-				ID       uint32
-				Path     dbus.ObjectPath
-				Unit     string
-				UnitPath dbus.ObjectPath
-				Type     string
-			}
+			var affected []affectedJob
 			got := managerCall(t, e, raw, "EnqueueUnitJob", []any{&id, &jobPath, &unit, &unitPath, &typ, &affected}, tc.unit, tc.typ, "replace")
 			if got == "ok" {
 				if jobPath != sdbus.JobPath(id) || unit != tc.unit || unitPath != sdbus.UnitPath(tc.unit) {

@@ -203,13 +203,7 @@ func testEnqueueUnitJob(t *testing.T, e *env) {
 	var id uint32
 	var jobPath, unitPath dbus.ObjectPath
 	var unit, typ string
-	var affected []struct {
-		ID       uint32
-		Path     dbus.ObjectPath
-		Unit     string
-		UnitPath dbus.ObjectPath
-		Type     string
-	}
+	var affected []affectedJob
 	out := []any{&id, &jobPath, &unit, &unitPath, &typ, &affected}
 	if got := managerCall(t, e, raw, "EnqueueUnitJob", out, name, "start", "replace"); got != "ok" {
 		t.Fatalf("EnqueueUnitJob(%s, start) = %s", name, got)
@@ -246,4 +240,14 @@ func testExitCodeShowStatus(t *testing.T, e *env) {
 	if got := managerCall(t, e, raw, "SetShowStatus", nil, ""); got != "ok" {
 		t.Errorf("SetShowStatus(\"\") = %s", got)
 	}
+}
+
+// affectedJob is one of the other jobs EnqueueUnitJob's reply lists
+// (a(uosos)).
+type affectedJob struct {
+	ID       uint32
+	Path     dbus.ObjectPath
+	Unit     string
+	UnitPath dbus.ObjectPath
+	Type     string
 }
