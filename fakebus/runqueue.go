@@ -143,8 +143,8 @@ func (m *manager) callEndedLocked(c *busd.Call) {
 // inputDrained runs the run queue if it waited for p's next message and p
 // has none left (busd.Config.InputDrained).
 func (m *manager) inputDrained(p *busd.Peer) {
-	if m.inputOf.Load() != p {
-		return // the queue does not wait for p (inputOf changes under mu only)
+	if m.inputOf.Load() != p || p.MoreInput() {
+		return // the queue does not wait for p (inputOf changes under mu only), or p's next message is on its way
 	}
 	m.lock()
 	m.inputOf.CompareAndSwap(p, nil)

@@ -112,8 +112,8 @@ type Config struct {
 	// refused with org.freedesktop.DBus.Error.LimitsExceeded. 0 means 128; negative means no limit.
 	MaxPendingReplies int
 	// InputDrained, if non-nil, is called on a connection's reader goroutine each time it has routed every
-	// message the client sent so far and is about to wait for more (see Call.MoreInput). It must not block for
-	// long.
+	// message it has read and is about to read more; bytes may still wait in the kernel's socket buffer (ask
+	// Peer.MoreInput, which costs a system call, only when it matters). It must not block for long.
 	InputDrained func(p *Peer)
 	// PeerSender, if set, is the SENDER of every message the service sends on a PeerMode connection.
 	// systemd sets it to "org.freedesktop.systemd1" on its private socket (sd_bus_set_sender).

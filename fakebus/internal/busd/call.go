@@ -31,7 +31,12 @@ func (c *Call) NoReply() bool { return c.Flags&dbus.FlagNoReplyExpected != 0 }
 // a message it sent after c has arrived, as sd-bus sees one in its read
 // buffer or epoll sees its socket readable. Only HandleCall may ask,
 // before it returns (it runs on the connection's reader goroutine).
-func (c *Call) MoreInput() bool { return c.Peer.br.Buffered() > 0 || c.Peer.kernelInput() }
+func (c *Call) MoreInput() bool { return c.Peer.MoreInput() }
+
+// MoreInput reports whether p has input waiting, read and not yet routed
+// or still in the kernel's socket buffer. Only code running on p's reader
+// goroutine may ask: HandleCall, and Config.InputDrained.
+func (p *Peer) MoreInput() bool { return p.br.Buffered() > 0 || p.kernelInput() }
 
 // Destination returns the DESTINATION the caller used: the service's
 // well-known or unique name in BusMode, often "" in PeerMode.

@@ -262,7 +262,7 @@ func (p *Peer) readLoop() {
 		}
 		b.mu.Unlock()
 		for {
-			if b.cfg.InputDrained != nil && p.br.Buffered() == 0 && !p.kernelInput() {
+			if b.cfg.InputDrained != nil && p.br.Buffered() == 0 {
 				b.cfg.InputDrained(p)
 			}
 			m, err := readMessage(p.br)
