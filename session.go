@@ -131,13 +131,13 @@ func (s *session) alive() bool { return s.bus.Context().Err() == nil }
 // once, whoever calls it first.
 func (s *session) end() {
 	s.endOnce.Do(func() {
+		s.endedAt = time.Now()
 		cause := s.c.goneErr()
 		s.jobs.fail(cause)
 		s.watches.fail(cause)
 		s.mu.Lock()
 		s.held = nil
 		s.mu.Unlock()
-		s.endedAt = time.Now()
 		close(s.ended)
 	})
 }
