@@ -1,5 +1,7 @@
 package sdversions
 
+//go:generate go test -run TestCapturedTable -update .
+
 import (
 	"bytes"
 	"encoding/json"

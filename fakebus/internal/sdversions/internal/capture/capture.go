@@ -110,6 +110,9 @@ type Options struct {
 	// Probe lists, per interface, property names to try with Get where
 	// the introspection data does not list them.
 	Probe map[string][]string
+	// JobWait is how long to wait for the job to be running before it is
+	// captured (zero: 10 s; negative: not at all).
+	JobWait time.Duration
 	// Logf reports progress; nil: quiet.
 	Logf func(format string, args ...any)
 }
@@ -120,6 +123,12 @@ func Run(ctx context.Context, conn *dbus.Conn, opt Options) (*sdversions.Capture
 	if r.opt.Logf == nil {
 		r.opt.Logf = func(string, ...any) {}
 	}
+	defer func() {
+		for _, p := range r.procs {
+			_ = p.Process.Kill()
+			_ = p.Wait()
+		}
+	}()
 	return r.all()
 }
 
@@ -127,6 +136,8 @@ type run struct {
 	ctx  context.Context
 	conn *dbus.Conn
 	opt  Options
+	// procs are the processes started for scopes, killed at the end.
+	procs []*exec.Cmd
 }
 
 func (r *run) obj(p dbus.ObjectPath) dbus.BusObject { return r.conn.Object(dest, p) }
@@ -144,11 +155,11 @@ func (r *run) get(p dbus.ObjectPath, iface, name string) (dbus.Variant, error) {
 		return dbus.Variant{}, c.Err
 	}
 	if len(c.Body) != 1 {
-		return dbus.Variant{}, fmt.Errorf("Get %s: %d values", name, len(c.Body))
+		return dbus.Variant{}, fmt.Errorf("get %s: %d values", name, len(c.Body))
 	}
 	v, ok := c.Body[0].(dbus.Variant)
 	if !ok {
-		return dbus.Variant{}, fmt.Errorf("Get %s: %T", name, c.Body[0])
+		return dbus.Variant{}, fmt.Errorf("get %s: %T", name, c.Body[0])
 	}
 	return v, nil
 }
@@ -172,7 +183,7 @@ func (r *run) all() (*sdversions.Capture, error) {
 	c := &sdversions.Capture{Objects: map[string]*sdversions.Object{}}
 	v, err := r.get(managerPath, managerIface, "Version")
 	if err != nil {
-		return nil, fmt.Errorf("Version: %w", err)
+		return nil, fmt.Errorf("the Version property: %w", err)
 	}
 	c.Release, _ = v.Value().(string)
 	r.opt.Logf("capturing systemd %s", c.Release)
@@ -185,7 +196,7 @@ func (r *run) all() (*sdversions.Capture, error) {
 		}
 	}
 	if err := r.call(managerPath, managerIface+".Reload").Err; err != nil {
-		return nil, fmt.Errorf("Reload: %w", err)
+		return nil, fmt.Errorf("reload: %w", err)
 	}
 
 	for _, u := range Units {
@@ -201,7 +212,7 @@ func (r *run) all() (*sdversions.Capture, error) {
 		job.Errors = append(job.Errors, "StartUnit: "+err.Error())
 	} else {
 		job.Path = jp
-		r.waitJobRunning(jp)
+		r.waitJobRunning(jp, r.opt.JobWait)
 		r.describe(job)
 	}
 	c.Objects["job"] = job
@@ -247,7 +258,7 @@ func (r *run) unit(u Unit) *sdversions.Object {
 			if err := cmd.Start(); err != nil {
 				return fail("start process", err)
 			}
-			go cmd.Wait() //nolint:errcheck // reaped when the scope stops it
+			r.procs = append(r.procs, cmd)
 			props = append(props, struct {
 				Name  string
 				Value dbus.Variant
@@ -320,9 +331,13 @@ func (r *run) waitSettled(p dbus.ObjectPath) {
 	}
 }
 
-// waitJobRunning waits (up to 10 s) until the job's state is running.
-func (r *run) waitJobRunning(p dbus.ObjectPath) {
-	for i := 0; i < 100; i++ {
+// waitJobRunning waits (up to d, 10 s for zero) until the job's state is
+// running.
+func (r *run) waitJobRunning(p dbus.ObjectPath, d time.Duration) {
+	if d == 0 {
+		d = 10 * time.Second
+	}
+	for i := time.Duration(0); i < d; i += 100 * time.Millisecond {
 		v, err := r.get(p, "org.freedesktop.systemd1.Job", "State")
 		if err != nil || v.Value() == "running" {
 			return
