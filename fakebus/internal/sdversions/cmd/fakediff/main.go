@@ -96,8 +96,8 @@ func compare(want *sdversions.Capture, verbose bool) error {
 	}
 	fmt.Printf("fakebus playing %s (%s) against the capture of systemd %s\n", got.Release, want.Release, want.Release)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "object\tmethods\tproperties\tsignals\tGetAll(\"\") lacks\tGetAll(iface) lacks\tGet: signature\tGet: value\t")
-	var sum [7]count
+	fmt.Fprintln(tw, "object\tmethods\tproperties\tsignals\tchild nodes\tGetAll(\"\") lacks\tGetAll(iface) lacks\tGet: signature\tGet: value\t")
+	var sum [8]count
 	var lacks []string
 	for _, kind := range sortedKinds(want) {
 		w, g := want.Objects[kind], got.Objects[kind]
@@ -127,14 +127,35 @@ func compare(want *sdversions.Capture, verbose bool) error {
 		if len(gaMiss) > 0 {
 			lacks = append(lacks, kind+": GetAll(\"\") lacks "+strings.Join(gaMiss, " "))
 		}
+		ch, chMiss := children(kind, w, g)
+		if len(chMiss) > 0 {
+			lacks = append(lacks, kind+": child nodes "+strings.Join(chMiss, " "))
+		}
 		gi := getAllIfaces(conn, g.Path, w)
 		gs, gv := gets(conn, g.Path, w)
-		for i, c := range []count{m, p, s, ga, gi, gs, gv} {
+		for i, c := range []count{m, p, s, ch, ga, gi, gs, gv} {
 			sum[i].add(c)
 		}
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t\n", kind, m, p, s, ga, gi, gs, gv)
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t\n", kind, m, p, s, ch, ga, gi, gs, gv)
 	}
-	fmt.Fprintf(tw, "all\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t\n", sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6])
+	fmt.Fprintf(tw, "all\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t\n", sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7])
+	tw.Flush()
+
+	// The same per D-Bus interface, each from the first object kind that
+	// has it.
+	fmt.Fprintln(tw, "interface\tmethods\tproperties\tsignals\t")
+	seen := map[string]bool{}
+	for _, kind := range interfaceOrder(want) {
+		w, g := want.Objects[kind], got.Objects[kind]
+		for _, in := range w.Node.Interfaces {
+			if seen[in.Name] {
+				continue
+			}
+			seen[in.Name] = true
+			m, s, p, _ := members(in, fakeIface(g, in.Name))
+			fmt.Fprintf(tw, "%s (%s)\t%v\t%v\t%v\t\n", in.Name, kind, m, p, s)
+		}
+	}
 	tw.Flush()
 	var errs []string
 	for _, kind := range sortedKinds(got) {
@@ -159,6 +180,53 @@ func firstLines(l []string, all bool) string {
 		return "\n  " + strings.Join(l, "\n  ")
 	}
 	return "\n  " + strings.Join(l[:3], "\n  ") + "\n  ..."
+}
+
+// interfaceOrder is the order object kinds are looked at for the
+// per-interface figures: the manager, the job, then the units.
+func interfaceOrder(c *sdversions.Capture) []string {
+	out := []string{"manager", "job", "service"}
+	for _, k := range sortedKinds(c) {
+		if k != "manager" && k != "job" && k != "service" && !strings.HasPrefix(k, "node-") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// children counts the child nodes of w the fake's g lists: all of them
+// for the manager and the inner nodes above it; for the unit node, the
+// units the capture made; for the job node, one job (any).
+func children(kind string, w, g *sdversions.Object) (count, []string) {
+	have := map[string]bool{}
+	if g != nil && g.Node != nil {
+		for _, c := range g.Node.Children {
+			have[c.Name] = true
+		}
+	}
+	var n count
+	var miss []string
+	for _, c := range w.Node.Children {
+		switch {
+		case kind == "node-job":
+			n.total = 1
+			if len(have) > 0 {
+				n.ok = 1
+			} else {
+				miss = []string{"(a job)"}
+			}
+			continue
+		case kind == "node-unit" && !strings.HasPrefix(c.Name, "capture") && !strings.HasPrefix(c.Name, "run_2dcapture"):
+			continue
+		}
+		n.total++
+		if have[c.Name] {
+			n.ok++
+		} else {
+			miss = append(miss, c.Name)
+		}
+	}
+	return n, miss
 }
 
 func sortedKinds(c *sdversions.Capture) []string {
