@@ -229,3 +229,80 @@ func TestRunRefused(t *testing.T) {
 		t.Errorf("status %d, stderr (-want +got):\n%s", c.ProcessState.ExitCode(), diff)
 	}
 }
+
+// TestShadow runs shadow and makeShadowDir in a mount namespace of the
+// test's own (the test binary started again under unshare): a directory
+// that does not exist is made in a tmpfs over its nearest parent, the
+// parent's entries are all still there (files, directories, symlinks),
+// hidden ones are gone, and outside the namespace nothing changed.
+func TestShadow(t *testing.T) {
+	if dir := os.Getenv("FAKESYSTEMD_TEST_SHADOW"); dir != "" {
+		// The child, in its own mount namespace.
+		if err := makeShadowDir(filepath.Join(dir, "parent", "new", "deeper")); err != nil {
+			t.Fatal(err)
+		}
+		if err := shadow(filepath.Join(dir, "other"), "hidden"); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				t.Error(err)
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, p)
+			if d.Type()&fs.ModeSymlink != 0 {
+				target, _ := os.Readlink(p)
+				rel += " -> " + target
+			} else if !d.IsDir() {
+				data, _ := os.ReadFile(p)
+				rel += " = " + string(data)
+			}
+			got = append(got, rel)
+			return nil
+		})
+		want := []string{".", "other", "other/kept = k", "parent", "parent/file = f", "parent/link -> file", "parent/new", "parent/new/deeper", "parent/sub", "parent/sub/inner = i"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("inside the namespace (-want +got):\n%s", diff)
+		}
+		return
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare")
+	}
+	dir := t.TempDir()
+	for _, d := range []string{"parent/sub", "other/hidden"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for f, data := range map[string]string{"parent/file": "f", "parent/sub/inner": "i", "other/kept": "k", "other/hidden/x": "h"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("file", filepath.Join(dir, "parent/link")); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--mount", "--propagation", "slave"}
+	if os.Geteuid() != 0 {
+		flags = append([]string{"--user", "--map-root-user"}, flags...)
+	}
+	c := exec.Command(unshare, append(flags, os.Args[0], "-test.run=^TestShadow$", "-test.v")...)
+	c.Env = append(os.Environ(), "FAKESYSTEMD_TEST_SHADOW="+dir)
+	out, err := c.CombinedOutput()
+	if strings.Contains(string(out), "unshare failed") {
+		t.Skipf("no mount namespace: %s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestShadow") {
+		t.Fatalf("in the namespace: %v\n%s", err, out)
+	}
+	// Outside, nothing changed.
+	if _, err := os.Stat(filepath.Join(dir, "parent/new")); err == nil {
+		t.Errorf("parent/new exists outside the namespace")
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "other/hidden/x")); err != nil || string(data) != "h" {
+		t.Errorf("other/hidden/x outside the namespace: %q, %v", data, err)
+	}
+}
