@@ -240,9 +240,9 @@ func startInit(cfg initConfig, cmdArgs []string, stderr io.Writer) (int, error) 
 	if err != nil {
 		return 0, err
 	}
-	signal.Ignore(os.Interrupt)
+	// SIGINT is caught and dropped, not ignored: CMD would inherit SIG_IGN.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 
 	var tries []initConfig
@@ -294,7 +294,9 @@ func startInit(cfg initConfig, cmdArgs []string, stderr io.Writer) (int, error) 
 		for {
 			select {
 			case s := <-sigs:
-				c.Process.Signal(s)
+				if s != os.Interrupt {
+					c.Process.Signal(s)
+				}
 			case <-done:
 				return
 			}

@@ -306,3 +306,25 @@ func TestShadow(t *testing.T) {
 		t.Errorf("other/hidden/x outside the namespace: %q, %v", data, err)
 	}
 }
+
+// TestRunSignalDispositions checks that CMD starts with the signal
+// dispositions a command started directly has: run catches SIGINT, and
+// must not leave it ignored in CMD, as Ctrl-C would then not stop CMD.
+func TestRunSignalDispositions(t *testing.T) {
+	skipWithoutNamespaces(t, nil)
+	const cmd = `grep -E '^Sig(Ign|Blk):' /proc/self/status`
+	direct, err := exec.Command("sh", "-c", cmd).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := [][]string{nil}
+	if u := unprivileged(t); u != nil {
+		users = append(users, u)
+	}
+	for _, u := range users {
+		r := runProgram(t, u, "run", "--", "sh", "-c", cmd)
+		if diff := cmp.Diff(string(direct), r.stdout); diff != "" || r.code != 0 {
+			t.Errorf("as %v: status %d, stderr %q, dispositions in run (-direct +run):\n%s", u, r.code, r.stderr, diff)
+		}
+	}
+}

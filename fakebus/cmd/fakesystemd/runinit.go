@@ -66,9 +66,9 @@ func runInit(conf string, args []string, stderr io.Writer) int {
 	// own that maps that user to the init step's root: it has no
 	// privilege, and the uid it claims to the bus (AUTH EXTERNAL) is the
 	// uid the fake sees.
-	signal.Ignore(os.Interrupt)
+	// SIGINT is caught and dropped, not ignored (see startInit).
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	c := exec.Command(path, args[1:]...)
 	c.Args[0] = args[0]
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -84,7 +84,9 @@ func runInit(conf string, args []string, stderr io.Writer) int {
 	}
 	go func() {
 		for s := range sigs {
-			c.Process.Signal(s)
+			if s != os.Interrupt {
+				c.Process.Signal(s)
+			}
 		}
 	}()
 	status, err := exitStatus(c.ProcessState, c.Wait())
