@@ -73,14 +73,16 @@ var hostUnitDirs = []string{"/etc/systemd/system", "/run/systemd/system", "/lib/
 // as this process sees them: systemd is PID 1 (or its private socket
 // exists), and the process shares PID 1's mount namespace as far as it can
 // tell (unshare -m with a tmpfs over /run/systemd/system gives a directory
-// of its own).
+// of its own). Where PID 1's mount namespace cannot be read (a process
+// in a user namespace of its own, such as fakesystemd run's as non-root),
+// only the private socket tells: systemd always makes it.
 func hostManaged() bool {
 	self, err1 := os.Readlink("/proc/self/ns/mnt")
 	init, err2 := os.Readlink("/proc/1/ns/mnt")
 	if err1 == nil && err2 == nil && self != init {
 		return false
 	}
-	if comm, err := os.ReadFile("/proc/1/comm"); err == nil && strings.TrimSpace(string(comm)) == "systemd" {
+	if comm, err := os.ReadFile("/proc/1/comm"); err2 == nil && err == nil && strings.TrimSpace(string(comm)) == "systemd" {
 		return true
 	}
 	_, err := os.Stat("/run/systemd/private")

@@ -12,8 +12,9 @@
 //	fakesystemd run [flags] -- CMD [ARGS...]
 //
 // The second form runs CMD in a private mount namespace (and user
-// namespace when not root) where the fake is the system's systemd: its
-// sockets are /run/dbus/system_bus_socket and /run/systemd/private, its
+// namespace when not root) where the fake is the system's systemd,
+// serving from inside as CMD's parent: its sockets are
+// /run/dbus/system_bus_socket and /run/systemd/private, its
 // unit directories /etc/systemd/system and /run/systemd/system, the vendor
 // unit directories are empty and /sys/fs/cgroup is its cgroup root, so
 // systemctl, systemd-run, busctl and D-Bus libraries work unmodified and

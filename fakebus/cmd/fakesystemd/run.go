@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,13 +15,17 @@ import (
 	"syscall"
 )
 
-// The run subcommand: fakesystemd serves the fake in its own process, in
-// the host's namespaces, and starts itself again ("the init step") in a
-// new mount namespace (and a new user namespace when not root). The init
-// step mounts the fake's sockets and directories over the system's
-// (/run/dbus/system_bus_socket, /run/systemd/private, the unit
-// directories, /sys/fs/cgroup), then runs CMD. Every mount is made in the
-// new namespace, after / was made a slave, so the host never sees one.
+// The run subcommand starts the program again ("the init step") in a new
+// mount namespace (and a new user namespace when not root). The init step
+// makes / a slave, mounts the fake's directories over the system's (the
+// unit directories, /sys/fs/cgroup) and a tmpfs over /run, then serves
+// the fake there, on /run/dbus/system_bus_socket and /run/systemd/private
+// with /etc/systemd/system as its unit directory, so that every path it
+// reports is the one CMD sees; then it runs CMD as its child. When not
+// root, the fake and CMD run in a second user namespace that maps the
+// caller to itself (the serve step): CMD has the caller's uid, and the
+// uid it claims on the bus is the one the fake sees. Every mount is made
+// in the new namespace, so the host never sees one.
 
 const runUsage = `usage: fakesystemd run [flags] -- CMD [ARGS...]
 
@@ -54,17 +57,24 @@ const initEnv = "FAKESYSTEMD_RUN_INIT"
 // step puts the fake's bus socket.
 const systemBusAddress = "unix:path=/run/dbus/system_bus_socket"
 
-// initConfig is what the init step needs from its parent: host paths,
-// opened before anything is mounted over them.
+// initConfig is what the init and serve steps need from the caller.
 type initConfig struct {
-	Bus           string `json:"bus"`
-	Private       string `json:"private"`
-	UnitDir       string `json:"unit_dir"`
-	RuntimeDir    string `json:"runtime_unit_dir"`
-	CgroupRoot    string `json:"cgroup_root"`
-	UID           int    `json:"uid"`
-	GID           int    `json:"gid"`
-	UserNamespace bool   `json:"user_namespace"`
+	// Host paths of the fake's directories, opened before anything is
+	// mounted over the paths that lead to them.
+	UnitDir    string `json:"unit_dir"`
+	RuntimeDir string `json:"runtime_unit_dir"`
+	CgroupRoot string `json:"cgroup_root"`
+	// The caller's uid and gid, and whether the init step has a user
+	// namespace of its own.
+	UID           int  `json:"uid"`
+	GID           int  `json:"gid"`
+	UserNamespace bool `json:"user_namespace"`
+	// Serve are fakesystemd's flags for the fake; Log says the trace and
+	// notes go to file descriptor 3, not stderr.
+	Serve []string `json:"serve"`
+	Log   bool     `json:"log"`
+	// Step is "init" or "serve".
+	Step string `json:"step"`
 }
 
 // serveFlagsRefused are fakesystemd's flags that run sets itself.
@@ -138,25 +148,19 @@ func parseRunArgs(args []string) (runArgs, error) {
 	return ra, nil
 }
 
-// readyWriter stands for stdout of the serving code: its first write
-// (the addresses, printed once every socket accepts connections) closes
-// ready.
-type readyWriter struct{ ready chan struct{} }
-
-func (w *readyWriter) Write(p []byte) (int, error) {
-	select {
-	case <-w.ready:
-	default:
-		close(w.ready)
-	}
-	return len(p), nil
-}
-
-// runCommand serves the fake, runs CMD in its namespaces and returns
-// CMD's exit status.
+// runCommand runs CMD in the init step's namespaces and returns its exit
+// status.
 func runCommand(args []string, stdout, stderr io.Writer) (int, error) {
 	ra, err := parseRunArgs(args)
 	if err != nil {
+		return 0, err
+	}
+	// Usage errors are found here, before any namespace is made.
+	o, err := parseFlags(append(slices.Clone(ra.serve), "--socket", "/run/dbus/system_bus_socket"))
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, errRunHelp
+		}
 		return 0, err
 	}
 	dir, err := os.MkdirTemp("", "fakesystemd-run-")
@@ -164,78 +168,39 @@ func runCommand(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	cfg := initConfig{
-		Bus:     filepath.Join(dir, "system_bus_socket"),
-		Private: filepath.Join(dir, "private"),
-		UID:     os.Geteuid(),
-		GID:     os.Getegid(),
-	}
-	serve := append(slices.Clone(ra.serve), "--socket", cfg.Bus, "--private-socket", cfg.Private, "--print-address")
-	o, err := parseFlags(serve)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, errRunHelp
-		}
-		return 0, err
-	}
+	cfg := initConfig{UID: os.Geteuid(), GID: os.Getegid(), Serve: ra.serve, Step: "init"}
 	// The fake's directories: the user's, or temporary ones in dir.
-	if cfg.UnitDir = o.unitDir; cfg.UnitDir == "" {
-		cfg.UnitDir = filepath.Join(dir, "etc-systemd-system")
-		serve = append(serve, "--unit-dir", cfg.UnitDir)
-	}
-	if cfg.RuntimeDir = o.runtimeDir; cfg.RuntimeDir == "" {
-		cfg.RuntimeDir = filepath.Join(dir, "run-systemd-system")
-		serve = append(serve, "--runtime-unit-dir", cfg.RuntimeDir)
-	}
-	if cfg.CgroupRoot = o.cgroupRoot; cfg.CgroupRoot == "" {
-		cfg.CgroupRoot = filepath.Join(dir, "cgroup")
-		serve = append(serve, "--cgroup-root", cfg.CgroupRoot)
-	}
-	for _, p := range []*string{&cfg.UnitDir, &cfg.RuntimeDir, &cfg.CgroupRoot} {
-		if *p, err = filepath.Abs(*p); err != nil {
+	for _, d := range []struct {
+		p            *string
+		given, label string
+	}{{&cfg.UnitDir, o.unitDir, "unit-dir"}, {&cfg.RuntimeDir, o.runtimeDir, "runtime-unit-dir"}, {&cfg.CgroupRoot, o.cgroupRoot, "cgroup-root"}} {
+		*d.p = d.given
+		if *d.p == "" {
+			*d.p = filepath.Join(dir, d.label)
+		}
+		if *d.p, err = filepath.Abs(*d.p); err != nil {
 			return 0, err
 		}
+		if err := os.MkdirAll(*d.p, 0o755); err != nil {
+			return 0, fmt.Errorf("--%s: %w", d.label, err)
+		}
 	}
-	logw := stderr
+	var extra []*os.File
 	if ra.log != "" {
 		f, err := os.Create(ra.log)
 		if err != nil {
 			return 0, fmt.Errorf("--log: %w", err)
 		}
 		defer f.Close()
-		logw = f
+		extra, cfg.Log = []*os.File{f}, true
 	}
-
-	// Serve until CMD is done.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := &readyWriter{ready: make(chan struct{})}
-	served := make(chan error, 1)
-	go func() { served <- run(ctx, serve, ready, logw) }()
-	select {
-	case <-ready.ready:
-	case err := <-served:
-		if err == nil {
-			err = errors.New("the fake stopped before serving")
-		}
-		return 0, err
-	}
-	stopServing := func() error {
-		cancel()
-		return <-served
-	}
-
-	status, err := startInit(cfg, ra.cmd, stderr)
-	if serr := stopServing(); err == nil && serr != nil {
-		err = serr
-	}
-	return status, err
+	return startInit(cfg, ra.cmd, extra, stderr)
 }
 
 // startInit runs the init step in new namespaces and waits for it,
 // passing SIGTERM, SIGHUP and SIGQUIT on. SIGINT is not passed on: from a
 // terminal it reaches CMD, in the same process group, directly.
-func startInit(cfg initConfig, cmdArgs []string, stderr io.Writer) (int, error) {
+func startInit(cfg initConfig, cmdArgs []string, extra []*os.File, stderr io.Writer) (int, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return 0, err
@@ -258,16 +223,11 @@ func startInit(cfg initConfig, cmdArgs []string, stderr io.Writer) (int, error) 
 	var c *exec.Cmd
 	var refusals []string
 	for _, try := range tries {
-		conf, err := json.Marshal(try)
-		if err != nil {
+		if c, err = stepCommand(self, try, cmdArgs, extra, stderr); err != nil {
 			return 0, err
 		}
-		c = exec.Command(self, cmdArgs...)
-		c.Args[0] = "fakesystemd-run-init"
-		c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, stderr
-		c.Env = append(os.Environ(), initEnv+"="+string(conf))
-		c.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS, Pdeathsig: syscall.SIGKILL}
 		what := "a mount namespace"
+		c.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNS
 		if try.UserNamespace {
 			what = "a user and mount namespace"
 			c.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
@@ -276,7 +236,6 @@ func startInit(cfg initConfig, cmdArgs []string, stderr io.Writer) (int, error) 
 		}
 		err = c.Start()
 		if err == nil {
-			refusals = nil
 			break
 		}
 		var errno syscall.Errno
@@ -289,6 +248,29 @@ func startInit(cfg initConfig, cmdArgs []string, stderr io.Writer) (int, error) 
 	if c == nil {
 		return 0, fmt.Errorf("the kernel refuses the namespaces CMD needs (%s); see user.max_user_namespaces and kernel.unprivileged_userns_clone", strings.Join(refusals, "; "))
 	}
+	return waitForwarding(c, sigs)
+}
+
+// stepCommand is the command of the init or serve step: the program
+// itself with cfg in its environment, CMD as its arguments, extra as
+// file descriptors 3 and on, and a SIGKILL when its parent dies.
+func stepCommand(self string, cfg initConfig, cmdArgs []string, extra []*os.File, stderr io.Writer) (*exec.Cmd, error) {
+	conf, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := exec.Command(self, cmdArgs...)
+	c.Args[0] = "fakesystemd-run-" + cfg.Step
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, stderr
+	c.Env = append(os.Environ(), initEnv+"="+string(conf))
+	c.ExtraFiles = extra
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return c, nil
+}
+
+// waitForwarding waits for c, passing on the signals of sigs but SIGINT,
+// and returns its exit status.
+func waitForwarding(c *exec.Cmd, sigs <-chan os.Signal) (int, error) {
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -302,7 +284,7 @@ func startInit(cfg initConfig, cmdArgs []string, stderr io.Writer) (int, error) 
 			}
 		}
 	}()
-	err = c.Wait()
+	err := c.Wait()
 	close(done)
 	return exitStatus(c.ProcessState, err)
 }

@@ -95,8 +95,9 @@ func unprivileged(t *testing.T) []string {
 }
 
 // TestRunSystemctl runs systemctl's unit-file and unit commands inside
-// fakesystemd run, as root and as nobody: they reach the fake, and the
-// host's unit directories and mounts do not change.
+// fakesystemd run, as root and as nobody: they reach the fake, the paths
+// they print are the ones systemd prints, and the host's unit directories
+// and mounts do not change.
 func TestRunSystemctl(t *testing.T) {
 	if _, err := exec.LookPath("systemctl"); err != nil {
 		t.Skip("no systemctl")
@@ -104,7 +105,7 @@ func TestRunSystemctl(t *testing.T) {
 	const script = `set -e
 printf '[Service]\nExecStart=/bin/sleep infinity\n[Install]\nWantedBy=multi-user.target\n' >/etc/systemd/system/run-test.service
 systemctl daemon-reload
-systemctl enable run-test.service 2>/dev/null
+systemctl enable run-test.service 2>&1
 echo "is-enabled: $(systemctl is-enabled run-test.service)"
 systemctl list-unit-files --no-legend run-test.service
 test -L /etc/systemd/system/multi-user.target.wants/run-test.service && echo "wants link: yes"
@@ -112,7 +113,7 @@ systemctl start run-test.service
 echo "is-active: $(systemctl is-active run-test.service)"
 test -d /sys/fs/cgroup/system.slice/run-test.service && echo "cgroup: yes"
 systemctl stop run-test.service
-systemctl disable run-test.service 2>/dev/null
+systemctl disable run-test.service 2>&1
 echo "is-enabled: $(systemctl is-enabled run-test.service || true)"
 test -S /run/dbus/system_bus_socket && test -S /run/systemd/private && test -d /run/systemd/system && echo "sockets: yes"
 echo "uid: $(id -u)"
@@ -135,11 +136,13 @@ exit 7
 			skipWithoutNamespaces(t, u.as)
 			before := hostState(t)
 			r := runProgram(t, u.as, "run", "--", "sh", "-c", script)
-			want := runResult{code: 7, stdout: `is-enabled: enabled
+			want := runResult{code: 7, stdout: `Created symlink /etc/systemd/system/multi-user.target.wants/run-test.service → /etc/systemd/system/run-test.service.
+is-enabled: enabled
 run-test.service enabled enabled
 wants link: yes
 is-active: active
 cgroup: yes
+Removed "/etc/systemd/system/multi-user.target.wants/run-test.service".
 is-enabled: disabled
 sockets: yes
 uid: ` + u.uid + "\n"}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,12 +12,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 )
 
-// The init step of run (see run.go): the program started again in the new
-// namespaces, with initEnv set. It mounts the fake over the system's
-// paths, then runs CMD.
+// The init and serve steps of run (see run.go): the program started again
+// in the new namespaces, with initEnv set.
 
 // oPath is O_PATH, which package syscall lacks (the value of every Linux
 // architecture but alpha, parisc and sparc).
@@ -30,8 +31,16 @@ const oPath = 0x200000
 // the init step replaces.
 var vendorUnitDirs = []string{"/usr/local/lib/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"}
 
-// runInit runs the init step and returns the exit status, if it does not
-// exec CMD.
+// The paths the fake serves on and uses in the namespace.
+const (
+	busSocket     = "/run/dbus/system_bus_socket"
+	privateSocket = "/run/systemd/private"
+	unitDir       = "/etc/systemd/system"
+	runtimeDir    = "/run/systemd/system"
+	cgroupFS      = "/sys/fs/cgroup"
+)
+
+// runInit runs the init or serve step and returns the exit status.
 func runInit(conf string, args []string, stderr io.Writer) int {
 	os.Unsetenv(initEnv)
 	var cfg initConfig
@@ -43,10 +52,104 @@ func runInit(conf string, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fakesystemd: run: no command\n")
 		return exitRunFailed
 	}
+	if cfg.Step == "serve" {
+		return serveAndRun(cfg, args, stderr)
+	}
 	if err := mountFake(cfg); err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
 		return exitRunFailed
 	}
+	if !cfg.UserNamespace || cfg.UID == 0 {
+		return serveAndRun(cfg, args, stderr)
+	}
+
+	// The fake and CMD run as the user who ran fakesystemd, in a user
+	// namespace of their own that maps that user to the init step's
+	// root: they have no privilege, and the uid CMD claims to the bus
+	// (AUTH EXTERNAL) is the uid the fake sees.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	next := cfg
+	next.Step = "serve"
+	var extra []*os.File
+	if cfg.Log {
+		extra = []*os.File{os.NewFile(3, "log")}
+	}
+	c, err := stepCommand("/proc/self/exe", next, args, extra, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
+		return exitRunFailed
+	}
+	c.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER
+	c.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.UID, HostID: 0, Size: 1}}
+	c.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.GID, HostID: 0, Size: 1}}
+	if err := c.Start(); err != nil {
+		fmt.Fprintf(stderr, "fakesystemd: run: a user namespace for uid %d: %v\n", cfg.UID, err)
+		return exitRunFailed
+	}
+	status, err := waitForwarding(c, sigs)
+	if err != nil {
+		fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
+		return exitRunFailed
+	}
+	return status
+}
+
+// readyWriter stands for stdout of the serving code: its first write
+// (the addresses, printed once every socket accepts connections) closes
+// ready.
+type readyWriter struct{ ready chan struct{} }
+
+func (w *readyWriter) Write(p []byte) (int, error) {
+	select {
+	case <-w.ready:
+	default:
+		close(w.ready)
+	}
+	return len(p), nil
+}
+
+// serveAndRun serves the fake on the system's paths, runs CMD and
+// returns its exit status.
+func serveAndRun(cfg initConfig, args []string, stderr io.Writer) int {
+	logw := stderr
+	if cfg.Log {
+		syscall.CloseOnExec(3) // not for CMD
+		f := os.NewFile(3, "log")
+		defer f.Close()
+		logw = f
+	}
+	cgroupRoot := cfg.CgroupRoot
+	if fi, err := os.Stat(cgroupFS); err == nil && fi.IsDir() {
+		cgroupRoot = cgroupFS // the init step bound the fake's there
+	}
+	// The last value of a flag wins: these replace the user's.
+	flags := append(slices.Clone(cfg.Serve), "--socket", busSocket, "--private-socket", privateSocket,
+		"--unit-dir", unitDir, "--runtime-unit-dir", runtimeDir, "--cgroup-root", cgroupRoot, "--print-address")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := &readyWriter{ready: make(chan struct{})}
+	served := make(chan error, 1)
+	go func() { served <- run(ctx, flags, ready, logw) }()
+	select {
+	case <-ready.ready:
+	case err := <-served:
+		if err == nil {
+			err = errors.New("the fake stopped before serving")
+		}
+		fmt.Fprintf(stderr, "fakesystemd: run: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		return exitRunFailed
+	}
+	status := runCmd(args, stderr)
+	cancel()
+	if err := <-served; err != nil {
+		fmt.Fprintf(stderr, "fakesystemd: run: stopping the fake: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	return status
+}
+
+// runCmd runs CMD and returns its exit status.
+func runCmd(args []string, stderr io.Writer) int {
 	os.Setenv("DBUS_SYSTEM_BUS_ADDRESS", systemBusAddress)
 	path, err := exec.LookPath(args[0])
 	if err != nil {
@@ -56,40 +159,19 @@ func runInit(conf string, args []string, stderr io.Writer) int {
 		}
 		return exitCannotExec
 	}
-	if !cfg.UserNamespace || cfg.UID == 0 {
-		err := syscall.Exec(path, args, os.Environ())
-		fmt.Fprintf(stderr, "fakesystemd: run: %s: %v\n", args[0], err)
-		return exitCannotExec
-	}
-
-	// CMD runs as the user who ran fakesystemd, in a user namespace of its
-	// own that maps that user to the init step's root: it has no
-	// privilege, and the uid it claims to the bus (AUTH EXTERNAL) is the
-	// uid the fake sees.
 	// SIGINT is caught and dropped, not ignored (see startInit).
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
 	c := exec.Command(path, args[1:]...)
 	c.Args[0] = args[0]
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
-	c.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: cfg.UID, HostID: 0, Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: cfg.GID, HostID: 0, Size: 1}},
-		Pdeathsig:   syscall.SIGKILL,
-	}
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := c.Start(); err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %s: %v\n", args[0], err)
 		return exitCannotExec
 	}
-	go func() {
-		for s := range sigs {
-			if s != os.Interrupt {
-				c.Process.Signal(s)
-			}
-		}
-	}()
-	status, err := exitStatus(c.ProcessState, c.Wait())
+	status, err := waitForwarding(c, sigs)
 	if err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %s: %v\n", args[0], err)
 		return exitRunFailed
@@ -97,8 +179,9 @@ func runInit(conf string, args []string, stderr io.Writer) int {
 	return status
 }
 
-// mountFake puts the fake's sockets and directories where systemd's are,
-// in the init step's mount namespace.
+// mountFake puts the fake's directories where systemd's are, in the init
+// step's mount namespace, and makes /run/dbus and /run/systemd for its
+// sockets.
 func mountFake(cfg initConfig) error {
 	// Nothing mounted from here on may propagate to the host.
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {
@@ -113,11 +196,11 @@ func mountFake(cfg initConfig) error {
 		}
 		return f, nil
 	}
-	var src struct{ bus, private, unitDir, runtimeDir, cgroupRoot *os.File }
+	var src struct{ unitDir, runtimeDir, cgroupRoot *os.File }
 	for _, f := range []struct {
 		p  **os.File
 		fn string
-	}{{&src.bus, cfg.Bus}, {&src.private, cfg.Private}, {&src.unitDir, cfg.UnitDir}, {&src.runtimeDir, cfg.RuntimeDir}, {&src.cgroupRoot, cfg.CgroupRoot}} {
+	}{{&src.unitDir, cfg.UnitDir}, {&src.runtimeDir, cfg.RuntimeDir}, {&src.cgroupRoot, cfg.CgroupRoot}} {
 		var err error
 		if *f.p, err = open(f.fn); err != nil {
 			return err
@@ -127,23 +210,12 @@ func mountFake(cfg initConfig) error {
 	cwd, cwdErr := os.Getwd()
 
 	// /run: a tmpfs with the host's entries bound back in, but dbus and
-	// systemd, which are the fake's.
+	// systemd, which are the fake's (it makes its sockets there).
 	if err := shadow("/run", "dbus", "systemd"); err != nil {
 		return err
 	}
 	for _, d := range []string{"/run/dbus", "/run/systemd", "/run/systemd/system"} {
 		if err := os.Mkdir(d, 0o755); err != nil {
-			return err
-		}
-	}
-	for _, b := range []struct {
-		from *os.File
-		to   string
-	}{{src.bus, "/run/dbus/system_bus_socket"}, {src.private, "/run/systemd/private"}} {
-		if err := os.WriteFile(b.to, nil, 0o666); err != nil {
-			return err
-		}
-		if err := bind(b.from, b.to); err != nil {
 			return err
 		}
 	}
