@@ -26,11 +26,19 @@ async function main() {
     destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus',
     member: 'AddMatch', signature: 's', body: [`type='signal',sender='${SD}',interface='${MGR}',member='JobRemoved'`],
   }));
+  const quiet = [];
   observer.on('message', (msg) => {
     if (msg.type === dbus.MessageType.SIGNAL && msg.member === 'JobRemoved') {
       seenByObserver.set(msg.body[1], (seenByObserver.get(msg.body[1]) || 0) + 1);
     }
+    if (msg.type === dbus.MessageType.SIGNAL && (msg.member === 'JobNew' || msg.member === 'JobRemoved') && msg.body[2] === 'js-quiet.service') {
+      quiet.push(msg.member);
+    }
   });
+  await observer.call(new dbus.Message({
+    destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus',
+    member: 'AddMatch', signature: 's', body: [`type='signal',sender='${SD}',interface='${MGR}',member='JobNew'`],
+  }));
 
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   async function waitJob(job) {
@@ -58,6 +66,15 @@ async function main() {
   let lastJob = null;
   const startAndWait = async (p) => { lastJob = await p; return waitJob(lastJob); };
 
+  // Nobody is subscribed yet, and busctl, which asks for the job (a 1 s
+  // oneshot), hangs up at once: which job signals does the observer see?
+  await step('signals-nobody-subscribed', async () => {
+    require('child_process').execFileSync('busctl', ['call', SD, '/org/freedesktop/systemd1', MGR, 'StartTransientUnit',
+      'ssa(sv)a(sa(sv))', 'js-quiet.service', 'replace', '2', 'Type', 's', 'oneshot',
+      'ExecStart', 'a(sasb)', '1', '/bin/sleep', '2', '/bin/sleep', '1', 'false', '0']);
+    await sleep(2500);
+    return `observer saw [${quiet.join(' ')}]`;
+  });
   await step('subscribe', () => manager.Subscribe());
   await step('start-transient', () => startAndWait(manager.StartTransientUnit('js-sleep.service', 'replace',
     [['ExecStart', exec(['/bin/sleep', '300'])]], [])));

@@ -46,11 +46,25 @@ job=""
 step start-transient start_transient gd-sleep.service "[('ExecStart', <[('/bin/sleep', ['/bin/sleep', '300'], false)]>)]"
 step wait-job wait_job "$job"
 step get-active-state gdbus call "${SD[@]}" -o "$(unit_path gd-sleep.service)" -m $P.Get org.freedesktop.systemd1.Unit ActiveState
+# Whether GetAll("") answers, not its values (PIDs, timestamps).
 step getall-empty sh -c "gdbus call --system -d org.freedesktop.systemd1 -o $(unit_path gd-sleep.service) -m $P.GetAll '' >/dev/null"
+# The interfaces and the names of their methods and signals, in the
+# introspection data's order; property values are run-dependent.
 step introspect-members sh -c "gdbus introspect --system -d org.freedesktop.systemd1 -o $(unit_path gd-sleep.service) | sed -n 's/^ *\(interface [^ ]*\) {$/\1/p; s/^ *\([A-Z][A-Za-z]*\)(.*/  \1/p'"
 step kill gdbus call "${SD[@]}" "${MGR[@]}" -m $M.KillUnit gd-sleep.service all 15
-sleep 0.5
-step get-active-state-after-kill gdbus call "${SD[@]}" -o "$(unit_path gd-sleep.service)" -m $P.Get org.freedesktop.systemd1.Unit ActiveState
+# settle UNIT_PATH: polls ActiveState while it is active or deactivating
+# (up to 5 s), then prints it.
+settle() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		case $(gdbus call "${SD[@]}" -o "$1" -m $P.Get org.freedesktop.systemd1.Unit ActiveState 2>&1) in
+		*"'active'"* | *"'deactivating'"*) sleep 0.1 ;;
+		*) break ;;
+		esac
+	done
+	gdbus call "${SD[@]}" -o "$1" -m $P.Get org.freedesktop.systemd1.Unit ActiveState
+}
+step get-active-state-after-kill settle "$(unit_path gd-sleep.service)"
 step start-failing start_transient gd-fail.service "[('Type', <'oneshot'>), ('ExecStart', <[('/bin/false', ['/bin/false'], false)]>)]"
 step wait-job-failing wait_job "$job"
 step get-result gdbus call "${SD[@]}" -o "$(unit_path gd-fail.service)" -m $P.Get org.freedesktop.systemd1.Service Result

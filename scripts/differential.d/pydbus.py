@@ -80,7 +80,16 @@ step("props", lambda: props("py-sleep.service", "Id", "LoadState", "ActiveState"
 step("restart", lambda: start_and_wait(lambda: manager.RestartUnit("py-sleep.service", "replace")))
 step("props-after-restart", lambda: props("py-sleep.service", "ActiveState", "SubState"))
 step("kill", lambda: manager.KillUnit("py-sleep.service", "all", 9))
-step("props-after-kill", lambda: (GLib.usleep(500000), props("py-sleep.service", "ActiveState", "SubState"))[1])
+def settle(unit):
+    """Polls ActiveState while it is active or deactivating (up to 5 s)."""
+    for _ in range(50):
+        if props(unit, "ActiveState") not in ("ActiveState=active", "ActiveState=deactivating"):
+            break
+        GLib.usleep(100000)
+    return props(unit, "ActiveState", "SubState")
+
+
+step("props-after-kill", lambda: settle("py-sleep.service"))
 step("start-slow-oneshot", lambda: start_and_wait(lambda: manager.StartTransientUnit("py-slow.service", "replace", slow_props, no_aux)))
 step("props-slow", lambda: props("py-slow.service", "ActiveState", "SubState"))
 step("start-failing", lambda: start_and_wait(lambda: manager.StartTransientUnit("py-fail.service", "replace", fail_props, no_aux)))

@@ -25,17 +25,42 @@ step() {
 	echo "exit $?"
 }
 
-# until_not_active UNIT: waits (up to 10 s) until UNIT is no longer active
-# or activating; as a shell test would.
-until_not_active() {
+# settle UNIT: waits (up to 5 s) until UNIT is no longer active,
+# activating, deactivating or reloading, as a shell test would, then prints
+# its state as `systemctl is-active` does. The wait only lets systemd's
+# asynchronous work finish on a loaded machine; a unit that stays active
+# still prints "active".
+settle() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 50; i++)); do
 		case $(systemctl is-active "$1") in
 		active | activating | deactivating | reloading) sleep 0.1 ;;
-		*) return 0 ;;
+		*) break ;;
 		esac
 	done
-	return 1
+	systemctl is-active "$1"
+}
+
+# until_active UNIT: waits (up to 5 s) until UNIT is active, then prints
+# its state.
+until_active() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[[ $(systemctl is-active "$1") == active ]] && break
+		sleep 0.1
+	done
+	systemctl is-active "$1"
+}
+
+# until_no_job UNIT_PATH: the busctl way of waiting for a job: polls the
+# unit's Job property until it is (0, "/") (up to 5 s).
+until_no_job() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[[ $(busctl get-property org.freedesktop.systemd1 "$1" org.freedesktop.systemd1.Unit Job) == '(uo) 0 "/"' ]] && return 0
+		sleep 0.1
+	done
+	echo "the unit still has a job after 5 s"
 }
 
 units=/etc/systemd/system
@@ -78,8 +103,7 @@ step systemctl/restart systemctl restart ctl-file.service
 step systemctl/is-active-after-restart systemctl is-active ctl-file.service
 step systemctl/list-units systemctl list-units --all --no-legend --plain 'ctl-*'
 step systemctl/kill systemctl kill ctl-file.service
-until_not_active ctl-file.service
-step systemctl/is-active-after-kill systemctl is-active ctl-file.service
+step systemctl/is-active-after-kill settle ctl-file.service
 step systemctl/start-again systemctl start ctl-file.service
 step systemctl/stop systemctl stop ctl-file.service
 step systemctl/is-active-after-stop systemctl is-active ctl-file.service
@@ -111,9 +135,14 @@ step systemd-run/wait-false systemd-run --wait --unit=run-false false
 step systemd-run/oneshot systemd-run -p Type=oneshot --unit=run-oneshot sleep 1
 step systemd-run/oneshot-after systemctl is-active run-oneshot.service
 step systemd-run/scope systemd-run --scope --unit=run-scope true
-step systemd-run/scope-after systemctl is-active run-scope.scope
-step systemd-run/scope-bg sh -c 'systemd-run --scope --unit=run-scope-bg sleep 1 & sleep 0.5; systemctl is-active run-scope-bg.scope; wait'
-step systemd-run/scope-bg-after systemctl is-active run-scope-bg.scope
+step systemd-run/scope-after settle run-scope.scope
+scope_bg() {
+	systemd-run --scope --unit=run-scope-bg sleep 2 &
+	until_active run-scope-bg.scope
+	wait $!
+}
+step systemd-run/scope-bg scope_bg
+step systemd-run/scope-bg-after settle run-scope-bg.scope
 step systemd-run/no-block systemd-run --no-block --unit=run-noblock sleep 300
 step systemd-run/no-block-stop systemctl stop run-noblock.service
 
@@ -122,7 +151,8 @@ M=(org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.M
 step busctl/get-unit-missing busctl call "${M[@]}" GetUnit s bus-nosuch.service
 step busctl/start-unit busctl call "${M[@]}" StartUnit ss bus-file.service replace
 step busctl/get-unit busctl call "${M[@]}" GetUnit s bus-file.service
-step busctl/get-property sh -c 'sleep 0.5; busctl get-property org.freedesktop.systemd1 /org/freedesktop/systemd1/unit/bus_2dfile_2eservice org.freedesktop.systemd1.Unit ActiveState SubState LoadState'
+step busctl/wait-job until_no_job /org/freedesktop/systemd1/unit/bus_2dfile_2eservice
+step busctl/get-property sh -c 'busctl get-property org.freedesktop.systemd1 /org/freedesktop/systemd1/unit/bus_2dfile_2eservice org.freedesktop.systemd1.Unit ActiveState SubState LoadState'
 step busctl/list-units-by-names busctl call "${M[@]}" ListUnitsByNames as 1 bus-file.service
 step busctl/system-state busctl get-property "${M[@]}" SystemState
 step busctl/introspect-unit-members sh -c 'busctl introspect --no-pager org.freedesktop.systemd1 /org/freedesktop/systemd1/unit/bus_2dfile_2eservice | awk "\$2 == \"method\" || \$2 == \"signal\" || \$2 == \"interface\" {print \$1, \$2, \$3}"'
