@@ -1,6 +1,14 @@
 package fakebus
 
+// The fake's one D-Bus entry point (HandleCall, under the manager's lock),
+// its error replies, and the sending of signals to subscribers and job
+// requesters (systemd's src/core/dbus.c).
+
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
@@ -96,3 +104,111 @@ func (m *manager) PeerGone(p *busd.Peer) {
 		}
 	}
 }
+
+// callErr is a D-Bus error reply.
+type callErr struct{ name, msg string }
+
+func (e *callErr) Error() string { return e.name + ": " + e.msg }
+
+func errInvalidArgs(format string, args ...any) *callErr {
+	return &callErr{dbusErr + "InvalidArgs", fmt.Sprintf(format, args...)}
+}
+
+func errNoSuchUnit(name string) *callErr {
+	return &callErr{errPrefix + "NoSuchUnit", "Unit " + name + " not loaded."}
+}
+
+func errNotFound(name string) *callErr {
+	return &callErr{errPrefix + "NoSuchUnit", "Unit " + name + " not found."}
+}
+
+func errUnknownMethod(c *busd.Call) *callErr {
+	return &callErr{dbusErr + "UnknownMethod", fmt.Sprintf("Unknown method %s or interface %s.", c.Member, c.Interface)}
+}
+
+func noSuchJob(id uint32) *callErr {
+	return &callErr{errPrefix + "NoSuchJob", fmt.Sprintf("Job %d does not exist.", id)}
+}
+
+// errNoFD is systemd's answer to a call whose unix fd argument did not
+// come with it: sd-bus fails to read the message (EBADMSG). Every
+// connection to the fake is one that cannot pass file descriptors.
+func errNoFD() *callErr { return &callErr{dbusErr + "InconsistentMessage", "Bad message"} }
+
+// fdCount is the number of file descriptors an "ah" argument names.
+func fdCount(v any) int {
+	switch v := v.(type) {
+	case []dbus.UnixFDIndex:
+		return len(v)
+	case []dbus.UnixFD:
+		return len(v)
+	}
+	return 0
+}
+
+// HandleCall answers one method call (busd.Handler).
+func (m *manager) HandleCall(c *busd.Call) {
+	m.lock()
+	defer func() {
+		m.callEndedLocked(c)
+		m.unlock()
+	}()
+	if m.closed {
+		c.ReplyError(dbusErr+"Disconnected", "The manager is shutting down.")
+		return
+	}
+	var out []any
+	var err error
+	switch {
+	case c.Path == managerPath && c.Interface == managerIface:
+		out, err = m.managerCallLocked(c)
+		if out == nil && err == nil {
+			return // replied by the method itself
+		}
+	case c.Interface == propsIface:
+		out, err = m.propertiesCallLocked(c)
+	case c.Interface == "org.freedesktop.DBus.Introspectable" && c.Member == "Introspect":
+		out = []any{m.introspectLocked(c.Path)}
+	case c.Interface == jobIface && c.Member == "Cancel" && strings.HasPrefix(string(c.Path), jobPathBase):
+		out, err = m.cancelJobLocked(jobIDOf(c.Path))
+	default:
+		err = errUnknownMethod(c)
+	}
+	if err != nil {
+		if ce, ok := err.(*callErr); ok {
+			c.ReplyError(ce.name, ce.msg)
+		} else {
+			c.ReplyError(dbusErr+"Failed", err.Error())
+		}
+		return
+	}
+	c.Reply(out...)
+}
+
+func jobIDOf(p dbus.ObjectPath) uint32 {
+	n, _ := strconv.ParseUint(strings.TrimPrefix(string(p), jobPathBase), 10, 32)
+	return uint32(n)
+}
+
+// args checks a call's signature.
+func args(c *busd.Call, sig string) error {
+	if c.Signature.String() != sig {
+		return errInvalidArgs("Invalid arguments '%s' to call %s.%s(), expecting '%s'.", c.Signature.String(), c.Interface, c.Member, sig)
+	}
+	return nil
+}
+
+func errFileInvalid(f string) *callErr {
+	return errInvalidArgs("File %s: Invalid argument", f)
+}
+
+func errNoUnitFile(f string) *callErr {
+	return &callErr{errPrefix + "NoSuchUnit", "Unit file " + f + " does not exist."}
+}
+
+// sysError is an error text worded as systemd words it.
+type sysError string
+
+func (e sysError) Error() string { return string(e) }
+
+func sysErrorf(format string, args ...any) error { return sysError(fmt.Sprintf(format, args...)) }

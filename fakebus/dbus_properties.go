@@ -1,33 +1,12 @@
 package fakebus
 
 import (
-	"os"
-	"runtime"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
-
-// typeIface returns the D-Bus interface of a unit type.
-func typeIface(kind string) string {
-	switch kind {
-	case "service":
-		return "org.freedesktop.systemd1.Service"
-	case "scope":
-		return "org.freedesktop.systemd1.Scope"
-	case "slice":
-		return "org.freedesktop.systemd1.Slice"
-	case "target":
-		return "org.freedesktop.systemd1.Target"
-	case "socket":
-		return "org.freedesktop.systemd1.Socket"
-	case "mount":
-		return "org.freedesktop.systemd1.Mount"
-	}
-	return ""
-}
 
 func errUnknownProperty() *callErr {
 	return &callErr{dbusErr + "UnknownProperty", "Unknown property or interface."}
@@ -129,253 +108,38 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 	return nil, errUnknownProperty()
 }
 
-func (m *manager) managerPropsLocked() map[string]dbus.Variant {
-	nFailed := uint32(0)
-	for _, u := range m.units {
-		if u.active == "failed" {
-			nFailed++
+// readPropsLocked adds the properties programs read for status and
+// install state to the properties of one interface: u is nil for the
+// manager. Types are systemd 252's.
+func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.Variant) map[string]dbus.Variant {
+	switch {
+	case u == nil:
+		props["DefaultStandardOutput"] = dbus.MakeVariant("journal")
+		props["DefaultStandardError"] = dbus.MakeVariant("inherit")
+		props["LogLevel"] = dbus.MakeVariant("info")
+		props["LogTarget"] = dbus.MakeVariant("journal-or-kmsg")
+		props["Environment"] = dbus.MakeVariant(append([]string{}, m.environment...))
+		props["UserspaceTimestamp"] = dbus.MakeVariant(usec(m.started))
+		props["FinishTimestamp"] = dbus.MakeVariant(usec(m.started))
+	case iface == unitIface:
+		state := ""
+		switch {
+		case u.load == "masked" || u.masked:
+			state = "masked"
+		case u.transient:
+			state = "transient"
+		case u.fromFile:
+			state = "static"
 		}
-	}
-	virt := "none"
-	if os.Getenv("container") != "" {
-		virt = "container-other"
-	}
-	return map[string]dbus.Variant{
-		"Version":         dbus.MakeVariant(m.version),
-		"Features":        dbus.MakeVariant("+PAM -SELINUX default-hierarchy=unified"),
-		"Virtualization":  dbus.MakeVariant(virt),
-		"Architecture":    dbus.MakeVariant(goarchToSystemd(runtime.GOARCH)),
-		"Tainted":         dbus.MakeVariant(""),
-		"ControlGroup":    dbus.MakeVariant(""),
-		"SystemState":     dbus.MakeVariant("running"),
-		"NNames":          dbus.MakeVariant(uint32(len(m.units))),
-		"NFailedUnits":    dbus.MakeVariant(nFailed),
-		"NJobs":           dbus.MakeVariant(uint32(len(m.jobs))),
-		"DefaultTasksMax": dbus.MakeVariant(infinity),
-	}
-}
-
-func goarchToSystemd(a string) string {
-	switch a {
-	case "amd64":
-		return "x86-64"
-	case "386":
-		return "x86"
-	}
-	return a
-}
-
-func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
-	job := jobRef{0, "/"}
-	if u.job != nil {
-		job = jobRef{u.job.id, u.job.path()}
-	}
-	inv := u.invocation
-	if inv == nil {
-		inv = []byte{}
-	}
-	collect := u.str("CollectMode")
-	if collect == "" {
-		collect = "inactive"
-	}
-	lists := func(name string) dbus.Variant {
-		l := u.list(name)
-		if l == nil {
-			l = []string{}
-		}
-		return dbus.MakeVariant(l)
-	}
-	ts := func(t bool) uint64 {
-		if !t || u.activeAt.IsZero() {
-			return 0
-		}
-		return uint64(u.activeAt.UnixMicro())
-	}
-	props := map[string]dbus.Variant{
-		"Id":                   dbus.MakeVariant(u.name),
-		"Names":                dbus.MakeVariant(m.namesLocked(u)),
-		"Following":            dbus.MakeVariant(""),
-		"Description":          dbus.MakeVariant(description(u)),
-		"LoadState":            dbus.MakeVariant(u.load),
-		"ActiveState":          dbus.MakeVariant(u.active),
-		"SubState":             dbus.MakeVariant(u.sub),
-		"FreezerState":         dbus.MakeVariant(strOr(u.freezer, "running")),
-		"FragmentPath":         dbus.MakeVariant(""),
-		"Transient":            dbus.MakeVariant(u.transient),
-		"CollectMode":          dbus.MakeVariant(collect),
-		"Job":                  dbus.MakeVariant(job),
-		"InvocationID":         dbus.MakeVariant(inv),
-		"ConditionResult":      dbus.MakeVariant(u.condition),
-		"AssertResult":         dbus.MakeVariant(u.assert),
-		"Requires":             lists("Requires"),
-		"Wants":                lists("Wants"),
-		"BindsTo":              lists("BindsTo"),
-		"After":                lists("After"),
-		"Before":               lists("Before"),
-		"Conflicts":            lists("Conflicts"),
-		"DefaultDependencies":  dbus.MakeVariant(u.boolProp("DefaultDependencies", true)),
-		"RefuseManualStart":    dbus.MakeVariant(u.boolProp("RefuseManualStart", false)),
-		"RefuseManualStop":     dbus.MakeVariant(u.boolProp("RefuseManualStop", false)),
-		"StopWhenUnneeded":     dbus.MakeVariant(u.boolProp("StopWhenUnneeded", false)),
-		"CanStart":             dbus.MakeVariant(u.load == "loaded"),
-		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual),
-		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil),
-		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
-		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),
-		"NeedDaemonReload":     dbus.MakeVariant(false),
-	}
-	if !m.has("CollectMode") {
-		delete(props, "CollectMode")
+		props["UnitFileState"] = dbus.MakeVariant(state)
+		props["SourcePath"] = dbus.MakeVariant("")
+		props["TriggeredBy"] = dbus.MakeVariant([]string{})
+	case u.kind == "service":
+		props["ExecMainPID"] = dbus.MakeVariant(u.exec.pid)
+		props["ExecMainCode"] = dbus.MakeVariant(u.exec.code)
+		props["ExecMainStatus"] = dbus.MakeVariant(u.exec.status)
+		props["ExecMainStartTimestamp"] = dbus.MakeVariant(usec(u.exec.start))
+		props["ExecMainExitTimestamp"] = dbus.MakeVariant(usec(u.exec.exit))
 	}
 	return props
-}
-
-// u64 returns a t property or its default.
-func (u *unit) u64(name string, def uint64) uint64 {
-	if v, ok := u.props[name]; ok {
-		if n, ok := v.Value().(uint64); ok {
-			return n
-		}
-	}
-	return def
-}
-
-func (u *unit) bytesProp(name string) []byte {
-	if v, ok := u.props[name]; ok {
-		if b, ok := v.Value().([]byte); ok {
-			return b
-		}
-	}
-	return []byte{}
-}
-
-// typePropsLocked returns the properties of a unit's type interface.
-func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
-	props := map[string]dbus.Variant{}
-	add := func(name string, v any) {
-		if m.has(name) {
-			props[name] = dbus.MakeVariant(v)
-		}
-	}
-	withSig := func(name, sig string, def any) {
-		if v, ok := u.props[name]; ok {
-			props[name] = v
-			return
-		}
-		props[name] = dbus.MakeVariantWithSignature(def, dbus.ParseSignatureMust(sig))
-	}
-	if u.kind == "service" || u.kind == "scope" {
-		add("Result", u.result)
-		add("KillMode", strOr(u.str("KillMode"), "control-group"))
-		add("KillSignal", int32Or(u, "KillSignal", 15))
-		add("TimeoutStopUSec", u.u64("TimeoutStopUSec", 90_000_000))
-		add("Delegate", u.boolProp("Delegate", false))
-		if l := u.list("DelegateControllers"); l != nil {
-			add("DelegateControllers", l)
-		} else {
-			add("DelegateControllers", []string{})
-		}
-		add("DelegateSubgroup", u.str("DelegateSubgroup"))
-		add("OOMPolicy", strOr(u.str("OOMPolicy"), "stop"))
-	}
-	if u.kind == "service" {
-		mainPID := uint32(0)
-		if u.proc != nil {
-			mainPID = u.proc.pid
-		}
-		add("Type", serviceType(u))
-		add("MainPID", mainPID)
-		add("ExecMainPID", mainPID)
-		add("RemainAfterExit", u.boolProp("RemainAfterExit", false))
-		add("Restart", strOr(u.str("Restart"), "no"))
-		add("NRestarts", uint32(0))
-		add("StatusErrno", int32(0))
-	}
-	if u.kind == "mount" {
-		add("Where", u.str("Where"))
-	}
-	if u.kind == "service" || u.kind == "scope" || u.kind == "slice" || u.kind == "mount" {
-		cg := ""
-		if u.isActive() || u.active == "activating" || u.active == "deactivating" {
-			cg = u.cgroup()
-		}
-		add("Slice", u.slice())
-		add("ControlGroup", cg)
-		add("MemoryCurrent", infinity)
-		add("TasksCurrent", infinity)
-		add("CPUUsageNSec", infinity)
-		for _, a := range []string{"CPUAccounting", "MemoryAccounting", "IOAccounting", "TasksAccounting", "BlockIOAccounting"} {
-			add(a, u.boolProp(a, false))
-		}
-		add("CPUWeight", u.u64("CPUWeight", infinity))
-		add("StartupCPUWeight", u.u64("StartupCPUWeight", infinity))
-		add("CPUShares", u.u64("CPUShares", infinity))
-		add("CPUQuotaPerSecUSec", u.u64("CPUQuotaPerSecUSec", infinity))
-		add("CPUQuotaPeriodUSec", u.u64("CPUQuotaPeriodUSec", infinity))
-		add("AllowedCPUs", u.bytesProp("AllowedCPUs"))
-		add("AllowedMemoryNodes", u.bytesProp("AllowedMemoryNodes"))
-		add("EffectiveCPUs", []byte{})
-		add("EffectiveMemoryNodes", []byte{})
-		add("IOWeight", u.u64("IOWeight", infinity))
-		add("MemoryMin", u.u64("MemoryMin", 0))
-		add("MemoryLow", u.u64("MemoryLow", 0))
-		add("MemoryHigh", u.u64("MemoryHigh", infinity))
-		add("MemoryMax", u.u64("MemoryMax", infinity))
-		add("MemorySwapMax", u.u64("MemorySwapMax", infinity))
-		add("MemoryZSwapMax", u.u64("MemoryZSwapMax", infinity))
-		add("MemoryLimit", u.u64("MemoryLimit", infinity))
-		add("StartupCPUShares", u.u64("StartupCPUShares", infinity))
-		add("BlockIOWeight", u.u64("BlockIOWeight", infinity))
-		add("DefaultMemoryLow", u.u64("DefaultMemoryLow", 0))
-		add("DefaultMemoryMin", u.u64("DefaultMemoryMin", 0))
-		add("TasksMax", u.u64("TasksMax", infinity))
-		add("DevicePolicy", strOr(u.str("DevicePolicy"), "auto"))
-		if m.has("EffectiveMemoryMax") {
-			mm, mh, tm := m.effectiveLocked(u)
-			props["EffectiveMemoryMax"] = dbus.MakeVariant(mm)
-			props["EffectiveMemoryHigh"] = dbus.MakeVariant(mh)
-			props["EffectiveTasksMax"] = dbus.MakeVariant(tm)
-		}
-		for _, name := range []string{"IODeviceWeight", "IOReadBandwidthMax", "IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax"} {
-			withSig(name, "a(st)", []ioEntry{})
-		}
-		withSig("DeviceAllow", "a(ss)", []devEntry{})
-	}
-	if u.kind == "scope" {
-		add("Controller", "")
-	}
-	return props
-}
-
-// effectiveLocked computes EffectiveMemoryMax, EffectiveMemoryHigh and
-// EffectiveTasksMax: the minimum over the unit and its ancestor slices.
-func (m *manager) effectiveLocked(u *unit) (mem, high, tasks uint64) {
-	mem, high, tasks = infinity, infinity, infinity
-	for x := u; x != nil; {
-		mem = min(mem, x.u64("MemoryMax", infinity))
-		high = min(high, x.u64("MemoryHigh", infinity))
-		tasks = min(tasks, x.u64("TasksMax", infinity))
-		parent := x.slice()
-		if parent == "" {
-			break
-		}
-		x = m.units[parent]
-	}
-	return mem, high, tasks
-}
-
-func strOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-func int32Or(u *unit, name string, def int32) int32 {
-	if v, ok := u.props[name]; ok {
-		if n, ok := v.Value().(int32); ok {
-			return n
-		}
-	}
-	return def
 }

@@ -1,0 +1,106 @@
+package fakebus
+
+// The org.freedesktop.systemd1.Unit interface of every unit object
+// (systemd's src/core/dbus-unit.c): its properties.
+
+import "github.com/godbus/dbus/v5"
+
+func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
+	job := jobRef{0, "/"}
+	if u.job != nil {
+		job = jobRef{u.job.id, u.job.path()}
+	}
+	inv := u.invocation
+	if inv == nil {
+		inv = []byte{}
+	}
+	collect := u.str("CollectMode")
+	if collect == "" {
+		collect = "inactive"
+	}
+	lists := func(name string) dbus.Variant {
+		l := u.list(name)
+		if l == nil {
+			l = []string{}
+		}
+		return dbus.MakeVariant(l)
+	}
+	ts := func(t bool) uint64 {
+		if !t || u.activeAt.IsZero() {
+			return 0
+		}
+		return uint64(u.activeAt.UnixMicro())
+	}
+	props := map[string]dbus.Variant{
+		"Id":                   dbus.MakeVariant(u.name),
+		"Names":                dbus.MakeVariant(m.namesLocked(u)),
+		"Following":            dbus.MakeVariant(""),
+		"Description":          dbus.MakeVariant(description(u)),
+		"LoadState":            dbus.MakeVariant(u.load),
+		"ActiveState":          dbus.MakeVariant(u.active),
+		"SubState":             dbus.MakeVariant(u.sub),
+		"FreezerState":         dbus.MakeVariant(strOr(u.freezer, "running")),
+		"FragmentPath":         dbus.MakeVariant(""),
+		"Transient":            dbus.MakeVariant(u.transient),
+		"CollectMode":          dbus.MakeVariant(collect),
+		"Job":                  dbus.MakeVariant(job),
+		"InvocationID":         dbus.MakeVariant(inv),
+		"ConditionResult":      dbus.MakeVariant(u.condition),
+		"AssertResult":         dbus.MakeVariant(u.assert),
+		"Requires":             lists("Requires"),
+		"Wants":                lists("Wants"),
+		"BindsTo":              lists("BindsTo"),
+		"After":                lists("After"),
+		"Before":               lists("Before"),
+		"Conflicts":            lists("Conflicts"),
+		"DefaultDependencies":  dbus.MakeVariant(u.boolProp("DefaultDependencies", true)),
+		"RefuseManualStart":    dbus.MakeVariant(u.boolProp("RefuseManualStart", false)),
+		"RefuseManualStop":     dbus.MakeVariant(u.boolProp("RefuseManualStop", false)),
+		"StopWhenUnneeded":     dbus.MakeVariant(u.boolProp("StopWhenUnneeded", false)),
+		"CanStart":             dbus.MakeVariant(u.load == "loaded"),
+		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual),
+		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil),
+		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
+		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),
+		"NeedDaemonReload":     dbus.MakeVariant(false),
+	}
+	if !m.has("CollectMode") {
+		delete(props, "CollectMode")
+	}
+	return props
+}
+
+// u64 returns a t property or its default.
+func (u *unit) u64(name string, def uint64) uint64 {
+	if v, ok := u.props[name]; ok {
+		if n, ok := v.Value().(uint64); ok {
+			return n
+		}
+	}
+	return def
+}
+
+func (u *unit) bytesProp(name string) []byte {
+	if v, ok := u.props[name]; ok {
+		if b, ok := v.Value().([]byte); ok {
+			return b
+		}
+	}
+	return []byte{}
+}
+
+func strOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func int32Or(u *unit, name string, def int32) int32 {
+	if v, ok := u.props[name]; ok {
+		if n, ok := v.Value().(int32); ok {
+			return n
+		}
+	}
+	return def
+}
