@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
 
@@ -157,22 +158,9 @@ func (m *manager) HandleCall(c *busd.Call) {
 		c.ReplyError(dbusErr+"Disconnected", "The manager is shutting down.")
 		return
 	}
-	var out []any
-	var err error
-	switch {
-	case c.Path == managerPath && c.Interface == managerIface:
-		out, err = m.managerCallLocked(c)
-		if out == nil && err == nil {
-			return // replied by the method itself
-		}
-	case c.Interface == propsIface:
-		out, err = m.propertiesCallLocked(c)
-	case c.Interface == "org.freedesktop.DBus.Introspectable" && c.Member == "Introspect":
-		out = []any{m.introspectLocked(c.Path)}
-	case c.Interface == jobIface && c.Member == "Cancel" && strings.HasPrefix(string(c.Path), jobPathBase):
-		out, err = m.cancelJobLocked(jobIDOf(c.Path))
-	default:
-		err = errUnknownMethod(c)
+	out, err := m.routeLocked(&call{Call: c, Member: c.Member, Body: c.Body, Signature: c.Signature})
+	if out == nil && err == nil {
+		return // replied by the method itself, or not at all
 	}
 	if err != nil {
 		if ce, ok := err.(*callErr); ok {
@@ -185,13 +173,93 @@ func (m *manager) HandleCall(c *busd.Call) {
 	c.Reply(out...)
 }
 
+// routeLocked finds the called method in the tables of the object's
+// interfaces (vtable.go), checks that the release has it and the
+// signature, and calls its handler. A call without an interface goes to
+// the first interface that has the member, as sd-bus does.
+func (m *manager) routeLocked(c *call) ([]any, error) {
+	if vm := m.methodLocked(introspectableVtable, c); vm != nil {
+		return m.callLocked(vm, c)
+	}
+	for _, t := range m.interfacesLocked(c.Path) {
+		if vm := m.methodLocked(t, c); vm != nil {
+			return m.callLocked(vm, c)
+		}
+	}
+	return nil, errUnknownMethod(c.Call)
+}
+
+// methodLocked returns the method c calls in interface t, or nil.
+func (m *manager) methodLocked(t *vtable, c *call) *vmethod {
+	if c.Interface != "" && c.Interface != t.name {
+		return nil
+	}
+	vm := t.byName[c.Member]
+	if vm == nil || !m.offersLocked(t, vm) {
+		return nil
+	}
+	return vm
+}
+
+// callLocked checks c's signature and calls vm's handler.
+func (m *manager) callLocked(vm *vmethod, c *call) ([]any, error) {
+	if err := checkSignature(c.Call, vm); err != nil {
+		return nil, err
+	}
+	return vm.call(m, c)
+}
+
+// interfacesLocked returns the interfaces of the object at p, in the
+// order Introspect lists them, but for org.freedesktop.DBus.Peer
+// (busd's) and Introspectable (every object's; routeLocked).
+func (m *manager) interfacesLocked(p dbus.ObjectPath) []*vtable {
+	switch {
+	case p == managerPath:
+		return []*vtable{propertiesVtable, managerVtable}
+	case strings.HasPrefix(string(p), jobPathBase):
+		return []*vtable{propertiesVtable, jobVtable}
+	case strings.HasPrefix(string(p), unitPathBase):
+		ifaces := []*vtable{propertiesVtable}
+		if name, err := m.unitNameOfPathLocked(p); err == nil {
+			if t := typeVtable(name[strings.LastIndexByte(name, '.')+1:]); t != nil {
+				ifaces = append(ifaces, t)
+			}
+		}
+		return append(ifaces, unitVtable)
+	}
+	return []*vtable{propertiesVtable}
+}
+
+// unitNameOfPathLocked returns the name of the unit whose object p is: by
+// its name, or by its invocation ID.
+func (m *manager) unitNameOfPathLocked(p dbus.ObjectPath) (string, error) {
+	if u := m.unitByInvocationPathLocked(p); u != nil {
+		return u.name, nil
+	}
+	name, err := sdbus.UnitNameFromPath(p)
+	if err != nil {
+		return "", &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
+	}
+	return name, nil
+}
+
 func jobIDOf(p dbus.ObjectPath) uint32 {
-	n, _ := strconv.ParseUint(strings.TrimPrefix(string(p), jobPathBase), 10, 32)
-	return uint32(n)
+	id, _ := jobIDFromPath(p)
+	return id
+}
+
+// jobIDFromPath returns the ID of the job whose object p is.
+func jobIDFromPath(p dbus.ObjectPath) (uint32, bool) {
+	s, ok := strings.CutPrefix(string(p), jobPathBase)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, 10, 32)
+	return uint32(n), err == nil
 }
 
 // args checks a call's signature.
-func args(c *busd.Call, sig string) error {
+func args(c *call, sig string) error {
 	if c.Signature.String() != sig {
 		return errInvalidArgs("Invalid arguments '%s' to call %s.%s(), expecting '%s'.", c.Signature.String(), c.Interface, c.Member, sig)
 	}

@@ -22,29 +22,129 @@ import (
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
+// managerVtable is org.freedesktop.systemd1.Manager (bus_manager_vtable
+// in systemd's src/core/dbus-manager.c), every method of every release
+// the fake plays, in systemd 262's order; sdversions.Methods says which
+// release has which. The handlers are grouped as the methods' checks and
+// errors are shared.
+var managerVtable = newVtable(managerIface, []vmethod{
+	{"GetUnit", "s", "o", "name", "unit", (*manager).managerCall},
+	{"GetUnitByPID", "u", "o", "pid", "unit", (*manager).managerCall},
+	{"GetUnitByInvocationID", "ay", "o", "invocation_id", "unit", (*manager).moreCall},
+	{"GetUnitByControlGroup", "s", "o", "cgroup", "unit", (*manager).moreCall},
+	{"GetUnitByPIDFD", "h", "osay", "pidfd", "unit,unit_id,invocation_id", (*manager).versionedCall},
+	{"LoadUnit", "s", "o", "name", "unit", (*manager).managerCall},
+	{"StartUnit", "ss", "o", "name,mode", "job", (*manager).managerCall},
+	{"StartUnitWithFlags", "sst", "o", "name,mode,flags", "job", (*manager).versionedCall},
+	{"StartUnitReplace", "sss", "o", "old_unit,new_unit,mode", "job", (*manager).moreCall},
+	{"StopUnit", "ss", "o", "name,mode", "job", (*manager).managerCall},
+	{"ReloadUnit", "ss", "o", "name,mode", "job", (*manager).managerCall},
+	{"RestartUnit", "ss", "o", "name,mode", "job", (*manager).managerCall},
+	{"TryRestartUnit", "ss", "o", "name,mode", "job", (*manager).managerCall},
+	{"ReloadOrRestartUnit", "ss", "o", "name,mode", "job", (*manager).managerCall},
+	{"ReloadOrTryRestartUnit", "ss", "o", "name,mode", "job", (*manager).managerCall},
+	{"EnqueueUnitJob", "sss", "uososa(uosos)", "name,job_type,job_mode", "job_id,job_path,unit_id,unit_path,job_type,affected_jobs", (*manager).unitFileMoreCall},
+	{"EnqueueUnitJobMany", "assst", "a(uosos)", "units,job_type,job_mode,flags", "jobs", (*manager).versionedCall},
+	{"KillUnit", "ssi", "", "name,whom,signal", "", (*manager).managerCall},
+	{"KillUnitSubgroup", "sssi", "", "name,whom,subgroup,signal", "", (*manager).versionedCall},
+	{"QueueSignalUnit", "ssii", "", "name,whom,signal,value", "", (*manager).versionedCall},
+	{"CleanUnit", "sas", "", "name,mask", "", (*manager).cleanCall},
+	{"FreezeUnit", "s", "", "name", "", (*manager).managerCall},
+	{"ThawUnit", "s", "", "name", "", (*manager).managerCall},
+	{"ResetFailedUnit", "s", "", "name", "", (*manager).managerCall},
+	{"SetUnitProperties", "sba(sv)", "", "name,runtime,properties", "", (*manager).managerCall},
+	{"BindMountUnit", "sssbb", "", "name,source,destination,read_only,mkdir", "", (*manager).versionedCall},
+	{"MountImageUnit", "sssbba(ss)", "", "name,source,destination,read_only,mkdir,options", "", (*manager).versionedCall},
+	{"RefUnit", "s", "", "name", "", (*manager).moreCall},
+	{"UnrefUnit", "s", "", "name", "", (*manager).moreCall},
+	{"StartTransientUnit", "ssa(sv)a(sa(sv))", "o", "name,mode,properties,aux", "job", (*manager).managerCall},
+	{"StartAuxiliaryScope", "sahta(sv)", "o", "name,pidfds,flags,properties", "job", (*manager).versionedCall},
+	{"GetUnitProcesses", "s", "a(sus)", "name", "processes", (*manager).moreCall},
+	{"AttachProcessesToUnit", "ssau", "", "unit_name,subcgroup,pids", "", (*manager).managerCall},
+	{"RemoveSubgroupFromUnit", "sst", "", "unit_name,subcgroup,flags", "", (*manager).versionedCall},
+	{"AbandonScope", "s", "", "name", "", (*manager).moreCall},
+	{"GetJob", "u", "o", "id", "job", (*manager).managerCall},
+	{"GetJobAfter", "u", "a(usssoo)", "id", "jobs", (*manager).moreCall},
+	{"GetJobBefore", "u", "a(usssoo)", "id", "jobs", (*manager).moreCall},
+	{"CancelJob", "u", "", "id", "", (*manager).managerCall},
+	{"ClearJobs", "", "", "", "", (*manager).moreCall},
+	{"ResetFailed", "", "", "", "", (*manager).managerCall},
+	{"SetShowStatus", "s", "", "mode", "", (*manager).unitFileMoreCall},
+	{"ListUnits", "", "a(ssssssouso)", "", "units", (*manager).managerCall},
+	{"ListUnitsFiltered", "as", "a(ssssssouso)", "states", "units", (*manager).managerCall},
+	{"ListUnitsByPatterns", "asas", "a(ssssssouso)", "states,patterns", "units", (*manager).managerCall},
+	{"ListUnitsByNames", "as", "a(ssssssouso)", "names", "units", (*manager).managerCall},
+	{"ListJobs", "", "a(usssoo)", "", "jobs", (*manager).managerCall},
+	{"Subscribe", "", "", "", "", (*manager).managerCall},
+	{"Unsubscribe", "", "", "", "", (*manager).managerCall},
+	{"Dump", "", "s", "", "output", (*manager).dumpCall},
+	{"DumpUnitsMatchingPatterns", "as", "s", "patterns", "output", (*manager).dumpCall},
+	{"DumpByFileDescriptor", "", "h", "", "fd", (*manager).dumpCall},
+	{"DumpUnitsMatchingPatternsByFileDescriptor", "as", "h", "patterns", "fd", (*manager).dumpCall},
+	{"Reload", "", "", "", "", (*manager).managerCall},
+	{"Reexecute", "", "", "", "", (*manager).managerCall},
+	{"Exit", "", "", "", "", (*manager).moreCall},
+	{"Reboot", "", "", "", "", (*manager).moreCall},
+	{"SoftReboot", "s", "", "new_root", "", (*manager).moreCall},
+	{"PowerOff", "", "", "", "", (*manager).moreCall},
+	{"Halt", "", "", "", "", (*manager).moreCall},
+	{"KExec", "", "", "", "", (*manager).moreCall},
+	{"SwitchRoot", "ss", "", "new_root,init", "", (*manager).moreCall},
+	{"SetEnvironment", "as", "", "assignments", "", (*manager).moreCall},
+	{"UnsetEnvironment", "as", "", "names", "", (*manager).moreCall},
+	{"UnsetAndSetEnvironment", "asas", "", "names,assignments", "", (*manager).moreCall},
+	{"EnqueueMarkedJobs", "", "ao", "", "jobs", (*manager).versionedCall},
+	{"ListUnitFiles", "", "a(ss)", "", "unit_files", (*manager).unitFileCall},
+	{"ListUnitFilesByPatterns", "asas", "a(ss)", "states,patterns", "unit_files", (*manager).unitFileCall},
+	{"GetUnitFileState", "s", "s", "file", "state", (*manager).unitFileCall},
+	{"EnableUnitFiles", "asbb", "ba(sss)", "files,runtime,force", "carries_install_info,changes", (*manager).unitFileCall},
+	{"DisableUnitFiles", "asb", "a(sss)", "files,runtime", "changes", (*manager).unitFileCall},
+	{"EnableUnitFilesWithFlags", "ast", "ba(sss)", "files,flags", "carries_install_info,changes", (*manager).moreCall},
+	{"DisableUnitFilesWithFlags", "ast", "a(sss)", "files,flags", "changes", (*manager).moreCall},
+	{"DisableUnitFilesWithFlagsAndInstallInfo", "ast", "ba(sss)", "files,flags", "carries_install_info,changes", (*manager).unitFileDepsCall},
+	{"ReenableUnitFiles", "asbb", "ba(sss)", "files,runtime,force", "carries_install_info,changes", (*manager).unitFileCall},
+	{"LinkUnitFiles", "asbb", "a(sss)", "files,runtime,force", "changes", (*manager).unitFileCall},
+	{"PresetUnitFiles", "asbb", "ba(sss)", "files,runtime,force", "carries_install_info,changes", (*manager).unitFileCall},
+	{"PresetUnitFilesWithMode", "assbb", "ba(sss)", "files,mode,runtime,force", "carries_install_info,changes", (*manager).unitFileMoreCall},
+	{"MaskUnitFiles", "asbb", "a(sss)", "files,runtime,force", "changes", (*manager).unitFileCall},
+	{"UnmaskUnitFiles", "asb", "a(sss)", "files,runtime", "changes", (*manager).unitFileCall},
+	{"RevertUnitFiles", "as", "a(sss)", "files", "changes", (*manager).unitFileMoreCall},
+	{"SetDefaultTarget", "sb", "a(sss)", "name,force", "changes", (*manager).unitFileMoreCall},
+	{"GetDefaultTarget", "", "s", "", "name", (*manager).unitFileMoreCall},
+	{"PresetAllUnitFiles", "sbb", "a(sss)", "mode,runtime,force", "changes", (*manager).unitFileMoreCall},
+	{"AddDependencyUnitFiles", "asssbb", "a(sss)", "files,target,type,runtime,force", "changes", (*manager).unitFileDepsCall},
+	{"GetUnitFileLinks", "sb", "as", "name,runtime", "links", (*manager).unitFileMoreCall},
+	{"SetExitCode", "y", "", "number", "", (*manager).unitFileMoreCall},
+	{"LookupDynamicUserByName", "s", "u", "name", "uid", (*manager).dynamicUserCall},
+	{"LookupDynamicUserByUID", "u", "s", "uid", "name", (*manager).dynamicUserCall},
+	{"GetDynamicUsers", "", "a(us)", "", "users", (*manager).dynamicUserCall},
+	{"DumpUnitFileDescriptorStore", "s", "a(suuutuusu)", "name", "entries", (*manager).cleanCall},
+}, []vsignal{
+	{"UnitNew", "so", "id,unit"},
+	{"UnitRemoved", "so", "id,unit"},
+	{"JobNew", "uos", "id,job,unit"},
+	{"JobRemoved", "uoss", "id,job,unit,result"},
+	{"StartupFinished", "tttttt", "firmware,loader,kernel,initrd,userspace,total"},
+	{"UnitFilesChanged", "", ""},
+	{"Reloading", "b", "active"},
+}).annotate(map[string]string{
+	"Reexecute": noReply, "Exit": privileged, "Reboot": privileged, "SoftReboot": privileged,
+	"PowerOff": privileged, "Halt": privileged, "KExec": privileged, "SwitchRoot": privileged,
+})
+
 var jobMethods = map[string]jobType{
 	"StartUnit": jobStart, "StopUnit": jobStop, "ReloadUnit": jobReload, "RestartUnit": jobRestart,
 	"TryRestartUnit": "try-restart", "ReloadOrRestartUnit": "reload-or-restart",
 	"ReloadOrTryRestartUnit": "reload-or-try-restart",
 }
 
-// managerCallLocked dispatches Manager methods. It returns (nil, nil) when
-// the method has replied itself.
-func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
-	if c.Member == "StartAuxiliaryScope" && sdversions.Behaves(m.release, sdversions.AuxiliaryScopeRemoved) {
-		if err := args(c, "sahta(sv)"); err != nil {
-			return nil, err
-		}
-		return nil, &callErr{dbusErr + "NotSupported", "StartAuxiliaryScope() method has been removed."}
-	}
-	if _, gated := sdversions.Methods[c.Member]; gated && !m.has(c.Member) {
-		return nil, errUnknownMethod(c) // a method the release lacks
-	}
+// managerCall answers the Manager's unit and job methods.
+func (m *manager) managerCall(c *call) ([]any, error) {
 	if typ, ok := jobMethods[c.Member]; ok {
 		if err := args(c, "ss"); err != nil {
 			return nil, err
 		}
-		return nil, m.unitJobLocked(c, c.Body[0].(string), c.Body[1].(string), typ, pathReply)
+		return nil, m.unitJobLocked(c.Call, c.Body[0].(string), c.Body[1].(string), typ, pathReply)
 	}
 	switch c.Member {
 	case "StartTransientUnit":
@@ -153,12 +253,12 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		return []any{}, nil
 	case "AttachProcessesToUnit":
 		if !m.has("AttachProcessesToUnit") {
-			return nil, errUnknownMethod(c)
+			return nil, errUnknownMethod(c.Call)
 		}
 		if err := args(c, "ssau"); err != nil {
 			return nil, err
 		}
-		return m.attachLocked(c, c.Body[0].(string), c.Body[1].(string), c.Body[2].([]uint32))
+		return m.attachLocked(c.Call, c.Body[0].(string), c.Body[1].(string), c.Body[2].([]uint32))
 	case "ListUnits":
 		return []any{m.listLocked(nil, nil, nil)}, nil
 	case "ListUnitsFiltered":
@@ -220,45 +320,20 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		return []any{}, nil
 	case "FreezeUnit", "ThawUnit":
 		if !m.has(c.Member) {
-			return nil, errUnknownMethod(c)
+			return nil, errUnknownMethod(c.Call)
 		}
 		if err := args(c, "s"); err != nil {
 			return nil, err
 		}
 		return m.freezeLocked(c.Body[0].(string), c.Member == "FreezeUnit")
 	case "Reload":
-		m.reloadLocked(c)
+		m.reloadLocked(c.Call)
 		return nil, nil
 	case "Reexecute":
-		m.reexecLocked(c, Reexec{})
+		m.reexecLocked(c.Call, Reexec{})
 		return nil, nil
 	}
-	if out, ok, err := m.moreCallLocked(c); ok {
-		if out == nil && err == nil {
-			return nil, nil // replied by the method itself
-		}
-		return out, err
-	}
-	if out, ok, err := m.unitFileMoreCallLocked(c); ok {
-		if out == nil && err == nil {
-			return nil, nil // replied by the method itself
-		}
-		return out, err
-	}
-	for _, more := range []func(*busd.Call) ([]any, bool, error){
-		m.dumpCallLocked, m.cleanCallLocked, m.dynamicUserCallLocked, m.unitFileDepsCallLocked, m.versionedCallLocked,
-	} {
-		if out, ok, err := more(c); ok {
-			if out == nil && err == nil {
-				return nil, nil // replied by the method itself, or not at all
-			}
-			return out, err
-		}
-	}
-	if out, ok, err := m.unitFileCallLocked(c.Member, c.Body, c.Signature.String()); ok {
-		return out, err
-	}
-	return nil, errUnknownMethod(c)
+	return nil, errUnknownMethod(c.Call)
 }
 
 type jobRow struct {
@@ -345,117 +420,86 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// managerMethods lists the Manager methods the fake implements; the
-// per-version table (sdversions.Methods) says since when.
-var managerMethods = []string{
-	"GetUnit", "GetUnitByPID", "LoadUnit", "StartUnit", "StopUnit",
-	"ReloadUnit", "RestartUnit", "TryRestartUnit", "ReloadOrRestartUnit",
-	"ReloadOrTryRestartUnit", "KillUnit", "ResetFailedUnit", "ResetFailed",
-	"SetUnitProperties", "StartTransientUnit", "AttachProcessesToUnit",
-	"FreezeUnit", "ThawUnit", "GetJob", "CancelJob", "ListUnits",
-	"ListUnitsFiltered", "ListUnitsByPatterns", "ListUnitsByNames", "ListJobs",
-	"Subscribe", "Unsubscribe", "Reload", "Reexecute",
-	"EnableUnitFiles", "DisableUnitFiles", "ReenableUnitFiles", "LinkUnitFiles",
-	"MaskUnitFiles", "UnmaskUnitFiles", "PresetUnitFiles", "GetUnitFileState",
-	"ListUnitFiles", "ListUnitFilesByPatterns",
-	"GetUnitByInvocationID", "GetUnitByControlGroup", "GetUnitProcesses", "RefUnit", "UnrefUnit",
-	"ClearJobs", "GetJobAfter", "GetJobBefore", "StartUnitReplace", "AbandonScope",
-	"SetEnvironment", "UnsetEnvironment", "UnsetAndSetEnvironment",
-	"Dump", "DumpByFileDescriptor", "DumpUnitsMatchingPatterns", "DumpUnitsMatchingPatternsByFileDescriptor",
-	"EnableUnitFilesWithFlags", "DisableUnitFilesWithFlags", "DisableUnitFilesWithFlagsAndInstallInfo",
-	"AddDependencyUnitFiles", "CleanUnit", "DumpUnitFileDescriptorStore",
-	"GetDynamicUsers", "LookupDynamicUserByName", "LookupDynamicUserByUID",
-	"GetDefaultTarget", "SetDefaultTarget", "GetUnitFileLinks", "RevertUnitFiles",
-	"PresetUnitFilesWithMode", "PresetAllUnitFiles", "EnqueueUnitJob", "SetExitCode", "SetShowStatus",
-	"Reboot", "PowerOff", "Halt", "KExec", "SwitchRoot", "Exit",
-}
-
-// versionedMethods are the Manager methods whose presence differs between
-// releases (sdversions.Methods) and that managerMethods does not list:
-// the introspection data lists them where the release has them
-// (dbus_manager.go answers them).
-var versionedMethods = []string{
-	"StartUnitWithFlags", "EnqueueMarkedJobs", "BindMountUnit", "MountImageUnit",
-	"GetUnitByPIDFD", "QueueSignalUnit", "SoftReboot", "StartAuxiliaryScope",
-	"EnqueueUnitJobMany", "KillUnitSubgroup", "RemoveSubgroupFromUnit",
-}
-
 // powerMethods are the Manager methods that end or replace the manager.
 var powerMethods = map[string]string{
 	"Reboot": "", "PowerOff": "", "Halt": "", "KExec": "", "Exit": "", "SwitchRoot": "ss", "SoftReboot": "s",
 }
 
-// moreCallLocked answers the methods of this file; ok is false for other
-// members.
-func (m *manager) moreCallLocked(c *busd.Call) (out []any, ok bool, err error) {
+// moreCall answers the unit lookups (GetUnitByInvocationID,
+// GetUnitByControlGroup, GetUnitProcesses), RefUnit and UnrefUnit,
+// ClearJobs, GetJobAfter and GetJobBefore, StartUnitReplace, AbandonScope,
+// the environment methods, EnableUnitFilesWithFlags and
+// DisableUnitFilesWithFlags, and the power methods, which the fake
+// answers as systemd answers a caller that is not root.
+func (m *manager) moreCall(c *call) ([]any, error) {
 	if sig, power := powerMethods[c.Member]; power {
 		if err := args(c, sig); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		// sd-bus refuses methods without SD_BUS_VTABLE_UNPRIVILEGED to
 		// callers that are not root; the fake never plays root here.
-		return nil, true, &callErr{dbusErr + "AccessDenied", "Access denied"}
+		return nil, &callErr{dbusErr + "AccessDenied", "Access denied"}
 	}
 	switch c.Member {
 	case "GetUnitByInvocationID":
 		if err := args(c, "ay"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		id := c.Body[0].([]byte)
 		if len(id) != 16 {
-			return nil, true, errInvalidArgs("Invalid invocation ID")
+			return nil, errInvalidArgs("Invalid invocation ID")
 		}
 		for _, u := range m.sortedUnitsLocked() {
 			if u.invocation != nil && string(u.invocation) == string(id) {
-				return []any{invocationPath(u.invocation)}, true, nil
+				return []any{invocationPath(u.invocation)}, nil
 			}
 		}
-		return nil, true, &callErr{errPrefix + "NoUnitForInvocationID",
+		return nil, &callErr{errPrefix + "NoUnitForInvocationID",
 			"No unit with the specified invocation ID " + hex.EncodeToString(id) + " known."}
 	case "GetUnitByControlGroup":
 		if err := args(c, "s"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		cg := c.Body[0].(string)
 		if u := m.unitByCgroupLocked(cg); u != nil {
-			return []any{u.path()}, true, nil
+			return []any{u.path()}, nil
 		}
-		return nil, true, &callErr{errPrefix + "NoSuchUnit", "Control group '" + cg + "' is not valid or not managed by this instance"}
+		return nil, &callErr{errPrefix + "NoSuchUnit", "Control group '" + cg + "' is not valid or not managed by this instance"}
 	case "GetUnitProcesses":
 		if err := args(c, "s"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		u, err := m.loadedLocked(c.Body[0].(string))
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
-		return []any{m.processesLocked(u)}, true, nil
+		return []any{m.processesLocked(u)}, nil
 	case "RefUnit", "UnrefUnit":
 		if err := args(c, "s"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		u, err := m.loadedLocked(c.Body[0].(string))
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		if c.Member == "RefUnit" {
 			if u.refs == nil {
 				u.refs = map[*busd.Peer]int{}
 			}
 			u.refs[c.Peer]++
-			return []any{}, true, nil
+			return []any{}, nil
 		}
 		if u.refs[c.Peer] == 0 {
-			return nil, true, &callErr{errPrefix + "NotReferenced", "Unit has not been referenced yet."}
+			return nil, &callErr{errPrefix + "NotReferenced", "Unit has not been referenced yet."}
 		}
 		if u.refs[c.Peer]--; u.refs[c.Peer] == 0 {
 			delete(u.refs, c.Peer)
 		}
 		m.collectLocked(u)
-		return []any{}, true, nil
+		return []any{}, nil
 	case "ClearJobs":
 		if err := args(c, ""); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		ids := make([]uint32, 0, len(m.jobs))
 		for id := range m.jobs {
@@ -467,15 +511,15 @@ func (m *manager) moreCallLocked(c *busd.Call) (out []any, ok bool, err error) {
 				_, _ = m.cancelJobLocked(id)
 			}
 		}
-		return []any{}, true, nil
+		return []any{}, nil
 	case "GetJobAfter", "GetJobBefore":
 		if err := args(c, "u"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		id := c.Body[0].(uint32)
 		j, ok := m.jobs[id]
 		if !ok {
-			return nil, true, noSuchJob(id)
+			return nil, noSuchJob(id)
 		}
 		var rel []*job
 		if c.Member == "GetJobAfter" {
@@ -495,41 +539,41 @@ func (m *manager) moreCallLocked(c *busd.Call) (out []any, ok bool, err error) {
 			}
 		}
 		sort.Slice(rows, func(a, b int) bool { return rows[a].ID < rows[b].ID })
-		return []any{rows}, true, nil
+		return []any{rows}, nil
 	case "StartUnitReplace":
 		if err := args(c, "sss"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		old := c.Body[0].(string)
 		u, err := m.loadedLocked(old)
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		if u.job == nil || u.job.typ != jobStart {
-			return nil, true, &callErr{errPrefix + "NoSuchJob", "No job queued for unit " + old}
+			return nil, &callErr{errPrefix + "NoSuchJob", "No job queued for unit " + old}
 		}
-		return nil, true, m.unitJobLocked(c, c.Body[1].(string), c.Body[2].(string), jobStart, pathReply)
+		return nil, m.unitJobLocked(c.Call, c.Body[1].(string), c.Body[2].(string), jobStart, pathReply)
 	case "AbandonScope":
 		if err := args(c, "s"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		name := c.Body[0].(string)
 		u, err := m.loadedLocked(name)
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		if u.kind != "scope" {
-			return nil, true, errInvalidArgs("Unit '%s' is not a scope unit, refusing.", name)
+			return nil, errInvalidArgs("Unit '%s' is not a scope unit, refusing.", name)
 		}
 		if u.active != "active" || u.sub != "running" {
-			return nil, true, &callErr{errPrefix + "ScopeNotRunning", "Scope " + name + " is not running, cannot abandon."}
+			return nil, &callErr{errPrefix + "ScopeNotRunning", "Scope " + name + " is not running, cannot abandon."}
 		}
 		m.setStateLocked(u, "active", "abandoned")
-		return []any{}, true, nil
+		return []any{}, nil
 	case "SetEnvironment", "UnsetEnvironment", "UnsetAndSetEnvironment":
 		sig := map[string]string{"SetEnvironment": "as", "UnsetEnvironment": "as", "UnsetAndSetEnvironment": "asas"}[c.Member]
 		if err := args(c, sig); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		var unset, set []string
 		switch c.Member {
@@ -542,211 +586,215 @@ func (m *manager) moreCallLocked(c *busd.Call) (out []any, ok bool, err error) {
 		}
 		for _, a := range set {
 			if k, _, ok := strings.Cut(a, "="); !ok || !envName(k) {
-				return nil, true, errInvalidArgs("Invalid environment assignments")
+				return nil, errInvalidArgs("Invalid environment assignments")
 			}
 		}
 		for _, n := range unset {
 			k, _, _ := strings.Cut(n, "=")
 			if !envName(k) {
-				return nil, true, errInvalidArgs("Invalid environment variable names or assignments")
+				return nil, errInvalidArgs("Invalid environment variable names or assignments")
 			}
 		}
 		m.environment = setEnv(unsetEnv(m.environment, unset), set)
-		return []any{}, true, nil
+		return []any{}, nil
 	case "EnableUnitFilesWithFlags", "DisableUnitFilesWithFlags":
 		// The flags of systemd's public mask: runtime (1), force (2),
 		// portable (4, which the fake has no portable images for).
 		if err := args(c, "ast"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		flags := c.Body[1].(uint64)
 		if flags&^7 != 0 {
-			return nil, true, errInvalidArgs("Invalid 'flags' parameter '%d'", flags)
+			return nil, errInvalidArgs("Invalid 'flags' parameter '%d'", flags)
 		}
 		runtime, force := flags&1 != 0, flags&2 != 0
 		if c.Member == "EnableUnitFilesWithFlags" {
 			out, _, err := m.unitFileCallLocked("EnableUnitFiles", []any{c.Body[0], runtime, force}, "asbb")
-			return out, true, err
+			return out, err
 		}
 		out, _, err := m.unitFileCallLocked("DisableUnitFiles", []any{c.Body[0], runtime}, "asb")
-		return out, true, err
+		return out, err
 	}
-	return nil, false, nil
+	return nil, errUnknownMethod(c.Call)
 }
 
-// dumpCallLocked answers the methods of this file; ok is false for other
-// members. (nil, true, nil) means no reply.
-func (m *manager) dumpCallLocked(c *busd.Call) (out []any, ok bool, err error) {
+// dumpCall answers Dump and its variants. (nil, nil) means no reply.
+func (m *manager) dumpCall(c *call) ([]any, error) {
 	sig, ok := map[string]string{
 		"Dump": "", "DumpUnitsMatchingPatterns": "as",
 		"DumpByFileDescriptor": "", "DumpUnitsMatchingPatternsByFileDescriptor": "as",
 	}[c.Member]
 	if !ok {
-		return nil, false, nil
+		return nil, errUnknownMethod(c.Call)
 	}
 	if err := args(c, sig); err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	switch c.Member {
 	case "Dump":
-		return []any{m.dumpLocked(nil)}, true, nil
+		return []any{m.dumpLocked(nil)}, nil
 	case "DumpUnitsMatchingPatterns":
-		return []any{m.dumpLocked(c.Body[0].([]string))}, true, nil
+		return []any{m.dumpLocked(c.Body[0].([]string))}, nil
 	}
 	// systemd replies with a memfd (type h). Its reply to a connection
 	// that did not negotiate unix fds never arrives: dbus-daemon refuses
 	// to forward it, sd-bus on the private socket cannot build it
 	// (measured on 247, 252 and 262: no reply, the client's timeout
 	// ends the call). No connection to the fake passes fds.
-	return nil, true, nil
+	return nil, nil
 }
 
-// cleanCallLocked answers the methods of this file; ok is false for
-// other members.
-func (m *manager) cleanCallLocked(c *busd.Call) (out []any, ok bool, err error) {
+// cleanCall answers CleanUnit and DumpUnitFileDescriptorStore.
+func (m *manager) cleanCall(c *call) ([]any, error) {
 	switch c.Member {
 	case "CleanUnit":
 		if err := args(c, "sas"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		return m.cleanLocked(c.Body[0].(string), c.Body[1].([]string))
 	case "DumpUnitFileDescriptorStore":
 		if err := args(c, "s"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		name := c.Body[0].(string)
 		u := m.unitLocked(name)
 		switch {
 		case u == nil:
-			return nil, true, errNoSuchUnit(name)
+			return nil, errNoSuchUnit(name)
 		case u.kind != "service":
-			return nil, true, &callErr{dbusErr + "NotSupported", "DumpUnitFileDescriptorStore operation is not supported for unit type '" + u.kind + "'"}
+			return nil, &callErr{dbusErr + "NotSupported", "DumpUnitFileDescriptorStore operation is not supported for unit type '" + u.kind + "'"}
 		}
-		return nil, true, &callErr{errPrefix + "FileDescriptorStoreDisabled", "File descriptor store not enabled for " + u.name + "."}
+		return nil, &callErr{errPrefix + "FileDescriptorStoreDisabled", "File descriptor store not enabled for " + u.name + "."}
 	}
-	return nil, false, nil
+	return nil, errUnknownMethod(c.Call)
 }
 
-// dynamicUserCallLocked answers the methods of this file; ok is false
-// for other members.
-func (m *manager) dynamicUserCallLocked(c *busd.Call) (out []any, ok bool, err error) {
+// dynamicUserCall answers the dynamic-user lookups.
+func (m *manager) dynamicUserCall(c *call) ([]any, error) {
 	switch c.Member {
 	case "GetDynamicUsers":
 		if err := args(c, ""); err != nil {
-			return nil, true, err
+			return nil, err
 		}
-		return []any{[]dynamicUser{}}, true, nil
+		return []any{[]dynamicUser{}}, nil
 	case "LookupDynamicUserByName":
 		if err := args(c, "s"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		name := c.Body[0].(string)
 		if !relaxedUserName(name) {
-			return nil, true, errInvalidArgs("User name invalid: %s", name)
+			return nil, errInvalidArgs("User name invalid: %s", name)
 		}
-		return nil, true, &callErr{errPrefix + "NoSuchDynamicUser", "Dynamic user " + name + " does not exist."}
+		return nil, &callErr{errPrefix + "NoSuchDynamicUser", "Dynamic user " + name + " does not exist."}
 	case "LookupDynamicUserByUID":
 		if err := args(c, "u"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		uid := c.Body[0].(uint32)
 		if uid == 0xffffffff || uid == 0xffff { // systemd's uid_is_valid
-			return nil, true, errInvalidArgs("User ID invalid: %d", uid)
+			return nil, errInvalidArgs("User ID invalid: %d", uid)
 		}
-		return nil, true, &callErr{errPrefix + "NoSuchDynamicUser", "Dynamic user ID " + strconv.FormatUint(uint64(uid), 10) + " does not exist."}
+		return nil, &callErr{errPrefix + "NoSuchDynamicUser", "Dynamic user ID " + strconv.FormatUint(uint64(uid), 10) + " does not exist."}
 	}
-	return nil, false, nil
+	return nil, errUnknownMethod(c.Call)
 }
 
-// versionedCallLocked answers the methods of this file; ok is false for
-// other members.
-func (m *manager) versionedCallLocked(c *busd.Call) (out []any, ok bool, err error) {
+// versionedCall answers the methods that only some releases have
+// (sdversions.Methods), with the checks, their order and the errors
+// measured on systemd 252, 257 and 262. What the fake cannot carry out
+// (mount namespaces, file descriptors) it answers as a containerized or
+// unprivileged systemd does; see the package doc.
+func (m *manager) versionedCall(c *call) ([]any, error) {
 	switch c.Member {
 	case "StartUnitWithFlags":
 		// The name, the mode, the flags, then StartUnit's checks.
 		if err := args(c, "sst"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		name, mode, flags := c.Body[0].(string), c.Body[1].(string), c.Body[2].(uint64)
 		if err := validName(name); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		if err := m.checkModeLocked(mode, jobStart); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		// No release measured accepts any flag (systemd's public mask
 		// is empty); with 0 the call is StartUnit.
 		if flags != 0 {
-			return nil, true, errInvalidArgs("Invalid 'flags' parameter '%d'", flags)
+			return nil, errInvalidArgs("Invalid 'flags' parameter '%d'", flags)
 		}
-		return nil, true, m.unitJobLocked(c, name, mode, jobStart, pathReply)
+		return nil, m.unitJobLocked(c.Call, name, mode, jobStart, pathReply)
 	case "EnqueueMarkedJobs":
 		if err := args(c, ""); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		// The fake has no Markers=: no unit is ever marked.
-		return []any{[]dbus.ObjectPath{}}, true, nil
+		return []any{[]dbus.ObjectPath{}}, nil
 	case "BindMountUnit", "MountImageUnit":
 		sig := "sssbb"
 		if c.Member == "MountImageUnit" {
 			sig = "sssbba(ss)"
 		}
 		if err := args(c, sig); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		out, err := m.liveMountLocked(c.Member, c.Body[0].(string), c.Body[1].(string), c.Body[2].(string))
-		return out, true, err
+		return out, err
 	case "GetUnitByPIDFD":
 		if err := args(c, "h"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
-		return nil, true, errNoFD()
+		return nil, errNoFD()
 	case "QueueSignalUnit":
 		if err := args(c, "ssii"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		out, err := m.killLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].(int32), true)
-		return out, true, err
+		return out, err
 	case "StartAuxiliaryScope":
 		if err := args(c, "sahta(sv)"); err != nil {
-			return nil, true, err
+			return nil, err
+		}
+		if sdversions.Behaves(m.release, sdversions.AuxiliaryScopeRemoved) {
+			return nil, &callErr{dbusErr + "NotSupported", "StartAuxiliaryScope() method has been removed."}
 		}
 		// A plain unit name (no template or instance), a scope, then
 		// the processes.
 		name := c.Body[0].(string)
 		switch {
 		case sdbus.ValidateUnitName(name) != nil || strings.Contains(name, "@"):
-			return nil, true, errInvalidArgs("Invalid name \"%s\" for auxiliary scope.", name)
+			return nil, errInvalidArgs("Invalid name \"%s\" for auxiliary scope.", name)
 		case !strings.HasSuffix(name, ".scope"):
-			return nil, true, errInvalidArgs("Name \"%s\" of auxiliary scope doesn't have .scope suffix.", name)
+			return nil, errInvalidArgs("Name \"%s\" of auxiliary scope doesn't have .scope suffix.", name)
 		case fdCount(c.Body[1]) > 0:
-			return nil, true, errNoFD()
+			return nil, errNoFD()
 		}
-		return nil, true, errInvalidArgs("No processes can be migrated to auxiliary scope.")
+		return nil, errInvalidArgs("No processes can be migrated to auxiliary scope.")
 	case "EnqueueUnitJobMany":
 		if err := args(c, "assst"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
-		return nil, true, m.enqueueManyLocked(c, c.Body[0].([]string), c.Body[1].(string), c.Body[2].(string), c.Body[3].(uint64))
+		return nil, m.enqueueManyLocked(c.Call, c.Body[0].([]string), c.Body[1].(string), c.Body[2].(string), c.Body[3].(uint64))
 	case "KillUnitSubgroup":
 		if err := args(c, "sssi"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		out, err := m.killSubgroupLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].(string), c.Body[3].(int32))
-		return out, true, err
+		return out, err
 	case "RemoveSubgroupFromUnit":
 		if err := args(c, "sst"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		out, err := m.removeSubgroupLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].(uint64))
-		return out, true, err
+		return out, err
 	}
-	return nil, false, nil
+	return nil, errUnknownMethod(c.Call)
 }
 
-// unitFileMoreCallLocked answers the methods of this file; ok is false
-// for other members.
-func (m *manager) unitFileMoreCallLocked(c *busd.Call) (out []any, ok bool, err error) {
+// unitFileMoreCall answers the default target, GetUnitFileLinks,
+// RevertUnitFiles, the presets with a mode, EnqueueUnitJob, and
+// SetExitCode and SetShowStatus (accepted without effect).
+func (m *manager) unitFileMoreCall(c *call) (out []any, err error) {
 	sig := map[string]string{
 		"GetDefaultTarget": "", "SetDefaultTarget": "sb", "GetUnitFileLinks": "sb", "RevertUnitFiles": "as",
 		"PresetUnitFilesWithMode": "assbb", "PresetAllUnitFiles": "sbb", "EnqueueUnitJob": "sss",
@@ -754,10 +802,10 @@ func (m *manager) unitFileMoreCallLocked(c *busd.Call) (out []any, ok bool, err 
 	}
 	want, ok := sig[c.Member]
 	if !ok {
-		return nil, false, nil
+		return nil, errUnknownMethod(c.Call)
 	}
 	if err := args(c, want); err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	changes := []unitFileChange{}
 	switch c.Member {
@@ -771,28 +819,28 @@ func (m *manager) unitFileMoreCallLocked(c *busd.Call) (out []any, ok bool, err 
 		if sdbus.ValidateUnitName(name) != nil {
 			// systemd answers the errno of its dry-run disable.
 			if !sdversions.Behaves(m.release, sdversions.UnitFileLinksEUCLEAN) {
-				return nil, true, &callErr{dbusErr + "InvalidArgs", "Invalid argument"}
+				return nil, &callErr{dbusErr + "InvalidArgs", "Invalid argument"}
 			}
-			return nil, true, &callErr{"System.Error.EUCLEAN", "Structure needs cleaning"}
+			return nil, &callErr{"System.Error.EUCLEAN", "Structure needs cleaning"}
 		}
 		if _, ok := m.lookupDiskLocked(name); !ok {
-			return []any{[]string{}}, true, nil // no unit file: no links
+			return []any{[]string{}}, nil // no unit file: no links
 		}
 		if err := m.disableLocked([]string{name}, c.Body[1].(bool), true, &changes); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		links := []string{}
 		for _, ch := range changes {
 			links = append(links, ch.Filename)
 		}
-		return []any{links}, true, nil
+		return []any{links}, nil
 	case "RevertUnitFiles":
 		err = m.revertLocked(c.Body[0].([]string), &changes)
 		out = []any{changes}
 	case "PresetUnitFilesWithMode":
 		mode := c.Body[1].(string)
 		if !presetModes[mode] {
-			return nil, true, errInvalidArgs("Invalid argument")
+			return nil, errInvalidArgs("Invalid argument")
 		}
 		var carries bool
 		files, runtime, force := c.Body[0].([]string), c.Body[2].(bool), c.Body[3].(bool)
@@ -806,7 +854,7 @@ func (m *manager) unitFileMoreCallLocked(c *busd.Call) (out []any, ok bool, err 
 	case "PresetAllUnitFiles":
 		mode := c.Body[0].(string)
 		if !presetModes[mode] {
-			return nil, true, errInvalidArgs("Invalid argument")
+			return nil, errInvalidArgs("Invalid argument")
 		}
 		if mode != "disable-only" {
 			m.presetAllLocked(c.Body[1].(bool), c.Body[2].(bool), &changes)
@@ -816,21 +864,21 @@ func (m *manager) unitFileMoreCallLocked(c *busd.Call) (out []any, ok bool, err 
 		name, typ, mode := c.Body[0].(string), c.Body[1].(string), c.Body[2].(string)
 		t, known := enqueueJobTypes[typ]
 		if !known {
-			return nil, true, errInvalidArgs("Invalid job type: %s", typ)
+			return nil, errInvalidArgs("Invalid job type: %s", typ)
 		}
-		return nil, true, m.unitJobLocked(c, name, mode, t, enqueueReply)
+		return nil, m.unitJobLocked(c.Call, name, mode, t, enqueueReply)
 	case "SetExitCode":
-		return []any{}, true, nil
+		return []any{}, nil
 	case "SetShowStatus":
 		if mode := c.Body[0].(string); mode != "" && !showStatusValue(mode) {
-			return nil, true, errInvalidArgs("Invalid show status '%s'", mode)
+			return nil, errInvalidArgs("Invalid show status '%s'", mode)
 		}
-		return []any{}, true, nil
+		return []any{}, nil
 	}
 	if err := m.unitFilesChangedLocked(changes, err); err != nil {
-		return nil, true, err
+		return nil, err
 	}
-	return out, true, nil
+	return out, nil
 }
 
 // affectedJob is one element of EnqueueUnitJob's affected jobs, (uosos).

@@ -11,11 +11,18 @@ import (
 	"strings"
 
 	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
 
-// unitFileCallLocked answers the unit-file methods; ok is false for other
-// methods.
+// unitFileCall answers the unit-file methods of install.go's first
+// kind (enable, disable, link, mask, file state, lists).
+func (m *manager) unitFileCall(c *call) ([]any, error) {
+	out, _, err := m.unitFileCallLocked(c.Member, c.Body, c.Signature.String())
+	return out, err
+}
+
+// unitFileCallLocked answers the unit-file methods of unitFileCall, and
+// EnableUnitFilesWithFlags and DisableUnitFilesWithFlags through them;
+// ok is false for other methods.
 func (m *manager) unitFileCallLocked(member string, body []any, sig string) (out []any, ok bool, err error) {
 	want := map[string]string{
 		"EnableUnitFiles": "asbb", "ReenableUnitFiles": "asbb", "PresetUnitFiles": "asbb",
@@ -109,37 +116,37 @@ func (m *manager) unitFileCallLocked(member string, body []any, sig string) (out
 	return []any{changes}, true, nil
 }
 
-// unitFileDepsCallLocked answers the methods of this file; ok is false
-// for other members.
-func (m *manager) unitFileDepsCallLocked(c *busd.Call) (out []any, ok bool, err error) {
+// unitFileDepsCall answers AddDependencyUnitFiles and
+// DisableUnitFilesWithFlagsAndInstallInfo.
+func (m *manager) unitFileDepsCall(c *call) (out []any, err error) {
 	changes := []unitFileChange{}
 	switch c.Member {
 	case "AddDependencyUnitFiles":
 		if err := args(c, "asssbb"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		err = m.addDependencyLocked(c.Body[0].([]string), c.Body[1].(string), c.Body[2].(string), c.Body[3].(bool), c.Body[4].(bool), &changes)
 		out = []any{changes}
 	case "DisableUnitFilesWithFlagsAndInstallInfo":
 		if err := args(c, "ast"); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		// runtime (1) and portable (4): force (2) is refused (measured on
 		// 257 and 262), as are unknown flags.
 		flags := c.Body[1].(uint64)
 		if flags&^5 != 0 {
-			return nil, true, errInvalidArgs("Invalid argument")
+			return nil, errInvalidArgs("Invalid argument")
 		}
 		var carries bool
 		carries, err = m.disableWithInstallInfoLocked(c.Body[0].([]string), flags&1 != 0, &changes)
 		out = []any{carries, changes}
 	default:
-		return nil, false, nil
+		return nil, errUnknownMethod(c.Call)
 	}
 	if err := m.unitFilesChangedLocked(changes, err); err != nil {
-		return nil, true, err
+		return nil, err
 	}
-	return out, true, nil
+	return out, nil
 }
 
 // unitFilesChangedLocked ends a unit-file method: UnitFilesChanged when

@@ -1,25 +1,41 @@
 package fakebus
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
 
 func errUnknownProperty() *callErr {
 	return &callErr{dbusErr + "UnknownProperty", "Unknown property or interface."}
 }
 
-// propertiesCallLocked answers org.freedesktop.DBus.Properties.
-func (m *manager) propertiesCallLocked(c *busd.Call) ([]any, error) {
+// propertiesVtable is org.freedesktop.DBus.Properties, which sd-bus
+// answers for every object from its vtables.
+var propertiesVtable = newVtable(propsIface, []vmethod{
+	{"Get", "ss", "v", "interface_name,property_name", "value", (*manager).propertiesCall},
+	{"GetAll", "s", "a{sv}", "interface_name", "props", (*manager).propertiesCall},
+	{"Set", "ssv", "", "interface_name,property_name,value", "", (*manager).propertiesCall},
+}, []vsignal{
+	{"PropertiesChanged", "sa{sv}as", "interface_name,changed_properties,invalidated_properties"},
+})
+
+// propertiesCall answers org.freedesktop.DBus.Properties. GetAll with
+// the empty interface name answers the properties of all the object's
+// interfaces, as sd-bus does.
+func (m *manager) propertiesCall(c *call) ([]any, error) {
 	switch c.Member {
 	case "Get":
 		if err := args(c, "ss"); err != nil {
 			return nil, err
 		}
-		props, err := m.objectPropsLocked(c.Path, c.Body[0].(string))
+		iface := c.Body[0].(string)
+		if iface == "" {
+			return nil, errUnknownProperty()
+		}
+		props, err := m.objectPropsLocked(c.Path, iface)
 		if err != nil {
 			return nil, err
 		}
@@ -48,23 +64,24 @@ func (m *manager) propertiesCallLocked(c *busd.Call) ([]any, error) {
 		}
 		return nil, &callErr{dbusErr + "PropertyReadOnly", "Property '" + c.Body[1].(string) + "' is not writable."}
 	}
-	return nil, errUnknownMethod(c)
+	return nil, errUnknownMethod(c.Call)
 }
 
-// objectPropsLocked returns the properties of one interface of an object.
+// objectPropsLocked returns the properties of one interface of an object,
+// or, for iface "", of all its interfaces.
 func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string]dbus.Variant, error) {
 	switch {
 	case p == managerPath:
-		if iface != managerIface {
+		if iface != managerIface && iface != "" {
 			return nil, errUnknownProperty()
 		}
-		return m.readPropsLocked(nil, iface, m.managerPropsLocked()), nil
+		return m.readPropsLocked(nil, managerIface, m.managerPropsLocked()), nil
 	case strings.HasPrefix(string(p), jobPathBase):
 		j, ok := m.jobs[jobIDOf(p)]
 		if !ok {
 			return nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
 		}
-		if iface != jobIface {
+		if iface != jobIface && iface != "" {
 			return nil, errUnknownProperty()
 		}
 		return map[string]dbus.Variant{
@@ -100,6 +117,12 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 			active: "inactive", sub: "dead", props: map[string]dbus.Variant{}, condition: true, assert: true}
 	}
 	switch iface {
+	case "":
+		props := m.readPropsLocked(u, unitIface, m.unitPropsLocked(u))
+		if t := typeIface(u.kind); t != "" {
+			maps.Copy(props, m.readPropsLocked(u, t, m.typePropsLocked(u)))
+		}
+		return props, nil
 	case unitIface:
 		return m.readPropsLocked(u, iface, m.unitPropsLocked(u)), nil
 	case typeIface(u.kind):

@@ -104,3 +104,33 @@ func int32Or(u *unit, name string, def int32) int32 {
 	}
 	return def
 }
+
+// unitVtable is org.freedesktop.systemd1.Unit (bus_unit_vtable in
+// systemd's src/core/dbus-unit.c): the methods of every unit object, each
+// answered as the Manager method it stands for. KillSubgroup (262) is
+// not modelled.
+var unitVtable = newRoutedVtable(unitIface, map[string]string{
+	"Start": "StartUnit", "Stop": "StopUnit", "Reload": "ReloadUnit", "Restart": "RestartUnit",
+	"TryRestart": "TryRestartUnit", "ReloadOrRestart": "ReloadOrRestartUnit",
+	"ReloadOrTryRestart": "ReloadOrTryRestartUnit", "EnqueueJob": "EnqueueUnitJob", "Kill": "KillUnit",
+	"QueueSignal": "QueueSignalUnit", "ResetFailed": "ResetFailedUnit", "SetProperties": "SetUnitProperties",
+	"Ref": "RefUnit", "Unref": "UnrefUnit", "Clean": "CleanUnit", "Freeze": "FreezeUnit", "Thaw": "ThawUnit",
+}, []vmethod{
+	{"Start", "s", "o", "mode", "job", nil},
+	{"Stop", "s", "o", "mode", "job", nil},
+	{"Reload", "s", "o", "mode", "job", nil},
+	{"Restart", "s", "o", "mode", "job", nil},
+	{"TryRestart", "s", "o", "mode", "job", nil},
+	{"ReloadOrRestart", "s", "o", "mode", "job", nil},
+	{"ReloadOrTryRestart", "s", "o", "mode", "job", nil},
+	{"EnqueueJob", "ss", "uososa(uosos)", "job_type,job_mode", "job_id,job_path,unit_id,unit_path,job_type,affected_jobs", nil},
+	{"Kill", "si", "", "whom,signal", "", nil},
+	{"QueueSignal", "sii", "", "whom,signal,value", "", nil},
+	{"ResetFailed", "", "", "", "", nil},
+	{"SetProperties", "ba(sv)", "", "runtime,properties", "", nil},
+	{"Ref", "", "", "", "", nil},
+	{"Unref", "", "", "", "", nil},
+	{"Clean", "as", "", "mask", "", nil},
+	{"Freeze", "", "", "", "", nil},
+	{"Thaw", "", "", "", "", nil},
+}, nil)

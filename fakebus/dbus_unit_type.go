@@ -123,3 +123,33 @@ func typeIface(kind string) string {
 	}
 	return ""
 }
+
+// The interfaces of the other unit types the fake models, by their
+// properties only (dbus-slice.c, dbus-target.c, dbus-socket.c,
+// dbus-mount.c); their methods (GetProcesses, AttachProcesses, ...) are
+// not modelled.
+var (
+	sliceVtable  = newVtable("org.freedesktop.systemd1.Slice", nil, nil)
+	targetVtable = newVtable("org.freedesktop.systemd1.Target", nil, nil)
+	socketVtable = newVtable("org.freedesktop.systemd1.Socket", nil, nil)
+	mountVtable  = newVtable("org.freedesktop.systemd1.Mount", nil, nil)
+)
+
+// typeVtable returns the interface of a unit type, or nil.
+func typeVtable(kind string) *vtable {
+	switch kind {
+	case "service":
+		return serviceVtable
+	case "scope":
+		return scopeVtable
+	case "slice":
+		return sliceVtable
+	case "target":
+		return targetVtable
+	case "socket":
+		return socketVtable
+	case "mount":
+		return mountVtable
+	}
+	return nil
+}

@@ -22,6 +22,7 @@ const (
 	jobIface     = "org.freedesktop.systemd1.Job"
 	propsIface   = "org.freedesktop.DBus.Properties"
 	jobPathBase  = "/org/freedesktop/systemd1/job/"
+	unitPathBase = "/org/freedesktop/systemd1/unit/"
 
 	errPrefix = "org.freedesktop.systemd1."
 	dbusErr   = "org.freedesktop.DBus.Error."

@@ -9,11 +9,10 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
 
 // startTransientLocked handles StartTransientUnit.
-func (m *manager) startTransientLocked(c *busd.Call) error {
+func (m *manager) startTransientLocked(c *call) error {
 	name, mode := c.Body[0].(string), c.Body[1].(string)
 	if err := validName(name); err != nil {
 		return err
@@ -102,7 +101,7 @@ func (m *manager) startTransientLocked(c *busd.Call) error {
 		m.indexLocked(u)
 		main = u
 	}
-	return m.queueAndReplyLocked(c, main, jobStart, sdbus.JobMode(mode), pathReply)
+	return m.queueAndReplyLocked(c.Call, main, jobStart, sdbus.JobMode(mode), pathReply)
 }
 
 func inTodo(n string, todo []newUnit) bool {

@@ -555,23 +555,23 @@ var cleanKinds = map[string]bool{"service": true, "socket": true, "mount": true,
 // nothing holds it), then the checks of systemd's unit_clean in its
 // order: resource types, unit type, an empty mask, a unit that is not
 // inactive or has a job, and what there is to clean.
-func (m *manager) cleanLocked(name string, mask []string) ([]any, bool, error) {
+func (m *manager) cleanLocked(name string, mask []string) ([]any, error) {
 	if err := validName(name); err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	_, loaded := m.units[m.primaryLocked(name)]
 	u := m.loadLocked(name)
 	if u == nil {
-		return nil, true, errNotFound(name)
+		return nil, errNotFound(name)
 	}
 	if !loaded {
 		defer m.collectLocked(u)
 	}
 	switch u.load {
 	case "masked":
-		return nil, true, &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
+		return nil, &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
 	case "bad-setting":
-		return nil, true, &callErr{errPrefix + "BadUnitSetting", "Unit " + name + " has a bad unit file setting."}
+		return nil, &callErr{errPrefix + "BadUnitSetting", "Unit " + name + " has a bad unit file setting."}
 	}
 	some := false
 	for _, t := range mask {
@@ -580,18 +580,18 @@ func (m *manager) cleanLocked(name string, mask []string) ([]any, bool, error) {
 		case cleanMasks[t], t == "fdstore" && sdversions.Behaves(m.release, sdversions.CleanFDStore):
 			some = true
 		default:
-			return nil, true, errInvalidArgs("Invalid resource type: %s", t)
+			return nil, errInvalidArgs("Invalid resource type: %s", t)
 		}
 	}
 	if !cleanKinds[u.kind] {
-		return nil, true, &callErr{dbusErr + "NotSupported", "Unit '" + u.name + "' does not support cleaning."}
+		return nil, &callErr{dbusErr + "NotSupported", "Unit '" + u.name + "' does not support cleaning."}
 	}
 	nothing := &callErr{errPrefix + "NothingToClean", "No matching resources found."}
 	if !some {
-		return nil, true, nothing
+		return nil, nothing
 	}
 	if u.job != nil || u.active != "inactive" && u.active != "failed" {
-		return nil, true, &callErr{errPrefix + "UnitBusy", "Unit is not inactive or has pending job."}
+		return nil, &callErr{errPrefix + "UnitBusy", "Unit is not inactive or has pending job."}
 	}
-	return nil, true, nothing // the fake's units have no directories, no fd store
+	return nil, nothing // the fake's units have no directories, no fd store
 }
