@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // introspectableVtable is org.freedesktop.DBus.Introspectable.
@@ -24,7 +25,11 @@ var introspectableVtable = newVtable("org.freedesktop.DBus.Introspectable", []vm
 // arguments, its signals, then the child nodes.
 func (m *manager) introspectLocked(p dbus.ObjectPath) string {
 	var b strings.Builder
-	b.WriteString(introspectHead)
+	if m.release.AtLeast(sdversions.R("252")) {
+		b.WriteString(introspectHead)
+	} else {
+		b.WriteString(introspectHead247)
+	}
 	for _, t := range m.interfacesLocked(p) {
 		if t == propertiesVtable {
 			continue // in introspectHead
@@ -39,7 +44,7 @@ func (m *manager) introspectLocked(p dbus.ObjectPath) string {
 			b.WriteString(`  <method name="` + vm.name + `">` + "\n")
 			writeArgs(&b, vm.in, vm.inNames, "in")
 			writeArgs(&b, vm.out, vm.outNames, "out")
-			if a := t.annotations[vm.name]; a != "" {
+			if a := m.annotationLocked(t, vm.name); a != "" {
 				b.WriteString(`   <annotation name="` + a + `" value="true"/>` + "\n")
 			}
 			b.WriteString("  </method>\n")
@@ -56,6 +61,21 @@ func (m *manager) introspectLocked(p dbus.ObjectPath) string {
 	}
 	b.WriteString("</node>\n")
 	return b.String()
+}
+
+// annotationLocked returns the annotation of method name of t in the
+// played release. Before 252 (measured on 247) Reexecute had no NoReply
+// annotation and SetShowStatus was Privileged.
+func (m *manager) annotationLocked(t *vtable, name string) string {
+	if t == managerVtable && !m.release.AtLeast(sdversions.R("252")) {
+		switch name {
+		case "Reexecute":
+			return ""
+		case "SetShowStatus":
+			return privileged
+		}
+	}
+	return t.annotations[name]
 }
 
 // writeArgs writes the <arg> elements of a signature; dir is "" for a
@@ -194,3 +214,42 @@ func completeType(sig string) int {
 	}
 	return 1
 }
+
+// introspectHead247 is introspectHead as sd-bus wrote it before 252
+// (measured on 247).
+const introspectHead247 = `<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+<node>
+ <interface name="org.freedesktop.DBus.Peer">
+  <method name="Ping"/>
+  <method name="GetMachineId">
+   <arg type="s" name="machine_uuid" direction="out"/>
+  </method>
+ </interface>
+ <interface name="org.freedesktop.DBus.Introspectable">
+  <method name="Introspect">
+   <arg name="data" type="s" direction="out"/>
+  </method>
+ </interface>
+ <interface name="org.freedesktop.DBus.Properties">
+  <method name="Get">
+   <arg name="interface" direction="in" type="s"/>
+   <arg name="property" direction="in" type="s"/>
+   <arg name="value" direction="out" type="v"/>
+  </method>
+  <method name="GetAll">
+   <arg name="interface" direction="in" type="s"/>
+   <arg name="properties" direction="out" type="a{sv}"/>
+  </method>
+  <method name="Set">
+   <arg name="interface" direction="in" type="s"/>
+   <arg name="property" direction="in" type="s"/>
+   <arg name="value" direction="in" type="v"/>
+  </method>
+  <signal name="PropertiesChanged">
+   <arg type="s" name="interface"/>
+   <arg type="a{sv}" name="changed_properties"/>
+   <arg type="as" name="invalidated_properties"/>
+  </signal>
+ </interface>
+`

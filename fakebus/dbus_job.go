@@ -7,7 +7,7 @@ package fakebus
 
 var jobVtable = newRoutedVtable(jobIface, map[string]string{
 	"Cancel": "CancelJob", "GetAfter": "GetJobAfter", "GetBefore": "GetJobBefore",
-}, []vmethod{
+}, nil, []vmethod{
 	{"Cancel", "", "", "", "", nil},
 	{"GetAfter", "", "a(usssoo)", "", "jobs", nil},
 	{"GetBefore", "", "a(usssoo)", "", "jobs", nil},

@@ -24,7 +24,7 @@ import (
 
 // managerVtable is org.freedesktop.systemd1.Manager (bus_manager_vtable
 // in systemd's src/core/dbus-manager.c), every method of every release
-// the fake plays, in systemd 262's order; sdversions.Methods says which
+// the fake plays, in systemd 262's order (257's for StartAuxiliaryScope); sdversions.Methods says which
 // release has which. The handlers are grouped as the methods' checks and
 // errors are shared.
 var managerVtable = newVtable(managerIface, []vmethod{
@@ -58,7 +58,6 @@ var managerVtable = newVtable(managerIface, []vmethod{
 	{"RefUnit", "s", "", "name", "", (*manager).moreCall},
 	{"UnrefUnit", "s", "", "name", "", (*manager).moreCall},
 	{"StartTransientUnit", "ssa(sv)a(sa(sv))", "o", "name,mode,properties,aux", "job", (*manager).managerCall},
-	{"StartAuxiliaryScope", "sahta(sv)", "o", "name,pidfds,flags,properties", "job", (*manager).versionedCall},
 	{"GetUnitProcesses", "s", "a(sus)", "name", "processes", (*manager).moreCall},
 	{"AttachProcessesToUnit", "ssau", "", "unit_name,subcgroup,pids", "", (*manager).managerCall},
 	{"RemoveSubgroupFromUnit", "sst", "", "unit_name,subcgroup,flags", "", (*manager).versionedCall},
@@ -119,6 +118,7 @@ var managerVtable = newVtable(managerIface, []vmethod{
 	{"LookupDynamicUserByUID", "u", "s", "uid", "name", (*manager).dynamicUserCall},
 	{"GetDynamicUsers", "", "a(us)", "", "users", (*manager).dynamicUserCall},
 	{"DumpUnitFileDescriptorStore", "s", "a(suuutuusu)", "name", "entries", (*manager).cleanCall},
+	{"StartAuxiliaryScope", "sahta(sv)", "o", "name,pidfds,flags,properties", "job", (*manager).versionedCall},
 }, []vsignal{
 	{"UnitNew", "so", "id,unit"},
 	{"UnitRemoved", "so", "id,unit"},
@@ -130,6 +130,7 @@ var managerVtable = newVtable(managerIface, []vmethod{
 }).annotate(map[string]string{
 	"Reexecute": noReply, "Exit": privileged, "Reboot": privileged, "SoftReboot": privileged,
 	"PowerOff": privileged, "Halt": privileged, "KExec": privileged, "SwitchRoot": privileged,
+	"StartAuxiliaryScope": deprecated,
 })
 
 var jobMethods = map[string]jobType{

@@ -4,14 +4,10 @@ package fakebus
 // (systemd's src/core/dbus-scope.c), each method answered as the Manager
 // method it stands for. Its properties are in dbus_unit_type.go.
 
-var scopeVtable = newRoutedVtable("org.freedesktop.systemd1.Scope", map[string]string{
-	"Abandon": "AbandonScope", "GetProcesses": "GetUnitProcesses",
-	"AttachProcesses": "AttachProcessesToUnit", "RemoveSubgroup": "RemoveSubgroupFromUnit",
-}, []vmethod{
+var scopeVtable = newRoutedVtable("org.freedesktop.systemd1.Scope", withCgroupStands(map[string]string{
+	"Abandon": "AbandonScope",
+}), nil, append([]vmethod{
 	{"Abandon", "", "", "", "", nil},
-	{"GetProcesses", "", "a(sus)", "", "processes", nil},
-	{"AttachProcesses", "sau", "", "subcgroup,pids", "", nil},
-	{"RemoveSubgroup", "st", "", "subcgroup,flags", "", nil},
-}, []vsignal{
+}, cgroupMethods()...), []vsignal{
 	{"RequestStop", "", ""},
 })

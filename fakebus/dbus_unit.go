@@ -107,14 +107,16 @@ func int32Or(u *unit, name string, def int32) int32 {
 
 // unitVtable is org.freedesktop.systemd1.Unit (bus_unit_vtable in
 // systemd's src/core/dbus-unit.c): the methods of every unit object, each
-// answered as the Manager method it stands for. KillSubgroup (262) is
-// not modelled.
+// answered as the Manager method it stands for.
 var unitVtable = newRoutedVtable(unitIface, map[string]string{
 	"Start": "StartUnit", "Stop": "StopUnit", "Reload": "ReloadUnit", "Restart": "RestartUnit",
 	"TryRestart": "TryRestartUnit", "ReloadOrRestart": "ReloadOrRestartUnit",
 	"ReloadOrTryRestart": "ReloadOrTryRestartUnit", "EnqueueJob": "EnqueueUnitJob", "Kill": "KillUnit",
 	"QueueSignal": "QueueSignalUnit", "ResetFailed": "ResetFailedUnit", "SetProperties": "SetUnitProperties",
 	"Ref": "RefUnit", "Unref": "UnrefUnit", "Clean": "CleanUnit", "Freeze": "FreezeUnit", "Thaw": "ThawUnit",
+	"KillSubgroup": "KillUnitSubgroup",
+}, map[string][]any{
+	"KillSubgroup": {"cgroup"}, // the subgroup's processes
 }, []vmethod{
 	{"Start", "s", "o", "mode", "job", nil},
 	{"Stop", "s", "o", "mode", "job", nil},
@@ -125,6 +127,7 @@ var unitVtable = newRoutedVtable(unitIface, map[string]string{
 	{"ReloadOrTryRestart", "s", "o", "mode", "job", nil},
 	{"EnqueueJob", "ss", "uososa(uosos)", "job_type,job_mode", "job_id,job_path,unit_id,unit_path,job_type,affected_jobs", nil},
 	{"Kill", "si", "", "whom,signal", "", nil},
+	{"KillSubgroup", "si", "", "subgroup,signal", "", nil},
 	{"QueueSignal", "sii", "", "whom,signal,value", "", nil},
 	{"ResetFailed", "", "", "", "", nil},
 	{"SetProperties", "ba(sv)", "", "runtime,properties", "", nil},
@@ -134,3 +137,19 @@ var unitVtable = newRoutedVtable(unitIface, map[string]string{
 	{"Freeze", "", "", "", "", nil},
 	{"Thaw", "", "", "", "", nil},
 }, nil)
+
+// cgroupStands and cgroupMethods are the methods every unit type with a
+// control group has (bus_unit_cgroup_vtable in systemd's
+// src/core/dbus-unit.c); each type's table lists them after its own.
+var cgroupStands = map[string]string{
+	"GetProcesses": "GetUnitProcesses", "AttachProcesses": "AttachProcessesToUnit",
+	"RemoveSubgroup": "RemoveSubgroupFromUnit",
+}
+
+func cgroupMethods() []vmethod {
+	return []vmethod{
+		{"GetProcesses", "", "a(sus)", "", "processes", nil},
+		{"AttachProcesses", "sau", "", "subcgroup,pids", "", nil},
+		{"RemoveSubgroup", "st", "", "subcgroup,flags", "", nil},
+	}
+}

@@ -124,15 +124,14 @@ func typeIface(kind string) string {
 	return ""
 }
 
-// The interfaces of the other unit types the fake models, by their
-// properties only (dbus-slice.c, dbus-target.c, dbus-socket.c,
-// dbus-mount.c); their methods (GetProcesses, AttachProcesses, ...) are
-// not modelled.
+// The interfaces of the other unit types the fake models (dbus-slice.c,
+// dbus-target.c, dbus-socket.c, dbus-mount.c): the control-group methods
+// where the type has a control group.
 var (
-	sliceVtable  = newVtable("org.freedesktop.systemd1.Slice", nil, nil)
+	sliceVtable  = newRoutedVtable("org.freedesktop.systemd1.Slice", cgroupStands, nil, cgroupMethods(), nil)
 	targetVtable = newVtable("org.freedesktop.systemd1.Target", nil, nil)
-	socketVtable = newVtable("org.freedesktop.systemd1.Socket", nil, nil)
-	mountVtable  = newVtable("org.freedesktop.systemd1.Mount", nil, nil)
+	socketVtable = newRoutedVtable("org.freedesktop.systemd1.Socket", cgroupStands, nil, cgroupMethods(), nil)
+	mountVtable  = newRoutedVtable("org.freedesktop.systemd1.Mount", cgroupStands, nil, cgroupMethods(), nil)
 )
 
 // typeVtable returns the interface of a unit type, or nil.

@@ -65,6 +65,7 @@ type vtable struct {
 	// stands maps a method of a unit's or a job's object to the Manager
 	// method it stands for (newRoutedVtable).
 	stands map[string]string
+	fixed  map[string][]any // arguments after the name, by method
 	// annotations maps a method to its one annotation, value true
 	// (org.freedesktop.DBus.Method.NoReply, org.freedesktop.systemd1.Privileged).
 	annotations map[string]string
@@ -82,6 +83,7 @@ func newVtable(name string, methods []vmethod, signals []vsignal) *vtable {
 const (
 	noReply    = "org.freedesktop.DBus.Method.NoReply"
 	privileged = "org.freedesktop.systemd1.Privileged"
+	deprecated = "org.freedesktop.DBus.Deprecated"
 )
 
 // annotate sets t's method annotations and returns t.
@@ -93,12 +95,14 @@ func (t *vtable) annotate(a map[string]string) *vtable {
 // newRoutedVtable returns the table of an interface of unit or job objects
 // whose methods stand for Manager methods (stands: the object's method to
 // the Manager's): each is answered by the Manager method's handler, with
-// the object's unit name or job ID first (see call), and is offered where
-// the played release offers the Manager method. The signatures and names
-// in methods are the object method's own.
-func newRoutedVtable(name string, stands map[string]string, methods []vmethod, signals []vsignal) *vtable {
+// the object's unit name or job ID first (see call), then the fixed
+// arguments of the method, if any, and is offered where the played
+// release offers the Manager method. The signatures and names in methods
+// are the object method's own.
+func newRoutedVtable(name string, stands map[string]string, fixed map[string][]any, methods []vmethod, signals []vsignal) *vtable {
 	for i := range methods {
 		target := managerVtable.byName[stands[methods[i].name]]
+		extra := fixed[methods[i].name]
 		methods[i].call = func(m *manager, c *call) ([]any, error) {
 			var first any
 			var sig string
@@ -111,14 +115,19 @@ func newRoutedVtable(name string, stands map[string]string, methods []vmethod, s
 				}
 				first, sig = name, "s"
 			}
+			body := append(make([]any, 0, 1+len(extra)+len(c.Body)), first)
+			for _, a := range extra {
+				body = append(body, a)
+				sig += dbus.SignatureOf(a).String()
+			}
 			c.Member = target.name
-			c.Body = append([]any{first}, c.Body...)
+			c.Body = append(body, c.Body...)
 			c.Signature = dbus.ParseSignatureMust(sig + c.Signature.String())
 			return target.call(m, c)
 		}
 	}
 	t := newVtable(name, methods, signals)
-	t.stands = stands
+	t.stands, t.fixed = stands, fixed
 	return t
 }
 

@@ -35,6 +35,9 @@ func TestVtables(t *testing.T) {
 				if vt == jobVtable {
 					first = "u"
 				}
+				for _, a := range vt.fixed[vm.name] {
+					first += dbus.SignatureOf(a).String()
+				}
 				if tm == nil || tm.in != first+vm.in || tm.out != vm.out {
 					t.Errorf("%s.%s(%s)%s stands for Manager.%s, which is %+v", vt.name, vm.name, vm.in, vm.out, target, tm)
 				}
