@@ -197,6 +197,30 @@ func (o *Object) Interface(name string) *introspect.Interface {
 	return nil
 }
 
+// Interfaces returns every interface of c's introspection data once, by
+// name: the D-Bus interfaces of that release, each the same on every
+// object that has it (TestCapturedData checks that), taken from the first
+// object kind in name order that has it.
+func (c *Capture) Interfaces() map[string]introspect.Interface {
+	kinds := make([]string, 0, len(c.Objects))
+	for k := range c.Objects {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	out := map[string]introspect.Interface{}
+	for _, k := range kinds {
+		if c.Objects[k].Node == nil {
+			continue
+		}
+		for _, in := range c.Objects[k].Node.Interfaces {
+			if _, ok := out[in.Name]; !ok {
+				out[in.Name] = in
+			}
+		}
+	}
+	return out
+}
+
 // toJSON converts a value godbus decoded with signature sig to its JSON
 // form.
 func toJSON(sig string, v any) (any, error) {

@@ -2,6 +2,7 @@ package sdversions
 
 import (
 	"bytes"
+	"encoding/xml"
 	"os"
 	"sort"
 	"testing"
@@ -32,14 +33,26 @@ func loadAll(t *testing.T) map[string]*Capture {
 }
 
 // The captured data is whole and self-consistent: every object captured
-// without error, every value reads back as a variant of its signature
-// and encodes to the same JSON, the signatures and names are the XML's,
-// and GetAll("") answered the names GetAll of each interface did.
+// without error, every interface the same on every object that has it
+// (one table per interface describes a release), every value reads back
+// as a variant of its signature and encodes to the same JSON, the
+// signatures and names are the XML's, and GetAll("") answered the names
+// GetAll of each interface did.
 func TestCapturedData(t *testing.T) {
 	for rel, c := range loadAll(t) {
 		t.Run(rel, func(t *testing.T) {
 			if len(c.Objects) != 19 {
 				t.Errorf("%d objects, want 19", len(c.Objects))
+			}
+			ifaces := c.Interfaces()
+			for _, kind := range keys(c.Objects) {
+				for _, in := range c.Objects[kind].Node.Interfaces {
+					want, _ := xml.Marshal(ifaces[in.Name])
+					got, _ := xml.Marshal(in)
+					if diff := cmp.Diff(string(want), string(got)); diff != "" {
+						t.Errorf("%s: %s differs from the first object's that has it (-first +%s):\n%s", kind, in.Name, kind, diff)
+					}
+				}
 			}
 			for kind, o := range c.Objects {
 				if len(o.Errors) > 0 {
