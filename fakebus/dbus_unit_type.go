@@ -124,14 +124,20 @@ func typeIface(kind string) string {
 	return ""
 }
 
-// The interfaces of the other unit types the fake models (dbus-slice.c,
-// dbus-target.c, dbus-socket.c, dbus-mount.c): the control-group methods
+// The interfaces of the other unit types (dbus-slice.c, dbus-target.c,
+// dbus-socket.c, dbus-mount.c, dbus-swap.c, dbus-automount.c,
+// dbus-device.c, dbus-path.c, dbus-timer.c): the control-group methods
 // where the type has a control group.
 var (
-	sliceVtable  = newRoutedVtable("org.freedesktop.systemd1.Slice", cgroupStands, nil, cgroupMethods(), nil)
-	targetVtable = newVtable("org.freedesktop.systemd1.Target", nil, nil)
-	socketVtable = newRoutedVtable("org.freedesktop.systemd1.Socket", cgroupStands, nil, cgroupMethods(), nil)
-	mountVtable  = newRoutedVtable("org.freedesktop.systemd1.Mount", cgroupStands, nil, cgroupMethods(), nil)
+	sliceVtable     = newRoutedVtable("org.freedesktop.systemd1.Slice", cgroupStands, nil, cgroupMethods(), nil)
+	targetVtable    = newVtable("org.freedesktop.systemd1.Target", nil, nil)
+	socketVtable    = newRoutedVtable("org.freedesktop.systemd1.Socket", cgroupStands, nil, cgroupMethods(), nil)
+	mountVtable     = newRoutedVtable("org.freedesktop.systemd1.Mount", cgroupStands, nil, cgroupMethods(), nil)
+	swapVtable      = newRoutedVtable("org.freedesktop.systemd1.Swap", cgroupStands, nil, cgroupMethods(), nil)
+	automountVtable = newVtable("org.freedesktop.systemd1.Automount", nil, nil)
+	deviceVtable    = newVtable("org.freedesktop.systemd1.Device", nil, nil)
+	pathVtable      = newVtable("org.freedesktop.systemd1.Path", nil, nil)
+	timerVtable     = newVtable("org.freedesktop.systemd1.Timer", nil, nil)
 )
 
 // typeVtable returns the interface of a unit type, or nil.
@@ -149,6 +155,16 @@ func typeVtable(kind string) *vtable {
 		return socketVtable
 	case "mount":
 		return mountVtable
+	case "swap":
+		return swapVtable
+	case "automount":
+		return automountVtable
+	case "device":
+		return deviceVtable
+	case "path":
+		return pathVtable
+	case "timer":
+		return timerVtable
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 // (sdversions.Methods) in the Manager's table.
 func TestVtables(t *testing.T) {
 	all := []*vtable{managerVtable, unitVtable, serviceVtable, scopeVtable, sliceVtable, targetVtable,
-		socketVtable, mountVtable, jobVtable, propertiesVtable, introspectableVtable}
+		socketVtable, mountVtable, swapVtable, automountVtable, deviceVtable, pathVtable, timerVtable, jobVtable, propertiesVtable, introspectableVtable}
 	for _, vt := range all {
 		for _, vm := range vt.methods {
 			for _, a := range []struct{ sig, names string }{{vm.in, vm.inNames}, {vm.out, vm.outNames}} {
