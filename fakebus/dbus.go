@@ -258,14 +258,6 @@ func jobIDFromPath(p dbus.ObjectPath) (uint32, bool) {
 	return uint32(n), err == nil
 }
 
-// args checks a call's signature.
-func args(c *call, sig string) error {
-	if c.Signature.String() != sig {
-		return errInvalidArgs("Invalid arguments '%s' to call %s.%s(), expecting '%s'.", c.Signature.String(), c.Interface, c.Member, sig)
-	}
-	return nil
-}
-
 func errFileInvalid(f string) *callErr {
 	return errInvalidArgs("File %s: Invalid argument", f)
 }

@@ -122,15 +122,9 @@ func (m *manager) unitFileDepsCall(c *call) (out []any, err error) {
 	changes := []unitFileChange{}
 	switch c.Member {
 	case "AddDependencyUnitFiles":
-		if err := args(c, "asssbb"); err != nil {
-			return nil, err
-		}
 		err = m.addDependencyLocked(c.Body[0].([]string), c.Body[1].(string), c.Body[2].(string), c.Body[3].(bool), c.Body[4].(bool), &changes)
 		out = []any{changes}
 	case "DisableUnitFilesWithFlagsAndInstallInfo":
-		if err := args(c, "ast"); err != nil {
-			return nil, err
-		}
 		// runtime (1) and portable (4): force (2) is refused (measured on
 		// 257 and 262), as are unknown flags.
 		flags := c.Body[1].(uint64)

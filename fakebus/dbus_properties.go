@@ -28,9 +28,6 @@ var propertiesVtable = newVtable(propsIface, []vmethod{
 func (m *manager) propertiesCall(c *call) ([]any, error) {
 	switch c.Member {
 	case "Get":
-		if err := args(c, "ss"); err != nil {
-			return nil, err
-		}
 		iface := c.Body[0].(string)
 		if iface == "" {
 			return nil, errUnknownProperty()
@@ -45,9 +42,6 @@ func (m *manager) propertiesCall(c *call) ([]any, error) {
 		}
 		return []any{v}, nil
 	case "GetAll":
-		if err := args(c, "s"); err != nil {
-			return nil, err
-		}
 		props, err := m.objectPropsLocked(c.Path, c.Body[0].(string))
 		if err != nil {
 			return nil, err
@@ -59,9 +53,6 @@ func (m *manager) propertiesCall(c *call) ([]any, error) {
 		}
 		return []any{props}, nil
 	case "Set":
-		if err := args(c, "ssv"); err != nil {
-			return nil, err
-		}
 		return nil, &callErr{dbusErr + "PropertyReadOnly", "Property '" + c.Body[1].(string) + "' is not writable."}
 	}
 	return nil, errUnknownMethod(c.Call)
