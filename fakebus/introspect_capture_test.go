@@ -17,8 +17,7 @@ import (
 // TestIntrospectCapturedMethods compares, for every captured release
 // (internal/sdversions/data), the methods (with their arguments and
 // annotations) and the signals of each interface the fake's Introspect
-// lists for the manager, a service, a slice, a target, a scope and a job
-// with what that
+// lists for the manager, a job and a unit of each type with what that
 // release's systemd answered. Properties are not compared here.
 func TestIntrospectCapturedMethods(t *testing.T) {
 	fsys := os.DirFS("internal/sdversions")
@@ -54,6 +53,15 @@ func TestIntrospectCapturedMethods(t *testing.T) {
 				"slice":   sdbus.UnitPath("capture-slice.slice"),
 				"target":  sdbus.UnitPath("multi-user.target"),
 				"scope":   sdbus.UnitPath("init.scope"),
+				// Units the fake does not make: their objects' interfaces
+				// and methods all the same.
+				"socket":    sdbus.UnitPath("capture-socket.socket"),
+				"mount":     sdbus.UnitPath("capture\\x2dmount.mount"),
+				"swap":      sdbus.UnitPath("capture.swap"),
+				"timer":     sdbus.UnitPath("capture-timer.timer"),
+				"path":      sdbus.UnitPath("capture-path.path"),
+				"automount": sdbus.UnitPath("capture.automount"),
+				"device":    sdbus.UnitPath("dev-capture.device"),
 			} {
 				want := capt.Objects[kind]
 				if want == nil {
