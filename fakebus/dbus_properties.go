@@ -66,7 +66,13 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 		if iface != managerIface && iface != "" {
 			return nil, errUnknownProperty()
 		}
-		return m.readPropsLocked(nil, managerIface, m.managerPropsLocked()), nil
+		props := m.readPropsLocked(nil, managerIface, m.managerPropsLocked())
+		for name, v := range m.measuredManagerPropsLocked() {
+			if _, ok := props[name]; !ok {
+				props[name] = v
+			}
+		}
+		return props, nil
 	case strings.HasPrefix(string(p), jobPathBase):
 		j, ok := m.jobs[jobIDOf(p)]
 		if !ok {

@@ -375,9 +375,14 @@
 // job objects (Job.Cancel, GetAfter, GetBefore) are answered as the
 // Manager method each stands for (StartUnit, KillUnit, CancelJob, ...).
 // Properties.GetAll with the empty interface name answers all the
-// object's interfaces. Properties are still those the model answers: many
-// of a release's properties are missing from Get, GetAll and Introspect
-// (see internal/sdversions/cmd/fakediff for the figures).
+// object's interfaces. The manager answers every property the captured
+// release nearest the played one has (sdversions.CapturedManager): those
+// it models with its own values, the others as measured, or, where the
+// value varies (timestamps, counts, what the host decides), with systemd's
+// "never" value (zero, empty). Unit and job objects answer only the
+// properties the model knows: many of a release's are missing from Get,
+// GetAll and Introspect (internal/sdversions/cmd/fakediff gives the
+// figures).
 //
 // # Where each thing lives
 //

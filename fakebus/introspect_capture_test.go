@@ -111,3 +111,73 @@ func members(n *introspect.Node) map[string][]string {
 	}
 	return out
 }
+
+// TestManagerPropertiesCaptured: every Manager property a captured
+// release's GetAll answered, the fake playing that release answers with
+// the same signature through Get, GetAll of the interface and GetAll(""),
+// and its introspection lists it with that type.
+func TestManagerPropertiesCaptured(t *testing.T) {
+	fsys := os.DirFS("internal/sdversions")
+	releases, err := sdversions.CapturedReleases(fsys)
+	if err != nil || len(releases) == 0 {
+		t.Fatalf("captured releases: %v, %v", releases, err)
+	}
+	for _, major := range releases {
+		t.Run(major, func(t *testing.T) {
+			capt, err := sdversions.LoadCapture(fsys, major)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := fakebus.New(t, fakebus.WithVersion(capt.Release))
+			obj := rawBus(t, s).Object(systemd1, managerPath)
+			var iface, all map[string]dbus.Variant
+			if err := obj.Call("org.freedesktop.DBus.Properties.GetAll", 0, managerIface).Store(&iface); err != nil {
+				t.Fatal(err)
+			}
+			if err := obj.Call("org.freedesktop.DBus.Properties.GetAll", 0, "").Store(&all); err != nil {
+				t.Fatal(err)
+			}
+			var data string
+			if err := obj.Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
+				t.Fatal(err)
+			}
+			var node introspect.Node
+			if err := xml.Unmarshal([]byte(data), &node); err != nil {
+				t.Fatal(err)
+			}
+			introspected := map[string]string{}
+			for _, i := range node.Interfaces {
+				if i.Name == managerIface {
+					for _, p := range i.Properties {
+						introspected[p.Name] = p.Type
+					}
+				}
+			}
+			want, got := map[string]string{}, map[string]string{}
+			for _, p := range capt.Objects["manager"].Properties {
+				if p.Interface != managerIface {
+					continue
+				}
+				want[p.Name] = p.Type
+				var v dbus.Variant
+				if err := obj.Call("org.freedesktop.DBus.Properties.Get", 0, managerIface, p.Name).Store(&v); err != nil {
+					got[p.Name] = "Get: " + err.Error()
+					continue
+				}
+				sig := v.Signature().String()
+				for what, m := range map[string]map[string]dbus.Variant{"GetAll": iface, `GetAll("")`: all} {
+					if w, ok := m[p.Name]; !ok || w.Signature().String() != sig {
+						sig += " " + what + ": " + w.Signature().String()
+					}
+				}
+				if introspected[p.Name] != v.Signature().String() {
+					sig += " Introspect: " + introspected[p.Name]
+				}
+				got[p.Name] = sig
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Manager properties (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

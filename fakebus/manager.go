@@ -89,6 +89,10 @@ type manager struct {
 	conflicts  []ScriptConflict // found as jobs ran (scriptcheck.go)
 	timers     map[*time.Timer]struct{}
 	closed     bool
+	// measured are the Manager properties measured on the captured
+	// release nearest measuredFor (dbus_manager.go).
+	measured    map[string]dbus.Variant
+	measuredFor sdversions.Release
 }
 
 func newManager(cfg config) (*manager, error) {
