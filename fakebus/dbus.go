@@ -215,20 +215,35 @@ func (m *manager) callLocked(vm *vmethod, c *call) ([]any, error) {
 func (m *manager) interfacesLocked(p dbus.ObjectPath) []*vtable {
 	switch {
 	case p == managerPath:
-		return []*vtable{propertiesVtable, managerVtable}
+		return managerObject
 	case strings.HasPrefix(string(p), jobPathBase):
-		return []*vtable{propertiesVtable, jobVtable}
+		return jobObject
 	case strings.HasPrefix(string(p), unitPathBase):
-		ifaces := []*vtable{propertiesVtable}
 		if name, err := m.unitNameOfPathLocked(p); err == nil {
-			if t := typeVtable(name[strings.LastIndexByte(name, '.')+1:]); t != nil {
-				ifaces = append(ifaces, t)
+			if ifaces, ok := unitObjects[name[strings.LastIndexByte(name, '.')+1:]]; ok {
+				return ifaces
 			}
 		}
-		return append(ifaces, unitVtable)
+		return unitObject
 	}
-	return []*vtable{propertiesVtable}
+	return otherObject
 }
+
+// The interfaces of each kind of object (interfacesLocked); read-only.
+var (
+	managerObject = []*vtable{propertiesVtable, managerVtable}
+	jobObject     = []*vtable{propertiesVtable, jobVtable}
+	unitObject    = []*vtable{propertiesVtable, unitVtable}
+	otherObject   = []*vtable{propertiesVtable}
+	// unitObjects are a unit's by its type.
+	unitObjects = func() map[string][]*vtable {
+		out := map[string][]*vtable{}
+		for _, kind := range []string{"service", "scope", "slice", "target", "socket", "mount", "swap", "automount", "device", "path", "timer"} {
+			out[kind] = []*vtable{propertiesVtable, typeVtable(kind), unitVtable}
+		}
+		return out
+	}()
+)
 
 // unitNameOfPathLocked returns the name of the unit whose object p is: by
 // its name, or by its invocation ID.
