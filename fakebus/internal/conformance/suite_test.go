@@ -118,6 +118,7 @@ var cases = []suiteCase{
 	{name: "FeatureProbes", run: testFeatureProbes},
 	{name: "ReadablesByVersion", run: testReadablesByVersion},
 	{name: "ManagerMethodsByVersion", run: testMethodsByVersion},
+	{name: "GetAllEmptyInterface", run: testGetAllEmptyInterface},
 	{name: "FreezeThaw", run: testFreezeThaw},
 	{name: "ReloadAndReexecUnderManyJobs", run: testReloadReexecMany},
 	{name: "ForgedJobRemovedFromAnotherClient", run: testForgedFromClient},
