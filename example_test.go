@@ -95,7 +95,7 @@ func ExampleConn_EffectiveLimits() {
 	defer done()
 	ctx := context.Background()
 
-	quota, _ := sdbus.PropCPUQuota(100000, 100000) // one CPU
+	quota := sdbus.PropCPUQuota(100000, 100000) // one CPU
 	if _, err := c.EnsureTransientUnit(ctx, "pod.slice", []sdbus.Property{sdbus.PropMemoryMax(512 << 20), quota}, sdbus.EnsureOptions{}); err != nil {
 		log.Fatal(err)
 	}
