@@ -1,6 +1,7 @@
 package sdbus
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -365,4 +366,100 @@ func ToDBusProperties[P ~struct {
 		out[i] = P(p)
 	}
 	return out
+}
+
+// unitFileName is the D-Bus form of a unit-file setting whose property
+// has another name.
+type unitFileName struct {
+	dbus    string // the D-Bus property (or properties)
+	builder string // the sdbus builder, if any
+}
+
+// unitFileNames is read-only: the unit-file settings of services,
+// scopes, slices and sockets that are not D-Bus properties, with the
+// property that carries each. Built by comparing, on systemd 247 and 252,
+// the settings "systemd --dump-configuration-items" lists with the
+// properties the manager's unit objects introspect; every D-Bus name here
+// is one of those. Deprecated cgroup-v1 names (MemoryLimit, CPUShares,
+// BlockIO*) are not here: they are D-Bus properties too, which systemd
+// up to 262 still takes.
+var unitFileNames = map[string]unitFileName{
+	"CPUQuota":                  {"CPUQuotaPerSecUSec", "PropCPUQuota or PropCPUQuotaPerSec"},
+	"CPUQuotaPeriodSec":         {"CPUQuotaPeriodUSec", "PropCPUQuotaPeriod"},
+	"IODeviceLatencyTargetSec":  {"IODeviceLatencyTargetUSec", ""},
+	"BindTo":                    {"BindsTo", "PropBindsTo"},
+	"RequiresOverridable":       {"Requires", "PropRequires"},
+	"RequisiteOverridable":      {"Requisite", ""},
+	"PropagateReloadTo":         {"PropagatesReloadTo", ""},
+	"PropagateReloadFrom":       {"ReloadPropagatedFrom", ""},
+	"OnFailureIsolate":          {"OnFailureJobMode", ""},
+	"JobTimeoutSec":             {"JobTimeoutUSec", ""},
+	"JobRunningTimeoutSec":      {"JobRunningTimeoutUSec", ""},
+	"StartLimitInterval":        {"StartLimitIntervalUSec", ""},
+	"StartLimitIntervalSec":     {"StartLimitIntervalUSec", ""},
+	"TimeoutSec":                {"TimeoutStartUSec and TimeoutStopUSec", ""},
+	"TimeoutStartSec":           {"TimeoutStartUSec", ""},
+	"TimeoutStopSec":            {"TimeoutStopUSec", ""},
+	"TimeoutAbortSec":           {"TimeoutAbortUSec", ""},
+	"TimeoutCleanSec":           {"TimeoutCleanUSec", ""},
+	"RestartSec":                {"RestartUSec", ""},
+	"RuntimeMaxSec":             {"RuntimeMaxUSec", ""},
+	"RuntimeRandomizedExtraSec": {"RuntimeRandomizedExtraUSec", ""},
+	"WatchdogSec":               {"WatchdogUSec", ""},
+	"EnvironmentFile":           {"EnvironmentFiles", ""},
+	"StandardInputText":         {"StandardInputData", ""},
+	"LogRateLimitIntervalSec":   {"LogRateLimitIntervalUSec", ""},
+	"ReadOnlyDirectories":       {"ReadOnlyPaths", ""},
+	"ReadWriteDirectories":      {"ReadWritePaths", ""},
+	"InaccessibleDirectories":   {"InaccessiblePaths", ""},
+	"ListenStream":              {"Listen", ""},
+	"ListenDatagram":            {"Listen", ""},
+	"ListenSequentialPacket":    {"Listen", ""},
+	"ListenFIFO":                {"Listen", ""},
+	"ListenSpecial":             {"Listen", ""},
+	"ListenNetlink":             {"Listen", ""},
+	"ListenMessageQueue":        {"Listen", ""},
+	"ListenUSBFunction":         {"Listen", ""},
+	"DeferAcceptSec":            {"DeferAcceptUSec", ""},
+	"KeepAliveTimeSec":          {"KeepAliveTimeUSec", ""},
+	"KeepAliveIntervalSec":      {"KeepAliveIntervalUSec", ""},
+	"TriggerLimitIntervalSec":   {"TriggerLimitIntervalUSec", ""},
+}
+
+// propertyHint says which D-Bus property carries the unit-file setting
+// name, or "" when name is not one of those.
+func propertyHint(name string) string {
+	if u, ok := unitFileNames[name]; ok {
+		h := name + " is a unit-file setting; its D-Bus property is " + u.dbus
+		if u.builder != "" {
+			h += " (" + u.builder + ")"
+		}
+		return h
+	}
+	for _, prefix := range []string{"Condition", "Assert"} {
+		if strings.HasPrefix(name, prefix) && len(name) > len(prefix) {
+			return fmt.Sprintf("%s is a unit-file setting; over D-Bus it is an entry (%s, ...) of the %ss property",
+				name, strings.TrimPrefix(name, prefix), prefix)
+		}
+	}
+	return ""
+}
+
+// withPropertyHint adds propertyHint to the manager's refusal of an
+// unknown property, "Cannot set property CPUQuota, or unknown property."
+// (PropertyReadOnly, systemd 247 to 262).
+func withPropertyHint(err error) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Name != "org.freedesktop.DBus.Error.PropertyReadOnly" && e.Name != "org.freedesktop.DBus.Error.UnknownProperty" {
+		return err
+	}
+	rest, ok := strings.CutPrefix(e.Message, "Cannot set property ")
+	if !ok {
+		return err
+	}
+	name, _, _ := strings.Cut(rest, ",")
+	if h := propertyHint(name); h != "" {
+		e.Message += " " + h + "."
+	}
+	return err
 }

@@ -336,3 +336,45 @@ func TestPropertyLiteralTypeChecked(t *testing.T) {
 		t.Fatalf("CheckProperties = %v, want an error naming a(st)", err)
 	}
 }
+
+// A unit-file setting name sent as a property (CPUQuota, as many
+// go-systemd users write) is refused by the manager as unknown; the error
+// names the D-Bus property and the builder.
+func TestUnitFileNameHint(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	for _, tc := range []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"CPUQuota", func() error {
+			_, err := c.StartTransientUnit(ctx, "hint.slice", sdbus.ModeReplace, append(sliceProps(), sdbus.PropRaw("CPUQuota", "50%")))
+			return err
+		}, "Cannot set property CPUQuota, or unknown property. CPUQuota is a unit-file setting; its D-Bus property is CPUQuotaPerSecUSec (PropCPUQuota or PropCPUQuotaPerSec)."},
+		{"TimeoutStartSec", func() error {
+			_, err := c.StartTransientUnit(ctx, "hint.service", sdbus.ModeReplace, append(oneshot("/bin/true"), sdbus.PropRaw("TimeoutStartSec", uint64(5))))
+			return err
+		}, "TimeoutStartSec is a unit-file setting; its D-Bus property is TimeoutStartUSec."},
+		{"ConditionPathExists", func() error {
+			_, err := c.StartTransientUnit(ctx, "hint2.service", sdbus.ModeReplace, append(oneshot("/bin/true"), sdbus.PropRaw("ConditionPathExists", "/x")))
+			return err
+		}, "ConditionPathExists is a unit-file setting; over D-Bus it is an entry (PathExists, ...) of the Conditions property."},
+		{"SetUnitProperties CPUQuotaPeriodSec", func() error {
+			return c.SetUnitProperties(ctx, "-.slice", true, sdbus.PropRaw("CPUQuotaPeriodSec", uint64(5)))
+		}, "its D-Bus property is CPUQuotaPeriodUSec (PropCPUQuotaPeriod)."},
+		{"unknown name, no hint", func() error {
+			_, err := c.StartTransientUnit(ctx, "hint3.slice", sdbus.ModeReplace, append(sliceProps(), sdbus.PropRaw("NoSuchSetting", true)))
+			return err
+		}, "Cannot set property NoSuchSetting, or unknown property. (org.freedesktop.DBus.Error.PropertyReadOnly)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			if !errors.Is(err, sdbus.ErrNotSupported) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want ErrNotSupported saying %q", err, tc.want)
+			}
+		})
+	}
+}

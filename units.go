@@ -240,7 +240,9 @@ func (c *Conn) KillUnit(ctx context.Context, name string, whom KillWhom, sig sys
 // (Manager.SetUnitProperties). With runtime true the change lasts until the
 // next reboot only. Array properties such as DeviceAllow usually append to
 // the current value. A property the manager does not know or cannot change
-// fails with ErrNotSupported; properties are validated before sending.
+// fails with ErrNotSupported (naming the D-Bus property and builder when
+// the name is a unit-file setting's, see StartTransientUnit); properties
+// are validated before sending.
 func (c *Conn) SetUnitProperties(ctx context.Context, name string, runtime bool, props ...Property) error {
 	const op = "SetUnitProperties"
 	if err := checkUnitName(op, name); err != nil {
@@ -254,9 +256,9 @@ func (c *Conn) SetUnitProperties(ctx context.Context, name string, runtime bool,
 		return err
 	}
 	// Sending it again after a lost reply would append to a list twice.
-	return c.do(ctx, op, name, !appendsToList(p), func(s *session) error {
+	return withPropertyHint(c.do(ctx, op, name, !appendsToList(p), func(s *session) error {
 		return storeCall(s.mgr.CallWithContext(ctx, managerIface+"."+op, c.flags(), name, runtime, p))
-	})
+	}))
 }
 
 // appendsToList reports whether a property sets a list that systemd

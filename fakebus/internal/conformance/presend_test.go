@@ -181,6 +181,19 @@ func testPreSendChecks(t *testing.T, e *env) {
 		}
 	}
 	testPreSendMethodArgs(t, e, raw)
+	testUnitFileNameRefused(t, e)
+}
+
+// testUnitFileNameRefused: the unit-file name CPUQuota, sent as a
+// property, is refused as unknown, and sdbus names the D-Bus property.
+func testUnitFileNameRefused(t *testing.T, e *env) {
+	name := e.unit("presend-cpuquota", "slice")
+	cleanup(t, e, name)
+	_, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, append(sliceProps(), sdbus.PropRaw("CPUQuota", "50%")))
+	const want = "Cannot set property CPUQuota, or unknown property. CPUQuota is a unit-file setting; its D-Bus property is CPUQuotaPerSecUSec (PropCPUQuota or PropCPUQuotaPerSec)."
+	if !errors.Is(err, sdbus.ErrNotSupported) || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("StartTransientUnit with CPUQuota = %v, want ErrNotSupported saying %q", err, want)
+	}
 }
 
 // testPreSendMethodArgs holds sdbus's checks of KillUnit's and
