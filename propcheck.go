@@ -377,10 +377,11 @@ type unitFileName struct {
 
 // unitFileNames is read-only: the unit-file settings of services,
 // scopes, slices and sockets that are not D-Bus properties, with the
-// property that carries each. Built by comparing, on systemd 247 and 252,
-// the settings "systemd --dump-configuration-items" lists with the
-// properties the manager's unit objects introspect; every D-Bus name here
-// is one of those. Deprecated cgroup-v1 names (MemoryLimit, CPUShares,
+// property that carries each. Built by comparing, on systemd 247, 252, 257
+// and 262, the settings "systemd --dump-configuration-items" lists with
+// the properties the manager's unit objects introspect (the captures in
+// fakebus/internal/sdversions/data); every D-Bus name here is one of
+// those. Deprecated cgroup-v1 names (MemoryLimit, CPUShares,
 // BlockIO*) are not here: they are D-Bus properties too, which systemd
 // up to 262 still takes.
 var unitFileNames = map[string]unitFileName{
@@ -424,6 +425,16 @@ var unitFileNames = map[string]unitFileName{
 	"KeepAliveTimeSec":          {"KeepAliveTimeUSec", ""},
 	"KeepAliveIntervalSec":      {"KeepAliveIntervalUSec", ""},
 	"TriggerLimitIntervalSec":   {"TriggerLimitIntervalUSec", ""},
+	// Newer settings: 257 and 262.
+	"MemoryPressureThresholdSec":          {"MemoryPressureThresholdUSec", ""},
+	"RestartMaxDelaySec":                  {"RestartMaxDelayUSec", ""},
+	"ManagedOOMMemoryPressureDurationSec": {"ManagedOOMMemoryPressureDurationUSec", ""},
+	"PollLimitIntervalSec":                {"PollLimitIntervalUSec", ""},
+	// 262 only.
+	"CPUPressureThresholdSec":   {"CPUPressureThresholdUSec", ""},
+	"IOPressureThresholdSec":    {"IOPressureThresholdUSec", ""},
+	"RestartRandomizedDelaySec": {"RestartRandomizedDelayUSec", ""},
+	"DeferTriggerMaxSec":        {"DeferTriggerMaxUSec", ""},
 }
 
 // propertyHint says which D-Bus property carries the unit-file setting
