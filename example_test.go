@@ -121,9 +121,15 @@ func ExampleConn_WaitUnitState() {
 	defer done()
 	ctx := context.Background()
 
-	if _, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
+	job, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
 		sdbus.PropExecStart([]string{"/bin/sleep", "0.05"}, false),
-	}); err != nil {
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Until its start job runs the unit is inactive already: wait for the
+	// job first (or use job.WaitUnitState).
+	if _, err := job.Wait(ctx); err != nil {
 		log.Fatal(err)
 	}
 	st, err := c.WaitUnitState(ctx, "nap.service", func(s sdbus.UnitState) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"strings"
 	"sync"
 	"testing"
@@ -297,4 +298,33 @@ func TestJobWaitUnitState(t *testing.T) {
 	if _, err := (*sdbus.Job)(nil).WaitUnitState(ctx, nil); !errors.Is(err, sdbus.ErrInvalidArgs) {
 		t.Errorf("nil Job: %v", err)
 	}
+}
+
+func ExampleJob_WaitUnitState() {
+	// A fake systemd; on a real system: c, err := sdbus.ConnectSystem(ctx).
+	srv, err := fakebus.Start()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := srv.Dial(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	job, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
+		sdbus.PropExecStart([]string{"/bin/sleep", "0.05"}, false),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Only states after the start job count: not the inactive state the
+	// unit had before it ran.
+	st, err := job.WaitUnitState(ctx, func(s sdbus.UnitState) bool {
+		return s.ActiveState == sdbus.StateInactive || s.ActiveState == sdbus.StateFailed
+	})
+	fmt.Println(st.ActiveState, st.Result, err)
+	// Output: inactive success <nil>
 }
