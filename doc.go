@@ -133,7 +133,10 @@
 // # Reconnecting
 //
 // WithReconnect makes a Conn outlive its D-Bus connection: it redials at
-// once, then with backoff, and retries only idempotent calls; calls wait
+// once, then with backoff (a connection lost within
+// ReconnectPolicy.StableAfter of its setup counts as a failed attempt, so
+// a bus that drops every client is not hammered), and retries only
+// idempotent calls; calls wait
 // for the next connection at most ReconnectPolicy.WaitForConnection. A
 // job-creating call in flight when the connection dropped is never
 // replayed: it fails with ErrOutcomeUnknown, and Reconcile tells what

@@ -179,6 +179,7 @@ var cases = []suiteCase{
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},
+	{name: "BusRestartLoopBacksOff", run: testBusRestartLoop, realOnly: true},
 }
 
 // runSuite runs every case against b and logs the counts, naming the
