@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"path"
 	"reflect"
 	"strings"
 
@@ -62,15 +63,15 @@ func rangeU64(lo, hi uint64, inf bool) func(any) error {
 var settableProps = map[string]settable{
 	"Description":            {"s", forUnit, nil},
 	"Documentation":          {"as", forUnit, nil},
-	"Wants":                  {"as", forUnit, nil},
-	"Requires":               {"as", forUnit, nil},
-	"Requisite":              {"as", forUnit, nil},
-	"BindsTo":                {"as", forUnit, nil},
-	"PartOf":                 {"as", forUnit, nil},
-	"Conflicts":              {"as", forUnit, nil},
-	"Before":                 {"as", forUnit, nil},
-	"After":                  {"as", forUnit, nil},
-	"OnFailure":              {"as", forUnit, nil},
+	"Wants":                  {"as", forUnit, checkUnitList},
+	"Requires":               {"as", forUnit, checkUnitList},
+	"Requisite":              {"as", forUnit, checkUnitList},
+	"BindsTo":                {"as", forUnit, checkUnitList},
+	"PartOf":                 {"as", forUnit, checkUnitList},
+	"Conflicts":              {"as", forUnit, checkUnitList},
+	"Before":                 {"as", forUnit, checkUnitList},
+	"After":                  {"as", forUnit, checkUnitList},
+	"OnFailure":              {"as", forUnit, checkUnitList},
 	"DefaultDependencies":    {"b", forUnit, nil},
 	"RefuseManualStart":      {"b", forUnit, nil},
 	"RefuseManualStop":       {"b", forUnit, nil},
@@ -85,7 +86,7 @@ var settableProps = map[string]settable{
 	"Asserts":                {"a(sbbs)", forUnit, checkConditions},
 	"Slice":                  {"s", forExec, checkSlice},
 
-	"Type":             {"s", forService, oneOf("simple", "exec", "forking", "oneshot", "dbus", "notify", "idle")},
+	"Type":             {"s", forService, oneOf("simple", "exec", "forking", "oneshot", "dbus", "notify", "idle", "notify-reload")},
 	"ExecStart":        {"a(sasb)", forService, checkExec},
 	"ExecStartPre":     {"a(sasb)", forService, checkExec},
 	"ExecStartPost":    {"a(sasb)", forService, checkExec},
@@ -127,7 +128,7 @@ var settableProps = map[string]settable{
 	"IOAccounting":              {"b", forCgroup, nil},
 	"IOWeight":                  {"t", forCgroup, rangeU64(1, 10000, true)},
 	"StartupIOWeight":           {"t", forCgroup, rangeU64(1, 10000, true)},
-	"IODeviceWeight":            {"a(st)", forCgroup, nil},
+	"IODeviceWeight":            {"a(st)", forCgroup, checkIOWeights},
 	"IOReadBandwidthMax":        {"a(st)", forCgroup, nil},
 	"IOWriteBandwidthMax":       {"a(st)", forCgroup, nil},
 	"IOReadIOPSMax":             {"a(st)", forCgroup, nil},
@@ -144,12 +145,12 @@ var settableProps = map[string]settable{
 	"MemoryZSwapMax":            {"t", forCgroup, nil},
 	"MemoryLimit":               {"t", forCgroup, nil},
 	"DevicePolicy":              {"s", forCgroup, oneOf("auto", "closed", "strict")},
-	"DeviceAllow":               {"a(ss)", forCgroup, nil},
+	"DeviceAllow":               {"a(ss)", forCgroup, checkDeviceAllow},
 	"TasksAccounting":           {"b", forCgroup, nil},
 	"TasksMax":                  {"t", forCgroup, rangeU64(1, infinity, true)},
 	"Delegate":                  {"b", forExec, nil},
-	"DelegateControllers":       {"as", forExec, nil},
-	"DelegateSubgroup":          {"s", forExec, nil},
+	"DelegateControllers":       {"as", forExec, checkControllers},
+	"DelegateSubgroup":          {"s", forExec, checkSubgroup},
 	"DisableControllers":        {"as", forCgroup, nil},
 	"IPAccounting":              {"b", forCgroup, nil},
 	"ManagedOOMSwap":            {"s", forCgroup, oneOf("auto", "kill")},
@@ -203,8 +204,8 @@ func checkExec(v any) error {
 		return err
 	}
 	for _, c := range cmds {
-		if !strings.HasPrefix(c.Path, "/") {
-			return sysErrorf("Path %s is not absolute.", c.Path)
+		if !strings.HasPrefix(c.Path, "/") && (c.Path == "" || strings.Contains(c.Path, "/")) {
+			return sysErrorf("Path %s is neither a valid executable name nor an absolute path", c.Path)
 		}
 		if len(c.Argv) == 0 {
 			return sysErrorf("ExecStart= argv is empty")
@@ -229,10 +230,82 @@ func checkListen(v any) error {
 }
 
 func checkPIDs(v any) error {
+	if len(v.([]uint32)) == 0 {
+		return sysErrorf("Failed to set unit properties: Invalid argument")
+	}
 	for _, p := range v.([]uint32) {
 		if p == 0 {
 			return sysErrorf("Invalid PID")
 		}
+	}
+	return nil
+}
+
+// The checks below are systemd's, as the conformance case PreSendChecks
+// measures them on 247 to 262.
+
+func checkUnitList(v any) error {
+	for _, n := range v.([]string) {
+		if sdbus.ValidateUnitName(n) != nil || strings.Contains(n, "@.") {
+			return sysErrorf("Invalid unit name %s", n)
+		}
+	}
+	return nil
+}
+
+func checkIOWeights(v any) error {
+	var ws []struct {
+		Path   string
+		Weight uint64
+	}
+	if err := dbus.Store([]any{v}, &ws); err != nil {
+		return err
+	}
+	for _, w := range ws {
+		if w.Weight < 1 || w.Weight > 10000 {
+			return sysErrorf("IODeviceWeight= value out of range")
+		}
+	}
+	return nil
+}
+
+func checkDeviceAllow(v any) error {
+	var rules []struct{ Path, Access string }
+	if err := dbus.Store([]any{v}, &rules); err != nil {
+		return err
+	}
+	for _, r := range rules {
+		node := (strings.HasPrefix(r.Path, "/dev/") || strings.HasPrefix(r.Path, "/run/systemd/inaccessible/")) &&
+			path.Clean(r.Path) == r.Path
+		if !node && !strings.HasPrefix(r.Path, "char-") && !strings.HasPrefix(r.Path, "block-") {
+			return sysErrorf("DeviceAllow= requires device node or pattern")
+		}
+		if strings.Trim(r.Access, "rwm") != "" {
+			return sysErrorf("DeviceAllow= requires combination of rwm flags")
+		}
+	}
+	return nil
+}
+
+func checkControllers(v any) error {
+	for _, c := range v.([]string) {
+		switch c {
+		case "cpu", "cpuacct", "cpuset", "io", "blkio", "memory", "devices", "pids", "bpf-firewall", "bpf-devices",
+			"bpf-foreign", "bpf-socket-bind", "bpf-restrict-network-interfaces":
+		default:
+			return sysErrorf("Unknown cgroup controller '%s'", c)
+		}
+	}
+	return nil
+}
+
+func checkSubgroup(v any) error {
+	s := v.(string)
+	if s == "" {
+		return nil
+	}
+	if s == "." || s == ".." || strings.ContainsAny(s, "/\n") || strings.HasPrefix(s, "cgroup.") {
+		return sysErrorf("Invalid control group name: %s", s)
 	}
 	return nil
 }
@@ -280,6 +353,10 @@ func (m *manager) checkValue(name string, spec settable, v any, kind string) err
 			lo = 0
 		}
 		return rangeU64(lo, 10000, true)(v)
+	case "Type":
+		if v == "notify-reload" && !m.has("Type=notify-reload") {
+			return sysErrorf("Invalid Type setting: %s", v)
+		}
 	case "Delegate", "DelegateControllers", "DelegateSubgroup":
 		if kind == "slice" {
 			return sysErrorf("Delegation not available for unit type")
