@@ -111,7 +111,10 @@
 // unit's state through PropertiesChanged signals, without polling, on the
 // path of the unit's primary name (so an alias is followed too); a watch
 // always ends on the newest state, and the states that arrived before a
-// disconnect are delivered before its channel closes. WatchUnits does the
+// disconnect are delivered before its channel closes. To wait for a unit's
+// state after a job (a restart), use Job.WaitUnitState: WaitUnitState
+// right after RestartUnit sees the state from before the restart.
+// WatchUnits does the
 // same for every unit a filter accepts (the state of each, then each
 // change, loading and unloading), coalescing per unit.
 //
