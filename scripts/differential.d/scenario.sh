@@ -5,7 +5,11 @@
 # step a header line "=== CLIENT/STEP", what the step printed (stdout and
 # stderr, merged in order), then "exit N" for shell steps. The Python and
 # Node clients print their own steps in the same form. Normalization is the
-# driver's (scripts/differential), never done here.
+# driver's (scripts/differential), never done here; a step only chooses what
+# it prints: where a reply holds run-dependent values in bulk (GetAll,
+# introspection data) it prints their names, types or count, and listings
+# are cut to the client's own units (each such choice is commented at its
+# step).
 #
 #   scenario.sh DIR     (DIR: this directory, with node_modules reachable
 #                        through $NODE_PATH)
@@ -155,6 +159,8 @@ step busctl/wait-job until_no_job /org/freedesktop/systemd1/unit/bus_2dfile_2ese
 step busctl/get-property sh -c 'busctl get-property org.freedesktop.systemd1 /org/freedesktop/systemd1/unit/bus_2dfile_2eservice org.freedesktop.systemd1.Unit ActiveState SubState LoadState'
 step busctl/list-units-by-names busctl call "${M[@]}" ListUnitsByNames as 1 bus-file.service
 step busctl/system-state busctl get-property "${M[@]}" SystemState
+# The interfaces and their methods and signals, with signatures, in the
+# introspection data's order; property values are run-dependent.
 step busctl/introspect-unit-members sh -c 'busctl introspect --no-pager org.freedesktop.systemd1 /org/freedesktop/systemd1/unit/bus_2dfile_2eservice | awk "\$2 == \"method\" || \$2 == \"signal\" || \$2 == \"interface\" {print \$1, \$2, \$3}"'
 # Only the reply's signature and its number of properties: the values
 # (PIDs, timestamps, limits of the machine) are not the fake's to copy.
