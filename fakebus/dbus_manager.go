@@ -8,7 +8,6 @@ package fakebus
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path"
@@ -806,55 +805,4 @@ func goarchToSystemd(a string) string {
 		return "x86"
 	}
 	return a
-}
-
-// measuredManagerPropsLocked returns the Manager properties of the
-// captured release nearest the played one (sdversions.CapturedManager),
-// for those the fake does not model: a value that is the same on every
-// boot as measured, one that varies (timestamps, counts, what the host
-// decides) as systemd's "never": zero, "", "/", empty.
-func (m *manager) measuredManagerPropsLocked() map[string]dbus.Variant {
-	if m.measured != nil && m.measuredFor == m.release {
-		return m.measured
-	}
-	out := map[string]dbus.Variant{}
-	if o, err := sdversions.CapturedManager(m.release); err == nil {
-		for _, p := range o.Properties {
-			if p.Interface != managerIface {
-				continue
-			}
-			if p.Varies != "" {
-				p.Value = json.RawMessage(neverJSON(p.Type))
-			}
-			if v, err := p.Variant(); err == nil {
-				out[p.Name] = v
-			}
-		}
-	}
-	m.measured, m.measuredFor = out, m.release
-	return out
-}
-
-// neverJSON is the JSON form (sdversions.Prop) of the "never" value of a
-// D-Bus type.
-func neverJSON(sig string) string {
-	switch sig[0] {
-	case 'a':
-		return "[]"
-	case 's', 'g':
-		return `""`
-	case 'o':
-		return `"/"`
-	case 'b':
-		return "false"
-	case 'v':
-		return `{"type":"s","data":""}`
-	case '(':
-		parts := splitSignature(sig[1 : len(sig)-1])
-		for i, p := range parts {
-			parts[i] = neverJSON(p)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	}
-	return "0"
 }

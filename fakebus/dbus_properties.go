@@ -1,11 +1,13 @@
 package fakebus
 
 import (
+	"encoding/json"
 	"maps"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 func errUnknownProperty() *callErr {
@@ -67,7 +69,7 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 			return nil, errUnknownProperty()
 		}
 		props := m.readPropsLocked(nil, managerIface, m.managerPropsLocked())
-		for name, v := range m.measuredManagerPropsLocked() {
+		for name, v := range m.measuredPropsLocked("manager", managerIface) {
 			if _, ok := props[name]; !ok {
 				props[name] = v
 			}
@@ -81,7 +83,7 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 		if iface != jobIface && iface != "" {
 			return nil, errUnknownProperty()
 		}
-		return map[string]dbus.Variant{
+		props := map[string]dbus.Variant{
 			"Id": dbus.MakeVariant(j.id),
 			"Unit": dbus.MakeVariant(struct {
 				Name string
@@ -89,7 +91,13 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 			}{j.unit.name, j.unit.path()}),
 			"JobType": dbus.MakeVariant(string(j.typ)),
 			"State":   dbus.MakeVariant(j.state),
-		}, nil
+		}
+		for name, v := range m.measuredPropsLocked("job", jobIface) {
+			if _, ok := props[name]; !ok {
+				props[name] = v
+			}
+		}
+		return props, nil
 	}
 	name, err := sdbus.UnitNameFromPath(p)
 	if u := m.unitByInvocationPathLocked(p); u != nil {
@@ -115,15 +123,15 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 	}
 	switch iface {
 	case "":
-		props := m.readPropsLocked(u, unitIface, m.unitPropsLocked(u))
+		props := m.withMeasuredLocked(u, unitIface, m.readPropsLocked(u, unitIface, m.unitPropsLocked(u)))
 		if t := typeIface(u.kind); t != "" {
-			maps.Copy(props, m.readPropsLocked(u, t, m.typePropsLocked(u)))
+			maps.Copy(props, m.withMeasuredLocked(u, t, m.readPropsLocked(u, t, m.typePropsLocked(u))))
 		}
 		return props, nil
 	case unitIface:
-		return m.readPropsLocked(u, iface, m.unitPropsLocked(u)), nil
+		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.unitPropsLocked(u))), nil
 	case typeIface(u.kind):
-		return m.readPropsLocked(u, iface, m.typePropsLocked(u)), nil
+		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u))), nil
 	}
 	return nil, errUnknownProperty()
 }
@@ -162,4 +170,153 @@ func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.V
 		props["ExecMainExitTimestamp"] = dbus.MakeVariant(usec(u.exec.exit))
 	}
 	return props
+}
+
+// measuredPropsLocked returns the properties of interface iface of the
+// object of a captured kind ("manager", "service-file", "socket", "job",
+// ...) on the captured release nearest the played one
+// (sdversions.CapturedObject), for those the fake does not model: a value
+// that is the same on every boot as measured; one that varies
+// (timestamps, PIDs, counts, what the host decides) or that names the
+// captured unit itself (its name, paths, listen addresses, commands) as
+// systemd's "never": zero, "", "/", empty.
+func (m *manager) measuredPropsLocked(kind, iface string) map[string]dbus.Variant {
+	if m.measuredFor != m.release {
+		m.measured, m.measuredFor = nil, m.release
+	}
+	key := kind + " " + iface
+	if out, ok := m.measured[key]; ok {
+		return out
+	}
+	out := map[string]dbus.Variant{}
+	if o, err := sdversions.CapturedObject(m.release, kind); err == nil {
+		for _, p := range append(o.Properties, o.GetOnly...) {
+			if p.Interface != iface {
+				continue
+			}
+			if p.Varies != "" || (o.Unit != "" && ownsValue(p)) {
+				p.Value = json.RawMessage(neverJSON(p.Type))
+			}
+			if v, err := p.Variant(); err == nil {
+				out[p.Name] = v
+			}
+		}
+	}
+	if m.measured == nil {
+		m.measured = map[string]map[string]dbus.Variant{}
+	}
+	m.measured[key] = out
+	return out
+}
+
+// ownsValue reports whether a captured unit property's value is the
+// captured unit's own (its name or paths, which the capture made
+// "capture..."; the commands it was given), not a default of its type.
+func ownsValue(p sdversions.Prop) bool {
+	if strings.Contains(string(p.Value), "capture") {
+		return true
+	}
+	return strings.HasPrefix(p.Name, "Exec") && strings.HasPrefix(p.Type, "a(sas")
+}
+
+// capturedKind is the captured object (sdversions data) whose measured
+// values a unit takes for what the fake does not model: a service loaded
+// from a file that never ran for services from files, the transient one
+// for transient services, the unit of the same type for the others.
+func capturedKind(u *unit) string {
+	if u.kind == "service" && !u.transient {
+		return "service-file"
+	}
+	return u.kind
+}
+
+// withMeasuredLocked adds to props, the properties of interface iface the
+// fake models for u, the ones it does not: as the unit's settings give
+// them (unit file, transient or runtime properties) where they carry the
+// release's type, else as measured (measuredPropsLocked).
+func (m *manager) withMeasuredLocked(u *unit, iface string, props map[string]dbus.Variant) map[string]dbus.Variant {
+	for name, v := range m.measuredPropsLocked(capturedKind(u), iface) {
+		if _, ok := props[name]; ok {
+			continue
+		}
+		if own, ok := u.props[name]; ok && own.Signature() == v.Signature() {
+			v = own
+		} else if strings.HasPrefix(name, "Exec") {
+			// ExecStartEx and the like show the commands of ExecStart.
+			if own, ok := u.props[strings.TrimSuffix(name, "Ex")]; ok {
+				if cmds, ok := execProp(own, v.Signature().String()); ok {
+					v = cmds
+				}
+			}
+		}
+		props[name] = v
+	}
+	return props
+}
+
+// execProp turns the commands of an Exec* setting (a(sasb), as unit files
+// and StartTransientUnit give them) into the property systemd answers for
+// a unit that has not run them: a(sasbttttuii), or, for the Ex forms,
+// a(sasasttttuii) with "ignore-failure" for a "-" prefix.
+func execProp(setting dbus.Variant, sig string) (dbus.Variant, bool) {
+	var cmds []execCommand
+	if setting.Signature().String() != "a(sasb)" || dbus.Store([]any{setting.Value()}, &cmds) != nil {
+		return dbus.Variant{}, false
+	}
+	switch sig {
+	case "a(sasbttttuii)":
+		out := make([]struct {
+			Path                                 string
+			Argv                                 []string
+			IgnoreFailure                        bool
+			StartRT, StartMono, ExitRT, ExitMono uint64
+			PID                                  uint32
+			Code, Status                         int32
+		}, len(cmds))
+		for i, c := range cmds {
+			out[i].Path, out[i].Argv, out[i].IgnoreFailure = c.Path, c.Argv, c.IgnoreFailure
+		}
+		return dbus.MakeVariant(out), true
+	case "a(sasasttttuii)":
+		out := make([]struct {
+			Path                                 string
+			Argv                                 []string
+			Flags                                []string
+			StartRT, StartMono, ExitRT, ExitMono uint64
+			PID                                  uint32
+			Code, Status                         int32
+		}, len(cmds))
+		for i, c := range cmds {
+			out[i].Path, out[i].Argv, out[i].Flags = c.Path, c.Argv, []string{}
+			if c.IgnoreFailure {
+				out[i].Flags = []string{"ignore-failure"}
+			}
+		}
+		return dbus.MakeVariant(out), true
+	}
+	return dbus.Variant{}, false
+}
+
+// neverJSON is the JSON form (sdversions.Prop) of the "never" value of a
+// D-Bus type.
+func neverJSON(sig string) string {
+	switch sig[0] {
+	case 'a':
+		return "[]"
+	case 's', 'g':
+		return `""`
+	case 'o':
+		return `"/"`
+	case 'b':
+		return "false"
+	case 'v':
+		return `{"type":"s","data":""}`
+	case '(':
+		parts := splitSignature(sig[1 : len(sig)-1])
+		for i, p := range parts {
+			parts[i] = neverJSON(p)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	return "0"
 }

@@ -11,7 +11,7 @@ import "github.com/godbus/dbus/v5"
 func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 	props := map[string]dbus.Variant{}
 	add := func(name string, v any) {
-		if m.has(name) {
+		if m.hasFor(name, u.kind) {
 			props[name] = dbus.MakeVariant(v)
 		}
 	}
@@ -62,8 +62,12 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		add("MemoryCurrent", infinity)
 		add("TasksCurrent", infinity)
 		add("CPUUsageNSec", infinity)
+		// Accounting off unless set, or as the release defaults it
+		// (DefaultCPUAccounting, DefaultMemoryAccounting, ... measured).
+		measured := m.measuredPropsLocked(capturedKind(u), typeIface(u.kind))
 		for _, a := range []string{"CPUAccounting", "MemoryAccounting", "IOAccounting", "TasksAccounting", "BlockIOAccounting"} {
-			add(a, u.boolProp(a, false))
+			def, _ := measured[a].Value().(bool)
+			add(a, u.boolProp(a, def))
 		}
 		add("CPUWeight", u.u64("CPUWeight", infinity))
 		add("StartupCPUWeight", u.u64("StartupCPUWeight", infinity))
@@ -120,6 +124,16 @@ func typeIface(kind string) string {
 		return "org.freedesktop.systemd1.Socket"
 	case "mount":
 		return "org.freedesktop.systemd1.Mount"
+	case "swap":
+		return "org.freedesktop.systemd1.Swap"
+	case "automount":
+		return "org.freedesktop.systemd1.Automount"
+	case "device":
+		return "org.freedesktop.systemd1.Device"
+	case "path":
+		return "org.freedesktop.systemd1.Path"
+	case "timer":
+		return "org.freedesktop.systemd1.Timer"
 	}
 	return ""
 }

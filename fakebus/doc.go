@@ -375,14 +375,19 @@
 // job objects (Job.Cancel, GetAfter, GetBefore) are answered as the
 // Manager method each stands for (StartUnit, KillUnit, CancelJob, ...).
 // Properties.GetAll with the empty interface name answers all the
-// object's interfaces. The manager answers every property the captured
-// release nearest the played one has (sdversions.CapturedManager): those
-// it models with its own values, the others as measured, or, where the
-// value varies (timestamps, counts, what the host decides), with systemd's
-// "never" value (zero, empty). Unit and job objects answer only the
-// properties the model knows: many of a release's are missing from Get,
-// GetAll and Introspect (internal/sdversions/cmd/fakediff gives the
-// figures).
+// object's interfaces. The manager, each unit and each job answer every
+// property the captured release nearest the played one has
+// (sdversions.CapturedObject; TestPropertiesCaptured): those the fake
+// models with its own values; a unit's setting (unit file, transient or
+// runtime property; ExecStart and the other commands as a unit that has
+// not run them shows them) where it has the release's type; the others as
+// measured on a unit of the same type (a service from a file that never
+// ran, for a service from a file), or, where the value varies (timestamps,
+// PIDs, counts, what the host decides) or names the captured unit itself
+// (paths, listen addresses), with systemd's "never" value (zero, empty).
+// A unit's accounting settings default as the release's do (CPU, memory
+// and tasks accounting on); TasksMax is infinity, not a share of the host's.
+// internal/sdversions/cmd/fakediff gives the figures.
 //
 // # Where each thing lives
 //

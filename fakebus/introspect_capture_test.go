@@ -4,11 +4,14 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/introspect"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
@@ -112,11 +115,15 @@ func members(n *introspect.Node) map[string][]string {
 	return out
 }
 
-// TestManagerPropertiesCaptured: every Manager property a captured
-// release's GetAll answered, the fake playing that release answers with
-// the same signature through Get, GetAll of the interface and GetAll(""),
-// and its introspection lists it with that type.
-func TestManagerPropertiesCaptured(t *testing.T) {
+// TestPropertiesCaptured: every property a captured release answered
+// for the manager, a job and a unit of each type (internal/sdversions/data),
+// the fake playing that release answers with the same signature through
+// Get, GetAll of its interface and GetAll(""), and its introspection lists
+// it with that type; GetAll("") answers exactly the names systemd's did
+// (262's hidden cgroup-v1 settings left out, still answered by Get). A
+// value that is the same on every boot, and that the fake does not model
+// (modeledProps), is the captured one.
+func TestPropertiesCaptured(t *testing.T) {
 	fsys := os.DirFS("internal/sdversions")
 	releases, err := sdversions.CapturedReleases(fsys)
 	if err != nil || len(releases) == 0 {
@@ -128,56 +135,177 @@ func TestManagerPropertiesCaptured(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := fakebus.New(t, fakebus.WithVersion(capt.Release))
-			obj := rawBus(t, s).Object(systemd1, managerPath)
-			var iface, all map[string]dbus.Variant
-			if err := obj.Call("org.freedesktop.DBus.Properties.GetAll", 0, managerIface).Store(&iface); err != nil {
-				t.Fatal(err)
-			}
-			if err := obj.Call("org.freedesktop.DBus.Properties.GetAll", 0, "").Store(&all); err != nil {
-				t.Fatal(err)
-			}
-			var data string
-			if err := obj.Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
-				t.Fatal(err)
-			}
-			var node introspect.Node
-			if err := xml.Unmarshal([]byte(data), &node); err != nil {
-				t.Fatal(err)
-			}
-			introspected := map[string]string{}
-			for _, i := range node.Interfaces {
-				if i.Name == managerIface {
-					for _, p := range i.Properties {
-						introspected[p.Name] = p.Type
-					}
-				}
-			}
-			want, got := map[string]string{}, map[string]string{}
-			for _, p := range capt.Objects["manager"].Properties {
-				if p.Interface != managerIface {
-					continue
-				}
-				want[p.Name] = p.Type
-				var v dbus.Variant
-				if err := obj.Call("org.freedesktop.DBus.Properties.Get", 0, managerIface, p.Name).Store(&v); err != nil {
-					got[p.Name] = "Get: " + err.Error()
-					continue
-				}
-				sig := v.Signature().String()
-				for what, m := range map[string]map[string]dbus.Variant{"GetAll": iface, `GetAll("")`: all} {
-					if w, ok := m[p.Name]; !ok || w.Signature().String() != sig {
-						sig += " " + what + ": " + w.Signature().String()
-					}
-				}
-				if introspected[p.Name] != v.Signature().String() {
-					sig += " Introspect: " + introspected[p.Name]
-				}
-				got[p.Name] = sig
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("Manager properties (-want +got):\n%s", diff)
+			s := fakebus.New(t, fakebus.WithVersion(capt.Release),
+				fakebus.WithUnitFile(fakebus.UnitFile{
+					Name: "capture-job.service",
+					Properties: []sdbus.Property{
+						sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/sleep", "600"}, false),
+					},
+				}),
+				fakebus.WithUnitFile(fakebus.UnitFile{
+					Name:       "capture-file.service",
+					Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
+				}))
+			c := s.Conn(t)
+			ctx := ctxFor(t)
+			j, err := c.StartTransientUnit(ctx, "capture-service.service", sdbus.ModeReplace, sleeper())
+			runJob(ctx, t, j, err)
+			j, err = c.StartTransientUnit(ctx, "capture.slice", sdbus.ModeReplace, nil)
+			runJob(ctx, t, j, err)
+			r := rawBus(t, s)
+			var job dbus.ObjectPath
+			r.mustManager(t, "StartUnit", []any{"capture-job.service", "replace"}, &job)
+			r.mustManager(t, "LoadUnit", []any{"capture-file.service"}, new(dbus.ObjectPath))
+			for kind, path := range map[string]dbus.ObjectPath{
+				"manager":      managerPath,
+				"job":          job,
+				"service":      sdbus.UnitPath("capture-service.service"),
+				"service-file": sdbus.UnitPath("capture-file.service"),
+				"slice":        sdbus.UnitPath("capture.slice"),
+				"target":       sdbus.UnitPath("multi-user.target"),
+				"scope":        sdbus.UnitPath("init.scope"),
+				// Units the fake does not make: answered as not found.
+				"socket":    sdbus.UnitPath("capture-socket.socket"),
+				"mount":     sdbus.UnitPath("run-capture.mount"),
+				"swap":      sdbus.UnitPath("run-captureswap.swap"),
+				"timer":     sdbus.UnitPath("capture-timer.timer"),
+				"path":      sdbus.UnitPath("capture-path.path"),
+				"automount": sdbus.UnitPath("run-captureauto.automount"),
+				"device":    sdbus.UnitPath("dev-capture.device"),
+			} {
+				t.Run(kind, func(t *testing.T) {
+					checkCapturedProps(t, r, path, capt.Objects[kind], modeledProps(kind))
+				})
 			}
 		})
+	}
+}
+
+// modeledProps are the properties whose value the fake's model gives an
+// object of a captured kind as it makes it in TestPropertiesCaptured, which
+// differs from the captured object's: the state it is in, what it was made
+// from, the type's settings the fake models.
+func modeledProps(kind string) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range strings.Fields(modeled[kind]) {
+		out[n] = true
+	}
+	if kind != "manager" && kind != "job" {
+		for _, n := range strings.Fields(modeled["unit"]) {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+var modeled = map[string]string{
+	// The manager's logging as the fake sets it, its features (no
+	// SELinux, the hierarchy).
+	"manager": `LogTarget DefaultStandardError Features`,
+	// The fake's job has finished starting, systemd's was running.
+	"job": `State`,
+	// The state of each unit as the fake made it (multi-user.target,
+	// init.scope; the types it does not make are not found).
+	"unit": `LoadState ActiveState SubState UnitFileState CanStart CanStop CanReload
+		AssertResult ConditionResult Transient Slice`,
+	// TasksMax: the fake's limit is infinity, systemd's a share of the
+	// host's (DefaultTasksMax=15%).
+	"service":      `TasksMax`,
+	"service-file": `TasksMax`,
+	"scope":        `TasksMax`,
+	"slice":        `TasksMax`,
+	"mount":        `TasksMax`,
+}
+
+// checkCapturedProps checks the properties of the object at path against
+// the captured object want (TestPropertiesCaptured).
+func checkCapturedProps(t *testing.T, r *raw, path dbus.ObjectPath, want *sdversions.Object, modeled map[string]bool) {
+	t.Helper()
+	if want == nil {
+		t.Fatal("not captured")
+	}
+	obj := r.Object(systemd1, path)
+	getAll := func(iface string) map[string]dbus.Variant {
+		call := obj.Call("org.freedesktop.DBus.Properties.GetAll", 0, iface)
+		if call.Err != nil {
+			t.Fatalf("GetAll(%q): %v", iface, call.Err)
+		}
+		// Read as decoded: Store loses the signature of empty arrays of
+		// structs.
+		m, ok := call.Body[0].(map[string]dbus.Variant)
+		if !ok {
+			t.Fatalf("GetAll(%q) answered %T", iface, call.Body[0])
+		}
+		return m
+	}
+	all := getAll("")
+	names := make([]string, 0, len(all))
+	for n := range all {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if diff := cmp.Diff(want.GetAllEmpty, names, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("GetAll(\"\") names (-want +got):\n%s", diff)
+	}
+	var data string
+	if err := obj.Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
+		t.Fatal(err)
+	}
+	var node introspect.Node
+	if err := xml.Unmarshal([]byte(data), &node); err != nil {
+		t.Fatal(err)
+	}
+	introspected := map[string]string{}
+	for _, i := range node.Interfaces {
+		for _, p := range i.Properties {
+			introspected[i.Name+"."+p.Name] = p.Type
+		}
+	}
+	ifaces := map[string]map[string]dbus.Variant{}
+	wantSig, gotSig := map[string]string{}, map[string]string{}
+	wantVal, gotVal := map[string]string{}, map[string]string{}
+	check := func(p sdversions.Prop, listed bool) {
+		key := p.Interface + "." + p.Name
+		wantSig[key] = p.Type
+		var v dbus.Variant
+		if err := obj.Call("org.freedesktop.DBus.Properties.Get", 0, p.Interface, p.Name).Store(&v); err != nil {
+			gotSig[key] = "Get: " + err.Error()
+			return
+		}
+		sig := v.Signature().String()
+		if listed {
+			if ifaces[p.Interface] == nil {
+				ifaces[p.Interface] = getAll(p.Interface)
+			}
+			for what, m := range map[string]map[string]dbus.Variant{"GetAll": ifaces[p.Interface], `GetAll("")`: all} {
+				if w, ok := m[p.Name]; !ok || w.Signature().String() != sig {
+					sig += " " + what + ": " + w.Signature().String()
+				}
+			}
+			if introspected[key] != v.Signature().String() {
+				sig += " Introspect: " + introspected[key]
+			}
+		}
+		gotSig[key] = sig
+		if p.Varies != "" || modeled[p.Name] || strings.Contains(string(p.Value), "capture") {
+			return
+		}
+		got, err := sdversions.ValueJSON(v)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		wantVal[key], gotVal[key] = string(p.Value), string(got)
+	}
+	for _, p := range want.Properties {
+		check(p, true)
+	}
+	for _, p := range want.GetOnly {
+		check(p, false)
+	}
+	if diff := cmp.Diff(wantSig, gotSig); diff != "" {
+		t.Errorf("signatures (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantVal, gotVal); diff != "" {
+		t.Errorf("values (-want +got):\n%s", diff)
 	}
 }

@@ -89,9 +89,10 @@ type manager struct {
 	conflicts  []ScriptConflict // found as jobs ran (scriptcheck.go)
 	timers     map[*time.Timer]struct{}
 	closed     bool
-	// measured are the Manager properties measured on the captured
-	// release nearest measuredFor (dbus_manager.go).
-	measured    map[string]dbus.Variant
+	// measured are the properties measured on the captured release
+	// nearest measuredFor, by captured kind and interface
+	// (dbus_properties.go).
+	measured    map[string]map[string]dbus.Variant
 	measuredFor sdversions.Release
 }
 

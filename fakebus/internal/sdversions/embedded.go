@@ -9,19 +9,26 @@ import (
 	"strconv"
 )
 
-// managerCaptures holds the manager objects of the captured releases,
-// for the fake to answer the Manager properties it does not model.
+// captures holds the objects captured on each release (data/RELEASE/KIND.json),
+// for the fake to answer the properties it does not model as measured.
 //
-//go:embed data/*/manager.json
-var managerCaptures embed.FS
+//go:embed data/*/*.json
+var captures embed.FS
 
 // CapturedManager returns the manager object captured on the release
-// nearest r: the newest captured release not newer than r, or the oldest
-// for an older r.
+// nearest r (see CapturedObject).
 func CapturedManager(r Release) (*Object, error) {
-	dirs, err := fs.Glob(managerCaptures, "data/*")
+	return CapturedObject(r, "manager")
+}
+
+// CapturedObject returns the object of a kind ("manager", "service-file",
+// "scope", "job", ...; data/README.md) captured on the release nearest r:
+// the newest captured release not newer than r, or the oldest for an
+// older r.
+func CapturedObject(r Release, kind string) (*Object, error) {
+	dirs, err := fs.Glob(captures, "data/*")
 	if err != nil || len(dirs) == 0 {
-		return nil, fmt.Errorf("no captured manager: %v", err)
+		return nil, fmt.Errorf("no captured release: %v", err)
 	}
 	best, bestMajor := "", -1
 	oldest, oldestMajor := "", int(^uint(0)>>1)
@@ -40,13 +47,13 @@ func CapturedManager(r Release) (*Object, error) {
 	if best == "" {
 		best = oldest
 	}
-	b, err := fs.ReadFile(managerCaptures, path.Join(best, "manager.json"))
+	b, err := fs.ReadFile(captures, path.Join(best, kind+".json"))
 	if err != nil {
 		return nil, err
 	}
 	o := &Object{}
 	if err := json.Unmarshal(b, o); err != nil {
-		return nil, fmt.Errorf("%s/manager.json: %w", best, err)
+		return nil, fmt.Errorf("%s/%s.json: %w", best, kind, err)
 	}
 	return o, nil
 }
