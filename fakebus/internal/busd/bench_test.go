@@ -165,12 +165,12 @@ func newRawClient(b *testing.B, bus *Bus, mode Mode) *rawClient {
 	}
 	if mode == BusMode {
 		c.send(b, driverCallMessage("Hello"))
-		hello, err := readMessage(c.r)
+		hello, err := dbus.DecodeMessage(c.r)
 		if err != nil {
 			b.Fatal(err)
 		}
 		skipMessages(b, c.r, 1) // NameAcquired
-		c.send(b, driverCallMessage("AddMatch", "type='signal',sender='"+testService+"',arg0='"+hello.body[0].(string)+"'"))
+		c.send(b, driverCallMessage("AddMatch", "type='signal',sender='"+testService+"',arg0='"+hello.Body[0].(string)+"'"))
 		skipMessages(b, c.r, 1)
 	}
 	return c

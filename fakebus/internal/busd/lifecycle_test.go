@@ -115,8 +115,7 @@ func TestPeerClose(t *testing.T) {
 }
 
 func TestSlowClientDropped(t *testing.T) {
-	b, svc := newTestBus(t)
-	b.queueLimit = 1 << 20
+	b, svc := newTestBus(t, func(c *Config) { c.Limits.MaxOutgoingBytes = 1 << 20 })
 	fast := busClient(t, b)
 	addMatch(t, fast, "type='signal',interface='"+testIface+"'")
 	ch := signals(fast, 1000)
