@@ -36,6 +36,7 @@ type inMsg struct {
 
 	raw     string // the whole message as received
 	bodyOff int    // where the body starts in raw
+	decoded int    // the memory the decoded values take, as estimated
 	big     bool   // raw is big-endian
 }
 
@@ -183,6 +184,7 @@ func parseMessageBudget(raw string, ratio int, charge func(int) bool) (m *inMsg,
 			d.fail("body is longer than its signature")
 		}
 	}
+	m.decoded = d.cost
 	return m, d.charged, nil
 }
 
