@@ -166,6 +166,9 @@ type Bus struct {
 	// to close when a total is passed without taking mu (which may be
 	// held then).
 	all sync.Map
+	// batchBufs holds the writers' batch buffers (maxBatch bytes each),
+	// so that only connections writing hold one.
+	batchBufs sync.Pool
 
 	driverSerial  serialCounter
 	serviceSerial serialCounter

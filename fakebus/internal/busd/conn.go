@@ -156,7 +156,6 @@ func (p *Peer) writeLoop() {
 	defer p.bus.wg.Done()
 	defer close(p.writerDone)
 	var batch [][]byte
-	var buf []byte
 	for {
 		p.qmu.Lock()
 		for len(p.queue) == 0 && p.qstate == queueOpen {
@@ -172,12 +171,11 @@ func (p *Peer) writeLoop() {
 		batch, p.queue = p.queue, batch[:0]
 		p.qmu.Unlock()
 
-		var err error
-		buf, err = writeBatch(p.rwc, buf, batch)
 		written := 0
 		for _, m := range batch {
 			written += len(m)
 		}
+		err := writeBatch(p.rwc, batch, &p.bus.batchBufs)
 		clear(batch) // let the GC have the messages
 		p.qmu.Lock()
 		if p.qstate != queueClosed { // Close put back everything
@@ -186,9 +184,6 @@ func (p *Peer) writeLoop() {
 			p.bus.out.used.Add(-int64(written))
 		}
 		p.qmu.Unlock()
-		if cap(buf) > 4*maxBatch {
-			buf = nil
-		}
 		if err != nil {
 			p.Close()
 			return
@@ -197,34 +192,43 @@ func (p *Peer) writeLoop() {
 }
 
 // writeBatch writes the messages in batch to w, copying small ones together
-// into buf. It returns buf for reuse.
-func writeBatch(w io.Writer, buf []byte, batch [][]byte) ([]byte, error) {
+// into a buffer of maxBatch bytes from pool, which only connections
+// writing hold. A message copied is dropped from batch, so that its memory
+// is not held twice.
+func writeBatch(w io.Writer, batch [][]byte, pool *sync.Pool) error {
 	if len(batch) == 1 {
 		_, err := w.Write(batch[0])
-		return buf, err
+		return err
 	}
-	buf = buf[:0]
-	for _, m := range batch {
+	bp, _ := pool.Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, 0, maxBatch)
+		bp = &b
+	}
+	defer pool.Put(bp)
+	buf := (*bp)[:0]
+	for i, m := range batch {
 		if len(buf) > 0 && len(buf)+len(m) > maxBatch {
 			if _, err := w.Write(buf); err != nil {
-				return buf, err
+				return err
 			}
 			buf = buf[:0]
 		}
 		if len(m) >= maxBatch {
 			if _, err := w.Write(m); err != nil {
-				return buf, err
+				return err
 			}
 			continue
 		}
 		buf = append(buf, m...)
+		batch[i] = nil
 	}
 	if len(buf) > 0 {
 		if _, err := w.Write(buf); err != nil {
-			return buf, err
+			return err
 		}
 	}
-	return buf, nil
+	return nil
 }
 
 // cred is what the transport knows about the client.

@@ -16,12 +16,13 @@ import (
 // systemd client sends or receives, far below what would strain a CI
 // machine. With them, what busd holds for its clients stays below
 //
-//	MaxTotalIncomingBytes + MaxTotalOutgoingBytes + connections × 200 KiB
+//	MaxTotalIncomingBytes + MaxTotalOutgoingBytes + connections × PerConnectionOverhead
 //
-// (128 MiB + 128 MiB + 1024 × 200 KiB = 456 MiB at most, whatever the
+// (128 MiB + 128 MiB + 512 × 384 KiB = 448 MiB at most, whatever the
 // clients send or announce), the last term being each connection's
-// goroutines, read buffer and writer's batch; what the Handler keeps of
-// the calls it was given after HandleCall returned is not counted.
+// goroutines, read buffer and, while it writes, its writer's batch buffer;
+// what the Handler keeps of the calls it was given after HandleCall
+// returned is not counted.
 type Limits struct {
 	// MaxMessageSize is the largest message a client may send, header and
 	// body (max_message_size; dbus-daemon: 32 MiB). A message announcing
@@ -66,7 +67,7 @@ type Limits struct {
 	MaxIncompleteConnections int
 	// MaxConnections is how many authenticated connections the bus serves
 	// at once (max_completed_connections; dbus-daemon: 2048). A connection
-	// that finishes authenticating beyond it is closed. Default 1024.
+	// that finishes authenticating beyond it is closed. Default 512.
 	MaxConnections int
 }
 
@@ -80,13 +81,14 @@ const (
 	DefaultDecodeRatio              = 16
 	DefaultAuthTimeout              = 10 * time.Second
 	DefaultMaxIncompleteConnections = 64
-	DefaultMaxConnections           = 1024
+	DefaultMaxConnections           = 512
 )
 
 // PerConnectionOverhead is what busd holds for a connection beyond the
-// input and output the limits count, at most: its two goroutines' stacks,
-// its read buffer up to readAhead, and the writer's batch buffer.
-const PerConnectionOverhead = 200 << 10
+// input and output the limits count, at most: its two goroutines' stacks
+// (64 KiB), its read buffer up to readAhead (64 KiB) and, while it
+// writes, the writer's batch buffer (maxBatch, 256 KiB).
+const PerConnectionOverhead = 384 << 10
 
 // withDefaults returns l with every zero field set to its default and
 // every negative one to "no limit" (the largest int).
