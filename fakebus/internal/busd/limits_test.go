@@ -4,10 +4,8 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
-	"os"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -109,24 +107,14 @@ func limitEvents(c *Config) chan LimitEvent {
 	return ch
 }
 
-// socketClient returns the client end of a unix socketpair whose other
+// socketPairClient returns the client end of a unix socketpair whose other
 // end b serves (the kernel buffers only a little, unlike a Pipe).
 func socketPairClient(t *testing.T, b *Bus, mode Mode) *net.UnixConn {
 	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	client, server, err := socketPair()
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := func(fd int) *net.UnixConn {
-		f := os.NewFile(uintptr(fd), "socketpair")
-		defer f.Close()
-		c, err := net.FileConn(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.(*net.UnixConn)
-	}
-	client, server := conn(fds[0]), conn(fds[1])
 	t.Cleanup(func() { client.Close() })
 	b.ServeConn(server, mode)
 	return client
