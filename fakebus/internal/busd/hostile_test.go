@@ -284,25 +284,6 @@ func (h *hostiles) close() {
 	h.wg.Wait()
 }
 
-// served returns how many connections b serves.
-func served(b *Bus) int {
-	n := 0
-	b.all.Range(func(any, any) bool { n++; return true })
-	return n
-}
-
-// waitServed waits until b serves n connections.
-func waitServed(tb testing.TB, b *Bus, n int) {
-	tb.Helper()
-	deadline := time.Now().Add(testTimeout)
-	for served(b) != n {
-		if time.Now().After(deadline) {
-			tb.Fatalf("the bus serves %d connections, want %d", served(b), n)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // TestHostileClients: 100 clients that announce huge messages, dribble
 // bytes, nest too deep, never read or never finish authenticating do not
 // take the bus down: its heap stays under the documented bound, and a

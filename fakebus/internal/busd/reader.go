@@ -114,10 +114,7 @@ func (r *reader) fill(want int) error {
 		}
 		return err
 	}
-	if n == 0 {
-		return r.fill(want)
-	}
-	return nil
+	return nil // callers loop until they have what they need
 }
 
 // ensure makes buf[r.r:r.r+n] hold n bytes.
