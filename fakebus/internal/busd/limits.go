@@ -14,7 +14,7 @@ import (
 // Sizes are in bytes. For every field, 0 means the default and a negative
 // value means no limit. The defaults suit a test fake: far above what a
 // systemd client sends or receives, far below what would strain a CI
-// machine. With them, what busd holds for its clients stays below
+// machine. With them, what busd holds for its clients stays below about
 //
 //	MaxTotalIncomingBytes + MaxTotalOutgoingBytes + connections × PerConnectionOverhead
 //
@@ -22,7 +22,9 @@ import (
 // clients send or announce), the last term being each connection's
 // goroutines, read buffer and, while it writes, its writer's batch buffer;
 // what the Handler keeps of the calls it was given after HandleCall
-// returned is not counted.
+// returned is not counted. ("About": a connection closed to make room
+// lets go of what it held as its goroutines end, and decoding counts in
+// steps of 16 KiB.)
 type Limits struct {
 	// MaxMessageSize is the largest message a client may send, header and
 	// body (max_message_size; dbus-daemon: 32 MiB). A message announcing
