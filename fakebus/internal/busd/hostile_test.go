@@ -360,8 +360,11 @@ func TestHostileClients(t *testing.T) {
 }
 
 // minJobRatio is the least TestHostileClients accepts for the
-// well-behaved client's jobs with hostile clients over without.
-const minJobRatio = 0.5
+// well-behaved client's jobs with hostile clients over without. Measured
+// under -race on a 2-core machine at load 20: 0.56 to 1.21 (the 20
+// clients that never read take every signal, so each job's two signals
+// go to 21 queues instead of 1); a stalled or starved client runs none.
+const minJobRatio = 1.0 / 3
 
 // newJobBus returns a bus whose service runs jobs (benchService).
 func newJobBus(tb testing.TB, limitExceeded func(LimitEvent)) (*Bus, *benchService) {
