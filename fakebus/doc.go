@@ -357,6 +357,35 @@
 //   - Clients counts the connections the fake serves, so that a test can
 //     wait until the fake has forgotten a closed one.
 //
+// # Limits
+//
+// The fake's bus bounds what its clients can make it hold, as
+// dbus-daemon's <limit> settings do, so that a buggy or hostile client
+// cannot take it, or the machine, down: a client that passes a limit is
+// disconnected, alone, with a NoteLimit (WithNotes); every other client
+// carries on. WithLimits changes them; the defaults (dbus-daemon's for
+// comparison):
+//
+//   - Input: a connection's read buffer grows with the bytes that arrived,
+//     never with the length a message announces. MaxMessageSize 8 MiB per
+//     message (32 MiB), refused at its first 16 bytes; MaxIncomingBytes 64
+//     MiB per connection (127 MiB), counting the bytes read, the message
+//     being handled and its decoded values; MaxTotalIncomingBytes 128 MiB
+//     for all connections, passing which closes the connection holding the
+//     most; DecodeRatio 16, the bytes of memory a message's decoded values
+//     may take per byte of the message.
+//   - Output: MaxOutgoingBytes 32 MiB waiting for one connection (127 MiB):
+//     a client that does not read is disconnected instead of its queue
+//     growing; MaxTotalOutgoingBytes 128 MiB for all, passing which closes
+//     the connection with the longest queue.
+//   - Connections: AuthTimeout 10 s to authenticate (30 s);
+//     MaxIncompleteConnections 64 authenticating at once, one more closing
+//     the oldest (64); MaxConnections 512 authenticated (2048).
+//
+// With the defaults the bus holds at most the two totals plus 384 KiB per
+// connection, 448 MiB in all, whatever clients send or announce (what the
+// manager keeps of their calls aside).
+//
 // # The D-Bus surface
 //
 // Each D-Bus interface is one table (vtable.go), as sd-bus's vtables are
