@@ -2,7 +2,8 @@ package sdbus_test
 
 // The documentation works as written: every Go block of README.md and of
 // the package docs compiles (and the tests among them pass), every shell
-// block of README.md runs.
+// block of README.md runs, and the example programs build in a module of
+// their own, as they do for a user who copies them.
 //
 // Go blocks. Each block is a package of its own in a temporary module that
 // requires sdbus through a replace directive to this repository, and
@@ -593,4 +594,40 @@ func promisedOutput(text string) []string {
 		}
 	}
 	return want
+}
+// TestExamplesBuildOutsideModule copies every example program into a
+// module of a user's, which reaches sdbus only through its public
+// packages, and builds them there.
+func TestExamplesBuildOutsideModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the examples in a module of their own")
+	}
+	root := repoRoot(t)
+	dir := userModule(t, root)
+	progs, err := filepath.Glob(filepath.Join(root, "examples", "*", "main.go"))
+	if err != nil || len(progs) == 0 {
+		t.Fatalf("no example programs (%v)", err)
+	}
+	for _, prog := range progs {
+		srcDir := filepath.Dir(prog)
+		files, err := filepath.Glob(filepath.Join(srcDir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, filepath.Base(srcDir), filepath.Base(f)), string(data))
+		}
+	}
+	for _, args := range [][]string{{"build", "-o", t.TempDir(), "./..."}, {"vet", "./..."}} {
+		if out, err := runGo(t, dir, args...); err != nil {
+			t.Fatalf("examples copied out of the repository: go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
 }
