@@ -58,6 +58,7 @@ import (
 	"go/ast"
 	"go/doc/comment"
 	"go/parser"
+	"go/printer"
 	"go/token"
 	"io/fs"
 	"os"
@@ -434,7 +435,9 @@ func goFile(b docBlock) (name, src string, whole bool) {
 }
 
 // TestDocGoBlocks compiles every Go block of README.md and of the package
-// docs, and runs the tests among them.
+// docs, and runs the tests among them; it also compiles the go doc
+// examples, each with nothing but the imports of its file, so that a body
+// copied out of go doc compiles.
 func TestDocGoBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module of the documentation's blocks")
@@ -465,6 +468,17 @@ func TestDocGoBlocks(t *testing.T) {
 			tests = append(tests, "./"+pkg)
 		}
 		t.Logf("%s: %s", pkg, b)
+	}
+	for i, name := range exampleFiles {
+		src, n := standAloneExamples(t, root, name)
+		if n == 0 {
+			t.Fatalf("no examples in %s", name)
+		}
+		// Renamed from _test.go: the examples compile as functions of a
+		// plain package, where go vet does not hold them to the rules of
+		// test files.
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("examples%d", i), "examples.go"), src)
+		t.Logf("examples%d: the %d examples of %s, without the rest of the file", i, n, name)
 	}
 	if out, err := runGo(t, dir, "vet", "./..."); err != nil {
 		t.Fatalf("documentation blocks do not compile (go vet: %v):\n%s", err, out)
@@ -595,6 +609,45 @@ func promisedOutput(text string) []string {
 	}
 	return want
 }
+
+// exampleFiles are the files of go doc examples, whose bodies a reader
+// copies.
+var exampleFiles = []string{"example_test.go", "example_calls_test.go", "fakebus/example_test.go"}
+
+// standAloneExamples returns the Example functions of an example file with
+// its imports and nothing else of it: a file that compiles only if every
+// example is whole, connection included, and uses no helper of the
+// package's.
+func standAloneExamples(t *testing.T, root, name string) (src string, n int) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join(root, name), nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decls []ast.Decl
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok == token.IMPORT {
+				decls = append(decls, d)
+			}
+		case *ast.FuncDecl:
+			if strings.HasPrefix(d.Name.Name, "Example") && d.Recv == nil {
+				decls = append(decls, d)
+				n++
+			}
+		}
+	}
+	f.Decls = decls
+	f.Name.Name = "examples"
+	var buf bytes.Buffer
+	if err := (&printer.Config{Mode: printer.SourcePos, Tabwidth: 8}).Fprint(&buf, fset, f); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String(), n
+}
+
 // TestExamplesBuildOutsideModule copies every example program into a
 // module of a user's, which reaches sdbus only through its public
 // packages, and builds them there.
