@@ -1,9 +1,10 @@
-package sdbus_test
-
-// The documentation works as written: every Go block of README.md and of
-// the package docs compiles (and the tests among them pass), every shell
+// Package doctest checks that the documentation works as written: every
+// Go block of README.md and of the package docs compiles (and the tests
+// among them pass), the go doc examples compile one by one, every shell
 // block of README.md runs, and the example programs build in a module of
-// their own, as they do for a user who copies them.
+// their own, as they do for a user who copies them. It is a package of
+// its own so that it runs beside the root package's tests, with its own
+// timeout.
 //
 // Go blocks. Each block is a package of its own in a temporary module that
 // requires sdbus through a replace directive to this repository, and
@@ -49,6 +50,7 @@ package sdbus_test
 //     where it is not on PATH.
 //
 // Every fenced block of README.md must be ```go or ```sh.
+package doctest_test
 
 import (
 	"bufio"
@@ -208,10 +210,10 @@ func goTool(t *testing.T) string {
 	return p
 }
 
-// repoRoot is this package's directory, the repository root.
+// repoRoot is the repository root, two levels above this package.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	root, err := os.Getwd()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
