@@ -113,8 +113,8 @@ func ExampleConn_EffectiveLimits() {
 	}
 	defer c.Close()
 
-	oneCPU := sdbus.PropCPUQuotaPerSec(1000000) // µs of CPU time per second
-	if _, err := c.EnsureTransientUnit(ctx, "pod.slice", []sdbus.Property{sdbus.PropMemoryMax(512 << 20), oneCPU}, sdbus.EnsureOptions{}); err != nil {
+	quota := sdbus.PropCPUQuota(100000, 100000) // one CPU
+	if _, err := c.EnsureTransientUnit(ctx, "pod.slice", []sdbus.Property{sdbus.PropMemoryMax(512 << 20), quota}, sdbus.EnsureOptions{}); err != nil {
 		log.Fatal(err)
 	}
 	if _, err := c.EnsureTransientUnit(ctx, "ctr.scope", []sdbus.Property{sdbus.PropSlice("pod.slice"), sdbus.PropPIDs(42)}, sdbus.EnsureOptions{}); err != nil {
@@ -147,9 +147,15 @@ func ExampleConn_WaitUnitState() {
 	}
 	defer c.Close()
 
-	if _, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
+	job, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
 		sdbus.PropExecStart([]string{"/bin/sleep", "0.05"}, false),
-	}); err != nil {
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Until its start job runs the unit is inactive already: wait for the
+	// job first (or use job.WaitUnitState).
+	if _, err := job.Wait(ctx); err != nil {
 		log.Fatal(err)
 	}
 	st, err := c.WaitUnitState(ctx, "nap.service", func(s sdbus.UnitState) bool {

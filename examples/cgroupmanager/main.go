@@ -68,11 +68,8 @@ func (m *Manager) properties(ctx context.Context, r Resources) ([]sdbus.Property
 		if period == 0 {
 			period = 100000
 		}
-		perSec, err := sdbus.CPUQuotaPerSec(r.CPUQuota, period) // runc's rounding
-		if err != nil {
-			return nil, err
-		}
-		props = append(props, sdbus.PropCPUQuotaPerSec(perSec))
+		quota := sdbus.PropCPUQuota(r.CPUQuota, period)
+		props = append(props, quota)
 		if ok, err := m.Conn.Supports(ctx, sdbus.FeatureCPUQuotaPeriod); err != nil {
 			return nil, err
 		} else if ok && r.CPUPeriod != 0 {

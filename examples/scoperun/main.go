@@ -89,7 +89,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		props = append(props, sdbus.PropTasksMax(*tasks))
 	}
 	if *cpus > 0 {
-		props = append(props, sdbus.PropCPUQuotaPerSec(uint64(*cpus*1e6))) // µs of CPU time per second
+		quota := sdbus.PropCPUQuota(uint64(*cpus*100000), 100000)
+		props = append(props, quota)
 	}
 	setupCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	_, err = c.EnsureTransientUnit(setupCtx, *unit, props, sdbus.EnsureOptions{})

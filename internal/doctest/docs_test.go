@@ -16,12 +16,10 @@
 //   - declarations (func TestX, func helper, ...), with the import lines
 //     they need: a file without its package clause. A block that declares
 //     Test functions is a _test.go file, and its tests are run;
-//   - statements: the body of a function
-//
-//     func(ctx context.Context, c *sdbus.Conn, pid int, t *testing.T) error
-//
-//     so a block may use ctx, c (a connected Conn), pid (a process to place)
-//     and t, and return an error. Import lines at the top of the block are the file's imports.
+//   - statements: the body of a function func(ctx context.Context,
+//     c *sdbus.Conn, pid int, t *testing.T) error, so a block may use ctx,
+//     c (a connected Conn), pid (a process to place) and t, and return an
+//     error. Import lines at the top of the block are the file's imports.
 //
 // A block with import lines gets exactly those, so a block that uses a
 // package it does not import fails, as it would for a reader who pastes
