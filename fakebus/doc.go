@@ -12,10 +12,18 @@
 // the caller's).
 //
 //	func TestX(t *testing.T) {
-//		s := fakebus.New(t)     // closed by t.Cleanup
-//		c := s.Conn(t)          // *sdbus.Conn over an in-process socket pair
-//		raw := s.RawConn(t)     // or a godbus *dbus.Conn, Hello said
-//		...
+//		s := fakebus.New(t) // closed by t.Cleanup
+//		c := s.Conn(t)      // a *sdbus.Conn over an in-process socket pair
+//		if _, err := c.ListUnits(context.Background()); err != nil {
+//			t.Fatal(err)
+//		}
+//		raw := s.RawConn(t) // or a godbus *dbus.Conn, Hello said
+//		v, err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").
+//			GetProperty("org.freedesktop.systemd1.Manager.Version")
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		t.Log(v) // "252.38-1~deb12u1"
 //	}
 //
 // TestUsingFakebusNew in usage_test.go is a complete test written this
