@@ -45,6 +45,11 @@ func (m *manager) HandleCall(c *busd.Call) {
 		c.ReplyError(dbusErr+"Disconnected", "The manager is shutting down.")
 		return
 	}
+	if c.Dropped() {
+		// Queued to an instance that re-executed before reading it: the
+		// bus answered NoReply (reexec.go), and systemd never acts on it.
+		return
+	}
 	var out []any
 	var err error
 	switch {
@@ -294,7 +299,7 @@ func (m *manager) managerCallLocked(c *busd.Call) ([]any, error) {
 		m.reloadLocked(c)
 		return nil, nil
 	case "Reexecute":
-		m.reexecLocked(c, Reexec{})
+		m.reexecLocked(Reexec{})
 		return nil, nil
 	}
 	if out, ok, err := m.moreCallLocked(c); ok {
@@ -491,7 +496,11 @@ func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode s
 	}
 	sc := j.script
 	reply := func() {
-		c.Reply(p...)
+		if sc.Faults&FaultBusTimeout != 0 {
+			c.TimeOut()
+		} else {
+			c.Reply(p...)
+		}
 		m.repliedLocked(j)
 		if sc.Faults&FaultDropConnection != 0 {
 			c.Peer.CloseAfterFlush() // the reply still arrives
@@ -503,7 +512,14 @@ func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode s
 		j.replyAfter = reply
 	case sc.ReplyDelay > 0:
 		// The job runs; its JobRemoved waits for the late reply.
-		m.afterLocked(sc.ReplyDelay, reply)
+		if m.lateReply == nil {
+			m.lateReply = make(map[*job]bool)
+		}
+		m.lateReply[j] = true
+		m.afterLocked(sc.ReplyDelay, func() {
+			delete(m.lateReply, j)
+			reply()
+		})
 	default:
 		reply()
 	}

@@ -76,11 +76,14 @@ type manager struct {
 	environment []string
 	// reverse are the loaded units with Requires=, BindsTo=, PartOf= or
 	// Conflicts=, the ones a stop, restart or start may act on in reverse.
-	reverse    map[*unit]bool
-	control    map[string][]setProp // SetUnitProperties on units from files, by name (unitdir.go)
-	aliases    map[string]string    // alias -> primary name (aliases.go)
-	jobs       map[uint32]*job
-	lastJob    uint32
+	reverse map[*unit]bool
+	control map[string][]setProp // SetUnitProperties on units from files, by name (unitdir.go)
+	aliases map[string]string    // alias -> primary name (aliases.go)
+	jobs    map[uint32]*job
+	lastJob uint32
+	// lateReply holds the jobs whose reply a script delays, until it is
+	// sent (reexec.go releases their JobRemoved when the bus drops it).
+	lateReply  map[*job]bool
 	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (signals.go)
 	requested  map[*busd.Peer]map[*job]bool // bus clients -> the jobs they requested (signals.go)
 	reloading  bool
