@@ -127,7 +127,9 @@ const retries = 3
 
 // do runs f on the current session. When the connection ends under it, an
 // idempotent f, or one that was never sent, runs again on the next
-// connection (if the Conn reconnects).
+// connection (if the Conn reconnects). When systemd leaves the bus
+// without answering (daemon-reexec: noreply.go), an idempotent f runs
+// again once systemd is back, and any other fails with ErrOutcomeUnknown.
 func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(*session) error) error {
 	for attempt := 0; ; attempt++ {
 		s, err := c.current(ctx, op, unit)
@@ -137,6 +139,7 @@ func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(
 		if err := c.acquire(ctx, op, unit); err != nil {
 			return err
 		}
+		sent := s.ownerMark()
 		err = f(s)
 		if h, ok := err.(slotHandedOver); ok {
 			err = h.error
@@ -145,6 +148,17 @@ func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(
 		}
 		if err == nil {
 			return nil
+		}
+		if s.systemdLeft(err, sent) {
+			// systemd left the bus without reading the call
+			// (daemon-reexec): see noreply.go.
+			if !idempotent || attempt >= retries || c.systemdWait() < 0 {
+				return leftError(op, unit, idempotent)
+			}
+			if err := c.awaitSystemd(ctx, s, op, unit, sent); err != nil {
+				return err
+			}
+			continue
 		}
 		if !transportError(err) {
 			return c.opError(s, op, unit, err, idempotent)

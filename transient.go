@@ -142,7 +142,7 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 		}
 	}
 	outcome := Created
-	job, err := c.StartTransientUnit(ctx, name, mode, props, opt.Aux...)
+	job, ended, err := c.startTransient(ctx, name, mode, props, opt.Aux)
 	if errors.Is(err, ErrUnitExists) {
 		switch opt.Exists {
 		case ExistsFail:
@@ -166,13 +166,16 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 				return 0, err
 			}
 			outcome = Recreated
-			job, err = c.StartTransientUnit(ctx, name, mode, props, opt.Aux...)
+			job, ended, err = c.startTransient(ctx, name, mode, props, opt.Aux)
 		default:
 			return 0, invalidArg(op, name, "unknown ExistsPolicy %d", int(opt.Exists))
 		}
 	}
 	if err != nil {
 		return 0, err
+	}
+	if ended != nil {
+		return c.ensureEnded(name, outcome, nil, *ended)
 	}
 	if _, err := job.Wait(ctx); err != nil {
 		if lostConnection(err) {
@@ -225,14 +228,50 @@ func (c *Conn) ensureAfterDisconnect(ctx context.Context, name string, outcome O
 			return 0, werr
 		}
 		// The start job ended while the connection was down.
-		switch {
-		case r.Loaded && (r.State.ActiveState == StateActive || r.State.ActiveState == StateReloading):
-			return outcome, nil
-		case r.Loaded && r.State.ActiveState == StateFailed:
-			c.cleanUpFailedStart(job, name)
-			return 0, &Error{Op: op, Unit: name, Message: "the start job failed while the connection was down (Result " + r.State.Result + ")", Err: ErrJobFailed}
+		return c.ensureEnded(name, outcome, job, r)
+	}
+}
+
+// ensureEnded finishes EnsureTransientUnit when its start job ended
+// unseen (the connection was down, or systemd left the bus, when its
+// result came) and Reconcile found r: success when the unit is active,
+// the failure cleaned up when it failed, an unknown outcome otherwise.
+func (c *Conn) ensureEnded(name string, outcome Outcome, job *Job, r Reconciliation) (Outcome, error) {
+	const op = "EnsureTransientUnit"
+	switch {
+	case r.Loaded && (r.State.ActiveState == StateActive || r.State.ActiveState == StateReloading):
+		return outcome, nil
+	case r.Loaded && r.State.ActiveState == StateFailed:
+		c.cleanUpFailedStart(job, name)
+		return 0, &Error{Op: op, Unit: name, Message: "the start job failed unseen (Result " + r.State.Result + ")", Err: ErrJobFailed}
+	}
+	return 0, &Error{Op: op, Unit: name, Message: fmt.Sprintf("the start job ended unseen and the unit is %s now", describeState(r)), Err: ErrOutcomeUnknown}
+}
+
+// startTransient is StartTransientUnit for EnsureTransientUnit. When the
+// call's outcome is unknown (the connection dropped, or systemd left the
+// bus at a daemon-reexec, before its reply), Reconcile tells what became
+// of it: a unit that is not loaded was never created (or was collected,
+// its start having failed), and is created again; a loaded unit's queued
+// job is returned as the start job; a loaded unit without a job is
+// returned as ended, for ensureEnded. A unit found loaded is taken to be
+// the one the call created.
+func (c *Conn) startTransient(ctx context.Context, name string, mode JobMode, props []Property, aux []AuxUnit) (*Job, *Reconciliation, error) {
+	for attempt := 0; ; attempt++ {
+		job, err := c.StartTransientUnit(ctx, name, mode, props, aux...)
+		if !errors.Is(err, ErrOutcomeUnknown) || attempt >= retries {
+			return job, nil, err
 		}
-		return 0, &Error{Op: op, Unit: name, Message: fmt.Sprintf("the start job ended while the connection was down and the unit is %s now", describeState(r)), Err: ErrOutcomeUnknown}
+		r, rerr := c.Reconcile(ctx, name)
+		switch {
+		case rerr != nil:
+			return nil, nil, err
+		case !r.Loaded:
+			continue
+		case r.Job != nil:
+			return r.Job, nil, nil
+		}
+		return nil, &r, nil
 	}
 }
 
@@ -249,7 +288,9 @@ func describeState(r Reconciliation) string {
 func (c *Conn) cleanUpFailedStart(job *Job, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	_ = job.Cancel(ctx)
+	if job != nil {
+		_ = job.Cancel(ctx)
+	}
 	_ = c.ResetFailedUnit(ctx, name)
 }
 
