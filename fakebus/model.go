@@ -89,6 +89,7 @@ type manager struct {
 	reloading  bool
 	held       []jobSignal // JobRemoved held back while reloading
 	reloadFor  time.Duration
+	reexecFor  time.Duration // SetReexecDuration (reexec.go)
 	scripts    []scriptRule
 	conflicts  []ScriptConflict // found as jobs ran (scriptcheck.go)
 	timers     map[*time.Timer]struct{}

@@ -52,6 +52,16 @@ func (s *Server) Reexecute(r Reexec) (oldName, newName string) {
 // pendingWait bounds how long Reexec.Pending waits for calls.
 const pendingWait = 10 * time.Second
 
+// SetReexecDuration makes each daemon-reexec take d before the old
+// instance leaves the bus, as systemd takes a while (0.1 to 0.5 s seen) to
+// serialize its state: the calls sent to the manager meanwhile wait
+// unread, and get NoReply from the bus when it leaves.
+func (s *Server) SetReexecDuration(d time.Duration) {
+	s.m.lock()
+	defer s.m.unlock()
+	s.m.reexecFor = d
+}
+
 // reexecLocked models daemon-reexec: systemd drops its private-socket clients and reconnects
 // to the bus under a new unique name without replying. The bus answers
 // every call on the bus the old instance has not answered with NoReply,
@@ -62,6 +72,10 @@ const pendingWait = 10 * time.Second
 func (m *manager) reexecLocked(r Reexec) (oldName, newName string) {
 	if r.Begun != nil {
 		close(r.Begun)
+	}
+	if m.reexecFor > 0 {
+		// Serializing: the old instance reads nothing meanwhile.
+		time.Sleep(m.reexecFor)
 	}
 	for deadline := time.Now().Add(pendingWait); m.bus.PendingCalls() < r.Pending && time.Now().Before(deadline); {
 		// The calls block on the manager's lock, after the bus counted them.
