@@ -41,6 +41,30 @@ import (
 //     connection (the unit's queued job of the same type) and canceled,
 //     unless another call on this Conn asked for that unit meanwhile.
 //
+// systemd's daemon-reexec on a bus (apt upgrade systemd runs one) keeps
+// the connection but leaves calls unanswered: systemd leaves the bus
+// without reading the calls queued to it, and the bus answers them with
+// org.freedesktop.DBus.Error.NoReply. On every Conn, with or without
+// WithReconnect, such a call is not a timeout:
+//
+//   - an idempotent call (the list above) is sent again once systemd owns
+//     org.freedesktop.systemd1 again (waiting for it is bounded by ctx and
+//     WaitForConnection, 30 s without a policy; then ErrServiceUnknown),
+//     up to three times;
+//   - any other call fails with ErrOutcomeUnknown (and ErrDisconnected):
+//     systemd may have read it before it left; Conn.Reconcile tells what
+//     happened. EnsureTransientUnit and DestroyUnit finish what they
+//     promise; a job call abandoned by its ctx has its job canceled.
+//
+// The rule: a NoReply means systemd left the bus when its text says the
+// recipient disconnected (dbus-daemon's "Message recipient disconnected
+// from message bus without replying", dbus-broker's "Remote peer
+// disconnected"), or when org.freedesktop.systemd1 changed owner between
+// the call and its answer (both buses send NameOwnerChanged first). Any
+// other NoReply, such as dbus-daemon's own reply timeout ("Message did
+// not receive a reply (timeout by message bus)") while systemd stays on
+// the bus, is ErrTimeout.
+//
 // The zero value is usable: the first attempt at once, then 100 ms to
 // 10 s between attempts, 10 s per attempt, no limit on attempts, and calls
 // wait up to 30 s for a connection.

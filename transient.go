@@ -111,7 +111,13 @@ const cleanupTimeout = 5 * time.Second
 //     job is canceled if still queued and the unit's failed state reset,
 //     so that the name is free for the next attempt; the error is the
 //     *JobError or the ctx error;
-//   - an existing unit is never silently accepted while placing PIDs.
+//   - an existing unit is never silently accepted while placing PIDs;
+//   - when StartTransientUnit's outcome is unknown (the connection
+//     dropped, or systemd left the bus at a daemon-reexec, before its
+//     reply), Conn.Reconcile decides: a unit that is not loaded was
+//     never created and is created again; a loaded one's start job is
+//     waited for (a unit found loaded is taken to be the one the call
+//     created).
 //
 // Errors match ErrUnitExists (policy ExistsFail, or a unit that exists and
 // has not failed under ExistsResetAndRetry), ErrInvalidArgs, ErrJobFailed,
@@ -297,7 +303,8 @@ func (c *Conn) cleanUpFailedStart(job *Job, name string) {
 // DestroyUnit stops a unit, waits for the stop job with ctx and resets the
 // unit's failed state, so that its name is free. A unit that is not
 // loaded counts as destroyed. A stop job that does not succeed is reported
-// (*JobError) after the reset.
+// (*JobError) after the reset. Across a daemon-reexec its calls are sent
+// again (both are idempotent: see ReconnectPolicy).
 func (c *Conn) DestroyUnit(ctx context.Context, name string) error {
 	if err := checkUnitName("DestroyUnit", name); err != nil {
 		return err
