@@ -18,12 +18,12 @@ import (
 // alongside must not fail with ErrTimeout.
 
 // reexecRace runs work in workers goroutines, each in a loop, while the
-// manager re-executes, until a raw client calling alongside has seen the
-// bus answer NoReply (up to five re-executions) and every worker has
-// finished a round after the last one. work's errors are collected. It
+// manager re-executes reexecs times, and more until a raw client calling
+// alongside has seen the bus answer NoReply (up to five re-executions),
+// every worker finishing two rounds after each. work's errors are collected. It
 // fails the case when no re-execution left a call unread: the case would
 // prove nothing.
-func reexecRace(t *testing.T, e *env, workers int, work func(worker, round int) error) []error {
+func reexecRace(t *testing.T, e *env, workers, reexecs int, work func(worker, round int) error) []error {
 	t.Helper()
 	var (
 		mu   sync.Mutex
@@ -78,7 +78,7 @@ func reexecRace(t *testing.T, e *env, workers int, work func(worker, round int) 
 	// nothing e.c sends would be read while its Reexecute call is.
 	ctl := e.connect(t)
 	defer ctl.Close()
-	for attempt := 0; attempt < 5 && noReply.Load() == 0; attempt++ {
+	for attempt := 0; attempt < reexecs || attempt < 5 && noReply.Load() == 0; attempt++ {
 		if err := ctl.Reexecute(e.ctx); err != nil {
 			t.Error(err)
 			break
@@ -108,7 +108,7 @@ func testReexecUnreadIdempotent(t *testing.T, e *env) {
 	slice := e.unit("unread", "slice")
 	cleanup(t, e, slice)
 	wait(t, e, start(t, e, e.c, slice, sliceProps()), sdbus.JobDone)
-	errs := reexecRace(t, e, 4, func(w, round int) error {
+	errs := reexecRace(t, e, 4, 1, func(w, round int) error {
 		var err error
 		switch (w + round) % 4 {
 		case 0:
@@ -132,7 +132,7 @@ func testReexecUnreadIdempotent(t *testing.T, e *env) {
 // and DestroyUnit keep their promises: every unit created, then gone.
 func testReexecJobCalls(t *testing.T, e *env) {
 	var unknown atomic.Int64
-	errs := reexecRace(t, e, 4, func(w, round int) error {
+	errs := reexecRace(t, e, 6, 3, func(w, round int) error {
 		name := e.unit("reexecjob", "slice")
 		if round%2 == 0 {
 			out, err := e.c.EnsureTransientUnit(e.ctx, name, sliceProps(), sdbus.EnsureOptions{})
