@@ -1297,8 +1297,10 @@ func (a *act) dropAfterRemoved() {
 		if err != nil {
 			if a.isHang(err) {
 				a.hangf("%s %s on the %s Conn", u.op(), u.name, tc.kind)
-			} else if !errors.Is(err, sdbus.ErrDisconnected) || !a.faults.has(fDisconnect) {
+			} else if !errors.Is(err, sdbus.ErrDisconnected) || !a.faults.has(fDisconnect) && !a.faults.has(fReexec) {
 				a.failf("%s %s on the %s Conn: %v", u.op(), u.name, tc.kind, err)
+			} else if a.faults.has(fReexec) {
+				a.disconnected(tc, u.op()+" "+u.name, err) // left unanswered by the daemon-reexec?
 			}
 			continue
 		}

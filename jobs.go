@@ -796,9 +796,12 @@ func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.
 	case !sole:
 		return false, "" // another call on this Conn asked for the same job
 	}
-	// Bounded by the connection's life: Close cancels it.
+	// Bounded by the connection's life: Close cancels it. When the
+	// connection drops, or systemd leaves the bus, under the cancel, it is
+	// handed over too.
+	sent = s.ownerMark()
 	err := storeCall(s.mgr.CallWithContext(s.bus.Context(), managerIface+".CancelJob", c.flags(), jobIDFromPath(path)))
-	return err != nil && transportError(err), path
+	return err != nil && (transportError(err) || s.systemdLeft(err, sent)), path
 }
 
 // lateCancelTimeout bounds the calls that cancel a late job on the next
