@@ -796,12 +796,19 @@ func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.
 	case !sole:
 		return false, "" // another call on this Conn asked for the same job
 	}
-	// Bounded by the connection's life: Close cancels it. When the
-	// connection drops, or systemd leaves the bus, under the cancel, it is
-	// handed over too.
+	// Bounded by the connection's life: Close cancels it.
 	sent = s.ownerMark()
 	err := storeCall(s.mgr.CallWithContext(s.bus.Context(), managerIface+".CancelJob", c.flags(), jobIDFromPath(path)))
-	return err != nil && (transportError(err) || s.systemdLeft(err, sent)), path
+	if err != nil && s.systemdLeft(err, sent) {
+		// systemd left the bus under the cancel (daemon-reexec): the job
+		// survives, and is canceled once systemd is back (cancelOrphan's
+		// calls wait for it).
+		ctx, cancel := context.WithTimeout(c.stop, lateCancelTimeout)
+		defer cancel()
+		_ = c.cancelOrphan(ctx, "CancelJob", unit, jobIDFromPath(path), path)
+		return false, ""
+	}
+	return err != nil && transportError(err), path
 }
 
 // lateCancelTimeout bounds the calls that cancel a late job on the next
