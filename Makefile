@@ -9,12 +9,12 @@ STATICCHECK_VERSION := v0.8.2
 FUZZTIME    ?= 60s
 CHECK_FUZZTIME ?= 5s
 
-.PHONY: demo check test lint vet fmt staticcheck fuzz fuzz-short bench conformance conformance-fakebus conformance-systemd gosystemd-suite tools
+.PHONY: demo check test lint vet fmt staticcheck fuzz fuzz-short bench conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples tools
 
 demo:
 	$(GO) run ./examples/demo
 
-check: lint test fuzz-short conformance gosystemd-suite
+check: lint test fuzz-short conformance gosystemd-suite fakesystemd-examples
 
 # The bench module (its own go.mod) has tests too: go-systemd against
 # fakesystemd, and benchtab; its benchmarks run only with `make bench`.
@@ -78,3 +78,10 @@ conformance-systemd:
 # systemd 252 line says SKIPPED where the sandbox cannot run).
 gosystemd-suite:
 	@scripts/gosystemd-suite
+
+# The shell, Python (jeepney) and Node (dbus-next) examples of
+# examples/fakesystemd, each run inside `fakesystemd run`; the clients are
+# installed first where missing (scripts/ensure-clients). One line per
+# example; SKIPPED where the kernel refuses the namespaces.
+fakesystemd-examples:
+	@scripts/fakesystemd-examples

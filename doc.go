@@ -111,7 +111,10 @@
 // unit's state through PropertiesChanged signals, without polling, on the
 // path of the unit's primary name (so an alias is followed too); a watch
 // always ends on the newest state, and the states that arrived before a
-// disconnect are delivered before its channel closes. WatchUnits does the
+// disconnect are delivered before its channel closes. To wait for a unit's
+// state after a job (a restart), use Job.WaitUnitState: WaitUnitState
+// right after RestartUnit sees the state from before the restart.
+// WatchUnits does the
 // same for every unit a filter accepts (the state of each, then each
 // change, loading and unloading), coalescing per unit.
 //
@@ -130,7 +133,10 @@
 // # Reconnecting
 //
 // WithReconnect makes a Conn outlive its D-Bus connection: it redials at
-// once, then with backoff, and retries only idempotent calls; calls wait
+// once, then with backoff (a connection lost within
+// ReconnectPolicy.StableAfter of its setup counts as a failed attempt, so
+// a bus that drops every client is not hammered), and retries only
+// idempotent calls; calls wait
 // for the next connection at most ReconnectPolicy.WaitForConnection. A
 // job-creating call in flight when the connection dropped is never
 // replayed: it fails with ErrOutcomeUnknown, and Reconcile tells what

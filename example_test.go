@@ -95,7 +95,7 @@ func ExampleConn_EffectiveLimits() {
 	defer done()
 	ctx := context.Background()
 
-	quota, _ := sdbus.PropCPUQuota(100000, 100000) // one CPU
+	quota := sdbus.PropCPUQuota(100000, 100000) // one CPU
 	if _, err := c.EnsureTransientUnit(ctx, "pod.slice", []sdbus.Property{sdbus.PropMemoryMax(512 << 20), quota}, sdbus.EnsureOptions{}); err != nil {
 		log.Fatal(err)
 	}
@@ -121,9 +121,15 @@ func ExampleConn_WaitUnitState() {
 	defer done()
 	ctx := context.Background()
 
-	if _, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
+	job, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
 		sdbus.PropExecStart([]string{"/bin/sleep", "0.05"}, false),
-	}); err != nil {
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Until its start job runs the unit is inactive already: wait for the
+	// job first (or use job.WaitUnitState).
+	if _, err := job.Wait(ctx); err != nil {
 		log.Fatal(err)
 	}
 	st, err := c.WaitUnitState(ctx, "nap.service", func(s sdbus.UnitState) bool {

@@ -61,7 +61,7 @@ func (m *Manager) properties(ctx context.Context, r Resources) ([]sdbus.Property
 		if period == 0 {
 			period = 100000
 		}
-		quota, _ := sdbus.PropCPUQuota(r.CPUQuota, period)
+		quota := sdbus.PropCPUQuota(r.CPUQuota, period)
 		props = append(props, quota)
 		if ok, err := m.Conn.Supports(ctx, sdbus.FeatureCPUQuotaPeriod); err != nil {
 			return nil, err

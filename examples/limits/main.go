@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 // demo builds a pod the way kubelet and a runtime do: limits on the pod
 // slice, none on the container's scope.
 func demo(ctx context.Context, c *sdbus.Conn) (string, error) {
-	quota, _ := sdbus.PropCPUQuota(100000, 100000)
+	quota := sdbus.PropCPUQuota(100000, 100000)
 	if _, err := c.EnsureTransientUnit(ctx, "kubepods-pod1.slice", []sdbus.Property{
 		sdbus.PropMemoryMax(512 << 20), quota, sdbus.PropTasksMax(1024),
 	}, sdbus.EnsureOptions{Exists: sdbus.ExistsIgnore}); err != nil {

@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		props = append(props, sdbus.PropTasksMax(*tasks))
 	}
 	if *cpus > 0 {
-		quota, _ := sdbus.PropCPUQuota(uint64(*cpus*100000), 100000)
+		quota := sdbus.PropCPUQuota(uint64(*cpus*100000), 100000)
 		props = append(props, quota)
 	}
 	setupCtx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -9,6 +9,21 @@
 //	            [--backport NAME]... [--script FILE] [--unit-dir DIR]
 //	            [--runtime-unit-dir DIR] [--cgroup-root DIR] [--trace]
 //	            [--print-address]
+//	fakesystemd run [flags] -- CMD [ARGS...]
+//
+// The second form runs CMD in a private mount namespace (and user
+// namespace when not root) where the fake is the system's systemd,
+// serving from inside as CMD's parent: its sockets are
+// /run/dbus/system_bus_socket and /run/systemd/private, its
+// unit directories /etc/systemd/system and /run/systemd/system, the vendor
+// unit directories are empty and /sys/fs/cgroup is its cgroup root, so
+// systemctl, systemd-run, busctl and D-Bus libraries work unmodified and
+// nothing on the host changes. It takes the flags below but --socket,
+// --private-socket and --print-address, and --log FILE for the trace and
+// notes; its exit status is CMD's, 125 when run itself fails (one line on
+// stderr, also where the kernel refuses the namespaces). docs/fakesystemd.md
+// in the source documents run, the flags and the script format (with a
+// JSON Schema) for users of any language.
 //
 // Flags (one or two dashes):
 //

@@ -30,9 +30,18 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
   --cgroup-root DIR      keep the units' control groups as directories below DIR
   --trace                one line per message on stderr
   --print-address        print the D-Bus addresses on stdout once serving
+
+fakesystemd run [flags] -- CMD [ARGS...] runs CMD where the fake is the
+system's systemd (see fakesystemd run -h).
 `
 
 func main() {
+	if conf, ok := os.LookupEnv(initEnv); ok {
+		os.Exit(runInit(conf, os.Args[1:], os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		os.Exit(runMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// A second signal while shutting down kills the process.

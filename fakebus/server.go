@@ -44,11 +44,11 @@ type config struct {
 	trace     func(Event)
 	notes     func(Note)
 	units     []UnitFile
-	// unitDir and runtimeUnitDir are the unit directories (unitdir.go);
+	// unitDir and runtimeUnitDir are the unit directories (install.go);
 	// "" for a temporary directory.
 	unitDir, runtimeUnitDir string
 	// cgroupRoot is where the fake keeps its units' control groups as
-	// directories (cgroupdir.go); "" for none.
+	// directories (cgroup.go); "" for none.
 	cgroupRoot string
 }
 
@@ -337,6 +337,15 @@ func (s *Server) Close() error {
 	return err
 }
 
-// DropConnections closes every client connection at once, as if the bus
-// or systemd went away. Jobs keep running.
-func (s *Server) DropConnections() { s.bus.DropPeers() }
+// Event is one message the fake bus received from (In) or sent to a
+// client.
+type Event struct {
+	In     bool   // received from the client
+	Client string // the client's unique name, "" on a peer-to-peer connection
+	Msg    *dbus.Message
+	Serial uint32
+}
+
+func traceEvent(e busd.Event) Event {
+	return Event{In: e.Dir == busd.In, Client: e.Peer.UniqueName(), Msg: e.Msg, Serial: e.Serial}
+}

@@ -30,3 +30,11 @@ func (m *manager) hasFor(name, kind string) bool {
 // hidden reports whether the modelled release leaves property name out of
 // GetAll and introspection (while Get still answers it).
 func (m *manager) hidden(name string) bool { return sdversions.Hidden(m.release, name) }
+
+// hiddenMethod reports whether the played release still answers Manager
+// method name although its introspection no longer lists it
+// (SD_BUS_VTABLE_HIDDEN): StartAuxiliaryScope from 262, to say it has
+// been removed.
+func (m *manager) hiddenMethod(name string) bool {
+	return name == "StartAuxiliaryScope" && sdversions.Behaves(m.release, sdversions.AuxiliaryScopeRemoved)
+}

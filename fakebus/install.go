@@ -73,14 +73,16 @@ var hostUnitDirs = []string{"/etc/systemd/system", "/run/systemd/system", "/lib/
 // as this process sees them: systemd is PID 1 (or its private socket
 // exists), and the process shares PID 1's mount namespace as far as it can
 // tell (unshare -m with a tmpfs over /run/systemd/system gives a directory
-// of its own).
+// of its own). Where PID 1's mount namespace cannot be read (a process
+// in a user namespace of its own, such as fakesystemd run's as non-root),
+// only the private socket tells: systemd always makes it.
 func hostManaged() bool {
 	self, err1 := os.Readlink("/proc/self/ns/mnt")
 	init, err2 := os.Readlink("/proc/1/ns/mnt")
 	if err1 == nil && err2 == nil && self != init {
 		return false
 	}
-	if comm, err := os.ReadFile("/proc/1/comm"); err == nil && strings.TrimSpace(string(comm)) == "systemd" {
+	if comm, err := os.ReadFile("/proc/1/comm"); err2 == nil && err == nil && strings.TrimSpace(string(comm)) == "systemd" {
 		return true
 	}
 	_, err := os.Stat("/run/systemd/private")
@@ -149,14 +151,6 @@ func (d unitDirs) config(runtime bool) string {
 	}
 	return d.persistent
 }
-
-// UnitDir returns the fake's persistent unit directory, where it plays
-// /etc/systemd/system (see WithUnitDir).
-func (s *Server) UnitDir() string { return s.m.dirs.persistent }
-
-// RuntimeUnitDir returns the fake's runtime unit directory, where it plays
-// /run/systemd/system (see WithRuntimeUnitDir).
-func (s *Server) RuntimeUnitDir() string { return s.m.dirs.runtime }
 
 // diskEntry is what a unit directory holds under one unit name.
 type diskEntry struct {
@@ -379,14 +373,6 @@ func (m *manager) installOf(name, file string) parsedUnit {
 		return parsedUnit{}
 	}
 	return m.parseUnitFile(name, data)
-}
-
-func errFileInvalid(f string) *callErr {
-	return errInvalidArgs("File %s: Invalid argument", f)
-}
-
-func errNoUnitFile(f string) *callErr {
-	return &callErr{errPrefix + "NoSuchUnit", "Unit file " + f + " does not exist."}
 }
 
 // symlinkLocked makes link point to dest, reporting the changes: nothing
@@ -687,113 +673,252 @@ func (m *manager) listUnitFilesLocked(states, patterns []string) []unitFileRow {
 	return out
 }
 
-// unitFileCallLocked answers the unit-file methods; ok is false for other
-// methods.
-func (m *manager) unitFileCallLocked(member string, body []any, sig string) (out []any, ok bool, err error) {
-	want := map[string]string{
-		"EnableUnitFiles": "asbb", "ReenableUnitFiles": "asbb", "PresetUnitFiles": "asbb",
-		"LinkUnitFiles": "asbb", "MaskUnitFiles": "asbb", "DisableUnitFiles": "asb",
-		"UnmaskUnitFiles": "asb", "GetUnitFileState": "s", "ListUnitFiles": "",
-		"ListUnitFilesByPatterns": "asas",
-	}[member]
-	if want == "" && member != "ListUnitFiles" {
-		return nil, false, nil
+const defaultTarget = "default.target"
+
+// getDefaultTargetLocked is GetDefaultTarget: the unit default.target
+// stands for, following its symlink on the unit path.
+func (m *manager) getDefaultTargetLocked() ([]any, error) {
+	e, ok := m.lookupDiskLocked(defaultTarget)
+	switch {
+	case ok && e.masked:
+		return nil, &callErr{errPrefix + "UnitMasked", "Unit file is masked."}
+	case ok:
+		return []any{filepath.Base(e.file)}, nil
 	}
-	if sig != want {
-		return nil, true, errInvalidArgs("Invalid arguments '%s' to call %s.%s(), expecting '%s'.", sig, managerIface, member, want)
+	if f, ok := m.files[defaultTarget]; ok {
+		if f.Masked {
+			return nil, &callErr{errPrefix + "UnitMasked", "Unit file is masked."}
+		}
+		return []any{defaultTarget}, nil
 	}
-	changes := []unitFileChange{}
-	var carries bool
-	switch member {
-	case "GetUnitFileState":
-		name := body[0].(string)
-		if sdbus.ValidateUnitName(name) != nil {
-			return nil, true, errInvalidArgs("Invalid argument")
-		}
-		st, found := m.unitFileStateLocked(name)
-		if !found {
-			return nil, true, &callErr{dbusErr + "FileNotFound", "No such file or directory"}
-		}
-		return []any{st}, true, nil
-	case "ListUnitFiles":
-		return []any{m.listUnitFilesLocked(nil, nil)}, true, nil
-	case "ListUnitFilesByPatterns":
-		return []any{m.listUnitFilesLocked(body[0].([]string), body[1].([]string))}, true, nil
+	names := make([]string, 0, len(m.files))
+	for n := range m.files {
+		names = append(names, n)
 	}
-	files, runtime := body[0].([]string), body[1].(bool)
-	force := len(body) > 2 && body[2].(bool)
-	dir := m.dirs.config(runtime)
-	switch member {
-	case "EnableUnitFiles", "PresetUnitFiles":
-		carries, err = m.enableLocked(files, runtime, force, &changes)
-	case "ReenableUnitFiles":
-		var names []string
-		for _, f := range files {
-			n := filepath.Base(f)
-			if _, ok := m.lookupDiskLocked(n); ok {
-				names = append(names, n)
-			}
-		}
-		if err = m.disableLocked(names, runtime, false, &changes); err == nil {
-			carries, err = m.enableLocked(files, runtime, force, &changes)
-		}
-	case "DisableUnitFiles":
-		err = m.disableLocked(files, runtime, false, &changes)
-	case "LinkUnitFiles":
-		for _, f := range files {
-			if !strings.HasPrefix(f, "/") {
-				err = errFileInvalid(f)
-				break
-			}
-			if _, _, err = m.resolveUnitFileLocked(f, dir, force, &changes); err != nil {
-				break
-			}
-		}
-	case "MaskUnitFiles":
-		for _, n := range files {
-			if sdbus.ValidateUnitName(n) != nil {
-				err = errFileInvalid(n)
-				break
-			}
-			if err = symlinkLocked(filepath.Join(dir, n), "/dev/null", force, &changes); err != nil {
-				break
-			}
-		}
-	case "UnmaskUnitFiles":
-		for _, n := range files {
-			if sdbus.ValidateUnitName(n) != nil {
-				err = errFileInvalid(n)
-				break
-			}
-			if e, ok := m.entryLocked(dir, n, runtime); ok && e.masked {
-				if err = os.Remove(e.path); err != nil {
-					break
-				}
-				changes = append(changes, unitFileChange{"unlink", e.path, ""})
-			}
+	sort.Strings(names)
+	for _, n := range names {
+		if contains(m.files[n].Aliases, defaultTarget) {
+			return []any{n}, nil
 		}
 	}
-	if err := m.unitFilesChangedLocked(changes, err); err != nil {
-		return nil, true, err
-	}
-	if member == "EnableUnitFiles" || member == "ReenableUnitFiles" || member == "PresetUnitFiles" {
-		return []any{carries, changes}, true, nil
-	}
-	return []any{changes}, true, nil
+	return nil, &callErr{dbusErr + "FileNotFound", "No such file or directory"}
 }
 
-// unitFilesChangedLocked ends a unit-file method: UnitFilesChanged when
-// it changed anything (also when it failed part-way), and its error as a
-// D-Bus error (Failed for a file-system error).
-func (m *manager) unitFilesChangedLocked(changes []unitFileChange, err error) error {
-	if len(changes) > 0 {
-		m.signalLocked(managerPath, managerIface, "UnitFilesChanged", func() []any { return nil })
+// setDefaultTargetLocked is SetDefaultTarget: default.target in the
+// persistent directory becomes a symlink to the unit's file.
+func (m *manager) setDefaultTargetLocked(name string, force bool, changes *[]unitFileChange) error {
+	if name == defaultTarget || !strings.HasSuffix(name, ".target") || strings.Contains(name, "/") || sdbus.ValidateUnitName(name) != nil {
+		return errInvalidArgs("Invalid argument")
 	}
-	if err == nil {
+	if e, ok := m.lookupDiskLocked(name); ok && (e.linked || e.alias) {
+		return &callErr{errPrefix + "UnitLinked", "Refusing to operate on alias name or linked unit file: " + name}
+	}
+	_, file, err := m.resolveUnitFileLocked(name, m.dirs.persistent, force, changes)
+	if err != nil {
+		return err
+	}
+	if file == "" {
+		return &callErr{dbusErr + "NotSupported", "fakebus has no file for unit " + name + " (AddUnitFile) to link default.target to."}
+	}
+	return symlinkLocked(filepath.Join(m.dirs.persistent, defaultTarget), file, force, changes)
+}
+
+// checkUnitFilesLocked checks that each of files (names or absolute
+// paths) has a unit file that is not masked, as a preset does before it
+// changes anything.
+func (m *manager) checkUnitFilesLocked(files []string) error {
+	for _, f := range files {
+		if strings.HasPrefix(f, "/") {
+			if sdbus.ValidateUnitName(filepath.Base(f)) != nil || filepath.Clean(f) != f {
+				return errFileInvalid(f)
+			}
+			if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+				return errNoUnitFile(f)
+			}
+			continue
+		}
+		var scratch []unitFileChange
+		if _, _, err := m.resolveUnitFileLocked(f, m.dirs.persistent, false, &scratch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// presetAllLocked is PresetAllUnitFiles under the fake's policy (enable
+// everything): every unit file in the directories with an [Install]
+// section that is not enabled gets enabled; as in systemd, a unit that
+// cannot be enabled is skipped.
+func (m *manager) presetAllLocked(runtime, force bool, changes *[]unitFileChange) {
+	for _, row := range m.listUnitFilesLocked([]string{"disabled", "linked", "linked-runtime"}, nil) {
+		name := filepath.Base(row.Path)
+		var ch []unitFileChange
+		if _, err := m.enableLocked([]string{name}, runtime, force, &ch); err == nil || len(ch) > 0 {
+			*changes = append(*changes, ch...)
+		}
+	}
+}
+
+// revertLocked is RevertUnitFiles as systemd 252 does it: the drop-in
+// directories (<name>.d/) of each unit go, and, for a unit that has a
+// vendor version (an AddUnitFile unit), every file or symlink of its name
+// in the two directories (overrides, links, masks); then every symlink to
+// a removed path. Enablement symlinks to the vendor unit stay.
+func (m *manager) revertLocked(names []string, changes *[]unitFileChange) error {
+	var todo []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			todo = append(todo, p)
+		}
+	}
+	dirs := []string{m.dirs.persistent, m.dirs.runtime}
+	for _, name := range names {
+		if sdbus.ValidateUnitName(name) != nil {
+			return errInvalidArgs("Invalid argument")
+		}
+		for _, dir := range dirs {
+			if fi, err := os.Lstat(filepath.Join(dir, name+".d")); err == nil && fi.IsDir() {
+				add(filepath.Join(dir, name+".d"))
+			}
+		}
+		if _, vendor := m.files[name]; !vendor {
+			continue
+		}
+		for _, dir := range dirs {
+			p := filepath.Join(dir, name)
+			if fi, err := os.Lstat(p); err == nil && (fi.Mode().IsRegular() || fi.Mode()&fs.ModeSymlink != 0) {
+				add(p)
+			}
+		}
+	}
+	removed := map[string]bool{}
+	for _, p := range todo {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			ents, _ := os.ReadDir(p)
+			if err := os.RemoveAll(p); err != nil {
+				return err
+			}
+			for _, de := range ents {
+				*changes = append(*changes, unitFileChange{"unlink", filepath.Join(p, de.Name()), ""})
+			}
+		} else if err := os.Remove(p); err != nil {
+			return err
+		}
+		*changes = append(*changes, unitFileChange{"unlink", p, ""})
+		removed[p] = true
+	}
+	if len(removed) == 0 {
 		return nil
 	}
-	if _, ok := err.(*callErr); !ok {
-		return &callErr{dbusErr + "Failed", err.Error()}
+	for _, dir := range []string{m.dirs.runtime, m.dirs.persistent} {
+		var links []string
+		_ = filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+			if err != nil || de.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			t, err := os.Readlink(p)
+			if err != nil {
+				return nil
+			}
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(filepath.Dir(p), t)
+			}
+			if removed[filepath.Clean(t)] {
+				links = append(links, p)
+			}
+			return nil
+		})
+		for _, p := range links {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			*changes = append(*changes, unitFileChange{"unlink", p, ""})
+			if d := filepath.Dir(p); d != dir {
+				os.Remove(d) // only when empty
+			}
+		}
 	}
-	return err
+	return nil
+}
+
+// addDependencyLocked is AddDependencyUnitFiles: every file (a unit name
+// or an absolute path) gets a symlink in target.wants/ (typ "Wants") or
+// target.requires/ ("Requires") of the configuration directory, to its
+// unit file; a file outside the unit directories is linked into the
+// directory first. Nothing changes unless the type, the target and every
+// file are good.
+func (m *manager) addDependencyLocked(files []string, target, typ string, runtime, force bool, changes *[]unitFileChange) error {
+	suffix := map[string]string{"Wants": ".wants", "Requires": ".requires"}[typ]
+	if suffix == "" {
+		return errInvalidArgs("Invalid argument")
+	}
+	if sdbus.ValidateUnitName(target) != nil {
+		if !sdversions.Behaves(m.release, sdversions.AddDependencyBadUnitSetting) {
+			return errInvalidArgs("Invalid argument")
+		}
+		return &callErr{errPrefix + "BadUnitSetting", `"` + target + `" is not a valid unit name.`}
+	}
+	switch e, ok := m.lookupDiskLocked(target); {
+	case ok && e.masked:
+		return &callErr{errPrefix + "UnitMasked", "Unit file " + e.path + " is masked."}
+	case ok && e.alias:
+		target = filepath.Base(e.file)
+	case ok:
+	case m.files[target].Masked:
+		return &callErr{errPrefix + "UnitMasked", "Unit file " + target + " is masked."}
+	default:
+		if _, vendor := m.files[target]; !vendor {
+			return errNoUnitFile(target)
+		}
+	}
+	if err := m.checkUnitFilesLocked(files); err != nil {
+		return err
+	}
+	dir := m.dirs.config(runtime)
+	for _, f := range files {
+		name, file, err := m.resolveUnitFileLocked(f, dir, force, changes)
+		if err != nil {
+			return err
+		}
+		if file == "" {
+			return &callErr{dbusErr + "NotSupported", "fakebus has no file for unit " + name + " (AddUnitFile) to link " + target + suffix + "/ to."}
+		}
+		if d := filepath.Dir(file); !strings.HasPrefix(f, "/") && d != m.dirs.persistent && d != m.dirs.runtime {
+			// A unit linked into the other directory: linked here too.
+			if err := symlinkLocked(filepath.Join(dir, name), file, force, changes); err != nil {
+				return err
+			}
+		}
+		if err := symlinkLocked(filepath.Join(dir, target+suffix, name), file, force, changes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// disableWithInstallInfoLocked is DisableUnitFilesWithFlagsAndInstallInfo:
+// DisableUnitFiles, and whether any of the units has an [Install]
+// section or is a linked unit file (measured on 257: a linked file
+// without [Install] counts, a static one does not). An invalid name is
+// BadUnitSetting there.
+func (m *manager) disableWithInstallInfoLocked(names []string, runtime bool, changes *[]unitFileChange) (bool, error) {
+	carries := false
+	for _, n := range names {
+		if sdbus.ValidateUnitName(n) != nil {
+			return false, &callErr{errPrefix + "BadUnitSetting", "Invalid unit name " + n}
+		}
+		if e, ok := m.lookupDiskLocked(n); ok && !e.masked {
+			carries = carries || e.linked || m.installOf(n, e.file).hasInstall()
+		}
+	}
+	if err := m.disableLocked(names, runtime, false, changes); err != nil {
+		return false, err
+	}
+	return carries, nil
 }
