@@ -101,7 +101,13 @@
 //     org.freedesktop.systemd1 (NameOwnerChanged old → ""), the new one
 //     connects, then takes it ("" → new); that the new instance can end
 //     a job in between (as 262 was seen to do) is up to the test
-//     (Reexecute with Reexec.Finish), whatever the release.
+//     (Reexecute with Reexec.Finish), whatever the release. As on
+//     dbus-daemon, the calls on the bus the old instance has not answered
+//     get NoReply ("Message recipient disconnected from message bus
+//     without replying") right after it released its names, and the
+//     manager never acts on those it had not read; SetReexecDuration
+//     keeps it serializing (reading nothing) for a while first, as
+//     systemd takes 0.1 to 0.5 s.
 //   - Subscribe/Unsubscribe (AlreadySubscribed, NotSubscribed),
 //     PropertiesChanged on state changes, UnitNew and UnitRemoved.
 //   - Who gets signals, as systemd decides it: direct (private socket)
@@ -320,7 +326,9 @@
 // forged (another sender), misplaced (another path) or malformed
 // JobRemoved signals, a connection dropped mid-job
 // (FaultDropConnection) or right after the job's JobRemoved
-// (FaultDropAfterJobRemoved: reply, JobRemoved, EOF, in that order). DropConnections,
+// (FaultDropAfterJobRemoved: reply, JobRemoved, EOF, in that order), the
+// bus's reply timeout (FaultBusTimeout: NoReply "Message did not receive a
+// reply (timeout by message bus)", systemd still on the bus). DropConnections,
 // FinishJob, EmitJobRemoved and EmitJobRemovedFrom do the same on demand.
 // WithNotes gets a NoteScript for each job a rule matches: the rule
 // (Rule: its index, pattern and step, "results[1]" say), the job and the
@@ -361,7 +369,9 @@
 //     a unique name that does not own the name yet, and have a forger
 //     (Forge) send JobRemoved from a unique name that never will. A match
 //     rule naming org.freedesktop.systemd1 as sender matches the new
-//     instance in that gap, as clients of systemd 262 observe.
+//     instance in that gap, as clients of systemd 262 observe. Pending
+//     makes the old instance wait until that many calls are left unread
+//     (they get NoReply), and Begun says when to send them.
 //   - Clients counts the connections the fake serves, so that a test can
 //     wait until the fake has forgotten a closed one.
 //

@@ -181,6 +181,8 @@ type Bus struct {
 	eavesdroppers atomic.Int32
 
 	drops replyDrops // DropAfterReply (dropreply.go)
+	// pending holds the service's calls not answered yet (pending.go).
+	pending pendingCalls
 
 	done chan struct{}  // closed by Close
 	wg   sync.WaitGroup // every goroutine b started
