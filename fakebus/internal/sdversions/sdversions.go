@@ -13,6 +13,15 @@
 // (TestMeasuredReleases says what each did); an entry's exact first release
 // between those follows upstream's NEWS as far as known, and a comment says
 // where that is unsure.
+//
+// What those releases answer on the bus is captured in data/ (introspection
+// data and Properties.GetAll of the manager, a unit of every type and a
+// job; LoadCapture reads it, data/README.md describes it,
+// scripts/capture-introspection refreshes it). The table is checked
+// against it (TestCapturedTable): the Manager methods each release has,
+// the unit properties each has per unit type (those Properties does not
+// list are generated from the data into measured.go), and what GetAll
+// hides.
 package sdversions
 
 import (
@@ -81,8 +90,12 @@ type Property struct {
 	HiddenSince Release
 }
 
-// Properties lists the unit properties whose presence differs between
-// releases; a property it does not list is on every release still in use.
+// Properties lists the unit properties (and value forms) whose first
+// release is known more finely than the captured releases tell (upstream's
+// NEWS, a distribution's backport, a measurement of StartTransientUnit),
+// and those some releases hide. The other unit properties whose presence
+// differs between the captured releases are generated from data/ into
+// measured.go; TestCapturedTable checks both against the data.
 var Properties = map[string]Property{
 	// Unit settings.
 	"CollectMode":   {Since: R("236")},
@@ -141,19 +154,25 @@ var Properties = map[string]Property{
 	// them out of GetAll and introspection while Get still answers them
 	// and StartTransientUnit still accepts them. 258 (upstream dropped
 	// cgroup v1 there) is upstream knowledge, not measured.
-	"CPUAccounting":           {HiddenSince: R("258")},
-	"CPUShares":               {HiddenSince: R("258")},
-	"StartupCPUShares":        {HiddenSince: R("258")},
-	"MemoryLimit":             {HiddenSince: R("258")},
-	"BlockIOAccounting":       {HiddenSince: R("258")},
-	"BlockIOWeight":           {HiddenSince: R("258")},
-	"StartupBlockIOWeight":    {HiddenSince: R("258")},
-	"BlockIODeviceWeight":     {HiddenSince: R("258")},
-	"BlockIOReadBandwidth":    {HiddenSince: R("258")},
-	"BlockIOWriteBandwidth":   {HiddenSince: R("258")},
-	"DefaultMemoryLow":        {HiddenSince: R("258")},
-	"DefaultMemoryMin":        {HiddenSince: R("258")},
-	"DefaultStartupMemoryLow": {HiddenSince: R("258")},
+	"CPUAccounting":         {HiddenSince: R("258")},
+	"CPUShares":             {HiddenSince: R("258")},
+	"StartupCPUShares":      {HiddenSince: R("258")},
+	"MemoryLimit":           {HiddenSince: R("258")},
+	"BlockIOAccounting":     {HiddenSince: R("258")},
+	"BlockIOWeight":         {HiddenSince: R("258")},
+	"StartupBlockIOWeight":  {HiddenSince: R("258")},
+	"BlockIODeviceWeight":   {HiddenSince: R("258")},
+	"BlockIOReadBandwidth":  {HiddenSince: R("258")},
+	"BlockIOWriteBandwidth": {HiddenSince: R("258")},
+	"DefaultMemoryLow":      {HiddenSince: R("258")},
+	"DefaultMemoryMin":      {HiddenSince: R("258")},
+	// Measured: absent on 247 and 252, present on 257 (upstream 254,
+	// with the other Startup memory settings).
+	"DefaultStartupMemoryLow": {Since: R("254"), HiddenSince: R("258")},
+	// The Manager's defaults of two of them, measured the same way (262
+	// hides them, Get answers them).
+	"DefaultCPUAccounting":     {HiddenSince: R("258")},
+	"DefaultBlockIOAccounting": {HiddenSince: R("258")},
 }
 
 // since returns the first release that has property name on a unit of
@@ -167,18 +186,46 @@ func (p Property) since(unit string) Release {
 
 // HasProperty reports whether release r has property name (or value form)
 // on a unit of the given type ("": the property's general first release):
-// Get answers it and StartTransientUnit accepts it. True for a property
-// the table does not list.
+// Get answers it and StartTransientUnit accepts it. Properties decides
+// for the names it lists; the other unit properties whose presence differs
+// between the captured releases are in measuredProperties (generated from
+// data/); true for a property neither lists.
 func HasProperty(r Release, name, unit string) bool {
-	return r.AtLeast(Properties[name].since(unit))
+	if p, ok := Properties[name]; ok {
+		return r.AtLeast(p.since(unit))
+	}
+	if m, ok := measuredProperties[name]; ok {
+		return m.span(unit).Has(r)
+	}
+	return true
 }
 
 // PropertySince returns the first release that has property name on a
 // unit of the given type, and the upstream release where a distribution
 // has it earlier (zero otherwise).
 func PropertySince(name, unit string) (since, upstream Release) {
+	if m, ok := measuredProperties[name]; ok {
+		if _, listed := Properties[name]; !listed {
+			return m.span(unit).Since, Release{}
+		}
+	}
 	p := Properties[name]
 	return p.since(unit), p.Upstream
+}
+
+// measuredProperty is the releases that have a unit property, as the
+// captured releases say (measured.go): the span of any unit type having
+// it, and the spans of the unit types that differ from it.
+type measuredProperty struct {
+	Span
+	For map[string]Span
+}
+
+func (m measuredProperty) span(unit string) Span {
+	if s, ok := m.For[unit]; ok {
+		return s
+	}
+	return m.Span
 }
 
 // Hidden reports whether release r leaves property name out of GetAll and
