@@ -9,12 +9,12 @@ STATICCHECK_VERSION := v0.8.2
 FUZZTIME    ?= 60s
 CHECK_FUZZTIME ?= 5s
 
-.PHONY: demo check test lint vet fmt staticcheck fuzz fuzz-short bench conformance conformance-fakebus conformance-systemd gosystemd-suite tools
+.PHONY: demo check test lint vet fmt staticcheck fuzz fuzz-short bench conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential tools
 
 demo:
 	$(GO) run ./examples/demo
 
-check: lint test fuzz-short conformance gosystemd-suite
+check: lint test fuzz-short conformance gosystemd-suite fakesystemd-examples differential
 
 # The bench module (its own go.mod) has tests too: go-systemd against
 # fakesystemd, and benchtab; its benchmarks run only with `make bench`.
@@ -78,3 +78,20 @@ conformance-systemd:
 # systemd 252 line says SKIPPED where the sandbox cannot run).
 gosystemd-suite:
 	@scripts/gosystemd-suite
+
+# The shell, Python (jeepney) and Node (dbus-next) examples of
+# examples/fakesystemd, each run inside `fakesystemd run`; the clients are
+# installed first where missing (scripts/ensure-clients). One line per
+# example; SKIPPED where the kernel refuses the namespaces.
+fakesystemd-examples:
+	@scripts/fakesystemd-examples
+
+# The differential suite: one scenario through systemctl, systemd-run,
+# busctl, gdbus, python3-dbus and node's dbus-next, inside `fakesystemd run`
+# and on systemd 252 in the sandbox; prints one line per client and
+# "clients on fakesystemd: S/N steps as on systemd 252"; fails when a step
+# listed in scripts/differential.d/matching stops matching (rewrite the list
+# with `scripts/differential --update`). About a minute; SKIPPED where the
+# sandbox or the namespaces cannot run.
+differential:
+	@scripts/differential

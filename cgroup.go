@@ -68,15 +68,28 @@ const DefaultCPUQuotaPeriod uint64 = 100000
 //     the quota as whole percent of a CPU. Quota 10000 with period 333333
 //     gives 30000 (30.0003 µs/s rounded down is a whole 3%).
 //
+// PropCPUQuota sends this value; call CPUQuotaPerSec to know it (to log
+// it, or to compare it with what systemd reads back).
+//
 // It differs from runc in two corner cases only, where runc sends a value
 // systemd refuses or that is not what was asked: a quota so small that
 // the division gives 0 (runc sends 0, which systemd refuses) gives 10000
 // here, and a quota whose product overflows 64 bits (runc wraps around) is
-// an error here, as is a result that would reach Infinity.
+// an error here, as is a result that would reach Infinity. The error
+// names the quota and period, and says when the quota looks like a
+// negative number converted to uint64.
 //
 // To write the same limit to cgroupfs, as runc does, use the quota
 // result×period/1,000,000.
 func CPUQuotaPerSec(quotaUSec, periodUSec uint64) (uint64, error) {
+	perSec, err := cpuQuotaPerSec(quotaUSec, periodUSec)
+	if err != nil {
+		return 0, invalidArg("CPUQuotaPerSec", "", "%v", err)
+	}
+	return perSec, nil
+}
+
+func cpuQuotaPerSec(quotaUSec, periodUSec uint64) (uint64, error) {
 	if quotaUSec == 0 {
 		return Infinity, nil
 	}
@@ -85,31 +98,53 @@ func CPUQuotaPerSec(quotaUSec, periodUSec uint64) (uint64, error) {
 	}
 	hi, lo := bits.Mul64(quotaUSec, 1000000)
 	if hi >= periodUSec {
-		return 0, invalidArg("CPUQuotaPerSec", "", "quota %d µs per %d µs too large", quotaUSec, periodUSec)
+		return 0, quotaTooLarge(quotaUSec, periodUSec)
 	}
 	perSec, _ := bits.Div64(hi, lo, periodUSec)
 	if r := perSec % cpuQuotaGranularity; r != 0 || perSec == 0 {
 		if perSec > Infinity-cpuQuotaGranularity {
-			return 0, invalidArg("CPUQuotaPerSec", "", "quota %d µs per %d µs too large", quotaUSec, periodUSec)
+			return 0, quotaTooLarge(quotaUSec, periodUSec)
 		}
 		perSec += cpuQuotaGranularity - r
 	}
 	if perSec == Infinity {
-		return 0, invalidArg("CPUQuotaPerSec", "", "quota %d µs per %d µs too large", quotaUSec, periodUSec)
+		return 0, quotaTooLarge(quotaUSec, periodUSec)
 	}
 	return perSec, nil
 }
 
-// PropCPUQuota sets the CPU quota from a CFS quota and period (see
-// CPUQuotaPerSec: a quota of 0 lifts the limit) and returns the
-// CPUQuotaPerSecUSec value systemd will apply alongside the property. It
-// does not set the period itself: add PropCPUQuotaPeriod for that.
-func PropCPUQuota(quotaUSec, periodUSec uint64) (Property, uint64) {
-	perSec, err := CPUQuotaPerSec(quotaUSec, periodUSec)
-	if err != nil {
-		return prop("CPUQuotaPerSecUSec", uint64(0)), 0 // refused when used
+// quotaTooLarge says what is wrong with a quota whose µs per second do not
+// fit in 64 bits: usually an overflow, or a negative number (runc's -1
+// for "no quota" is 0 here) converted to uint64, in the caller's
+// arithmetic.
+func quotaTooLarge(quotaUSec, periodUSec uint64) error {
+	if int64(quotaUSec) < 0 {
+		return fmt.Errorf("quota %d µs per %d µs period is negative as int64 (%d): an overflow or a negative number converted to uint64? (0 means no quota)",
+			quotaUSec, periodUSec, int64(quotaUSec))
 	}
-	return prop("CPUQuotaPerSecUSec", perSec), perSec
+	return fmt.Errorf("quota %d µs per %d µs period is more than 2^64 µs of CPU time per second: an overflow in the caller's arithmetic?",
+		quotaUSec, periodUSec)
+}
+
+// cpuQuotaInput is what PropCPUQuota keeps as the value of a quota and
+// period it cannot convert: a (tt) where systemd expects t, refused when
+// used with the reason (see typeChecks).
+type cpuQuotaInput struct {
+	Quota, Period uint64
+}
+
+// PropCPUQuota sets the CPU quota from a CFS quota and period in
+// microseconds, as cpu.max and OCI runtime specs give them: it sends
+// CPUQuotaPerSecUSec with the value CPUQuotaPerSec returns (runc's
+// rounding; a quota of 0 lifts the limit). It does not set the period
+// itself: add PropCPUQuotaPeriod for that. A quota and period
+// CPUQuotaPerSec refuses are kept, and refused when used, with its error.
+func PropCPUQuota(quotaUSec, periodUSec uint64) Property {
+	perSec, err := cpuQuotaPerSec(quotaUSec, periodUSec)
+	if err != nil {
+		return prop("CPUQuotaPerSecUSec", cpuQuotaInput{quotaUSec, periodUSec}) // refused when used
+	}
+	return prop("CPUQuotaPerSecUSec", perSec)
 }
 
 // PropCPUQuotaPerSec sets CPUQuotaPerSecUSec directly: microseconds of CPU
@@ -125,8 +160,10 @@ func PropCPUQuotaPerSec(usec uint64) Property {
 }
 
 // PropCPUQuotaPeriod sets the CFS period (cpu.max's second field) in
-// microseconds, 1,000 to 1,000,000 as the kernel allows, or Infinity for
-// the default (systemd 242 and later).
+// microseconds, or Infinity for the default (systemd 242 and later). The
+// kernel takes 1,000 to 1,000,000; systemd takes any value and clamps it
+// into that range when it writes cpu.max (logging a warning), so sdbus
+// does not refuse any either.
 func PropCPUQuotaPeriod(usec uint64) Property { return prop("CPUQuotaPeriodUSec", usec) }
 
 // CPUSet is a set of CPU or NUMA node numbers, as in cpuset.cpus, in

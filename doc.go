@@ -19,6 +19,20 @@
 // sd-bus does: no user database lookup, and it works inside user
 // namespaces.
 //
+// A program that restarts a service and waits for the restart to finish:
+//
+//	c, err := sdbus.ConnectSystem(ctx) // $DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket
+//	if err != nil {
+//		return err
+//	}
+//	defer c.Close()
+//	job, err := c.RestartUnit(ctx, "nginx.service", sdbus.ModeReplace)
+//	if err != nil {
+//		return err
+//	}
+//	_, err = job.Wait(ctx) // a failed restart is a *JobError matching ErrJobFailed
+//	return err
+//
 // A Conn uses one D-Bus connection for calls and signals, so replies and
 // signals arrive in the order systemd sent them. Close closes it, ends
 // every pending wait with ErrClosed and waits for every goroutine the Conn
@@ -93,7 +107,19 @@
 // reset a failed one and retry once, join it with AttachProcessesToUnit, or
 // ignore it, which is refused while placing PIDs); it adds
 // CollectMode=inactive-or-failed where the manager supports it and frees
-// the name when the start fails. DestroyUnit stops, waits and resets.
+// the name when the start fails. DestroyUnit stops, waits and resets. To
+// put a process into a new scope:
+//
+//	_, err := c.EnsureTransientUnit(ctx, "run-job42.scope", []sdbus.Property{
+//		sdbus.PropPIDs(uint32(pid)),
+//		sdbus.PropSlice("system.slice"),
+//	}, sdbus.EnsureOptions{Exists: sdbus.ExistsResetAndRetry})
+//	if errors.Is(err, sdbus.ErrUnitExists) {
+//		// A live unit has that name and pid is not in it: stop that unit
+//		// (DestroyUnit) or choose another name; never carry on.
+//		return fmt.Errorf("pid %d not placed: %w", pid, err)
+//	}
+//	return err // nil: the scope is active and holds pid
 //
 // The Prop* builders give every property the D-Bus type systemd expects.
 // A Property is a plain {Name, Value} value (builders' results compare
@@ -111,7 +137,10 @@
 // unit's state through PropertiesChanged signals, without polling, on the
 // path of the unit's primary name (so an alias is followed too); a watch
 // always ends on the newest state, and the states that arrived before a
-// disconnect are delivered before its channel closes. WatchUnits does the
+// disconnect are delivered before its channel closes. To wait for a unit's
+// state after a job (a restart), use Job.WaitUnitState: WaitUnitState
+// right after RestartUnit sees the state from before the restart.
+// WatchUnits does the
 // same for every unit a filter accepts (the state of each, then each
 // change, loading and unloading), coalescing per unit.
 //
@@ -130,7 +159,10 @@
 // # Reconnecting
 //
 // WithReconnect makes a Conn outlive its D-Bus connection: it redials at
-// once, then with backoff, and retries only idempotent calls; calls wait
+// once, then with backoff (a connection lost within
+// ReconnectPolicy.StableAfter of its setup counts as a failed attempt, so
+// a bus that drops every client is not hammered), and retries only
+// idempotent calls; calls wait
 // for the next connection at most ReconnectPolicy.WaitForConnection. A
 // job-creating call in flight when the connection dropped is never
 // replayed: it fails with ErrOutcomeUnknown, and Reconcile tells what

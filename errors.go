@@ -128,9 +128,10 @@ func dbusErrorSentinel(name string) error {
 // with errors.As a dbus.Error value target when systemd answered with an
 // error reply.
 type Error struct {
-	// Op is the operation: a D-Bus method ("StartTransientUnit", "GetUnit"),
-	// "Get"/"GetAll" with the property or interface, or one of "connect",
-	// "wait", "cancel".
+	// Op is the operation: the public call ("EnsureTransientUnit",
+	// "Job.Wait", "WaitUnitState"), a D-Bus method ("StartTransientUnit",
+	// "GetUnit"), "Get"/"GetAll" with the property or interface, or
+	// "connect".
 	Op string
 	// Unit is the unit the operation concerned, if any.
 	Unit string
@@ -165,11 +166,11 @@ func (e *Error) Error() string {
 	case e.Name != "":
 		b.WriteString(e.Name)
 	case e.Message != "" && e.Err != nil:
-		fmt.Fprintf(&b, "%s: %v", e.Message, e.Err)
+		fmt.Fprintf(&b, "%s: %s", e.Message, causeText(e.Err))
 	case e.Message != "":
 		b.WriteString(e.Message)
 	case e.Err != nil:
-		b.WriteString(e.Err.Error())
+		b.WriteString(causeText(e.Err))
 	default:
 		b.WriteString("unknown error")
 	}
@@ -194,6 +195,12 @@ func (e *Error) Is(target error) bool {
 		return true
 	}
 	return e.Name != "" && target == dbusErrorSentinel(e.Name)
+}
+
+// causeText is the text of an error wrapped in an *Error, without the
+// "sdbus: " prefix when it is an sdbus error itself.
+func causeText(err error) string {
+	return strings.TrimPrefix(err.Error(), "sdbus: ")
 }
 
 // JobError is the error Job.Wait returns when a job ended with a result

@@ -170,7 +170,7 @@ func TestBadArgumentsRejectedLocally(t *testing.T) {
 			return c.SetUnitProperties(ctx, "a.slice", true, sdbus.Property{Value: dbus.MakeVariant(true)})
 		}},
 		{"builder rejects", func() error {
-			_, err := c.StartTransientUnit(ctx, "a.service", sdbus.ModeReplace, []sdbus.Property{sdbus.PropExecStart([]string{"relative"}, false)})
+			_, err := c.StartTransientUnit(ctx, "a.service", sdbus.ModeReplace, []sdbus.Property{sdbus.PropExecStart(nil, false)})
 			return err
 		}},
 		{"bad aux unit", func() error {

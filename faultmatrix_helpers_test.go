@@ -699,7 +699,7 @@ func (sc *schedule) callFailed(tc *tconn, what string, err error) {
 // still queued: it must return that ctx's error, and nothing else.
 func (sc *schedule) checkAbandoned(tc *tconn, j *sdbus.Job, res sdbus.JobResult, err, ctxErr error) {
 	switch {
-	case res == "" && isCallError(err, "wait", j.Unit(), ctxErr):
+	case res == "" && isCallError(err, "Job.Wait", j.Unit(), ctxErr):
 		sc.cnt.add("abandoned/waits", 1)
 	case sc.disconnected(tc, "Wait "+j.Unit(), err):
 		sc.cnt.add("disconnect/waits-ended", 1)
@@ -714,7 +714,7 @@ func (sc *schedule) expectDisconnected(tc *tconn, j *sdbus.Job, res sdbus.JobRes
 	switch {
 	case sc.isHang(err):
 		sc.hangf("Wait for job %d of %s after the disconnect", j.ID(), j.Unit())
-	case res != "" || !isCallError(err, "wait", j.Unit(), sdbus.ErrDisconnected):
+	case res != "" || !isCallError(err, "Job.Wait", j.Unit(), sdbus.ErrDisconnected):
 		sc.failf("Wait for %s job %d after the disconnect = %q, %v; want ErrDisconnected", j.Unit(), j.ID(), res, err)
 	default:
 		tc.disc.Store(true)

@@ -186,6 +186,9 @@ func errNoJob(op string) error {
 	return &Error{Op: op, Message: "nil or zero Job: jobs come from StartUnit and friends", Err: ErrInvalidArgs}
 }
 
+// opWait is the Op of Job.Wait's errors.
+const opWait = "Job.Wait"
+
 // Wait waits until the job ends or ctx is done and returns its result.
 // It may be called any number of times, from any goroutine; giving up on a
 // Wait does not affect the job or other callers.
@@ -198,7 +201,7 @@ func errNoJob(op string) error {
 // A nil or zero Job fails with ErrInvalidArgs.
 func (j *Job) Wait(ctx context.Context) (JobResult, error) {
 	if !j.valid() {
-		return "", errNoJob("wait")
+		return "", errNoJob(opWait)
 	}
 	select {
 	case <-j.st.done:
@@ -206,7 +209,7 @@ func (j *Job) Wait(ctx context.Context) (JobResult, error) {
 		select {
 		case <-j.st.done: // the result arrived at the same moment
 		default:
-			return "", &Error{Op: "wait", Unit: j.unit, Err: ctx.Err()}
+			return "", &Error{Op: opWait, Unit: j.unit, Message: fmt.Sprintf("stopped waiting; job %d keeps running (Job.Cancel stops it)", j.id), Err: ctx.Err()}
 		}
 	}
 	return j.st.outcome(j)
@@ -308,7 +311,7 @@ func (s *jobState) finished() bool {
 
 func (s *jobState) outcome(j *Job) (JobResult, error) {
 	if s.err != nil {
-		return "", &Error{Op: "wait", Unit: j.unit, Err: s.err}
+		return "", &Error{Op: opWait, Unit: j.unit, Message: fmt.Sprintf("job %d may still run (see Conn.Reconcile)", j.id), Err: s.err}
 	}
 	if s.result.Succeeded() {
 		return s.result, nil
@@ -655,7 +658,10 @@ func (c *Conn) ReloadOrTryRestartUnit(ctx context.Context, name string, mode Job
 // and optionally auxiliary units, and queues its start job
 // (Manager.StartTransientUnit). Properties are validated first: a
 // property with a wrong type or value fails with ErrInvalidArgs before
-// anything is sent.
+// anything is sent. A property the manager does not know fails with
+// ErrNotSupported; when its name is a unit-file setting whose D-Bus
+// property is named otherwise (CPUQuota for CPUQuotaPerSecUSec), the
+// error says which property and builder to use.
 //
 // A name that is already loaded fails with ErrUnitExists; a failed
 // transient unit keeps its name until ResetFailedUnit unless it was
@@ -681,7 +687,8 @@ func (c *Conn) StartTransientUnit(ctx context.Context, name string, mode JobMode
 		}
 		a = append(a, auxUnitWire{u.Name, up})
 	}
-	return c.startJob(ctx, op, name, name, string(mode), p, a)
+	job, err := c.startJob(ctx, op, name, name, string(mode), p, a)
+	return job, withPropertyHint(err)
 }
 
 type auxUnitWire struct {

@@ -115,7 +115,7 @@ func TestEffectiveLimits(t *testing.T) {
 			ctx := testCtx(t)
 			s := fakebus.New(t, fakebus.WithVersion(version))
 			c := s.Conn(t)
-			quota, _ := sdbus.PropCPUQuota(100000, 100000)
+			quota := sdbus.PropCPUQuota(100000, 100000)
 			for _, u := range []struct {
 				name  string
 				props []sdbus.Property

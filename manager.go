@@ -209,11 +209,11 @@ const (
 )
 
 // String returns "exited", "killed" or "dumped", as systemctl status
-// prints them, or "" for ExecNotExited.
+// prints them, or "not-exited" for ExecNotExited.
 func (c ExecCode) String() string {
 	switch c {
 	case ExecNotExited:
-		return ""
+		return "not-exited"
 	case ExecExited:
 		return "exited"
 	case ExecKilled:

@@ -1,8 +1,8 @@
 package sdbus
 
 import (
+	"errors"
 	"fmt"
-	"path"
 	"reflect"
 	"strconv"
 	"strings"
@@ -29,34 +29,33 @@ var valueChecks = map[string]func(v any) error{
 		}
 		return nil
 	},
+	// systemd refuses an empty list ("Invalid argument"). PID 0 is the
+	// calling process for systemd, not an error.
 	"PIDs": func(v any) error {
-		rv := reflect.ValueOf(v)
-		if rv.Len() == 0 {
-			return fmt.Errorf("no PIDs")
-		}
-		for i := 0; i < rv.Len(); i++ {
-			if rv.Index(i).Uint() == 0 {
-				return fmt.Errorf("PID 0")
-			}
+		if reflect.ValueOf(v).Len() == 0 {
+			return fmt.Errorf("no PIDs: a scope needs at least one process")
 		}
 		return nil
 	},
+	// systemd takes a path without a slash (looked up in its PATH) as
+	// well as an absolute one. An empty argv is refused by systemd 252 and
+	// later; systemd 247 takes it and then aborts when the service starts.
 	"ExecStart": func(v any) error {
 		rv := reflect.ValueOf(v)
 		for i := 0; i < rv.Len(); i++ {
 			e := rv.Index(i)
-			if e.Kind() != reflect.Struct || e.NumField() < 2 || e.Field(0).Kind() != reflect.String {
+			if e.Kind() != reflect.Struct || e.NumField() < 2 || e.Field(1).Kind() != reflect.Slice {
 				continue
 			}
-			if p := e.Field(0).String(); !path.IsAbs(p) {
-				return fmt.Errorf("argv[0] must be an absolute path, got %q", fmt.Sprint(e.Field(1).Interface()))
+			if e.Field(1).Len() == 0 {
+				return fmt.Errorf("command %q has an empty argv: argv[0] is the program's own name (PropExecStart passes the path)", e.Field(0).String())
 			}
 		}
 		return nil
 	},
 	"CollectMode": oneOf("mode", string(CollectInactive), string(CollectInactiveOrFailed)),
 	"Type": oneOf("service type", string(ServiceSimple), string(ServiceExec), string(ServiceForking),
-		string(ServiceOneshot), string(ServiceDBus), string(ServiceNotify), string(ServiceIdle)),
+		string(ServiceOneshot), string(ServiceDBus), string(ServiceNotify), string(ServiceNotifyReload), string(ServiceIdle)),
 	"KillMode":     oneOf("kill mode", string(KillControlGroup), string(KillProcess), string(KillMixed), string(KillNone)),
 	"OOMPolicy":    oneOf("OOM policy", string(OOMContinue), string(OOMStop), string(OOMKill)),
 	"DevicePolicy": oneOf("device policy", string(DevicePolicyAuto), string(DevicePolicyClosed), string(DevicePolicyStrict)),
@@ -80,15 +79,11 @@ var valueChecks = map[string]func(v any) error{
 		}
 		return nil
 	},
+	// systemd refuses 0 only. CPUQuotaPeriodUSec has no check: systemd
+	// takes any period and clamps it to the kernel's 1 ms to 1 s.
 	"CPUQuotaPerSecUSec": func(v any) error {
 		if reflect.ValueOf(v).Uint() == 0 {
-			return fmt.Errorf("must be positive (or Infinity); systemd refuses 0")
-		}
-		return nil
-	},
-	"CPUQuotaPeriodUSec": func(v any) error {
-		if p := reflect.ValueOf(v).Uint(); p != Infinity && (p < 1000 || p > 1000000) {
-			return fmt.Errorf("%d µs out of range 1000-1000000", p)
+			return fmt.Errorf("0 µs per second is refused by systemd: to lift the quota, send Infinity (PropCPUQuota with quota 0)")
 		}
 		return nil
 	},
@@ -104,11 +99,10 @@ var valueChecks = map[string]func(v any) error{
 	"IOReadIOPSMax":       ioList(anyValue),
 	"IOWriteIOPSMax":      ioList(anyValue),
 	"DeviceAllow":         checkDeviceAllow,
+	// An empty list is valid: systemd takes it (delegation without
+	// controllers).
 	"DelegateControllers": func(v any) error {
 		rv := reflect.ValueOf(v)
-		if rv.Len() == 0 {
-			return fmt.Errorf("no controllers")
-		}
 		for i := 0; i < rv.Len(); i++ {
 			if c := rv.Index(i).String(); !knownController(c) {
 				return fmt.Errorf("unknown controller %q", c)
@@ -117,8 +111,10 @@ var valueChecks = map[string]func(v any) error{
 		return nil
 	},
 	"DelegateSubgroup": func(v any) error {
+		// "" is valid: systemd takes it (no sub-cgroup).
 		switch name := reflect.ValueOf(v).String(); {
-		case name == "", name == ".", name == "..", strings.ContainsAny(name, "/\n"):
+		case name == "":
+		case name == ".", name == "..", strings.ContainsAny(name, "/\n"):
 			return fmt.Errorf("%q is not a valid cgroup name", name)
 		case strings.HasPrefix(name, "cgroup."):
 			return fmt.Errorf("%q clashes with cgroup attributes", name)
@@ -134,6 +130,18 @@ var valueChecks = map[string]func(v any) error{
 var typeChecks = map[string]func(v any) error{
 	"AllowedCPUs":        cpuListText,
 	"AllowedMemoryNodes": cpuListText,
+	"CPUQuotaPerSecUSec": cpuQuotaPair,
+}
+
+// cpuQuotaPair reports why PropCPUQuota could not convert its quota and
+// period (it keeps them as a cpuQuotaInput).
+func cpuQuotaPair(v any) error {
+	q, ok := v.(cpuQuotaInput)
+	if !ok {
+		return nil
+	}
+	_, err := cpuQuotaPerSec(q.Quota, q.Period)
+	return err
 }
 
 func cpuListText(v any) error {
@@ -159,11 +167,10 @@ func oneOf(what string, vals ...string) func(any) error {
 	}
 }
 
+// unitList checks a dependency list. An empty list is valid: systemd
+// takes it and adds nothing.
 func unitList(v any) error {
 	rv := reflect.ValueOf(v)
-	if rv.Len() == 0 {
-		return fmt.Errorf("no units")
-	}
 	for i := 0; i < rv.Len(); i++ {
 		if err := checkUnitName("Property", rv.Index(i).String()); err != nil {
 			return fmt.Errorf("%s", errMessage(err))
@@ -187,16 +194,13 @@ func structPairs(v any) (names []string, vals []reflect.Value) {
 	return names, vals
 }
 
+// ioList checks per-device IO settings. An empty list is valid (it
+// clears the setting), and so is any device path: systemd takes a
+// relative one too and resolves it when it applies the limit.
 func ioList(check func(uint64) error) func(any) error {
 	return func(v any) error {
-		if reflect.ValueOf(v).Len() == 0 {
-			return fmt.Errorf("no devices")
-		}
 		devs, vals := structPairs(v)
 		for i, d := range devs {
-			if !path.IsAbs(d) {
-				return fmt.Errorf("device %q is not an absolute path", d)
-			}
 			if vals[i].Kind() == reflect.Uint64 {
 				if err := check(vals[i].Uint()); err != nil {
 					return fmt.Errorf("%s: %v", d, err)
@@ -214,12 +218,12 @@ func checkDeviceAllow(v any) error {
 	for i, s := range specs {
 		switch {
 		case strings.HasPrefix(s, "/dev/"), strings.HasPrefix(s, "/run/systemd/inaccessible/"),
-			strings.HasPrefix(s, "char-") && len(s) > 5,
-			strings.HasPrefix(s, "block-") && len(s) > 6:
+			strings.HasPrefix(s, "char-"), strings.HasPrefix(s, "block-"):
 		default:
 			return fmt.Errorf("specifier %q is neither a /dev path nor char-NAME or block-NAME", s)
 		}
-		if a := access[i].String(); a == "" || strings.Trim(a, "rwm") != "" {
+		// "" is taken by systemd, as "rwm".
+		if a := access[i].String(); strings.Trim(a, "rwm") != "" {
 			return fmt.Errorf("access %q for %s is not a combination of r, w and m", a, s)
 		}
 	}
@@ -362,4 +366,111 @@ func ToDBusProperties[P ~struct {
 		out[i] = P(p)
 	}
 	return out
+}
+
+// unitFileName is the D-Bus form of a unit-file setting whose property
+// has another name.
+type unitFileName struct {
+	dbus    string // the D-Bus property (or properties)
+	builder string // the sdbus builder, if any
+}
+
+// unitFileNames is read-only: the unit-file settings of services,
+// scopes, slices and sockets that are not D-Bus properties, with the
+// property that carries each. Built by comparing, on systemd 247, 252, 257
+// and 262, the settings "systemd --dump-configuration-items" lists with
+// the properties the manager's unit objects introspect (the captures in
+// fakebus/internal/sdversions/data); every D-Bus name here is one of
+// those. Deprecated cgroup-v1 names (MemoryLimit, CPUShares,
+// BlockIO*) are not here: they are D-Bus properties too, which systemd
+// up to 262 still takes.
+var unitFileNames = map[string]unitFileName{
+	"CPUQuota":                  {"CPUQuotaPerSecUSec", "PropCPUQuota or PropCPUQuotaPerSec"},
+	"CPUQuotaPeriodSec":         {"CPUQuotaPeriodUSec", "PropCPUQuotaPeriod"},
+	"IODeviceLatencyTargetSec":  {"IODeviceLatencyTargetUSec", ""},
+	"BindTo":                    {"BindsTo", "PropBindsTo"},
+	"RequiresOverridable":       {"Requires", "PropRequires"},
+	"RequisiteOverridable":      {"Requisite", ""},
+	"PropagateReloadTo":         {"PropagatesReloadTo", ""},
+	"PropagateReloadFrom":       {"ReloadPropagatedFrom", ""},
+	"OnFailureIsolate":          {"OnFailureJobMode", ""},
+	"JobTimeoutSec":             {"JobTimeoutUSec", ""},
+	"JobRunningTimeoutSec":      {"JobRunningTimeoutUSec", ""},
+	"StartLimitInterval":        {"StartLimitIntervalUSec", ""},
+	"StartLimitIntervalSec":     {"StartLimitIntervalUSec", ""},
+	"TimeoutSec":                {"TimeoutStartUSec and TimeoutStopUSec", ""},
+	"TimeoutStartSec":           {"TimeoutStartUSec", ""},
+	"TimeoutStopSec":            {"TimeoutStopUSec", ""},
+	"TimeoutAbortSec":           {"TimeoutAbortUSec", ""},
+	"TimeoutCleanSec":           {"TimeoutCleanUSec", ""},
+	"RestartSec":                {"RestartUSec", ""},
+	"RuntimeMaxSec":             {"RuntimeMaxUSec", ""},
+	"RuntimeRandomizedExtraSec": {"RuntimeRandomizedExtraUSec", ""},
+	"WatchdogSec":               {"WatchdogUSec", ""},
+	"EnvironmentFile":           {"EnvironmentFiles", ""},
+	"StandardInputText":         {"StandardInputData", ""},
+	"LogRateLimitIntervalSec":   {"LogRateLimitIntervalUSec", ""},
+	"ReadOnlyDirectories":       {"ReadOnlyPaths", ""},
+	"ReadWriteDirectories":      {"ReadWritePaths", ""},
+	"InaccessibleDirectories":   {"InaccessiblePaths", ""},
+	"ListenStream":              {"Listen", ""},
+	"ListenDatagram":            {"Listen", ""},
+	"ListenSequentialPacket":    {"Listen", ""},
+	"ListenFIFO":                {"Listen", ""},
+	"ListenSpecial":             {"Listen", ""},
+	"ListenNetlink":             {"Listen", ""},
+	"ListenMessageQueue":        {"Listen", ""},
+	"ListenUSBFunction":         {"Listen", ""},
+	"DeferAcceptSec":            {"DeferAcceptUSec", ""},
+	"KeepAliveTimeSec":          {"KeepAliveTimeUSec", ""},
+	"KeepAliveIntervalSec":      {"KeepAliveIntervalUSec", ""},
+	"TriggerLimitIntervalSec":   {"TriggerLimitIntervalUSec", ""},
+	// Newer settings: 257 and 262.
+	"MemoryPressureThresholdSec":          {"MemoryPressureThresholdUSec", ""},
+	"RestartMaxDelaySec":                  {"RestartMaxDelayUSec", ""},
+	"ManagedOOMMemoryPressureDurationSec": {"ManagedOOMMemoryPressureDurationUSec", ""},
+	"PollLimitIntervalSec":                {"PollLimitIntervalUSec", ""},
+	// 262 only.
+	"CPUPressureThresholdSec":   {"CPUPressureThresholdUSec", ""},
+	"IOPressureThresholdSec":    {"IOPressureThresholdUSec", ""},
+	"RestartRandomizedDelaySec": {"RestartRandomizedDelayUSec", ""},
+	"DeferTriggerMaxSec":        {"DeferTriggerMaxUSec", ""},
+}
+
+// propertyHint says which D-Bus property carries the unit-file setting
+// name, or "" when name is not one of those.
+func propertyHint(name string) string {
+	if u, ok := unitFileNames[name]; ok {
+		h := name + " is a unit-file setting; its D-Bus property is " + u.dbus
+		if u.builder != "" {
+			h += " (" + u.builder + ")"
+		}
+		return h
+	}
+	for _, prefix := range []string{"Condition", "Assert"} {
+		if strings.HasPrefix(name, prefix) && len(name) > len(prefix) {
+			return fmt.Sprintf("%s is a unit-file setting; over D-Bus it is an entry (%s, ...) of the %ss property",
+				name, strings.TrimPrefix(name, prefix), prefix)
+		}
+	}
+	return ""
+}
+
+// withPropertyHint adds propertyHint to the manager's refusal of an
+// unknown property, "Cannot set property CPUQuota, or unknown property."
+// (PropertyReadOnly, systemd 247 to 262).
+func withPropertyHint(err error) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Name != "org.freedesktop.DBus.Error.PropertyReadOnly" && e.Name != "org.freedesktop.DBus.Error.UnknownProperty" {
+		return err
+	}
+	rest, ok := strings.CutPrefix(e.Message, "Cannot set property ")
+	if !ok {
+		return err
+	}
+	name, _, _ := strings.Cut(rest, ",")
+	if h := propertyHint(name); h != "" {
+		e.Message += " " + h + "."
+	}
+	return err
 }

@@ -90,6 +90,9 @@ func (p Property) Since(t UnitType) int {
 	if p.Name == "CPUWeight" && p.Value.Value() == CPUWeightIdle {
 		since = max(since, 252) // the idle class
 	}
+	if p.Name == "Type" && p.Value.Value() == string(ServiceNotifyReload) {
+		since = max(since, 253)
+	}
 	return since
 }
 
@@ -150,8 +153,11 @@ type execCommand struct {
 	IgnoreFailure bool
 }
 
-// PropExecStart sets the command of a transient service. argv[0] must be an
-// absolute path; it is also passed as the program's argv[0]. With
+// PropExecStart sets the command of a transient service. argv[0] is the
+// program: an absolute path, or a name systemd looks up in its own PATH
+// (systemd 247 and later take both); it is also passed as the program's
+// argv[0]. An empty argv is refused when used (systemd 252 refuses it,
+// 247 takes it and then aborts when the service starts). With
 // ignoreFailure, a non-zero exit does not fail the unit (the "-" prefix of
 // unit files).
 func PropExecStart(argv []string, ignoreFailure bool) Property {
@@ -200,6 +206,9 @@ const (
 	ServiceDBus    ServiceType = "dbus"
 	ServiceNotify  ServiceType = "notify"
 	ServiceIdle    ServiceType = "idle"
+	// ServiceNotifyReload is notify, with reloads by signal (systemd 253
+	// and later).
+	ServiceNotifyReload ServiceType = "notify-reload"
 )
 
 // PropType sets a service's Type. With ServiceOneshot the start job ends

@@ -13,8 +13,8 @@ import (
 // (dbus-daemon restarted, systemd re-executed on its private socket), for
 // long-lived clients such as kubelet or a container runtime daemon.
 //
-// After a disconnect the Conn redials its address at once, then with
-// jittered exponential backoff, adds its match rules and subscribes again.
+// After a disconnect the Conn redials its address, adds its match rules
+// and subscribes again; the attempts are paced by the rule below.
 // Meanwhile:
 //
 //   - Jobs pending when the connection dropped end with ErrDisconnected;
@@ -41,21 +41,51 @@ import (
 //     connection (the unit's queued job of the same type) and canceled,
 //     unless another call on this Conn asked for that unit meanwhile.
 //
-// The zero value is usable: the first attempt at once, then 100 ms to
-// 10 s between attempts, 10 s per attempt, no limit on attempts, and calls
-// wait up to 30 s for a connection.
+// # Failed attempts and backoff
+//
+// An attempt is one connection: dial, authenticate, Hello, match rules,
+// and the session it yields. It fails when it cannot be set up, and also
+// when its session is short-lived: it ends (for whatever reason: the bus
+// drops it after Hello, after a call, or before the Conn could use it)
+// less than StableAfter after the Conn made it its current connection.
+// Connect's own connection is an attempt like the others. So a bus that
+// accepts clients and drops them, a crash-looping broker or a policy that
+// kills clients after Hello meets the same backoff as a bus that refuses
+// connections, instead of a redial as fast as the connections die:
+//
+//   - After a stable session (one that lasted StableAfter) ends, the first
+//     attempt is made at once: a bus restart or a re-execution is usually
+//     over by then, or the next address in the list answers.
+//   - After n failed attempts in a row, the next one is made after
+//     MinDelay·2ⁿ⁻¹ (at most MaxDelay), jittered by ±50%: MinDelay after
+//     the first failure, twice that after the second, and so on. The count
+//     goes on across short-lived sessions, and only a stable session resets
+//     it.
+//   - When MaxAttempts attempts in a row have failed, short-lived sessions
+//     included, the Conn stops reconnecting: Done closes and calls fail
+//     with an error matching ErrDisconnected.
+//
+// The zero value is usable: a session is stable after 1 s, the first
+// attempt after a stable session at once, then 100 ms to 10 s between
+// attempts, 10 s per attempt, no limit on attempts, and calls wait up to
+// 30 s for a connection.
 type ReconnectPolicy struct {
 	// MinDelay is the delay after the first failed attempt; each further
-	// failed attempt doubles it, up to MaxDelay. Each delay is jittered by
-	// ±50%. The first attempt after a disconnect is made at once.
+	// failed attempt in a row doubles it, up to MaxDelay. Each delay is
+	// jittered by ±50%. The first attempt after a stable session ended is
+	// made at once.
 	MinDelay time.Duration
 	MaxDelay time.Duration
 	// AttemptTimeout bounds each attempt (dial, authentication, setup).
 	AttemptTimeout time.Duration
-	// MaxAttempts is how many failed attempts in a row end reconnecting
-	// (the Conn is then done and calls fail with ErrDisconnected); 0 means
-	// no limit.
+	// MaxAttempts is how many failed attempts in a row, short-lived
+	// sessions included, end reconnecting (the Conn is then done and
+	// calls fail with ErrDisconnected); 0 means no limit.
 	MaxAttempts int
+	// StableAfter is how long a session must last, from the moment the
+	// Conn made it current, for its attempt to count as a success: one
+	// that ends sooner counts as a failed attempt. 0 means 1 s.
+	StableAfter time.Duration
 	// WaitForConnection bounds how long a call waits for a connection
 	// while the Conn is reconnecting, even when its ctx has no deadline;
 	// then it fails with an error matching ErrDisconnected. 0 means 30 s;
@@ -65,6 +95,12 @@ type ReconnectPolicy struct {
 
 // DefaultWaitForConnection is ReconnectPolicy.WaitForConnection's default.
 const DefaultWaitForConnection = 30 * time.Second
+
+// DefaultStableAfter is ReconnectPolicy.StableAfter's default: longer
+// than the setup of a connection takes on a loaded host, much shorter
+// than the time between two legitimate disconnects (a dbus-daemon
+// restart, a daemon-reexec).
+const DefaultStableAfter = time.Second
 
 // WithReconnect makes the Conn reconnect after its connection is lost,
 // under policy p (see ReconnectPolicy).
@@ -81,6 +117,9 @@ func WithReconnect(p ReconnectPolicy) Option {
 	if p.AttemptTimeout <= 0 {
 		p.AttemptTimeout = 10 * time.Second
 	}
+	if p.StableAfter <= 0 {
+		p.StableAfter = DefaultStableAfter
+	}
 	if p.WaitForConnection == 0 {
 		p.WaitForConnection = DefaultWaitForConnection
 	}
@@ -88,33 +127,51 @@ func WithReconnect(p ReconnectPolicy) Option {
 }
 
 // redial makes new connections until one is set up, and returns its
-// session; nil when the Conn is closed or the policy gives up. The first
-// attempt is made at once: a bus restart or a re-execution is usually
-// over by then, or the next address in the list answers.
-func (c *Conn) redial() *session {
+// session; nil when the Conn is closed or the policy gives up. failed is
+// the number of attempts that failed in a row before it is called (the
+// supervisor counts a short-lived session as one); redial adds the
+// connections it could not set up. With no failure, the first attempt is
+// made at once; after n, it waits backoff(n) first, and gives up instead
+// when n reached MaxAttempts (see ReconnectPolicy).
+func (c *Conn) redial(failed *int) *session {
 	p := c.cfg.reconnect
-	delay := p.MinDelay
-	for attempt := 1; ; attempt++ {
+	for {
+		if *failed > 0 {
+			if p.MaxAttempts > 0 && *failed >= p.MaxAttempts {
+				return nil
+			}
+			t := time.NewTimer(jitter(p.backoff(*failed)))
+			select {
+			case <-t.C:
+			case <-c.stop.Done():
+				t.Stop()
+				return nil
+			}
+		}
 		ctx, cancelAttempt := context.WithTimeout(c.stop, p.AttemptTimeout)
 		s, err := c.open(ctx)
 		cancelAttempt()
 		if err == nil {
 			return s
 		}
-		if c.stop.Err() != nil || p.MaxAttempts > 0 && attempt >= p.MaxAttempts {
+		if c.stop.Err() != nil {
 			return nil
 		}
-		t := time.NewTimer(jitter(delay))
-		select {
-		case <-t.C:
-		case <-c.stop.Done():
-			t.Stop()
-			return nil
-		}
-		if delay *= 2; delay > p.MaxDelay {
-			delay = p.MaxDelay
-		}
+		*failed++
 	}
+}
+
+// backoff is the delay before the next attempt after failed attempts in a
+// row (failed >= 1): MinDelay doubled failed-1 times, at most MaxDelay.
+func (p *ReconnectPolicy) backoff(failed int) time.Duration {
+	d := p.MinDelay
+	for i := 1; i < failed; i++ {
+		if d >= p.MaxDelay/2 {
+			return p.MaxDelay
+		}
+		d *= 2
+	}
+	return min(d, p.MaxDelay)
 }
 
 // jitter spreads d by ±50%, so that many clients do not redial at once.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -162,8 +163,8 @@ func TestReconnectGivesUp(t *testing.T) {
 		t.Errorf("call after giving up = %v, want ErrDisconnected", err)
 	}
 
-	// The first attempt after a disconnect is made at once; with the
-	// manager gone it fails, and the next is an hour away.
+	// The Conn's only session was short-lived (it lasted less than
+	// StableAfter): that attempt failed, and the next is an hour away.
 	gone := func() *sdbus.Conn {
 		s, err := fakebus.Start()
 		if err != nil {
@@ -392,5 +393,131 @@ func TestFallbackToPrivateSocketAndBack(t *testing.T) {
 	_, err = sdbus.Connect(ctx, "fakebus:bus", bus, sdbus.WithFallback("unix:path=/nonexistent/sdbus-private", true))
 	if err == nil || !strings.Contains(err.Error(), "the bus is down") || !strings.Contains(err.Error(), "/nonexistent/sdbus-private") {
 		t.Errorf("Connect with nothing answering: %v; want the bus's and the fallback's failures", err)
+	}
+}
+
+// countingDialer dials the fake's bus and counts the connections. While
+// refuse is set, it hands out a stream whose other end is closed: a bus
+// that accepts a client and drops it at once.
+type countingDialer struct {
+	s      *fakebus.Server
+	dials  atomic.Int64
+	refuse atomic.Bool
+}
+
+func (d *countingDialer) dial(context.Context) (io.ReadWriteCloser, error) {
+	d.dials.Add(1)
+	if d.refuse.Load() {
+		client, server := net.Pipe()
+		server.Close()
+		return client, nil
+	}
+	return d.s.Pipe(), nil
+}
+
+// awaitDone waits until c is done, or fails t when it is not within ten
+// seconds.
+func (d *countingDialer) awaitDone(t *testing.T, c *sdbus.Conn) {
+	t.Helper()
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the Conn never gave up: %d connections in 10 s", d.dials.Load())
+	}
+}
+
+// A bus that drops every new connection right after its setup, or after
+// one of its setup steps, makes a reconnecting Conn back off across those
+// short-lived sessions and give up after MaxAttempts attempts in a row,
+// its first connection included (every session here is short-lived:
+// StableAfter is an hour), with ErrDisconnected. Without that, a session
+// that could be set up counted as a success, and the Conn redialed as fast
+// as the bus dropped it, forever: 175 to 816 connections a second after
+// GetNameOwner or Subscribe, with MinDelay 200 ms and MaxAttempts 3.
+func TestReconnectBacksOffShortLivedSessions(t *testing.T) {
+	for _, fault := range []string{"accept and drop", "Hello", "AddMatch", "GetNameOwner", "Subscribe"} {
+		fault := fault
+		t.Run(fault, func(t *testing.T) {
+			leakCheck(t)
+			ctx := testCtx(t)
+			s := fakebus.New(t)
+			d := &countingDialer{s: s}
+			const maxAttempts = 4
+			c, err := sdbus.Connect(ctx, "fakebus:bus", sdbus.WithDialer(d.dial), sdbus.WithReconnect(sdbus.ReconnectPolicy{
+				MinDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, StableAfter: time.Hour, MaxAttempts: maxAttempts}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if fault == "accept and drop" {
+				d.refuse.Store(true)
+			} else {
+				s.DropAfterReply(fault, 1<<20)
+			}
+			if fault == "Subscribe" {
+				// A watch subscribes on each new connection.
+				go func() {
+					for {
+						select {
+						case <-c.Done():
+							return
+						case <-ctx.Done():
+							return
+						default:
+						}
+						if ch, err := c.WatchUnit(ctx, "-.slice"); err == nil {
+							for range ch {
+							}
+						}
+					}
+				}()
+			}
+			s.DropConnections()
+			d.awaitDone(t, c)
+			if n := d.dials.Load(); n != maxAttempts {
+				t.Errorf("%d connections, want MaxAttempts = %d", n, maxAttempts)
+			}
+			if _, err := c.GetUnit(ctx, "-.slice"); !errors.Is(err, sdbus.ErrDisconnected) {
+				t.Errorf("call after giving up = %v, want ErrDisconnected", err)
+			}
+		})
+	}
+}
+
+// A stable session resets the count: after each one, the first redial is
+// made at once (MinDelay is an hour, so a call that goes through proves
+// it), however many of them end, MaxAttempts or more.
+func TestReconnectAfterStableSessionIsImmediate(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	d := &countingDialer{s: s}
+	const stable = time.Millisecond
+	c, err := sdbus.Connect(ctx, "fakebus:bus", sdbus.WithDialer(d.dial), sdbus.WithReconnect(sdbus.ReconnectPolicy{
+		MinDelay: time.Hour, StableAfter: stable, MaxAttempts: 2, WaitForConnection: -1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const drops = 5
+	for i := 0; i < drops; i++ {
+		time.Sleep(10 * stable) // the session is stable now
+		s.DropConnections()
+		var err error
+		waitFor(t, func() bool {
+			_, err = c.GetUnit(ctx, "-.slice")
+			return err == nil || !errors.Is(err, sdbus.ErrDisconnected)
+		})
+		if err != nil {
+			t.Fatalf("drop %d: %v", i+1, err)
+		}
+	}
+	select {
+	case <-c.Done():
+		t.Fatal("the Conn gave up after stable sessions")
+	default:
+	}
+	if n := d.dials.Load(); n != 1+drops {
+		t.Errorf("%d connections, want %d: one per stable session", n, 1+drops)
 	}
 }

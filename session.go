@@ -28,16 +28,24 @@ import (
 // The transitions, and who may trigger each:
 //
 //	dialing   -> (dropped)  open fails: the connection is closed, nothing
-//	                        else saw the session (Connect, the supervisor)
+//	                        else saw the session (Connect, the supervisor);
+//	                        a failed attempt
 //	dialing   -> set up     open succeeds (Connect, the supervisor)
 //	set up    -> installed  install: Connect for the first session, the
-//	                        supervisor for later ones; refused after Close
+//	                        supervisor for later ones; refused after Close;
+//	                        install notes the time (s.installed)
 //	any       -> ended      end: godbus's Terminate when the connection
 //	                        closes (EOF, an error, Close), or Close itself;
 //	                        it runs once, whether or not the session was
 //	                        installed yet ("drops between setup and
-//	                        install" ends a session that is not current)
+//	                        install" ends a session that is not current),
+//	                        and notes the time (s.endedAt)
 //	ended     -> replaced   the supervisor installs the next session
+//
+// A session is stable when it ended ReconnectPolicy.StableAfter or more
+// after it was installed; one that ended sooner, or before it was
+// installed, is short-lived, and its attempt counts as failed (see
+// ReconnectPolicy for the rule and the reasons).
 //
 // The reactions to "ended", all in session.end, once:
 //
@@ -49,11 +57,15 @@ import (
 //     then closes its channel.
 //   - the supervisor: s.ended is closed. The supervisor is the only
 //     goroutine that dials, installs, and marks the Conn done. It waits for
-//     the current session's end (so a session that ended before it was
-//     installed is redialed at once after installing it); then, without
-//     WithReconnect, it marks the Conn done; with it, it redials (the first
-//     attempt at once, later ones with backoff) and installs the result,
-//     or marks the Conn done when the policy gives up. Close stops it.
+//     the current session's end (a session that ended before it was
+//     installed is seen at once after installing it); then, without
+//     WithReconnect, it marks the Conn done; with it, it counts the
+//     attempts that failed in a row: a stable session resets the count to
+//     0, a short-lived one adds 1, and so does every connection redial
+//     cannot set up. With 0 it redials at once; with n it waits the
+//     backoff for n first (MinDelay doubled n-1 times, at most MaxDelay),
+//     or marks the Conn done when n reached MaxAttempts. It installs what
+//     redial set up. Close stops it.
 //
 // While no installed session is alive, calls wait for the next one (see
 // Conn.current), bounded by their ctx and ReconnectPolicy.WaitForConnection.
@@ -70,6 +82,12 @@ type session struct {
 	// ended is closed by end, once.
 	ended   chan struct{}
 	endOnce sync.Once
+	// installed is when install made the session current (zero if it
+	// never did); endedAt is when end ran. Each is written once, before
+	// the supervisor reads it: installed by install, which runs before
+	// the supervisor starts or on it; endedAt by end, before ended is
+	// closed.
+	installed, endedAt time.Time
 
 	// mu guards owner, ownerSeq and held. It is held only to read or
 	// update them, never across a call or a channel operation.
@@ -113,6 +131,7 @@ func (s *session) alive() bool { return s.bus.Context().Err() == nil }
 // once, whoever calls it first.
 func (s *session) end() {
 	s.endOnce.Do(func() {
+		s.endedAt = time.Now()
 		cause := s.c.goneErr()
 		s.jobs.fail(cause)
 		s.watches.fail(cause)
@@ -121,6 +140,13 @@ func (s *session) end() {
 		s.mu.Unlock()
 		close(s.ended)
 	})
+}
+
+// stable reports whether the session, which has ended, lasted
+// ReconnectPolicy.StableAfter from its install on (see the state machine
+// above). A session that ended before it was installed is not stable.
+func (s *session) stable(after time.Duration) bool {
+	return !s.installed.IsZero() && s.endedAt.Sub(s.installed) >= after
 }
 
 // isEnded reports whether end has run.
@@ -137,6 +163,9 @@ func (s *session) isEnded() bool {
 // on: it is the only goroutine that redials, installs sessions and marks
 // the Conn done (see the state machine above).
 func (c *Conn) supervise(s *session) {
+	// failed counts the attempts that failed in a row: connections that
+	// could not be set up, and short-lived sessions.
+	failed := 0
 	for {
 		select {
 		case <-s.ended:
@@ -147,7 +176,12 @@ func (c *Conn) supervise(s *session) {
 			c.markDone()
 			return
 		}
-		next := c.redial()
+		if s.stable(c.cfg.reconnect.StableAfter) {
+			failed = 0
+		} else {
+			failed++
+		}
+		next := c.redial(&failed)
 		if next == nil {
 			c.markDone() // closed, or the policy gave up
 			return
@@ -171,6 +205,7 @@ func (c *Conn) install(s *session) bool {
 		s.end()
 		return false
 	}
+	s.installed = time.Now()
 	c.sess.Store(s)
 	c.gen++
 	c.versionOK, c.features, c.absent = false, nil, nil

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
@@ -304,5 +306,56 @@ func TestCheckWireAllocatesNothingForValidArgs(t *testing.T) {
 		}
 	}); n > 0 {
 		t.Errorf("checkWire allocates %v times per call on valid arguments, want 0", n)
+	}
+}
+
+// The backoff after n failed attempts in a row: MinDelay doubled n-1
+// times, at most MaxDelay, without overflow.
+func TestReconnectBackoff(t *testing.T) {
+	p := ReconnectPolicy{MinDelay: 100 * time.Millisecond, MaxDelay: time.Second}
+	huge := ReconnectPolicy{MinDelay: time.Hour, MaxDelay: math.MaxInt64}
+	for _, tc := range []struct {
+		p      ReconnectPolicy
+		failed int
+		want   time.Duration
+	}{
+		{p, 1, 100 * time.Millisecond},
+		{p, 2, 200 * time.Millisecond},
+		{p, 3, 400 * time.Millisecond},
+		{p, 4, 800 * time.Millisecond},
+		{p, 5, time.Second},
+		{p, 1000, time.Second},
+		{huge, 2, 2 * time.Hour},
+		{huge, 1000, math.MaxInt64},
+	} {
+		t.Run(fmt.Sprintf("%v..%v/%d", tc.p.MinDelay, tc.p.MaxDelay, tc.failed), func(t *testing.T) {
+			if got := tc.p.backoff(tc.failed); got != tc.want {
+				t.Errorf("backoff(%d) = %v, want %v", tc.failed, got, tc.want)
+			}
+		})
+	}
+}
+
+// A session is stable when it ended StableAfter or more after it was
+// installed; one that ended sooner, or was never installed, is not.
+func TestSessionStable(t *testing.T) {
+	at := time.Now()
+	for _, tc := range []struct {
+		name             string
+		installed, ended time.Time
+		want             bool
+	}{
+		{"lasted StableAfter", at, at.Add(time.Second), true},
+		{"lasted longer", at, at.Add(time.Hour), true},
+		{"ended sooner", at, at.Add(time.Second - 1), false},
+		{"ended before install", at, at.Add(-time.Millisecond), false},
+		{"never installed", time.Time{}, at, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &session{installed: tc.installed, endedAt: tc.ended}
+			if got := s.stable(time.Second); got != tc.want {
+				t.Errorf("stable = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -80,9 +80,12 @@ const (
 	Existed
 )
 
-// String returns the outcome's name.
+// String returns the outcome's name; the zero Outcome, which comes with
+// an error, is "none".
 func (o Outcome) String() string {
 	switch o {
+	case 0:
+		return "none"
 	case Created:
 		return "created"
 	case Recreated:
@@ -109,7 +112,9 @@ const cleanupTimeout = 5 * time.Second
 //     failed unit does not keep its name;
 //   - when the start job does not succeed, or ctx ends while waiting, the
 //     job is canceled if still queued and the unit's failed state reset,
-//     so that the name is free for the next attempt; the error is the
+//     so that the name is free for the next attempt; the error says what
+//     was done ("sdbus: EnsureTransientUnit run-x.scope: start job
+//     canceled, name freed: context deadline exceeded") and wraps the
 //     *JobError or the ctx error;
 //   - an existing unit is never silently accepted while placing PIDs.
 //
@@ -178,10 +183,22 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 		if lostConnection(err) {
 			return c.ensureAfterDisconnect(ctx, name, outcome, job, err)
 		}
-		c.cleanUpFailedStart(job, name)
-		return 0, err
+		return 0, c.failedStart(op, name, job, err)
 	}
 	return outcome, nil
+}
+
+// failedStart cleans up after a start job that did not succeed, or whose
+// wait ended with the caller's ctx, and returns the error of the public
+// call op: what was done about the job and the name, wrapping the cause
+// (the *JobError, or the ctx error).
+func (c *Conn) failedStart(op, name string, job *Job, werr error) error {
+	cause := werr
+	var e *Error
+	if errors.As(werr, &e) && e.Op == opWait && e.Err != nil {
+		cause = e.Err
+	}
+	return &Error{Op: op, Unit: name, Message: c.cleanUpFailedStart(job, name), Err: cause}
 }
 
 // lostConnection reports whether a Wait ended because the connection did,
@@ -210,8 +227,7 @@ func (c *Conn) ensureAfterDisconnect(ctx context.Context, name string, outcome O
 			continue
 		}
 		if err != nil {
-			c.cleanUpFailedStart(job, name)
-			return 0, err
+			return 0, &Error{Op: op, Unit: name, Message: c.cleanUpFailedStart(job, name), Err: err}
 		}
 		if r.Job != nil && r.Job.ID() == job.ID() {
 			// The start job is still queued: wait for it here.
@@ -221,16 +237,15 @@ func (c *Conn) ensureAfterDisconnect(ctx context.Context, name string, outcome O
 			if lostConnection(werr) {
 				continue
 			}
-			c.cleanUpFailedStart(job, name)
-			return 0, werr
+			return 0, c.failedStart(op, name, job, werr)
 		}
 		// The start job ended while the connection was down.
 		switch {
 		case r.Loaded && (r.State.ActiveState == StateActive || r.State.ActiveState == StateReloading):
 			return outcome, nil
 		case r.Loaded && r.State.ActiveState == StateFailed:
-			c.cleanUpFailedStart(job, name)
-			return 0, &Error{Op: op, Unit: name, Message: "the start job failed while the connection was down (Result " + r.State.Result + ")", Err: ErrJobFailed}
+			done := c.cleanUpFailedStart(job, name)
+			return 0, &Error{Op: op, Unit: name, Message: "the start job failed while the connection was down (Result " + r.State.Result + "); " + done, Err: ErrJobFailed}
 		}
 		return 0, &Error{Op: op, Unit: name, Message: fmt.Sprintf("the start job ended while the connection was down and the unit is %s now", describeState(r)), Err: ErrOutcomeUnknown}
 	}
@@ -245,12 +260,40 @@ func describeState(r Reconciliation) string {
 
 // cleanUpFailedStart cancels a start job that may still be queued and
 // resets the unit's failed state, with its own time limit since the
-// caller's ctx may have ended.
-func (c *Conn) cleanUpFailedStart(job *Job, name string) {
+// caller's ctx may have ended. It returns what it did, as the error
+// message says it: "start job canceled, name freed", "start job failed,
+// name freed", or what stopped it.
+func (c *Conn) cleanUpFailedStart(job *Job, name string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	_ = job.Cancel(ctx)
-	_ = c.ResetFailedUnit(ctx, name)
+	what := "start job failed"
+	if !job.st.finished() {
+		if err := job.Cancel(ctx); err != nil {
+			return "start job not canceled (" + causeText(err) + "); it may still run"
+		}
+		r, err := job.Wait(ctx)
+		switch {
+		case r == "":
+			return "start job canceled, its end not seen (" + causeText(err) + ")"
+		case r.Succeeded():
+			return "start job finished before it could be canceled; the unit is up"
+		default:
+			what = startJobEnded(r)
+		}
+	} else if r, _ := job.st.outcome(job); r != "" {
+		what = startJobEnded(r)
+	}
+	if err := c.ResetFailedUnit(ctx, name); err != nil && !errors.Is(err, ErrNoSuchUnit) {
+		return what + ", name not freed (" + causeText(err) + ")"
+	}
+	return what + ", name freed"
+}
+
+func startJobEnded(r JobResult) string {
+	if r == JobCanceled || r == JobFailed {
+		return "start job " + string(r)
+	}
+	return "start job ended (" + string(r) + ")"
 }
 
 // DestroyUnit stops a unit, waits for the stop job with ctx and resets the
@@ -287,16 +330,37 @@ func (c *Conn) DestroyUnit(ctx context.Context, name string) error {
 	case lostConnection(werr):
 		return &Error{Op: "DestroyUnit", Unit: name, Message: "the connection was lost while the stop job ran", Err: ErrOutcomeUnknown}
 	}
+	stopped := "stop job failed"
+	if werr != nil && !job.st.finished() {
+		stopped = fmt.Sprintf("stopped waiting; stop job %d keeps running", job.ID())
+	}
 	rctx := ctx
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
 		rctx, cancel = context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
 	}
-	if err := c.ResetFailedUnit(rctx, name); err != nil && !errors.Is(err, ErrNoSuchUnit) && werr == nil {
+	err = c.ResetFailedUnit(rctx, name)
+	switch {
+	case werr == nil && err != nil && !errors.Is(err, ErrNoSuchUnit):
 		return err
+	case werr == nil:
+		return nil
+	case err != nil && !errors.Is(err, ErrNoSuchUnit):
+		return c.destroyError(name, stopped+", failed state not reset ("+causeText(err)+")", werr)
 	}
-	return werr
+	return c.destroyError(name, stopped+", failed state reset", werr)
+}
+
+// destroyError is DestroyUnit's error for a stop job that did not
+// succeed or a wait that ended with ctx: what was done, wrapping the
+// cause (the *JobError or the ctx error).
+func (c *Conn) destroyError(name, msg string, werr error) error {
+	var e *Error
+	if errors.As(werr, &e) && e.Op == opWait && e.Err != nil {
+		werr = e.Err
+	}
+	return &Error{Op: "DestroyUnit", Unit: name, Message: msg, Err: werr}
 }
 
 // placedProcesses returns the PIDs props move into the unit, and whether

@@ -3,6 +3,9 @@ package sdbus_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,5 +155,88 @@ func TestDestroyUnit(t *testing.T) {
 		if _, ok := s.Unit(name); ok {
 			t.Errorf("%s is still loaded", name)
 		}
+	}
+}
+
+// Every public call that waits names itself, the unit, and what was done
+// about the job when it gives up or the job fails.
+func TestWaitErrorsNameTheCall(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	// untilWait retries call with a longer deadline until the deadline
+	// ended the wait for the job rather than the call that queued it (a
+	// loaded machine can be slower than the first deadline).
+	untilWait := func(t *testing.T, marker string, call func(ctx context.Context, try int) error) error {
+		t.Helper()
+		for try, d := 0, 100*time.Millisecond; ; try, d = try+1, d*2 {
+			short, cancel := context.WithTimeout(ctx, d)
+			err := call(short, try)
+			cancel()
+			if err == nil || strings.Contains(err.Error(), marker) || d > 20*time.Second {
+				return err
+			}
+		}
+	}
+	if err := s.Script("held-*", fakebus.Script{Delay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	held, err := c.StartTransientUnit(ctx, "held-a.service", sdbus.ModeReplace, oneshot("/bin/true"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		call   func() error
+		want   string // the whole error, with N for ids and STATE for a unit's state
+		target error
+	}{
+		{"Job.Wait", func() error {
+			_, err := held.Wait(canceled)
+			return err
+		}, "sdbus: Job.Wait held-a.service: stopped waiting; job N keeps running (Job.Cancel stops it): context canceled", context.Canceled},
+		{"Job.WaitUnitState", func() error {
+			_, err := held.WaitUnitState(canceled, nil)
+			return err
+		}, "sdbus: Job.WaitUnitState held-a.service: stopped waiting; job N keeps running (Job.Cancel stops it): context canceled", context.Canceled},
+		{"WaitUnitState", func() error {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			_, err := c.WaitUnitState(ctx, "held-a.service", func(sdbus.UnitState) bool { cancel(); return false })
+			return err
+		}, "sdbus: WaitUnitState held-a.service: gave up waiting; the unit is STATE: context canceled", context.Canceled},
+		{"EnsureTransientUnit canceled", func() error {
+			return untilWait(t, "start job", func(ctx context.Context, try int) error {
+				_, err := c.EnsureTransientUnit(ctx, fmt.Sprintf("held-x%d.service", try), oneshot("/bin/true"), sdbus.EnsureOptions{})
+				if err != nil && strings.Contains(err.Error(), "start job") {
+					if _, ok := s.Unit(fmt.Sprintf("held-x%d.service", try)); ok {
+						t.Errorf("the name is still taken after %v", err)
+					}
+				}
+				return err
+			})
+		}, "sdbus: EnsureTransientUnit held-xN.service: start job canceled, name freed: context deadline exceeded", context.DeadlineExceeded},
+		{"EnsureTransientUnit failed", func() error {
+			_, err := c.EnsureTransientUnit(ctx, "broken.service", oneshot("/bin/false"), sdbus.EnsureOptions{})
+			return err
+		}, "sdbus: EnsureTransientUnit broken.service: start job failed, name freed: job N for broken.service: failed", sdbus.ErrJobFailed},
+		{"DestroyUnit", func() error {
+			return untilWait(t, "stop job", func(ctx context.Context, try int) error {
+				return c.DestroyUnit(ctx, "held-a.service")
+			})
+		}, "sdbus: DestroyUnit held-a.service: stopped waiting; stop job N keeps running, failed state reset: context deadline exceeded", context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			got := regexp.MustCompile(`job [0-9]+`).ReplaceAllString(fmt.Sprint(err), "job N")
+			got = regexp.MustCompile(`x[0-9]+\.`).ReplaceAllString(got, "xN.")
+			got = regexp.MustCompile(`unit is [a-z]+ \([a-z-]+\)`).ReplaceAllString(got, "unit is STATE")
+			if got != tc.want || !errors.Is(err, tc.target) {
+				t.Errorf("error (-want +got):\n%s\nmatches %v: %v", cmp.Diff(tc.want, got), tc.target, errors.Is(err, tc.target))
+			}
+		})
 	}
 }

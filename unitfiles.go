@@ -2,6 +2,7 @@ package sdbus
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"strings"
 )
@@ -37,6 +38,25 @@ const (
 	// it.
 	UnitFileForce
 )
+
+// String returns the flags' names joined by "|" ("runtime|force"), or
+// "none".
+func (f UnitFileFlag) String() string {
+	var names []string
+	if f.runtime() {
+		names = append(names, "runtime")
+	}
+	if f.force() {
+		names = append(names, "force")
+	}
+	if rest := f &^ (UnitFileRuntime | UnitFileForce); rest != 0 {
+		names = append(names, fmt.Sprintf("%#x", uint8(rest)))
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "|")
+}
 
 func (f UnitFileFlag) runtime() bool { return f&UnitFileRuntime != 0 }
 func (f UnitFileFlag) force() bool   { return f&UnitFileForce != 0 }

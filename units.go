@@ -95,11 +95,20 @@ func (c *Conn) ListUnits(ctx context.Context) ([]UnitStatus, error) {
 	return c.listUnits(ctx, "ListUnits")
 }
 
-// ListUnitsByPatterns lists loaded units whose ActiveState, LoadState or
-// SubState is in states (all when empty) and whose name matches one of the
-// glob patterns (all when empty) (Manager.ListUnitsByPatterns).
-func (c *Conn) ListUnitsByPatterns(ctx context.Context, states, patterns []string) ([]UnitStatus, error) {
-	return c.listUnits(ctx, "ListUnitsByPatterns", nonNil(states), nonNil(patterns))
+// ListUnitsByPatterns lists loaded units whose ActiveState is one of
+// states (all when empty) and whose name matches one of the glob patterns
+// (all when empty) (Manager.ListUnitsByPatterns):
+//
+//	failed, err := c.ListUnitsByPatterns(ctx, []sdbus.ActiveState{sdbus.StateFailed}, []string{"run-*.scope"})
+//
+// systemd also matches each state against LoadState and SubState; to
+// filter by those, list with no states and look at the fields.
+func (c *Conn) ListUnitsByPatterns(ctx context.Context, states []ActiveState, patterns []string) ([]UnitStatus, error) {
+	s := make([]string, len(states))
+	for i, st := range states {
+		s[i] = string(st)
+	}
+	return c.listUnits(ctx, "ListUnitsByPatterns", s, nonNil(patterns))
 }
 
 // ListUnitsByNames returns the status of the named units, loading them if
@@ -214,14 +223,12 @@ const (
 
 // KillUnit sends a signal to the unit's processes (Manager.KillUnit). With
 // KillMain or KillControl and no such process it fails with
-// ErrNoSuchProcess.
+// ErrNoSuchProcess. An empty whom is KillAll, as for systemd (247 to 262
+// take it).
 func (c *Conn) KillUnit(ctx context.Context, name string, whom KillWhom, sig syscall.Signal) error {
 	const op = "KillUnit"
 	if err := checkUnitName(op, name); err != nil {
 		return err
-	}
-	if whom == "" {
-		return invalidArg(op, name, "empty kill target")
 	}
 	if sig <= 0 || sig >= 65 {
 		return invalidArg(op, name, "signal %d out of range", int(sig))
@@ -233,7 +240,9 @@ func (c *Conn) KillUnit(ctx context.Context, name string, whom KillWhom, sig sys
 // (Manager.SetUnitProperties). With runtime true the change lasts until the
 // next reboot only. Array properties such as DeviceAllow usually append to
 // the current value. A property the manager does not know or cannot change
-// fails with ErrNotSupported; properties are validated before sending.
+// fails with ErrNotSupported (naming the D-Bus property and builder when
+// the name is a unit-file setting's, see StartTransientUnit); properties
+// are validated before sending.
 func (c *Conn) SetUnitProperties(ctx context.Context, name string, runtime bool, props ...Property) error {
 	const op = "SetUnitProperties"
 	if err := checkUnitName(op, name); err != nil {
@@ -247,9 +256,9 @@ func (c *Conn) SetUnitProperties(ctx context.Context, name string, runtime bool,
 		return err
 	}
 	// Sending it again after a lost reply would append to a list twice.
-	return c.do(ctx, op, name, !appendsToList(p), func(s *session) error {
+	return withPropertyHint(c.do(ctx, op, name, !appendsToList(p), func(s *session) error {
 		return storeCall(s.mgr.CallWithContext(ctx, managerIface+"."+op, c.flags(), name, runtime, p))
-	})
+	}))
 }
 
 // appendsToList reports whether a property sets a list that systemd
@@ -270,7 +279,8 @@ func appendsToList(props []propertyWire) bool {
 // sub-cgroup subcgroup ("" for the unit's own cgroup, otherwise an absolute
 // path such as "/container") of a unit with Delegate=yes
 // (Manager.AttachProcessesToUnit, systemd 238 and later; older managers fail
-// with ErrNotSupported).
+// with ErrNotSupported). With no PIDs it does nothing: systemd (247 to
+// 262) answers success.
 func (c *Conn) AttachProcessesToUnit(ctx context.Context, unit, subcgroup string, pids ...uint32) error {
 	const op = "AttachProcessesToUnit"
 	if err := checkUnitName(op, unit); err != nil {
@@ -279,8 +289,8 @@ func (c *Conn) AttachProcessesToUnit(ctx context.Context, unit, subcgroup string
 	if subcgroup != "" && (subcgroup[0] != '/' || path.Clean(subcgroup) != subcgroup) {
 		return invalidArg(op, unit, "sub-cgroup %q is not a clean absolute path", subcgroup)
 	}
-	if len(pids) == 0 {
-		return invalidArg(op, unit, "no PIDs")
+	if pids == nil {
+		pids = []uint32{}
 	}
 	return c.call(ctx, op, unit, []any{unit, subcgroup, pids})
 }

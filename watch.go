@@ -2,6 +2,8 @@ package sdbus
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -123,7 +125,28 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 //	st, err := c.WaitUnitState(ctx, "x.service", func(s sdbus.UnitState) bool {
 //		return s.ActiveState == sdbus.StateInactive || s.ActiveState == sdbus.StateFailed
 //	})
+//
+// Do not use it to wait for the outcome of a job you just queued: the
+// current state is the state from before the job ran. Right after
+// RestartUnit, a predicate such as "active or failed" holds at once, for
+// the old run, even when the restart then fails. Wait for the state after
+// the job with Job.WaitUnitState instead:
+//
+//	job, err := c.RestartUnit(ctx, "x.service", sdbus.ModeReplace)
+//	if err != nil {
+//		return err
+//	}
+//	st, err := job.WaitUnitState(ctx, func(s sdbus.UnitState) bool {
+//		return s.ActiveState == sdbus.StateActive || s.ActiveState == sdbus.StateFailed
+//	})
+//
+// When ctx ends first, the error matches ctx.Err() and the last state
+// seen is returned with it.
 func (c *Conn) WaitUnitState(ctx context.Context, name string, pred func(UnitState) bool) (UnitState, error) {
+	return c.waitUnitState(ctx, "WaitUnitState", name, pred)
+}
+
+func (c *Conn) waitUnitState(ctx context.Context, op, name string, pred func(UnitState) bool) (UnitState, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ch, err := c.WatchUnit(ctx, name)
@@ -131,16 +154,65 @@ func (c *Conn) WaitUnitState(ctx context.Context, name string, pred func(UnitSta
 		return UnitState{}, err
 	}
 	var last UnitState
+	seen := false
 	for st := range ch {
-		if pred(st) {
+		if pred == nil || pred(st) {
 			return st, nil
 		}
-		last = st
+		last, seen = st, true
+	}
+	msg := "no state read"
+	if seen {
+		msg = fmt.Sprintf("gave up waiting; the unit is %s (%s)", last.ActiveState, last.SubState)
 	}
 	if err := ctx.Err(); err != nil {
-		return last, &Error{Op: "WaitUnitState", Unit: name, Err: err}
+		return last, &Error{Op: op, Unit: name, Message: msg, Err: err}
 	}
-	return last, &Error{Op: "WaitUnitState", Unit: name, Err: c.goneErr()}
+	return last, &Error{Op: op, Unit: name, Message: msg, Err: c.goneErr()}
+}
+
+// WaitUnitState waits for the job to end, then until its unit's state
+// satisfies pred, and returns that state. Only states read after the
+// job's JobRemoved arrived count: never the state the unit had before the
+// job ran (see Conn.WaitUnitState for that race). A nil pred takes the
+// first state after the job.
+//
+// When the job does not succeed, the unit's state after it is returned
+// (pred is not consulted) with an error that wraps the *JobError and
+// matches ErrJobFailed. A job that succeeded says only that the unit got
+// there: a service can fail a moment after its start job is done (a
+// Type=simple service whose program exits at once), which is what pred is
+// for ("active and running, or failed").
+//
+// When ctx ends first, the error matches ctx.Err() and says whether the
+// job was still running (it is left to run; Job.Cancel stops it); when
+// the connection ends, ErrDisconnected or ErrClosed.
+func (j *Job) WaitUnitState(ctx context.Context, pred func(UnitState) bool) (UnitState, error) {
+	const op = "Job.WaitUnitState"
+	if !j.valid() {
+		return UnitState{}, errNoJob(op)
+	}
+	_, werr := j.Wait(ctx)
+	var jobErr *JobError
+	switch {
+	case errors.As(werr, &jobErr):
+		pred = nil
+	case werr != nil:
+		var e *Error
+		if errors.As(werr, &e) {
+			return UnitState{}, &Error{Op: op, Unit: j.unit, Message: e.Message, Err: e.Err}
+		}
+		return UnitState{}, &Error{Op: op, Unit: j.unit, Err: werr}
+	}
+	st, err := j.c.waitUnitState(ctx, op, j.unit, pred)
+	var e *Error
+	if err != nil && errors.As(err, &e) && e.Op == op {
+		e.Message = fmt.Sprintf("job %d ended (%s); %s", j.id, j.st.result, e.Message)
+	}
+	if err != nil || jobErr == nil {
+		return st, err
+	}
+	return st, &Error{Op: op, Unit: j.unit, Message: fmt.Sprintf("the unit is %s (%s) after the job", st.ActiveState, st.SubState), Err: jobErr}
 }
 
 // snapshot reads the current state into w, recording the reply sequences

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -213,4 +215,116 @@ func TestSubscribedOnlyWhileWatching(t *testing.T) {
 	if n := calls.count("Subscribe"); n != 2 {
 		t.Errorf("%d Subscribe calls after a new watch, want 2", n)
 	}
+}
+
+// WaitUnitState right after RestartUnit sees the state from before the
+// restart; Job.WaitUnitState sees only the state after the job, and a
+// restart that fails is reported as failed.
+func TestJobWaitUnitState(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	const name = "restartfail.service"
+	props := append(oneshot("/bin/true"), sdbus.PropRemainAfterExit(true))
+	j, err := c.StartTransientUnit(ctx, name, sdbus.ModeReplace, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The restart stays queued until the test ends it.
+	if err := s.Script(name, fakebus.Script{Delay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	restart, err := c.RestartUnit(ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settled := func(s sdbus.UnitState) bool {
+		return s.ActiveState == sdbus.StateActive || s.ActiveState == sdbus.StateFailed
+	}
+	// The race WaitUnitState's documentation warns about.
+	stale, err := c.WaitUnitState(ctx, name, settled)
+	if err != nil || stale.ActiveState != sdbus.StateActive || stale.JobID != restart.ID() {
+		t.Fatalf("WaitUnitState right after RestartUnit = %+v, %v; want the old active state with the restart queued", stale, err)
+	}
+	type result struct {
+		st  sdbus.UnitState
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := restart.WaitUnitState(ctx, settled)
+		done <- result{st, err}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("Job.WaitUnitState returned before the job ended: %+v, %v", r.st, r.err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	if !s.FinishJob(restart.ID(), sdbus.JobFailed) {
+		t.Fatal("the restart job is gone")
+	}
+	r := <-done
+	var jobErr *sdbus.JobError
+	if r.st.ActiveState != sdbus.StateFailed || !errors.As(r.err, &jobErr) || jobErr.Result != sdbus.JobFailed {
+		t.Fatalf("Job.WaitUnitState of the failed restart = %+v, %v; want failed with the *JobError", r.st, r.err)
+	}
+	if want := "sdbus: Job.WaitUnitState restartfail.service: the unit is failed (failed) after the job: job"; !strings.HasPrefix(r.err.Error(), want) {
+		t.Errorf("error %q, want prefix %q", r.err, want)
+	}
+
+	// A restart that succeeds: the state after the job, with no job queued.
+	s.ClearScripts()
+	if err := c.ResetFailedUnit(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	if j, err = c.StartTransientUnit(ctx, name, sdbus.ModeReplace, props); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	restart, err = c.RestartUnit(ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := restart.WaitUnitState(ctx, settled)
+	if err != nil || st.ActiveState != sdbus.StateActive || st.JobID != 0 {
+		t.Fatalf("Job.WaitUnitState of a good restart = %+v, %v", st, err)
+	}
+	if _, err := (*sdbus.Job)(nil).WaitUnitState(ctx, nil); !errors.Is(err, sdbus.ErrInvalidArgs) {
+		t.Errorf("nil Job: %v", err)
+	}
+}
+
+func ExampleJob_WaitUnitState() {
+	// A fake systemd; on a real system: c, err := sdbus.ConnectSystem(ctx).
+	srv, err := fakebus.Start()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := srv.Dial(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	job, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
+		sdbus.PropExecStart([]string{"/bin/sleep", "0.05"}, false),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Only states after the start job count: not the inactive state the
+	// unit had before it ran.
+	st, err := job.WaitUnitState(ctx, func(s sdbus.UnitState) bool {
+		return s.ActiveState == sdbus.StateInactive || s.ActiveState == sdbus.StateFailed
+	})
+	fmt.Println(st.ActiveState, st.Result, err)
+	// Output: inactive success <nil>
 }

@@ -38,7 +38,7 @@ func badCalls() []struct {
 			return list(c.ListUnitsByPatterns(ctx, nil, []string{"*.slice", "\xff*"}))
 		}},
 		{"ListUnitsByPatterns state", "states[0]", func(ctx context.Context, c *sdbus.Conn) error {
-			return list(c.ListUnitsByPatterns(ctx, []string{"act\x00ive"}, nil))
+			return list(c.ListUnitsByPatterns(ctx, []sdbus.ActiveState{"act\x00ive"}, nil))
 		}},
 		{"AttachProcessesToUnit sub-cgroup", "subcgroup", func(ctx context.Context, c *sdbus.Conn) error {
 			return c.AttachProcessesToUnit(ctx, "bad.scope", "/a\x00b", 1)
@@ -157,7 +157,7 @@ func stringCalls() []func(ctx context.Context, c *sdbus.Conn, s string) error {
 				sdbus.AuxUnit{Name: s, Properties: sliceProps()}))
 		},
 		func(ctx context.Context, c *sdbus.Conn, s string) error {
-			return list(c.ListUnitsByPatterns(ctx, []string{s}, []string{s}))
+			return list(c.ListUnitsByPatterns(ctx, []sdbus.ActiveState{sdbus.ActiveState(s)}, []string{s}))
 		},
 		func(ctx context.Context, c *sdbus.Conn, s string) error {
 			return list(c.ListUnitsByNames(ctx, []string{s}))

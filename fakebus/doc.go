@@ -12,10 +12,18 @@
 // the caller's).
 //
 //	func TestX(t *testing.T) {
-//		s := fakebus.New(t)     // closed by t.Cleanup
-//		c := s.Conn(t)          // *sdbus.Conn over an in-process socket pair
-//		raw := s.RawConn(t)     // or a godbus *dbus.Conn, Hello said
-//		...
+//		s := fakebus.New(t) // closed by t.Cleanup
+//		c := s.Conn(t)      // a *sdbus.Conn over an in-process socket pair
+//		if _, err := c.ListUnits(context.Background()); err != nil {
+//			t.Fatal(err)
+//		}
+//		raw := s.RawConn(t) // or a godbus *dbus.Conn, Hello said
+//		v, err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").
+//			GetProperty("org.freedesktop.systemd1.Manager.Version")
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		t.Log(v) // "252.38-1~deb12u1"
 //	}
 //
 // TestUsingFakebusNew in usage_test.go is a complete test written this
@@ -356,6 +364,104 @@
 //     instance in that gap, as clients of systemd 262 observe.
 //   - Clients counts the connections the fake serves, so that a test can
 //     wait until the fake has forgotten a closed one.
+//
+// # Limits
+//
+// The fake's bus bounds what its clients can make it hold, as
+// dbus-daemon's <limit> settings do, so that a buggy or hostile client
+// cannot take it, or the machine, down: a client that passes a limit is
+// disconnected, alone, with a NoteLimit (WithNotes); every other client
+// carries on. WithLimits changes them; the defaults (dbus-daemon's for
+// comparison):
+//
+//   - Input: a connection's read buffer grows with the bytes that arrived,
+//     never with the length a message announces. MaxMessageSize 8 MiB per
+//     message (32 MiB), refused at its first 16 bytes; MaxIncomingBytes 64
+//     MiB per connection (127 MiB), counting the bytes read, the message
+//     being handled and its decoded values; MaxTotalIncomingBytes 128 MiB
+//     for all connections, passing which closes the connection holding the
+//     most; DecodeRatio 16, the bytes of memory a message's decoded values
+//     may take per byte of the message.
+//   - Output: MaxOutgoingBytes 32 MiB waiting for one connection (127 MiB):
+//     a client that does not read is disconnected instead of its queue
+//     growing; MaxTotalOutgoingBytes 128 MiB for all, passing which closes
+//     the connection with the longest queue.
+//   - Connections: AuthTimeout 10 s to authenticate (30 s);
+//     MaxIncompleteConnections 64 authenticating at once, one more closing
+//     the oldest (64); MaxConnections 512 authenticated (2048).
+//
+// With the defaults the bus holds at most the two totals plus 384 KiB per
+// connection, 448 MiB in all, whatever clients send or announce (what the
+// manager keeps of their calls aside).
+//
+// # The D-Bus surface
+//
+// Each D-Bus interface is one table (vtable.go), as sd-bus's vtables are
+// in systemd: each method with its signatures and argument names, each
+// signal. The tables drive the dispatch (one dispatcher, dbus.go), the
+// release gating (a Manager method the played release lacks answers
+// UnknownMethod; sdversions.Methods), the signature check (InvalidArgs,
+// "Invalid arguments 'i' to call org.freedesktop.systemd1.Manager.GetUnit(),
+// expecting 's'.", as sd-bus words it) and Introspect, whose methods,
+// arguments, annotations and signals equal the captured releases'
+// (internal/sdversions/data; TestIntrospectCapturedMethods) for the
+// manager, units and jobs; it lists child nodes (busctl tree). The methods
+// of unit objects (org.freedesktop.systemd1.Unit.Start, Stop, Kill,
+// EnqueueJob, SetProperties, ...; Service, Scope, Slice, Socket, Mount and
+// Swap's GetProcesses, AttachProcesses, RemoveSubgroup, Abandon, ...) and of
+// job objects (Job.Cancel, GetAfter, GetBefore) are answered as the
+// Manager method each stands for (StartUnit, KillUnit, CancelJob, ...).
+// Properties.GetAll with the empty interface name answers all the
+// object's interfaces. The manager answers every property the captured
+// release nearest the played one has (sdversions.CapturedManager): those
+// it models with its own values, the others as measured, or, where the
+// value varies (timestamps, counts, what the host decides), with systemd's
+// "never" value (zero, empty). Unit and job objects answer only the
+// properties the model knows: many of a release's are missing from Get,
+// GetAll and Introspect (internal/sdversions/cmd/fakediff gives the
+// figures).
+//
+// # Where each thing lives
+//
+// The files follow systemd's src/core: dbus_X.go answers dbus-X.c, a file
+// named after a concept answers that concept's .c.
+//
+//   - dbus.go: the one entry point (HandleCall), the object → interfaces
+//     map, error replies, signal sending and subscriptions.
+//   - vtable.go: the table types, the signature check, release gating, and
+//     the routing of unit and job methods to the Manager's handlers.
+//   - dbus_introspect.go: org.freedesktop.DBus.Introspectable.
+//   - dbus_properties.go: org.freedesktop.DBus.Properties (Get, GetAll,
+//     GetAll(""), Set) and which properties each object has.
+//   - dbus_manager.go: org.freedesktop.systemd1.Manager: its table, its
+//     handlers (GetUnit, LoadUnit, the job methods, KillUnit,
+//     SetUnitProperties, ListUnits, Subscribe, Reload, Dump, CleanUnit, the
+//     dynamic users, the environment, the power methods, the methods only
+//     some releases have) and its properties.
+//   - dbus_manager_unitfiles.go: the Manager's unit-file methods (Enable,
+//     Disable, Link, Mask, Preset, Revert, AddDependency, GetUnitFileState,
+//     ListUnitFiles, ...).
+//   - dbus_unit.go: org.freedesktop.systemd1.Unit (its table and
+//     properties) and the control-group methods every type shares.
+//   - dbus_service.go, dbus_scope.go: the Service and Scope tables;
+//     dbus_unit_type.go: the other types' tables and every type's
+//     properties; dbus_job.go: org.freedesktop.systemd1.Job.
+//   - dbus_unit_set.go: the properties SetUnitProperties and
+//     StartTransientUnit accept, and their checks.
+//   - The model, under the manager's one lock: manager.go (the manager,
+//     its lock's rule, daemon-reload, lookups, the environment), runqueue.go
+//     (PID 1's one thing at a time), unit.go (states, loading, garbage
+//     collection, start, stop, reset-failed, freeze, clean), job.go (jobs,
+//     their end and signals), transaction.go (checks, requirements,
+//     conflicts, propagation, merging), service.go, exec.go, condition.go,
+//     cgroup.go, kill.go, transient.go, aliases.go, dynamicusers.go,
+//     dump.go, reexec.go.
+//   - Unit files on disk: install.go (the unit directories, enable,
+//     disable, presets, masks, links, revert), load_fragment.go (parsing).
+//   - server.go: Server, New, Start, options, connections; control.go: the
+//     test-side controls (AddUnitFile, Unit, Jobs, FinishJob, ...);
+//     script.go, scriptcheck.go: scripted job results; notes.go: notes;
+//     release.go: the played release.
 //
 // # What it does not model
 //

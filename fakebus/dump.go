@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"path"
 	"strings"
-
-	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
 
 // The Manager's dumps (systemd-analyze dump): Dump and
@@ -14,33 +12,6 @@ import (
 // ByFileDescriptor variants answer a memfd, which the fake's bus cannot
 // pass (busd refuses NEGOTIATE_UNIX_FD), so they answer as systemd does
 // to a client that cannot take file descriptors: not at all.
-
-// dumpCallLocked answers the methods of this file; ok is false for other
-// members. (nil, true, nil) means no reply.
-func (m *manager) dumpCallLocked(c *busd.Call) (out []any, ok bool, err error) {
-	sig, ok := map[string]string{
-		"Dump": "", "DumpUnitsMatchingPatterns": "as",
-		"DumpByFileDescriptor": "", "DumpUnitsMatchingPatternsByFileDescriptor": "as",
-	}[c.Member]
-	if !ok {
-		return nil, false, nil
-	}
-	if err := args(c, sig); err != nil {
-		return nil, true, err
-	}
-	switch c.Member {
-	case "Dump":
-		return []any{m.dumpLocked(nil)}, true, nil
-	case "DumpUnitsMatchingPatterns":
-		return []any{m.dumpLocked(c.Body[0].([]string))}, true, nil
-	}
-	// systemd replies with a memfd (type h). Its reply to a connection
-	// that did not negotiate unix fds never arrives: dbus-daemon refuses
-	// to forward it, sd-bus on the private socket cannot build it
-	// (measured on 247, 252 and 262: no reply, the client's timeout
-	// ends the call). No connection to the fake passes fds.
-	return nil, true, nil
-}
 
 // dumpLocked is Manager.Dump, or DumpUnitsMatchingPatterns with
 // patterns: one block per loaded unit, in the style of systemd-analyze

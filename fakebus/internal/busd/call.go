@@ -36,7 +36,7 @@ func (c *Call) MoreInput() bool { return c.Peer.MoreInput() }
 // MoreInput reports whether p has input waiting, read and not yet routed
 // or still in the kernel's socket buffer. Only code running on p's reader
 // goroutine may ask: HandleCall, and Config.InputDrained.
-func (p *Peer) MoreInput() bool { return p.br.Buffered() > 0 || p.kernelInput() }
+func (p *Peer) MoreInput() bool { return p.in.Buffered() > 0 || p.kernelInput() }
 
 // Destination returns the DESTINATION the caller used: the service's
 // well-known or unique name in BusMode, often "" in PeerMode.

@@ -138,7 +138,11 @@ func testUnitReads(t *testing.T, e *env) {
 func testRuncInputs(t *testing.T, e *env) {
 	name := e.unit("runc", "slice")
 	cleanup(t, e, name)
-	quota, perSec := sdbus.PropCPUQuota(10000, 333333)
+	quota := sdbus.PropCPUQuota(10000, 333333)
+	perSec, err := sdbus.CPUQuotaPerSec(10000, 333333)
+	if err != nil {
+		t.Fatal(err)
+	}
 	null := sdbus.DeviceRule{Specifier: "/dev/null", Access: "rw"}
 	zero := sdbus.DeviceRule{Specifier: "/dev/zero", Access: "r"}
 	props := append(sliceProps(), quota, sdbus.PropAllowedCPUs(" ,0, "), sdbus.PropDeviceAllow(null))

@@ -118,6 +118,7 @@ var cases = []suiteCase{
 	{name: "FeatureProbes", run: testFeatureProbes},
 	{name: "ReadablesByVersion", run: testReadablesByVersion},
 	{name: "ManagerMethodsByVersion", run: testMethodsByVersion},
+	{name: "GetAllEmptyInterface", run: testGetAllEmptyInterface},
 	{name: "FreezeThaw", run: testFreezeThaw},
 	{name: "ReloadAndReexecUnderManyJobs", run: testReloadReexecMany},
 	{name: "ForgedJobRemovedFromAnotherClient", run: testForgedFromClient},
@@ -175,9 +176,11 @@ var cases = []suiteCase{
 	{name: "JobOfNoUnit", run: testJobOfNoUnit},
 	{name: "KillUnitSubgroup", run: testKillUnitSubgroup},
 	{name: "RemoveSubgroupFromUnit", run: testRemoveSubgroupFromUnit},
+	{name: "PreSendChecks", run: testPreSendChecks},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},
+	{name: "BusRestartLoopBacksOff", run: testBusRestartLoop, realOnly: true},
 }
 
 // runSuite runs every case against b and logs the counts, naming the
@@ -840,7 +843,7 @@ func testDestroyUnit(t *testing.T, e *env) {
 func testTypedRoundTrip(t *testing.T, e *env) {
 	name := e.unit("typed", "slice")
 	cleanup(t, e, name)
-	quota, _ := sdbus.PropCPUQuota(50000, 100000)
+	quota := sdbus.PropCPUQuota(50000, 100000)
 	props := append(sliceProps(),
 		sdbus.PropMemoryMax(512<<20), sdbus.PropMemoryHigh(400<<20), sdbus.PropMemoryLow(1<<20),
 		sdbus.PropMemoryMin(1<<12), sdbus.PropMemorySwapMax(0), sdbus.PropTasksMax(99), quota,
@@ -889,7 +892,7 @@ func testTypedRoundTrip(t *testing.T, e *env) {
 func testEffectiveLimits(t *testing.T, e *env) {
 	slice := e.unit("pod", "slice")
 	cleanup(t, e, slice)
-	quota, _ := sdbus.PropCPUQuota(100000, 100000)
+	quota := sdbus.PropCPUQuota(100000, 100000)
 	wait(t, e, start(t, e, e.c, slice, append(sliceProps(), sdbus.PropMemoryMax(512<<20), quota)), sdbus.JobDone)
 	leaf := e.unit("ctr", "scope")
 	cleanup(t, e, leaf)

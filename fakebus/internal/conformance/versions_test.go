@@ -212,3 +212,55 @@ func testMethodsByVersion(t *testing.T, e *env) {
 		}
 	}
 }
+
+// Properties.GetAll with the empty interface name answers the properties
+// of all the object's interfaces at once (what systemctl show asks): the
+// same names, with the same signatures, as GetAll of each interface the
+// object's introspection data lists, for the manager, a slice and a
+// running service.
+func testGetAllEmptyInterface(t *testing.T, e *env) {
+	name := e.unit("getall", "service")
+	cleanup(t, e, name)
+	props := []sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropExecStart([]string{"/bin/sleep", "30"}, false)}
+	wait(t, e, start(t, e, e.c, name, props), sdbus.JobDone)
+	raw := e.rawBus(t)
+	for _, path := range []dbus.ObjectPath{"/org/freedesktop/systemd1", sdbus.UnitPath("-.slice"), sdbus.UnitPath(name)} {
+		obj := raw.Object("org.freedesktop.systemd1", path)
+		var data string
+		if err := obj.CallWithContext(e.ctx, "org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
+			t.Fatal(err)
+		}
+		var node introspect.Node
+		if err := xml.Unmarshal([]byte(data), &node); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{}
+		for _, i := range node.Interfaces {
+			if len(i.Properties) == 0 {
+				continue
+			}
+			var m map[string]dbus.Variant
+			if err := obj.CallWithContext(e.ctx, "org.freedesktop.DBus.Properties.GetAll", 0, i.Name).Store(&m); err != nil {
+				t.Fatalf("GetAll(%s) of %s: %v", i.Name, path, err)
+			}
+			for k, v := range m {
+				want[k] = v.Signature().String()
+			}
+		}
+		var all map[string]dbus.Variant
+		if err := obj.CallWithContext(e.ctx, "org.freedesktop.DBus.Properties.GetAll", 0, "").Store(&all); err != nil {
+			t.Fatalf("GetAll(\"\") of %s: %v", path, err)
+		}
+		got := map[string]string{}
+		for k, v := range all {
+			got[k] = v.Signature().String()
+		}
+		if len(want) == 0 {
+			t.Errorf("%s: no properties in any interface", path)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("GetAll(\"\") of %s against GetAll of each interface (-want +got):\n%s", path, diff)
+		}
+	}
+	stop(t, e, e.c, name)
+}

@@ -149,6 +149,9 @@ var Properties = map[string]Property{
 	// 240). The bus takes any "char-" string on every release, so this
 	// is not measurable there; not measured on a release before 240.
 	"DeviceAllow=char-N": {Since: R("240")},
+	// Type=notify-reload: measured, 252 refuses it with InvalidArgs
+	// "Invalid Type setting", 257 accepts it; 253 is upstream's NEWS.
+	"Type=notify-reload": {Since: R("253")},
 
 	// Deprecated cgroup-v1 settings. Measured: 257 lists them, 262 leaves
 	// them out of GetAll and introspection while Get still answers them

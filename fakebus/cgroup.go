@@ -1,0 +1,287 @@
+package fakebus
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+)
+
+// cgroup2Magic is the file system type of a cgroup2 mount (statfs).
+const cgroup2Magic = 0x63677270
+
+// setupCgroupRoot checks and makes the directory of WithCgroupRoot.
+func setupCgroupRoot(dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("fakebus: cgroup root: %w", err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", fmt.Errorf("fakebus: cgroup root: %w", err)
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(abs, &st); err != nil {
+		return "", fmt.Errorf("fakebus: cgroup root: %w", err)
+	}
+	if st.Type == cgroup2Magic || st.Type == 0x27e0eb /* cgroup v1 */ {
+		return "", fmt.Errorf("fakebus: cgroup root %s is a real cgroup file system", abs)
+	}
+	return abs, nil
+}
+
+// cgroupDirLocked makes or removes the directory of u's control group
+// below the cgroup root, as u's state says (see WithCgroupRoot). Errors
+// are ignored: the directory is a convenience for the unit's payload.
+func (m *manager) cgroupDirLocked(u *unit) {
+	if m.cgroupRoot == "" || (u.kind != "service" && u.kind != "scope" && u.kind != "slice") {
+		return
+	}
+	cg := u.cgroup()
+	if cg == "" || cg == "/" {
+		return
+	}
+	p := filepath.Join(m.cgroupRoot, filepath.FromSlash(strings.TrimPrefix(cg, "/")))
+	if u.isActive() || u.active == "activating" || u.active == "deactivating" {
+		_ = os.MkdirAll(p, 0o755)
+		return
+	}
+	if u.kind != "slice" {
+		_ = os.RemoveAll(p)
+	}
+}
+
+// subcgroupLocked reports whether sub-cgroup sub exists below u's control
+// group: made with MakeSubcgroup, or as a directory below the cgroup root.
+func (m *manager) subcgroupLocked(u *unit, sub string) bool {
+	sub = strings.TrimSuffix(sub, "/")
+	if u.subcgroups[sub] {
+		return true
+	}
+	if m.cgroupRoot == "" {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(m.cgroupRoot, filepath.FromSlash(strings.TrimPrefix(u.cgroup(), "/")), filepath.FromSlash(sub)))
+	return err == nil && fi.IsDir()
+}
+
+// attachLocked is Manager.AttachProcessesToUnit, with systemd's checks in
+// systemd's order (method_attach_processes_to_unit and
+// bus_unit_method_attach_processes in src/core/dbus-manager.c and
+// dbus-unit.c): the unit must be loaded (it is not loaded for this), the
+// sub-cgroup absolute and normalized, the unit delegated (Delegate= or
+// DelegateControllers=, services and scopes only) and not inactive or
+// failed, a sub-cgroup created (MakeSubcgroup, or a directory below
+// WithCgroupRoot's); PID 0 is the caller, PID
+// 1 is refused. The PIDs are recorded, not moved.
+func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([]any, error) {
+	u := m.unitLocked(name)
+	if u == nil {
+		return nil, errNoSuchUnit(name)
+	}
+	if sub != "" {
+		if !strings.HasPrefix(sub, "/") {
+			return nil, errInvalidArgs("Control group path is not absolute: %s", sub)
+		}
+		if !normalizedPath(sub) {
+			return nil, errInvalidArgs("Control group path is not normalized: %s", sub)
+		}
+	}
+	if !u.delegated() {
+		return nil, errInvalidArgs("Process migration not available on non-delegated units.")
+	}
+	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
+		return nil, errInvalidArgs("Unit is not active, refusing.")
+	}
+	if sub != "" && sub != "/" && !m.subcgroupLocked(u, sub) {
+		// systemd moves the processes into the sub-cgroup, which the
+		// unit's delegated payload must have created.
+		return nil, &callErr{dbusErr + "FileNotFound", "Failed to attach processes to control group: No such file or directory"}
+	}
+	add := make([]uint32, 0, len(pids))
+	for _, pid := range pids {
+		if pid == 0 {
+			pid = c.Peer.PID()
+		}
+		if pid == 1 {
+			return nil, errInvalidArgs("Process %d is a manager process, refusing.", pid)
+		}
+		add = append(add, pid)
+	}
+	u.pids = append(u.pids, add...)
+	return []any{}, nil
+}
+
+// delegated reports whether systemd would delegate u's cgroup: a service
+// or scope with Delegate=yes or any DelegateControllers=.
+func (u *unit) delegated() bool {
+	if u.kind != "service" && u.kind != "scope" {
+		return false
+	}
+	_, controllers := u.props["DelegateControllers"]
+	return u.boolProp("Delegate", false) || controllers
+}
+
+// normalizedPath reports whether an absolute path has no "." or ".."
+// components and no repeated slashes (systemd's path_is_normalized).
+func normalizedPath(p string) bool {
+	for _, elem := range strings.Split(strings.TrimSuffix(p[1:], "/"), "/") {
+		if elem == "" && p != "/" || elem == "." || elem == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// removeSubgroupLocked is RemoveSubgroupFromUnit: it forgets the
+// sub-cgroup (and those below it) and removes its directory below
+// WithCgroupRoot's; a sub-cgroup that does not exist is no error.
+func (m *manager) removeSubgroupLocked(name, sub string, flags uint64) ([]any, error) {
+	if err := validName(name); err != nil {
+		return nil, err
+	}
+	u := m.loadLocked(name)
+	if u == nil {
+		return nil, errNotFound(name)
+	}
+	switch {
+	case flags != 0:
+		return nil, errInvalidArgs("Invalid 'flags' parameter '%d'", flags)
+	case !u.delegated():
+		return nil, errInvalidArgs("Subcgroup removal not available on non-delegated units.")
+	case !strings.HasPrefix(sub, "/"):
+		return nil, errInvalidArgs("Control group path is not absolute: %s", sub)
+	case !normalizedPath(sub):
+		return nil, errInvalidArgs("Control group path is not normalized: %s", sub)
+	case !u.isActive() && u.active != "activating" && u.active != "deactivating":
+		// Its control group is gone.
+		return nil, &callErr{"System.Error.EOWNERDEAD", "Failed to remove subgroup " + sub + ": Owner died"}
+	}
+	p := strings.TrimSuffix(sub, "/")
+	for s := range u.subcgroups {
+		if p == "" || s == p || strings.HasPrefix(s, p+"/") {
+			delete(u.subcgroups, s)
+		}
+	}
+	if m.cgroupRoot != "" && p != "" {
+		_ = os.RemoveAll(filepath.Join(m.cgroupRoot, filepath.FromSlash(strings.TrimPrefix(u.cgroup(), "/")), filepath.FromSlash(p)))
+	}
+	return []any{}, nil
+}
+
+// process is one element of GetUnitProcesses, (sus).
+type processRow struct {
+	Cgroup  string
+	PID     uint32
+	Cmdline string
+}
+
+// processesLocked lists the processes the fake knows in u: its main
+// process (with its ExecStart= command line) and the PIDs it recorded.
+func (m *manager) processesLocked(u *unit) []processRow {
+	rows := []processRow{}
+	if u.proc != nil {
+		cmd := ""
+		if v, ok := u.props["ExecStart"]; ok {
+			var cmds []execCommand
+			if dbus.Store([]any{v.Value()}, &cmds) == nil && len(cmds) > 0 {
+				cmd = strings.Join(cmds[0].Argv, " ")
+			}
+		}
+		rows = append(rows, processRow{u.cgroup(), u.proc.pid, cmd})
+	}
+	for _, p := range u.pids {
+		rows = append(rows, processRow{u.cgroup(), p, ""})
+	}
+	return rows
+}
+
+// cgroup returns the unit's control group path.
+func (u *unit) cgroup() string {
+	if u.kind == "slice" {
+		p, _ := sdbus.ExpandSlice(u.name)
+		return p
+	}
+	if s := u.slice(); s != "" {
+		p, _ := sdbus.ExpandSlice(s)
+		return strings.TrimSuffix(p, "/") + "/" + u.name
+	}
+	return ""
+}
+
+// slice returns the slice a unit lives in ("" for -.slice).
+func (u *unit) slice() string {
+	if u.kind == "slice" {
+		p, _ := sdbus.SliceParent(u.name)
+		return p
+	}
+	if s := u.str("Slice"); s != "" {
+		return s
+	}
+	if u.kind == "service" || u.kind == "scope" {
+		return "system.slice"
+	}
+	return ""
+}
+
+// membersLocked returns the units in slice, sorted by name.
+func (m *manager) membersLocked(slice string) []*unit {
+	out := make([]*unit, 0, len(m.members[slice]))
+	for u := range m.members[slice] {
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// effectiveLocked computes EffectiveMemoryMax, EffectiveMemoryHigh and
+// EffectiveTasksMax: the minimum over the unit and its ancestor slices.
+func (m *manager) effectiveLocked(u *unit) (mem, high, tasks uint64) {
+	mem, high, tasks = infinity, infinity, infinity
+	for x := u; x != nil; {
+		mem = min(mem, x.u64("MemoryMax", infinity))
+		high = min(high, x.u64("MemoryHigh", infinity))
+		tasks = min(tasks, x.u64("TasksMax", infinity))
+		parent := x.slice()
+		if parent == "" {
+			break
+		}
+		x = m.units[parent]
+	}
+	return mem, high, tasks
+}
+
+// unitByCgroupLocked returns the unit whose control group is cg, or the
+// closest one above it below the root, as systemd's
+// manager_get_unit_by_cgroup; nil when none contains it.
+func (m *manager) unitByCgroupLocked(cg string) *unit {
+	byCgroup := map[string]*unit{}
+	for _, u := range m.units {
+		if u.isActive() || u.active == "activating" || u.active == "deactivating" {
+			if p := u.cgroup(); p != "" && p != "/" {
+				byCgroup[p] = u
+			}
+		}
+	}
+	for p := cg; ; {
+		if u := byCgroup[p]; u != nil {
+			return u
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i <= 0 {
+			if cg == "/" {
+				return m.units["-.slice"]
+			}
+			return nil
+		}
+		p = p[:i]
+	}
+}

@@ -1,0 +1,198 @@
+package fakebus
+
+// Test-side controls of a Server, in the manner of miniredis's direct.go:
+// unit files, the played release, inspecting units and jobs, finishing
+// jobs, injecting signals and connection faults.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+)
+
+// Faults in the life of client connections, on demand.
+
+// DropAfterReply ends the connection of each of the next n calls of the
+// method member, right after its reply: the reply (and whatever was
+// queued before it) reaches the client, then the connection is closed and
+// nothing sent later reaches it. It counts calls on every connection, to
+// the bus driver (Hello, AddMatch, GetNameOwner, ...) as well as to the
+// manager (Subscribe, GetUnit, StartUnit, ...); error replies count too.
+// A test arms it once a client is set up to cut the client's next
+// connection right after that call, e.g. a reconnecting client's second
+// connection after its AddMatch. n <= 0 disarms it for member.
+func (s *Server) DropAfterReply(member string, n int) { s.bus.DropAfterReply(member, n) }
+
+// Clients returns the number of client connections the fake serves (bus
+// and private, authenticated). A connection that ended is no longer
+// counted once the manager has forgotten it: its subscription and its
+// part in the jobs it requested.
+func (s *Server) Clients() int { return len(s.bus.Peers()) }
+
+// DropConnections closes every client connection at once, as if the bus
+// or systemd went away. Jobs keep running.
+func (s *Server) DropConnections() { s.bus.DropPeers() }
+
+// UnitFile describes a unit the fake can load by name, as if a unit file
+// existed: its properties use the same names and types as
+// StartTransientUnit's.
+type UnitFile struct {
+	Name       string
+	Properties []sdbus.Property
+	// Aliases are the unit's other names, as Alias= in its [Install]
+	// section or symlinks to its file give them: once the unit is loaded
+	// (by any name) every name finds it, but it is announced, listed and
+	// signalled under Name only (see the package documentation).
+	Aliases []string
+	// Masked makes the unit masked: starting it fails with UnitMasked.
+	Masked bool
+	// Active makes the unit active from the start, as a booted system's
+	// units are (systemd-journald.service, say): it is loaded and started
+	// when the Server starts (WithUnitFile; AddUnitFile ignores it), with
+	// no job, its slices with it; a service runs its command.
+	Active bool
+}
+
+// AddUnitFile makes a unit loadable by name (see UnitFile).
+func (s *Server) AddUnitFile(f UnitFile) error {
+	s.m.lock()
+	defer s.m.unlock()
+	return s.m.addFileLocked(f)
+}
+
+// SetVersion changes the Manager.Version string. The behaviour (which
+// properties and methods exist) stays that of the version the Server
+// started with.
+func (s *Server) SetVersion(v string) error {
+	if _, err := sdbus.ParseVersion(v); err != nil {
+		return fmt.Errorf("fakebus: %w", err)
+	}
+	s.m.lock()
+	defer s.m.unlock()
+	s.m.version = v
+	return nil
+}
+
+// SetReloadDuration makes each daemon-reload last d: JobRemoved signals
+// of jobs that end meanwhile are held back until Reloading(false).
+func (s *Server) SetReloadDuration(d time.Duration) {
+	s.m.lock()
+	defer s.m.unlock()
+	s.m.reloadFor = d
+}
+
+// UnitInfo is the fake's view of a loaded unit, for assertions in tests.
+type UnitInfo struct {
+	Name        string
+	LoadState   string
+	ActiveState string
+	SubState    string
+	Result      string
+	Transient   bool
+	JobID       uint32
+	PIDs        []uint32
+}
+
+// Unit returns the state of a loaded unit, and false when no unit of that
+// name is loaded.
+func (s *Server) Unit(name string) (UnitInfo, bool) {
+	s.m.lock()
+	defer s.m.unlock()
+	u := s.m.unitLocked(name)
+	if u == nil {
+		return UnitInfo{}, false
+	}
+	info := UnitInfo{Name: u.name, LoadState: u.load, ActiveState: u.active, SubState: u.sub,
+		Result: u.result, Transient: u.transient, PIDs: append([]uint32(nil), u.pids...)}
+	if u.job != nil {
+		info.JobID = u.job.id
+	}
+	return info, true
+}
+
+// Jobs returns the number of queued or running jobs.
+func (s *Server) Jobs() int {
+	s.m.lock()
+	defer s.m.unlock()
+	return len(s.m.jobs)
+}
+
+// FinishJob ends a queued or running job now with the given result, as
+// if it had run that way, and applies the result to its unit as a Script
+// result does. It returns false when no such job exists.
+func (s *Server) FinishJob(id uint32, result sdbus.JobResult) bool {
+	s.m.lock()
+	defer s.m.unlock()
+	j, ok := s.m.jobs[id]
+	if !ok {
+		return false
+	}
+	s.m.scriptedLocked(j, result)
+	return true
+}
+
+// EmitJobRemoved sends a JobRemoved signal from systemd's name with any
+// body, for fault tests: values of the wrong types make a malformed
+// signal.
+func (s *Server) EmitJobRemoved(body ...any) {
+	s.m.lock()
+	defer s.m.unlock()
+	s.bus.Emit(managerPath, managerIface, "JobRemoved", body...)
+}
+
+// EmitJobRemovedFrom sends a JobRemoved signal that claims sender, a bus
+// name other than systemd's, as a foreign bus client could.
+func (s *Server) EmitJobRemovedFrom(sender string, id uint32, job dbus.ObjectPath, unit string, result string) {
+	s.m.lock()
+	defer s.m.unlock()
+	s.bus.EmitFrom(sender, managerPath, managerIface, "JobRemoved", id, job, unit, result)
+}
+
+// UnitDir returns the fake's persistent unit directory, where it plays
+// /etc/systemd/system (see WithUnitDir).
+func (s *Server) UnitDir() string { return s.m.dirs.persistent }
+
+// RuntimeUnitDir returns the fake's runtime unit directory, where it plays
+// /run/systemd/system (see WithRuntimeUnitDir).
+func (s *Server) RuntimeUnitDir() string { return s.m.dirs.runtime }
+
+// MakeSubcgroup creates the sub-cgroup sub (an absolute, normalized path
+// such as "/payload") and its parents below a loaded unit's control group,
+// as the payload of a delegated unit does with mkdir, so that
+// AttachProcessesToUnit can move processes into it.
+func (s *Server) MakeSubcgroup(unit, sub string) error {
+	if !strings.HasPrefix(sub, "/") || !normalizedPath(sub) || sub == "/" {
+		return fmt.Errorf("fakebus: sub-cgroup %q: want an absolute, normalized path below the unit's cgroup", sub)
+	}
+	s.m.lock()
+	defer s.m.unlock()
+	u := s.m.unitLocked(unit)
+	if u == nil {
+		return fmt.Errorf("fakebus: unit %s is not loaded", unit)
+	}
+	if u.subcgroups == nil {
+		u.subcgroups = map[string]bool{}
+	}
+	for p := strings.TrimSuffix(sub, "/"); p != ""; p = p[:strings.LastIndexByte(p, '/')] {
+		u.subcgroups[p] = true
+	}
+	return nil
+}
+
+// UnitFileError is the error of WithUnitFile and AddUnitFile for a property
+// the release the fake plays refuses in a unit file: an unknown name, a
+// wrong D-Bus type or a value out of range, checked as StartTransientUnit
+// checks them.
+type UnitFileError struct {
+	Unit, Property string
+	Err            error
+}
+
+func (e *UnitFileError) Error() string {
+	return fmt.Sprintf("fakebus: unit file %s: property %s: %v", e.Unit, e.Property, e.Err)
+}
+
+func (e *UnitFileError) Unwrap() error { return e.Err }

@@ -1,0 +1,155 @@
+package fakebus
+
+// The org.freedesktop.systemd1.Unit interface of every unit object
+// (systemd's src/core/dbus-unit.c): its properties.
+
+import "github.com/godbus/dbus/v5"
+
+func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
+	job := jobRef{0, "/"}
+	if u.job != nil {
+		job = jobRef{u.job.id, u.job.path()}
+	}
+	inv := u.invocation
+	if inv == nil {
+		inv = []byte{}
+	}
+	collect := u.str("CollectMode")
+	if collect == "" {
+		collect = "inactive"
+	}
+	lists := func(name string) dbus.Variant {
+		l := u.list(name)
+		if l == nil {
+			l = []string{}
+		}
+		return dbus.MakeVariant(l)
+	}
+	ts := func(t bool) uint64 {
+		if !t || u.activeAt.IsZero() {
+			return 0
+		}
+		return uint64(u.activeAt.UnixMicro())
+	}
+	props := map[string]dbus.Variant{
+		"Id":                   dbus.MakeVariant(u.name),
+		"Names":                dbus.MakeVariant(m.namesLocked(u)),
+		"Following":            dbus.MakeVariant(""),
+		"Description":          dbus.MakeVariant(description(u)),
+		"LoadState":            dbus.MakeVariant(u.load),
+		"ActiveState":          dbus.MakeVariant(u.active),
+		"SubState":             dbus.MakeVariant(u.sub),
+		"FreezerState":         dbus.MakeVariant(strOr(u.freezer, "running")),
+		"FragmentPath":         dbus.MakeVariant(""),
+		"Transient":            dbus.MakeVariant(u.transient),
+		"CollectMode":          dbus.MakeVariant(collect),
+		"Job":                  dbus.MakeVariant(job),
+		"InvocationID":         dbus.MakeVariant(inv),
+		"ConditionResult":      dbus.MakeVariant(u.condition),
+		"AssertResult":         dbus.MakeVariant(u.assert),
+		"Requires":             lists("Requires"),
+		"Wants":                lists("Wants"),
+		"BindsTo":              lists("BindsTo"),
+		"After":                lists("After"),
+		"Before":               lists("Before"),
+		"Conflicts":            lists("Conflicts"),
+		"DefaultDependencies":  dbus.MakeVariant(u.boolProp("DefaultDependencies", true)),
+		"RefuseManualStart":    dbus.MakeVariant(u.boolProp("RefuseManualStart", false)),
+		"RefuseManualStop":     dbus.MakeVariant(u.boolProp("RefuseManualStop", false)),
+		"StopWhenUnneeded":     dbus.MakeVariant(u.boolProp("StopWhenUnneeded", false)),
+		"CanStart":             dbus.MakeVariant(u.load == "loaded"),
+		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual),
+		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil),
+		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
+		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),
+		"NeedDaemonReload":     dbus.MakeVariant(false),
+	}
+	if !m.has("CollectMode") {
+		delete(props, "CollectMode")
+	}
+	return props
+}
+
+// u64 returns a t property or its default.
+func (u *unit) u64(name string, def uint64) uint64 {
+	if v, ok := u.props[name]; ok {
+		if n, ok := v.Value().(uint64); ok {
+			return n
+		}
+	}
+	return def
+}
+
+func (u *unit) bytesProp(name string) []byte {
+	if v, ok := u.props[name]; ok {
+		if b, ok := v.Value().([]byte); ok {
+			return b
+		}
+	}
+	return []byte{}
+}
+
+func strOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func int32Or(u *unit, name string, def int32) int32 {
+	if v, ok := u.props[name]; ok {
+		if n, ok := v.Value().(int32); ok {
+			return n
+		}
+	}
+	return def
+}
+
+// unitVtable is org.freedesktop.systemd1.Unit (bus_unit_vtable in
+// systemd's src/core/dbus-unit.c): the methods of every unit object, each
+// answered as the Manager method it stands for.
+var unitVtable = newRoutedVtable(unitIface, map[string]string{
+	"Start": "StartUnit", "Stop": "StopUnit", "Reload": "ReloadUnit", "Restart": "RestartUnit",
+	"TryRestart": "TryRestartUnit", "ReloadOrRestart": "ReloadOrRestartUnit",
+	"ReloadOrTryRestart": "ReloadOrTryRestartUnit", "EnqueueJob": "EnqueueUnitJob", "Kill": "KillUnit",
+	"QueueSignal": "QueueSignalUnit", "ResetFailed": "ResetFailedUnit", "SetProperties": "SetUnitProperties",
+	"Ref": "RefUnit", "Unref": "UnrefUnit", "Clean": "CleanUnit", "Freeze": "FreezeUnit", "Thaw": "ThawUnit",
+	"KillSubgroup": "KillUnitSubgroup",
+}, map[string][]any{
+	"KillSubgroup": {"cgroup"}, // the subgroup's processes
+}, []vmethod{
+	{"Start", "s", "o", "mode", "job", nil},
+	{"Stop", "s", "o", "mode", "job", nil},
+	{"Reload", "s", "o", "mode", "job", nil},
+	{"Restart", "s", "o", "mode", "job", nil},
+	{"TryRestart", "s", "o", "mode", "job", nil},
+	{"ReloadOrRestart", "s", "o", "mode", "job", nil},
+	{"ReloadOrTryRestart", "s", "o", "mode", "job", nil},
+	{"EnqueueJob", "ss", "uososa(uosos)", "job_type,job_mode", "job_id,job_path,unit_id,unit_path,job_type,affected_jobs", nil},
+	{"Kill", "si", "", "whom,signal", "", nil},
+	{"KillSubgroup", "si", "", "subgroup,signal", "", nil},
+	{"QueueSignal", "sii", "", "whom,signal,value", "", nil},
+	{"ResetFailed", "", "", "", "", nil},
+	{"SetProperties", "ba(sv)", "", "runtime,properties", "", nil},
+	{"Ref", "", "", "", "", nil},
+	{"Unref", "", "", "", "", nil},
+	{"Clean", "as", "", "mask", "", nil},
+	{"Freeze", "", "", "", "", nil},
+	{"Thaw", "", "", "", "", nil},
+}, nil)
+
+// cgroupStands and cgroupMethods are the methods every unit type with a
+// control group has (bus_unit_cgroup_vtable in systemd's
+// src/core/dbus-unit.c); each type's table lists them after its own.
+var cgroupStands = map[string]string{
+	"GetProcesses": "GetUnitProcesses", "AttachProcesses": "AttachProcessesToUnit",
+	"RemoveSubgroup": "RemoveSubgroupFromUnit",
+}
+
+func cgroupMethods() []vmethod {
+	return []vmethod{
+		{"GetProcesses", "", "a(sus)", "", "processes", nil},
+		{"AttachProcesses", "sau", "", "subcgroup,pids", "", nil},
+		{"RemoveSubgroup", "st", "", "subcgroup,flags", "", nil},
+	}
+}

@@ -1,0 +1,170 @@
+package fakebus
+
+// The per-type interfaces of unit objects (org.freedesktop.systemd1.Service,
+// Scope, Slice, Target, Socket, Mount: systemd's dbus-service.c,
+// dbus-scope.c, ... with the shared groups of dbus-cgroup.c,
+// dbus-execute.c and dbus-kill.c): their properties.
+
+import "github.com/godbus/dbus/v5"
+
+// typePropsLocked returns the properties of a unit's type interface.
+func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
+	props := map[string]dbus.Variant{}
+	add := func(name string, v any) {
+		if m.has(name) {
+			props[name] = dbus.MakeVariant(v)
+		}
+	}
+	withSig := func(name, sig string, def any) {
+		if v, ok := u.props[name]; ok {
+			props[name] = v
+			return
+		}
+		props[name] = dbus.MakeVariantWithSignature(def, dbus.ParseSignatureMust(sig))
+	}
+	if u.kind == "service" || u.kind == "scope" {
+		add("Result", u.result)
+		add("KillMode", strOr(u.str("KillMode"), "control-group"))
+		add("KillSignal", int32Or(u, "KillSignal", 15))
+		add("TimeoutStopUSec", u.u64("TimeoutStopUSec", 90_000_000))
+		add("Delegate", u.boolProp("Delegate", false))
+		if l := u.list("DelegateControllers"); l != nil {
+			add("DelegateControllers", l)
+		} else {
+			add("DelegateControllers", []string{})
+		}
+		add("DelegateSubgroup", u.str("DelegateSubgroup"))
+		add("OOMPolicy", strOr(u.str("OOMPolicy"), "stop"))
+	}
+	if u.kind == "service" {
+		mainPID := uint32(0)
+		if u.proc != nil {
+			mainPID = u.proc.pid
+		}
+		add("Type", serviceType(u))
+		add("MainPID", mainPID)
+		add("ExecMainPID", mainPID)
+		add("RemainAfterExit", u.boolProp("RemainAfterExit", false))
+		add("Restart", strOr(u.str("Restart"), "no"))
+		add("NRestarts", uint32(0))
+		add("StatusErrno", int32(0))
+	}
+	if u.kind == "mount" {
+		add("Where", u.str("Where"))
+	}
+	if u.kind == "service" || u.kind == "scope" || u.kind == "slice" || u.kind == "mount" {
+		cg := ""
+		if u.isActive() || u.active == "activating" || u.active == "deactivating" {
+			cg = u.cgroup()
+		}
+		add("Slice", u.slice())
+		add("ControlGroup", cg)
+		add("MemoryCurrent", infinity)
+		add("TasksCurrent", infinity)
+		add("CPUUsageNSec", infinity)
+		for _, a := range []string{"CPUAccounting", "MemoryAccounting", "IOAccounting", "TasksAccounting", "BlockIOAccounting"} {
+			add(a, u.boolProp(a, false))
+		}
+		add("CPUWeight", u.u64("CPUWeight", infinity))
+		add("StartupCPUWeight", u.u64("StartupCPUWeight", infinity))
+		add("CPUShares", u.u64("CPUShares", infinity))
+		add("CPUQuotaPerSecUSec", u.u64("CPUQuotaPerSecUSec", infinity))
+		add("CPUQuotaPeriodUSec", u.u64("CPUQuotaPeriodUSec", infinity))
+		add("AllowedCPUs", u.bytesProp("AllowedCPUs"))
+		add("AllowedMemoryNodes", u.bytesProp("AllowedMemoryNodes"))
+		add("EffectiveCPUs", []byte{})
+		add("EffectiveMemoryNodes", []byte{})
+		add("IOWeight", u.u64("IOWeight", infinity))
+		add("MemoryMin", u.u64("MemoryMin", 0))
+		add("MemoryLow", u.u64("MemoryLow", 0))
+		add("MemoryHigh", u.u64("MemoryHigh", infinity))
+		add("MemoryMax", u.u64("MemoryMax", infinity))
+		add("MemorySwapMax", u.u64("MemorySwapMax", infinity))
+		add("MemoryZSwapMax", u.u64("MemoryZSwapMax", infinity))
+		add("MemoryLimit", u.u64("MemoryLimit", infinity))
+		add("StartupCPUShares", u.u64("StartupCPUShares", infinity))
+		add("BlockIOWeight", u.u64("BlockIOWeight", infinity))
+		add("DefaultMemoryLow", u.u64("DefaultMemoryLow", 0))
+		add("DefaultMemoryMin", u.u64("DefaultMemoryMin", 0))
+		add("TasksMax", u.u64("TasksMax", infinity))
+		add("DevicePolicy", strOr(u.str("DevicePolicy"), "auto"))
+		if m.has("EffectiveMemoryMax") {
+			mm, mh, tm := m.effectiveLocked(u)
+			props["EffectiveMemoryMax"] = dbus.MakeVariant(mm)
+			props["EffectiveMemoryHigh"] = dbus.MakeVariant(mh)
+			props["EffectiveTasksMax"] = dbus.MakeVariant(tm)
+		}
+		for _, name := range []string{"IODeviceWeight", "IOReadBandwidthMax", "IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax"} {
+			withSig(name, "a(st)", []ioEntry{})
+		}
+		withSig("DeviceAllow", "a(ss)", []devEntry{})
+	}
+	if u.kind == "scope" {
+		add("Controller", "")
+	}
+	return props
+}
+
+// typeIface returns the D-Bus interface of a unit type.
+func typeIface(kind string) string {
+	switch kind {
+	case "service":
+		return "org.freedesktop.systemd1.Service"
+	case "scope":
+		return "org.freedesktop.systemd1.Scope"
+	case "slice":
+		return "org.freedesktop.systemd1.Slice"
+	case "target":
+		return "org.freedesktop.systemd1.Target"
+	case "socket":
+		return "org.freedesktop.systemd1.Socket"
+	case "mount":
+		return "org.freedesktop.systemd1.Mount"
+	}
+	return ""
+}
+
+// The interfaces of the other unit types (dbus-slice.c, dbus-target.c,
+// dbus-socket.c, dbus-mount.c, dbus-swap.c, dbus-automount.c,
+// dbus-device.c, dbus-path.c, dbus-timer.c): the control-group methods
+// where the type has a control group.
+var (
+	sliceVtable     = newRoutedVtable("org.freedesktop.systemd1.Slice", cgroupStands, nil, cgroupMethods(), nil)
+	targetVtable    = newVtable("org.freedesktop.systemd1.Target", nil, nil)
+	socketVtable    = newRoutedVtable("org.freedesktop.systemd1.Socket", cgroupStands, nil, cgroupMethods(), nil)
+	mountVtable     = newRoutedVtable("org.freedesktop.systemd1.Mount", cgroupStands, nil, cgroupMethods(), nil)
+	swapVtable      = newRoutedVtable("org.freedesktop.systemd1.Swap", cgroupStands, nil, cgroupMethods(), nil)
+	automountVtable = newVtable("org.freedesktop.systemd1.Automount", nil, nil)
+	deviceVtable    = newVtable("org.freedesktop.systemd1.Device", nil, nil)
+	pathVtable      = newVtable("org.freedesktop.systemd1.Path", nil, nil)
+	timerVtable     = newVtable("org.freedesktop.systemd1.Timer", nil, nil)
+)
+
+// typeVtable returns the interface of a unit type, or nil.
+func typeVtable(kind string) *vtable {
+	switch kind {
+	case "service":
+		return serviceVtable
+	case "scope":
+		return scopeVtable
+	case "slice":
+		return sliceVtable
+	case "target":
+		return targetVtable
+	case "socket":
+		return socketVtable
+	case "mount":
+		return mountVtable
+	case "swap":
+		return swapVtable
+	case "automount":
+		return automountVtable
+	case "device":
+		return deviceVtable
+	case "path":
+		return pathVtable
+	case "timer":
+		return timerVtable
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package fakebus
+
+// The commands of a unit (systemd's src/core/execute.c): ExecStart= and
+// friends, and how the fake interprets the few programs it knows without
+// running anything.
+
+import (
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// process is the main process of a running service.
+type process struct {
+	exit    int           // exit status when it ends by itself
+	runFor  time.Duration // how long it runs; < 0: until stopped
+	started time.Time
+	pid     uint32
+	ended   bool
+}
+
+// command interprets the first ExecStart= command of a service: the fake
+// runs no programs, it knows what a few do. true exits 0, false exits 1,
+// sleep N runs N seconds and exits 0, sh -c 'exit N' exits N, sh -c
+// 'sleep N' sleeps; anything else runs until it is stopped.
+func (u *unit) command() (p process, ok bool) {
+	v, found := u.props["ExecStart"]
+	if !found {
+		return process{}, false
+	}
+	var cmds []execCommand
+	if dbus.Store([]any{v.Value()}, &cmds) != nil || len(cmds) == 0 {
+		return process{}, false
+	}
+	return interpret(cmds[0].Argv), true
+}
+
+// commands returns the commands of an Exec* property other than
+// ExecStart (ExecStartPre, ExecStartPost, ExecReload).
+func (u *unit) commands(name string) []execCommand {
+	v, found := u.props[name]
+	if !found {
+		return nil
+	}
+	var cmds []execCommand
+	if dbus.Store([]any{v.Value()}, &cmds) != nil {
+		return nil
+	}
+	return cmds
+}
+
+// runCommands runs the commands of an Exec* property other than ExecStart
+// the way the fake runs them: at once, in order, each with the exit status
+// interpret gives it (a command it does not know exits 0), stopping at the
+// first that fails without a "-" prefix (IgnoreFailure). It reports
+// whether they all succeeded.
+func (u *unit) runCommands(name string) bool {
+	for _, c := range u.commands(name) {
+		if interpret(c.Argv).exit != 0 && !c.IgnoreFailure {
+			return false
+		}
+	}
+	return true
+}
+
+type execCommand struct {
+	Path          string
+	Argv          []string
+	IgnoreFailure bool
+}
+
+// interpret returns what a command does in the fake: a command it does
+// not know runs until it is stopped.
+func interpret(argv []string) process {
+	p, _ := interpretKnown(argv)
+	return p
+}
+
+// interpretKnown is interpret, reporting whether the fake knows the
+// command (known false: it runs until stopped).
+func interpretKnown(argv []string) (p process, known bool) {
+	if len(argv) == 0 {
+		return process{runFor: -1}, false
+	}
+	switch path.Base(argv[0]) {
+	case "true":
+		return process{}, true
+	case "false":
+		return process{exit: 1}, true
+	case "sleep":
+		if len(argv) == 2 {
+			if d, ok := parseSleep(argv[1]); ok {
+				return process{runFor: d}, true
+			}
+		}
+	case "sh", "bash", "dash":
+		if len(argv) == 3 && argv[1] == "-c" {
+			f := strings.Fields(argv[2])
+			switch {
+			case len(f) == 2 && f[0] == "exit":
+				if n, err := strconv.Atoi(f[1]); err == nil {
+					return process{exit: n}, true
+				}
+			case len(f) == 2 && f[0] == "sleep":
+				if d, ok := parseSleep(f[1]); ok {
+					return process{runFor: d}, true
+				}
+			case len(f) == 1 && (f[0] == "true" || f[0] == ":"):
+				return process{}, true
+			case len(f) == 1 && f[0] == "false":
+				return process{exit: 1}, true
+			}
+		}
+	}
+	return process{runFor: -1}, false
+}
+
+func parseSleep(s string) (time.Duration, bool) {
+	if s == "infinity" {
+		return -1, true
+	}
+	s = strings.TrimSuffix(s, "s")
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 {
+		return 0, false
+	}
+	return time.Duration(f * float64(time.Second)), true
+}

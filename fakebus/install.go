@@ -1,0 +1,924 @@
+package fakebus
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+)
+
+// The fake's unit directories. Two directories play the parts of
+// /etc/systemd/system (the persistent configuration, WithUnitDir) and
+// /run/systemd/system (the runtime configuration, WithRuntimeUnitDir);
+// both are on the fake's unit path, the persistent one first, ahead of
+// the unit files added with AddUnitFile (which play the vendor units of
+// /usr/lib/systemd/system and have no file). The unit-file methods work
+// on them as systemd 252 does on its own:
+//
+//   - LinkUnitFiles symlinks a unit file from any absolute path into the
+//     directory; EnableUnitFiles (and PresetUnitFiles: the fake has no
+//     preset files, so its policy enables everything, as systemd's
+//     default) links a file given by path, then creates the symlinks of
+//     its [Install] section: Alias= in the directory, WantedBy= in
+//     <target>.wants/, RequiredBy= in <target>.requires/. DisableUnitFiles
+//     removes every symlink to the unit's file (the link included), masks
+//     excepted; ReenableUnitFiles disables, then enables.
+//   - MaskUnitFiles symlinks the name to /dev/null; UnmaskUnitFiles
+//     removes that symlink.
+//   - A symlink in the way is replaced when the call has force or when it
+//     dangles; otherwise the call fails with UnitExists.
+//   - GetUnitFileState, ListUnitFiles and ListUnitFilesByPatterns report
+//     the states systemd reports (enabled, linked, alias, masked, static,
+//     disabled, their -runtime forms, transient). Units added with
+//     AddUnitFile are static (masked when Masked, indirect when they have
+//     aliases, as systemd says of a unit file without [Install] that
+//     symlinks point to), their aliases alias;
+//     ListUnitFiles lists them under /usr/lib/systemd/system, behind the
+//     two directories, where systemd lists its vendor units.
+//
+// A unit that is not loaded is loaded from the directories as they are
+// when it is needed; a loaded unit keeps its settings until daemon-reload
+// (Manager.Reload), which reads every file-loaded unit again: changed
+// settings apply, a unit whose file is gone is unloaded (or, while it is
+// active or has a job, keeps running with LoadState not-found). Masking
+// affects a loaded unit only after the reload, as in systemd. Units
+// loaded from files are garbage-collected like systemd's: unloaded as
+// soon as they are inactive with no job (failed ones stay until
+// ResetFailedUnit, unless CollectMode=inactive-or-failed) unless another
+// loaded unit depends on them. A unit loaded from a file also gets the
+// Wants= and Requires= of the symlinks in its .wants/ and .requires/
+// directories, so a unit enabled for a target is pulled in by the
+// target's start once the target has been (re)loaded.
+
+// unitDirs are the fake's unit directories.
+type unitDirs struct {
+	persistent, runtime string
+	// temp is a directory the fake made for them and removes on Close.
+	temp string
+}
+
+// hostUnitDirs are directories the fake must never use while they are
+// the host's own systemd configuration (see hostManaged).
+var hostUnitDirs = []string{"/etc/systemd/system", "/run/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system"}
+
+// hostManaged reports whether systemd manages this host's unit directories
+// as this process sees them: systemd is PID 1 (or its private socket
+// exists), and the process shares PID 1's mount namespace as far as it can
+// tell (unshare -m with a tmpfs over /run/systemd/system gives a directory
+// of its own). Where PID 1's mount namespace cannot be read (a process
+// in a user namespace of its own, such as fakesystemd run's as non-root),
+// only the private socket tells: systemd always makes it.
+func hostManaged() bool {
+	self, err1 := os.Readlink("/proc/self/ns/mnt")
+	init, err2 := os.Readlink("/proc/1/ns/mnt")
+	if err1 == nil && err2 == nil && self != init {
+		return false
+	}
+	if comm, err := os.ReadFile("/proc/1/comm"); err2 == nil && err == nil && strings.TrimSpace(string(comm)) == "systemd" {
+		return true
+	}
+	_, err := os.Stat("/run/systemd/private")
+	return err == nil
+}
+
+// setupUnitDirs makes the unit directories of cfg, in a new temporary
+// directory unless configured.
+func setupUnitDirs(cfg config) (unitDirs, error) {
+	d := unitDirs{persistent: cfg.unitDir, runtime: cfg.runtimeUnitDir}
+	if d.persistent == "" || d.runtime == "" {
+		tmp, err := os.MkdirTemp("", "fakebus-units")
+		if err != nil {
+			return d, fmt.Errorf("fakebus: %w", err)
+		}
+		d.temp = tmp
+		if d.persistent == "" {
+			d.persistent = filepath.Join(tmp, "system")
+		}
+		if d.runtime == "" {
+			d.runtime = filepath.Join(tmp, "runtime")
+		}
+	}
+	for _, dir := range []*string{&d.persistent, &d.runtime} {
+		abs, err := filepath.Abs(*dir)
+		if err != nil {
+			return d, fmt.Errorf("fakebus: unit directory: %w", err)
+		}
+		*dir = abs
+		isHost := func(p string) bool {
+			if !hostManaged() {
+				return false
+			}
+			for _, h := range hostUnitDirs {
+				if p == h {
+					return true
+				}
+			}
+			return false
+		}
+		if isHost(abs) {
+			return d, fmt.Errorf("fakebus: unit directory %s is the host's systemd configuration", abs)
+		}
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return d, fmt.Errorf("fakebus: unit directory: %w", err)
+		}
+		if real, err := filepath.EvalSymlinks(abs); err != nil || isHost(real) {
+			return d, fmt.Errorf("fakebus: unit directory %s is the host's systemd configuration or unusable (%v)", abs, err)
+		}
+	}
+	if d.persistent == d.runtime {
+		return d, fmt.Errorf("fakebus: the unit directory and the runtime unit directory are both %s", d.persistent)
+	}
+	return d, nil
+}
+
+func (d unitDirs) remove() {
+	if d.temp != "" {
+		os.RemoveAll(d.temp)
+	}
+}
+
+func (d unitDirs) config(runtime bool) string {
+	if runtime {
+		return d.runtime
+	}
+	return d.persistent
+}
+
+// diskEntry is what a unit directory holds under one unit name.
+type diskEntry struct {
+	path    string // dir/name
+	runtime bool   // in the runtime directory
+	target  string // a symlink's target, absolute; "" for a regular file
+	file    string // the unit file it stands for
+	masked  bool   // a symlink to /dev/null
+	alias   bool   // a symlink to a unit file of another name
+	linked  bool   // a symlink to a file of the same name outside the directories
+}
+
+// lookupDiskLocked returns the first entry for name on the unit path.
+func (m *manager) lookupDiskLocked(name string) (diskEntry, bool) {
+	for _, runtime := range []bool{false, true} {
+		if e, ok := m.entryLocked(m.dirs.config(runtime), name, runtime); ok {
+			return e, true
+		}
+	}
+	return diskEntry{}, false
+}
+
+// entryLocked reads dir/name; dangling symlinks count as absent.
+func (m *manager) entryLocked(dir, name string, runtime bool) (diskEntry, bool) {
+	p := filepath.Join(dir, name)
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return diskEntry{}, false
+	}
+	e := diskEntry{path: p, runtime: runtime, file: p}
+	switch {
+	case fi.Mode().IsRegular():
+		return e, true
+	case fi.Mode()&fs.ModeSymlink == 0:
+		return diskEntry{}, false
+	}
+	t, err := os.Readlink(p)
+	if err != nil {
+		return diskEntry{}, false
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(dir, t)
+	}
+	e.target = t
+	if t == "/dev/null" {
+		e.masked = true
+		return e, true
+	}
+	if st, err := os.Stat(t); err != nil || !st.Mode().IsRegular() {
+		return diskEntry{}, false
+	}
+	e.file = t
+	e.alias = filepath.Base(t) != name
+	e.linked = !e.alias && filepath.Dir(t) != m.dirs.persistent && filepath.Dir(t) != m.dirs.runtime
+	return e, true
+}
+
+// unitSource is where a unit's configuration comes from.
+type unitSource struct {
+	name    string // the primary name
+	file    string // the unit file on disk, "" for AddUnitFile units
+	masked  bool
+	bad     bool // LoadState bad-setting
+	props   []sdbus.Property
+	aliases []string
+	ignored []string // the unit file's lines the fake did not use
+}
+
+// sourceLocked finds the configuration of unit name: a file in the unit
+// directories, else an AddUnitFile unit.
+func (m *manager) sourceLocked(name string) (unitSource, bool) {
+	e, ok := m.lookupDiskLocked(name)
+	if ok && e.alias {
+		name = filepath.Base(e.file)
+		if e, ok = m.lookupDiskLocked(name); ok && e.alias {
+			return unitSource{}, false // an alias of an alias: not modelled
+		}
+	}
+	if ok {
+		src := unitSource{name: name, file: e.file, masked: e.masked}
+		if e.masked {
+			return src, true
+		}
+		data, err := os.ReadFile(e.file)
+		if err != nil {
+			return unitSource{}, false
+		}
+		pu := m.parseUnitFile(name, data)
+		src.props = append(pu.props, m.wantsDirsLocked(name)...)
+		src.ignored = pu.ignored
+		src.bad = strings.HasSuffix(name, ".service") && !hasProp(pu.props, "ExecStart") && !hasProp(pu.props, "ExecStop")
+		src.aliases = m.diskAliasesLocked(name, e.file)
+		return src, true
+	}
+	if f, ok := m.files[name]; ok {
+		return unitSource{name: name, masked: f.Masked, props: f.Properties, aliases: f.Aliases}, true
+	}
+	return unitSource{}, false
+}
+
+// wantsDirsLocked returns the dependencies the <name>.wants/ and
+// <name>.requires/ directories add to unit name, as Wants and Requires
+// properties.
+func (m *manager) wantsDirsLocked(name string) []sdbus.Property {
+	var out []sdbus.Property
+	for _, d := range []struct{ suffix, prop string }{{".wants", "Wants"}, {".requires", "Requires"}} {
+		var deps []string
+		for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
+			ents, _ := os.ReadDir(filepath.Join(dir, name+d.suffix))
+			for _, de := range ents {
+				if sdbus.ValidateUnitName(de.Name()) == nil && !contains(deps, de.Name()) {
+					deps = append(deps, de.Name())
+				}
+			}
+		}
+		if len(deps) > 0 {
+			out = append(out, sdbus.Property{Name: d.prop, Value: dbus.MakeVariant(deps)})
+		}
+	}
+	return out
+}
+
+func hasProp(props []sdbus.Property, name string) bool {
+	for _, p := range props {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// diskAliasesLocked returns the names symlinked to file in the unit
+// directories other than name, sorted.
+func (m *manager) diskAliasesLocked(name, file string) []string {
+	var out []string
+	for _, runtime := range []bool{false, true} {
+		dir := m.dirs.config(runtime)
+		ents, _ := os.ReadDir(dir)
+		for _, de := range ents {
+			n := de.Name()
+			if n == name || de.Type()&fs.ModeSymlink == 0 || sdbus.ValidateUnitName(n) != nil {
+				continue
+			}
+			if e, ok := m.entryLocked(dir, n, runtime); ok && e.alias && e.file == file {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// applySourceLocked gives u the configuration of src.
+func (m *manager) applySourceLocked(u *unit, src unitSource) {
+	u.fromFile = true
+	u.file = src.file
+	u.masked = src.masked
+	u.aliases = src.aliases
+	switch {
+	case src.masked:
+		u.load = "masked"
+	case src.bad:
+		u.load = "bad-setting"
+	default:
+		u.load = "loaded"
+	}
+	u.props = map[string]dbus.Variant{}
+	names := make([]string, 0, len(src.props))
+	for _, p := range src.props {
+		m.setPropLocked(u, p.Name, p.Value)
+		names = append(names, p.Name)
+	}
+	from := src.file
+	if from == "" {
+		from = "AddUnitFile"
+	}
+	if !src.masked {
+		m.settingsNoteLocked(u.name, from, names, src.ignored)
+	}
+	for _, p := range m.control[src.name] {
+		m.setPropLocked(u, p.Name, p.Value)
+	}
+	m.indexLocked(u)
+}
+
+// reloadUnitsLocked is the unit part of daemon-reload: every unit loaded
+// from a file reads its configuration again.
+func (m *manager) reloadUnitsLocked() {
+	for _, u := range m.sortedUnitsLocked() {
+		if !u.fromFile {
+			continue
+		}
+		src, ok := m.sourceLocked(u.name)
+		if !ok || src.name != u.name {
+			if u.isActive() || u.active == "activating" || u.active == "failed" || u.job != nil {
+				u.load, u.file, u.aliases = "not-found", "", nil
+				continue
+			}
+			m.removeUnitLocked(u)
+			continue
+		}
+		m.applySourceLocked(u, src)
+		m.collectLocked(u)
+	}
+}
+
+// depLists are the dependency settings that reference another unit.
+var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure"}
+
+// unitFileChange is one element of a change list, (sss).
+type unitFileChange struct{ Type, Filename, Destination string }
+
+// installOf returns the [Install] settings of a unit file ("" for none).
+func (m *manager) installOf(name, file string) parsedUnit {
+	if file == "" {
+		return parsedUnit{}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return parsedUnit{}
+	}
+	return m.parseUnitFile(name, data)
+}
+
+// symlinkLocked makes link point to dest, reporting the changes: nothing
+// when it does already; an existing symlink elsewhere is replaced when
+// force is set or it dangles.
+func symlinkLocked(link, dest string, force bool, changes *[]unitFileChange) error {
+	fi, err := os.Lstat(link)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink == 0:
+		return &callErr{errPrefix + "UnitExists", "File " + link + " already exists."}
+	case err == nil:
+		old, _ := os.Readlink(link)
+		if old == dest {
+			return nil
+		}
+		if _, serr := os.Stat(link); serr == nil && !force {
+			return &callErr{errPrefix + "UnitExists", "File " + link + " already exists and is a symlink to " + old + "."}
+		}
+		if err := os.Remove(link); err != nil {
+			return fmt.Errorf("unlink %s: %w", link, err)
+		}
+		*changes = append(*changes, unitFileChange{"unlink", link, ""})
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		return err
+	}
+	if err := os.Symlink(dest, link); err != nil {
+		return fmt.Errorf("symlink %s: %w", link, err)
+	}
+	*changes = append(*changes, unitFileChange{"symlink", link, dest})
+	return nil
+}
+
+// resolveUnitFileLocked finds the unit file an Enable-like call names (a
+// unit name or an absolute path), linking a file outside the unit
+// directories into dir.
+func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]unitFileChange) (name, file string, err error) {
+	if strings.HasPrefix(f, "/") {
+		name = filepath.Base(f)
+		if sdbus.ValidateUnitName(name) != nil || filepath.Clean(f) != f {
+			return "", "", errFileInvalid(f)
+		}
+		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+			return "", "", errNoUnitFile(f)
+		}
+		if d := filepath.Dir(f); d == m.dirs.persistent || d == m.dirs.runtime {
+			return name, f, nil
+		}
+		return name, f, symlinkLocked(filepath.Join(dir, name), f, force, changes)
+	}
+	if sdbus.ValidateUnitName(f) != nil {
+		return "", "", errFileInvalid(f)
+	}
+	if e, ok := m.lookupDiskLocked(f); ok {
+		if e.masked {
+			return "", "", &callErr{errPrefix + "UnitMasked", "Unit file " + f + " is masked."}
+		}
+		return f, e.file, nil
+	}
+	if uf, ok := m.files[f]; ok {
+		if uf.Masked {
+			return "", "", &callErr{errPrefix + "UnitMasked", "Unit file " + f + " is masked."}
+		}
+		return f, "", nil
+	}
+	return "", "", errNoUnitFile(f)
+}
+
+// enableLocked implements EnableUnitFiles and PresetUnitFiles.
+func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]unitFileChange) (bool, error) {
+	dir := m.dirs.config(runtime)
+	carries := false
+	for _, f := range files {
+		name, file, err := m.resolveUnitFileLocked(f, dir, force, changes)
+		if err != nil {
+			return carries, err
+		}
+		inst := m.installOf(name, file)
+		if !inst.hasInstall() {
+			continue
+		}
+		carries = true
+		aliasTo := file
+		if sdversions.Behaves(m.release, sdversions.AliasPointsToLink) &&
+			filepath.Dir(file) != m.dirs.persistent && filepath.Dir(file) != m.dirs.runtime {
+			aliasTo = filepath.Join(dir, name) // the link
+		}
+		for _, a := range inst.alias {
+			if sdbus.ValidateUnitName(a) != nil || path.Ext(a) != path.Ext(name) {
+				continue
+			}
+			if err := symlinkLocked(filepath.Join(dir, a), aliasTo, force, changes); err != nil {
+				return carries, err
+			}
+		}
+		for _, w := range []struct {
+			targets []string
+			suffix  string
+		}{{inst.wantedBy, ".wants"}, {inst.requiredBy, ".requires"}} {
+			for _, t := range w.targets {
+				if sdbus.ValidateUnitName(t) != nil {
+					continue
+				}
+				if err := symlinkLocked(filepath.Join(dir, t+w.suffix, name), file, force, changes); err != nil {
+					return carries, err
+				}
+			}
+		}
+	}
+	return carries, nil
+}
+
+// disableLocked implements DisableUnitFiles: it removes from the
+// configuration directory every symlink to the unit's file and every
+// .wants/ or .requires/ entry of its name, masks excepted. With dryRun it
+// only reports what it would remove (GetUnitFileLinks).
+func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[]unitFileChange) error {
+	dir := m.dirs.config(runtime)
+	for _, name := range names {
+		if sdbus.ValidateUnitName(name) != nil {
+			return errFileInvalid(name)
+		}
+		e, ok := m.lookupDiskLocked(name)
+		if !ok {
+			if _, vendor := m.files[name]; !vendor {
+				return errNoUnitFile(name)
+			}
+			continue
+		}
+		file := e.file
+		var wants, top []string
+		ents, _ := os.ReadDir(dir)
+		for _, de := range ents {
+			p := filepath.Join(dir, de.Name())
+			if de.IsDir() && (strings.HasSuffix(de.Name(), ".wants") || strings.HasSuffix(de.Name(), ".requires")) {
+				if fi, err := os.Lstat(filepath.Join(p, name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+					wants = append(wants, filepath.Join(p, name))
+				}
+				continue
+			}
+			if de.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			// The link itself, and aliases: symlinks to the file, or
+			// (sdversions.AliasPointsToLink) to the link in this directory.
+			if t, err := os.Readlink(p); err == nil && file != p && (t == file || t == filepath.Join(dir, name) && p != t) {
+				top = append(top, p)
+			}
+		}
+		sort.Strings(wants)
+		sort.Strings(top)
+		for _, p := range append(wants, top...) {
+			if dryRun {
+				*changes = append(*changes, unitFileChange{"unlink", p, ""})
+				continue
+			}
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			*changes = append(*changes, unitFileChange{"unlink", p, ""})
+			if d := filepath.Dir(p); d != dir {
+				os.Remove(d) // only when empty
+			}
+		}
+	}
+	return nil
+}
+
+// unitFileStateLocked returns the UnitFileState of name, or false when it
+// has no unit file.
+func (m *manager) unitFileStateLocked(name string) (string, bool) {
+	if u := m.units[name]; u != nil && u.transient {
+		return "transient", true
+	}
+	// The first entry on the unit path decides, as in systemd.
+	e, ok := m.lookupDiskLocked(name)
+	switch {
+	case ok && e.masked && e.runtime:
+		return "masked-runtime", true
+	case ok && e.masked:
+		return "masked", true
+	case !ok:
+		if f, vendor := m.files[name]; vendor {
+			switch {
+			case f.Masked:
+				return "masked", true
+			case len(f.Aliases) > 0:
+				// No [Install] section, but symlinks to it: systemd
+				// 247 to 262 say indirect (measured).
+				return "indirect", true
+			}
+			return "static", true
+		}
+		if p, ok := m.aliases[name]; ok {
+			if _, vendor := m.files[p]; vendor {
+				return "alias", true // a symlink next to the vendor unit
+			}
+		}
+		return "", false
+	}
+	if e.alias {
+		return "alias", true
+	}
+	switch {
+	case m.enabledInLocked(m.dirs.persistent, name, e.file):
+		return "enabled", true
+	case m.enabledInLocked(m.dirs.runtime, name, e.file):
+		return "enabled-runtime", true
+	case e.linked && e.runtime:
+		return "linked-runtime", true
+	case e.linked:
+		return "linked", true
+	}
+	if m.installOf(name, e.file).hasInstall() {
+		return "disabled", true
+	}
+	return "static", true
+}
+
+// enabledInLocked reports whether dir holds a .wants/ or .requires/ entry
+// for name, or an alias of file.
+func (m *manager) enabledInLocked(dir, name, file string) bool {
+	ents, _ := os.ReadDir(dir)
+	for _, de := range ents {
+		p := filepath.Join(dir, de.Name())
+		if de.IsDir() && (strings.HasSuffix(de.Name(), ".wants") || strings.HasSuffix(de.Name(), ".requires")) {
+			if _, err := os.Lstat(filepath.Join(p, name)); err == nil {
+				return true
+			}
+			continue
+		}
+		if de.Type()&fs.ModeSymlink != 0 && de.Name() != name {
+			if t, err := os.Readlink(p); err == nil && t == file {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type unitFileRow struct{ Path, State string }
+
+// vendorUnitDir is the directory the units added with AddUnitFile (and a
+// script's units) play: they have no file, but ListUnitFiles lists them
+// there, behind the unit directories, as systemd lists its vendor units.
+const vendorUnitDir = "/usr/lib/systemd/system"
+
+// listUnitFilesLocked lists the unit files of every directory on the unit
+// path: the persistent and runtime directories, then the vendor units
+// (AddUnitFile, with their aliases), each name once (the first on the
+// unit path), sorted by path.
+func (m *manager) listUnitFilesLocked(states, patterns []string) []unitFileRow {
+	out := []unitFileRow{}
+	seen := map[string]bool{}
+	add := func(dir, n string) {
+		seen[n] = true
+		st, ok := m.unitFileStateLocked(n)
+		if !ok || len(states) > 0 && !contains(states, st) {
+			return
+		}
+		if len(patterns) > 0 {
+			match := false
+			for _, p := range patterns {
+				if ok, _ := path.Match(p, n); ok {
+					match = true
+				}
+			}
+			if !match {
+				return
+			}
+		}
+		out = append(out, unitFileRow{filepath.Join(dir, n), st})
+	}
+	for _, runtime := range []bool{false, true} {
+		dir := m.dirs.config(runtime)
+		ents, _ := os.ReadDir(dir)
+		for _, de := range ents {
+			n := de.Name()
+			if de.IsDir() || seen[n] || sdbus.ValidateUnitName(n) != nil {
+				continue
+			}
+			if _, ok := m.entryLocked(dir, n, runtime); !ok {
+				continue
+			}
+			add(dir, n)
+		}
+	}
+	for _, f := range m.files {
+		for _, n := range append([]string{f.Name}, f.Aliases...) {
+			if !seen[n] {
+				add(vendorUnitDir, n)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+const defaultTarget = "default.target"
+
+// getDefaultTargetLocked is GetDefaultTarget: the unit default.target
+// stands for, following its symlink on the unit path.
+func (m *manager) getDefaultTargetLocked() ([]any, error) {
+	e, ok := m.lookupDiskLocked(defaultTarget)
+	switch {
+	case ok && e.masked:
+		return nil, &callErr{errPrefix + "UnitMasked", "Unit file is masked."}
+	case ok:
+		return []any{filepath.Base(e.file)}, nil
+	}
+	if f, ok := m.files[defaultTarget]; ok {
+		if f.Masked {
+			return nil, &callErr{errPrefix + "UnitMasked", "Unit file is masked."}
+		}
+		return []any{defaultTarget}, nil
+	}
+	names := make([]string, 0, len(m.files))
+	for n := range m.files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if contains(m.files[n].Aliases, defaultTarget) {
+			return []any{n}, nil
+		}
+	}
+	return nil, &callErr{dbusErr + "FileNotFound", "No such file or directory"}
+}
+
+// setDefaultTargetLocked is SetDefaultTarget: default.target in the
+// persistent directory becomes a symlink to the unit's file.
+func (m *manager) setDefaultTargetLocked(name string, force bool, changes *[]unitFileChange) error {
+	if name == defaultTarget || !strings.HasSuffix(name, ".target") || strings.Contains(name, "/") || sdbus.ValidateUnitName(name) != nil {
+		return errInvalidArgs("Invalid argument")
+	}
+	if e, ok := m.lookupDiskLocked(name); ok && (e.linked || e.alias) {
+		return &callErr{errPrefix + "UnitLinked", "Refusing to operate on alias name or linked unit file: " + name}
+	}
+	_, file, err := m.resolveUnitFileLocked(name, m.dirs.persistent, force, changes)
+	if err != nil {
+		return err
+	}
+	if file == "" {
+		return &callErr{dbusErr + "NotSupported", "fakebus has no file for unit " + name + " (AddUnitFile) to link default.target to."}
+	}
+	return symlinkLocked(filepath.Join(m.dirs.persistent, defaultTarget), file, force, changes)
+}
+
+// checkUnitFilesLocked checks that each of files (names or absolute
+// paths) has a unit file that is not masked, as a preset does before it
+// changes anything.
+func (m *manager) checkUnitFilesLocked(files []string) error {
+	for _, f := range files {
+		if strings.HasPrefix(f, "/") {
+			if sdbus.ValidateUnitName(filepath.Base(f)) != nil || filepath.Clean(f) != f {
+				return errFileInvalid(f)
+			}
+			if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+				return errNoUnitFile(f)
+			}
+			continue
+		}
+		var scratch []unitFileChange
+		if _, _, err := m.resolveUnitFileLocked(f, m.dirs.persistent, false, &scratch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// presetAllLocked is PresetAllUnitFiles under the fake's policy (enable
+// everything): every unit file in the directories with an [Install]
+// section that is not enabled gets enabled; as in systemd, a unit that
+// cannot be enabled is skipped.
+func (m *manager) presetAllLocked(runtime, force bool, changes *[]unitFileChange) {
+	for _, row := range m.listUnitFilesLocked([]string{"disabled", "linked", "linked-runtime"}, nil) {
+		name := filepath.Base(row.Path)
+		var ch []unitFileChange
+		if _, err := m.enableLocked([]string{name}, runtime, force, &ch); err == nil || len(ch) > 0 {
+			*changes = append(*changes, ch...)
+		}
+	}
+}
+
+// revertLocked is RevertUnitFiles as systemd 252 does it: the drop-in
+// directories (<name>.d/) of each unit go, and, for a unit that has a
+// vendor version (an AddUnitFile unit), every file or symlink of its name
+// in the two directories (overrides, links, masks); then every symlink to
+// a removed path. Enablement symlinks to the vendor unit stay.
+func (m *manager) revertLocked(names []string, changes *[]unitFileChange) error {
+	var todo []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			todo = append(todo, p)
+		}
+	}
+	dirs := []string{m.dirs.persistent, m.dirs.runtime}
+	for _, name := range names {
+		if sdbus.ValidateUnitName(name) != nil {
+			return errInvalidArgs("Invalid argument")
+		}
+		for _, dir := range dirs {
+			if fi, err := os.Lstat(filepath.Join(dir, name+".d")); err == nil && fi.IsDir() {
+				add(filepath.Join(dir, name+".d"))
+			}
+		}
+		if _, vendor := m.files[name]; !vendor {
+			continue
+		}
+		for _, dir := range dirs {
+			p := filepath.Join(dir, name)
+			if fi, err := os.Lstat(p); err == nil && (fi.Mode().IsRegular() || fi.Mode()&fs.ModeSymlink != 0) {
+				add(p)
+			}
+		}
+	}
+	removed := map[string]bool{}
+	for _, p := range todo {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			ents, _ := os.ReadDir(p)
+			if err := os.RemoveAll(p); err != nil {
+				return err
+			}
+			for _, de := range ents {
+				*changes = append(*changes, unitFileChange{"unlink", filepath.Join(p, de.Name()), ""})
+			}
+		} else if err := os.Remove(p); err != nil {
+			return err
+		}
+		*changes = append(*changes, unitFileChange{"unlink", p, ""})
+		removed[p] = true
+	}
+	if len(removed) == 0 {
+		return nil
+	}
+	for _, dir := range []string{m.dirs.runtime, m.dirs.persistent} {
+		var links []string
+		_ = filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+			if err != nil || de.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			t, err := os.Readlink(p)
+			if err != nil {
+				return nil
+			}
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(filepath.Dir(p), t)
+			}
+			if removed[filepath.Clean(t)] {
+				links = append(links, p)
+			}
+			return nil
+		})
+		for _, p := range links {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			*changes = append(*changes, unitFileChange{"unlink", p, ""})
+			if d := filepath.Dir(p); d != dir {
+				os.Remove(d) // only when empty
+			}
+		}
+	}
+	return nil
+}
+
+// addDependencyLocked is AddDependencyUnitFiles: every file (a unit name
+// or an absolute path) gets a symlink in target.wants/ (typ "Wants") or
+// target.requires/ ("Requires") of the configuration directory, to its
+// unit file; a file outside the unit directories is linked into the
+// directory first. Nothing changes unless the type, the target and every
+// file are good.
+func (m *manager) addDependencyLocked(files []string, target, typ string, runtime, force bool, changes *[]unitFileChange) error {
+	suffix := map[string]string{"Wants": ".wants", "Requires": ".requires"}[typ]
+	if suffix == "" {
+		return errInvalidArgs("Invalid argument")
+	}
+	if sdbus.ValidateUnitName(target) != nil {
+		if !sdversions.Behaves(m.release, sdversions.AddDependencyBadUnitSetting) {
+			return errInvalidArgs("Invalid argument")
+		}
+		return &callErr{errPrefix + "BadUnitSetting", `"` + target + `" is not a valid unit name.`}
+	}
+	switch e, ok := m.lookupDiskLocked(target); {
+	case ok && e.masked:
+		return &callErr{errPrefix + "UnitMasked", "Unit file " + e.path + " is masked."}
+	case ok && e.alias:
+		target = filepath.Base(e.file)
+	case ok:
+	case m.files[target].Masked:
+		return &callErr{errPrefix + "UnitMasked", "Unit file " + target + " is masked."}
+	default:
+		if _, vendor := m.files[target]; !vendor {
+			return errNoUnitFile(target)
+		}
+	}
+	if err := m.checkUnitFilesLocked(files); err != nil {
+		return err
+	}
+	dir := m.dirs.config(runtime)
+	for _, f := range files {
+		name, file, err := m.resolveUnitFileLocked(f, dir, force, changes)
+		if err != nil {
+			return err
+		}
+		if file == "" {
+			return &callErr{dbusErr + "NotSupported", "fakebus has no file for unit " + name + " (AddUnitFile) to link " + target + suffix + "/ to."}
+		}
+		if d := filepath.Dir(file); !strings.HasPrefix(f, "/") && d != m.dirs.persistent && d != m.dirs.runtime {
+			// A unit linked into the other directory: linked here too.
+			if err := symlinkLocked(filepath.Join(dir, name), file, force, changes); err != nil {
+				return err
+			}
+		}
+		if err := symlinkLocked(filepath.Join(dir, target+suffix, name), file, force, changes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// disableWithInstallInfoLocked is DisableUnitFilesWithFlagsAndInstallInfo:
+// DisableUnitFiles, and whether any of the units has an [Install]
+// section or is a linked unit file (measured on 257: a linked file
+// without [Install] counts, a static one does not). An invalid name is
+// BadUnitSetting there.
+func (m *manager) disableWithInstallInfoLocked(names []string, runtime bool, changes *[]unitFileChange) (bool, error) {
+	carries := false
+	for _, n := range names {
+		if sdbus.ValidateUnitName(n) != nil {
+			return false, &callErr{errPrefix + "BadUnitSetting", "Invalid unit name " + n}
+		}
+		if e, ok := m.lookupDiskLocked(n); ok && !e.masked {
+			carries = carries || e.linked || m.installOf(n, e.file).hasInstall()
+		}
+	}
+	if err := m.disableLocked(names, runtime, false, changes); err != nil {
+		return false, err
+	}
+	return carries, nil
+}

@@ -1,0 +1,315 @@
+package fakebus
+
+import (
+	"strconv"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+)
+
+type jobType string
+
+const (
+	jobStart        jobType = "start"
+	jobStop         jobType = "stop"
+	jobReload       jobType = "reload"
+	jobRestart      jobType = "restart"
+	jobVerifyActive jobType = "verify-active"
+	jobNop          jobType = "nop"
+)
+
+// job is a queued or running job.
+type job struct {
+	id     uint32
+	typ    jobType
+	unit   *unit
+	state  string // "waiting" or "running"
+	script Script
+	rule   Rule // the script rule that matched, if script is from one
+	ruled  bool // a script rule matched
+	// waits are the jobs this one runs after; deps are those whose
+	// failure fails this one (requirement dependencies).
+	waits        map[*job]bool
+	deps         map[*job]bool
+	dependents   []*job
+	depFailed    bool
+	irreversible bool
+
+	replied     bool        // the reply naming this job has been queued
+	heldRemoved []jobSignal // JobRemoved waiting for the reply
+	replyAfter  func()      // FaultJobRemovedBeforeReply: the reply, sent after JobRemoved
+	// requesters are the bus clients that asked for the job, until its
+	// JobRemoved has gone out (dbus.go).
+	requesters map[*busd.Peer]bool
+	caller     *busd.Peer // the connection whose call created the job, if any
+	queued     bool       // on the run queue (runqueue.go)
+	finished   bool
+	result     string
+}
+
+func (j *job) path() dbus.ObjectPath { return jobPath(j.id) }
+
+// jobSignal is a JobRemoved to emit, possibly later.
+type jobSignal struct {
+	job    *job
+	id     uint32
+	path   dbus.ObjectPath
+	unit   string
+	result string
+	faults Fault
+}
+
+// maybeRunLocked puts j on the run queue if nothing it waits for is
+// still queued: it runs once the manager is idle (runqueue.go).
+func (m *manager) maybeRunLocked(j *job) {
+	if j.ready() {
+		m.queueJobLocked(j)
+	}
+}
+
+// ready reports whether j waits to run and nothing it waits for is still
+// queued.
+func (j *job) ready() bool {
+	if j.finished || j.state != "waiting" {
+		return false
+	}
+	for w := range j.waits {
+		if !w.finished {
+			return false
+		}
+	}
+	return true
+}
+
+// runJobLocked runs j from the run queue, or ends it with "dependency"
+// when a requirement failed.
+func (m *manager) runJobLocked(j *job) {
+	if !j.ready() {
+		return // ended meanwhile (canceled, replaced)
+	}
+	if j.depFailed {
+		if j.typ == jobRestart {
+			// Its stop half ran before the requirement's (systemd orders
+			// stops in reverse): the unit ends stopped.
+			m.stopUnitLocked(j.unit)
+		}
+		m.finishJobLocked(j, "dependency")
+		return
+	}
+	j.state = "running"
+	if d := j.script.Delay; d > 0 {
+		m.emitJobStateLocked(j)
+		m.afterLocked(d, func() {
+			if !j.finished {
+				m.runLocked(j)
+			}
+		})
+		return
+	}
+	m.runLocked(j)
+}
+
+func (m *manager) emitJobStateLocked(j *job) {
+	if j.typ == jobStart || j.typ == jobRestart {
+		if !j.unit.isActive() && j.unit.active != "activating" {
+			m.setStateLocked(j.unit, "activating", "start")
+		}
+	}
+}
+
+// runLocked carries out a job whose turn has come.
+func (m *manager) runLocked(j *job) {
+	u := j.unit
+	if r := j.script.Result; r != "" && j.typ != jobStop {
+		if c := conflictLocked(u, j.typ, j.rule, r); c != nil && j.ruled {
+			c.Job, c.JobType = j.id, string(j.typ)
+			m.conflicts = append(m.conflicts, *c)
+			m.noteLocked(Note{Kind: NoteConflict, Unit: u.name, Job: j.id, JobType: string(j.typ), Rule: j.rule, Result: r, Conflict: c})
+		}
+		m.scriptedLocked(j, r)
+		return
+	}
+	switch j.typ {
+	case jobNop:
+		m.finishJobLocked(j, "done")
+	case jobVerifyActive:
+		if u.isActive() {
+			m.finishJobLocked(j, "done")
+		} else {
+			m.finishJobLocked(j, "skipped")
+		}
+	case jobStop:
+		m.stopUnitLocked(u)
+		m.finishJobLocked(j, "done")
+	case jobReload:
+		if !u.isActive() {
+			m.finishJobLocked(j, "invalid")
+			return
+		}
+		m.setStateLocked(u, "reloading", "reload")
+		ok := u.runCommands("ExecReload")
+		m.setStateLocked(u, "active", activeSub(u))
+		if !ok {
+			// systemd keeps the unit running and fails the job.
+			m.finishJobLocked(j, "failed")
+			return
+		}
+		m.finishJobLocked(j, "done")
+	case jobRestart:
+		m.stopUnitLocked(u)
+		m.startUnitLocked(j)
+	case jobStart:
+		if u.isActive() {
+			m.finishJobLocked(j, "done")
+			return
+		}
+		m.startUnitLocked(j)
+	}
+}
+
+// scriptedLocked ends a job with the result its Script demands.
+func (m *manager) scriptedLocked(j *job, result sdbus.JobResult) {
+	u := j.unit
+	switch result {
+	case sdbus.JobDone, sdbus.JobSkipped:
+		if !u.isActive() && u.kind == "service" && serviceType(u) != string(sdbus.ServiceOneshot) {
+			// A long-running service runs its command, as started.
+			if p, ok := u.command(); ok && p.runFor != 0 {
+				m.spawnLocked(u, p, nil)
+			}
+		}
+		if !u.isActive() {
+			m.setStateLocked(u, "active", activeSub(u))
+		}
+		m.finishJobLocked(j, string(result))
+	case sdbus.JobFailed, sdbus.JobTimeout:
+		ur := j.script.UnitResult
+		if ur == "" {
+			ur = "exit-code"
+			if result == sdbus.JobTimeout {
+				ur = "timeout"
+			}
+		}
+		m.failLocked(u, ur)
+		m.finishJobLocked(j, string(result))
+	default:
+		if u.active == "activating" {
+			m.setStateLocked(u, "inactive", "dead")
+		}
+		m.finishJobLocked(j, string(result))
+	}
+}
+
+// finishJobLocked ends j with result: it announces JobRemoved (held back
+// during a reload, or until the job's reply has been sent) and puts the
+// jobs that waited for it on the run queue (those a failed requirement
+// fails end there with "dependency").
+func (m *manager) finishJobLocked(j *job, result string) {
+	if j.finished {
+		return
+	}
+	j.finished, j.result = true, result
+	delete(m.jobs, j.id)
+	u := j.unit
+	if u.job == j {
+		u.job = nil
+		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+			return []any{unitIface, map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{0, "/"})}, []string{}}
+		})
+	}
+	sig := jobSignal{job: j, id: j.id, path: j.path(), unit: u.name, result: result, faults: j.script.Faults}
+	switch {
+	case j.replyAfter != nil:
+		m.emitJobRemovedLocked(sig)
+		j.replyAfter()
+		j.replyAfter = nil
+	case !j.replied:
+		j.heldRemoved = append(j.heldRemoved, sig)
+	default:
+		m.emitJobRemovedLocked(sig)
+	}
+	for _, d := range j.dependents {
+		if d.deps[j] && result != "done" {
+			d.depFailed = true
+		}
+		m.maybeRunLocked(d)
+	}
+	if u.active == "activating" && u.job == nil && u.proc == nil && (j.typ == jobStart || j.typ == jobRestart) {
+		// A start that did not happen (dependency, canceled before it ran).
+		m.setStateLocked(u, "inactive", "dead")
+	}
+	m.collectLocked(u)
+}
+
+// repliedLocked records that the reply naming j has been queued and sends
+// the JobRemoved held back for it.
+func (m *manager) repliedLocked(j *job) {
+	j.replied = true
+	held := j.heldRemoved
+	j.heldRemoved = nil
+	for _, s := range held {
+		m.emitJobRemovedLocked(s)
+	}
+}
+
+// emitJobRemovedLocked sends JobRemoved, with the faults the job's script
+// asks for, unless the manager is reloading.
+func (m *manager) emitJobRemovedLocked(s jobSignal) {
+	if m.reloading {
+		m.held = append(m.held, s)
+		return
+	}
+	if s.faults&FaultForgedJobRemoved != 0 {
+		m.bus.EmitFrom(forgerName, managerPath, managerIface, "JobRemoved", s.id, s.path, s.unit, "done")
+	}
+	if s.faults&FaultWrongPathJobRemoved != 0 {
+		m.bus.Emit(s.path, managerIface, "JobRemoved", s.id, s.path, s.unit, "done")
+	}
+	if s.faults&FaultMalformedJobRemoved != 0 {
+		m.bus.Emit(managerPath, managerIface, "JobRemoved", s.id, string(s.path), s.unit)
+		m.bus.Emit(managerPath, managerIface, "JobRemoved", "done", s.path, s.unit, int32(1))
+	}
+	n := 1
+	if s.faults&FaultDuplicateJobRemoved != 0 {
+		n = 2
+	}
+	for i := 0; i < n; i++ {
+		m.jobSignalLocked(s.job, managerPath, managerIface, "JobRemoved", func() []any {
+			return []any{s.id, s.path, s.unit, s.result}
+		})
+	}
+	m.untrackLocked(s.job)
+	if s.faults&FaultDropAfterJobRemoved != 0 && s.job.caller != nil {
+		s.job.caller.CloseAfterFlush()
+	}
+}
+
+// forgerName is the sender a forged JobRemoved claims: a bus client that
+// is not systemd.
+const forgerName = ":1.999"
+
+// jobRef is the (uo) value of a unit's Job property.
+type jobRef struct {
+	ID   uint32
+	Path dbus.ObjectPath
+}
+
+func (m *manager) cancelJobLocked(id uint32) ([]any, error) {
+	j, ok := m.jobs[id]
+	if !ok {
+		return nil, noSuchJob(id)
+	}
+	m.finishJobLocked(j, "canceled")
+	u := j.unit
+	if u.active == "activating" && u.proc == nil {
+		m.setStateLocked(u, "inactive", "dead")
+	}
+	m.collectLocked(u)
+	return []any{}, nil
+}
+
+// jobPath returns a job's object path.
+func jobPath(id uint32) dbus.ObjectPath {
+	return dbus.ObjectPath(jobPathBase + strconv.FormatUint(uint64(id), 10))
+}

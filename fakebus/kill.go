@@ -1,0 +1,160 @@
+package fakebus
+
+// Signals to a unit's processes (systemd's src/core/unit.c unit_kill and
+// dbus-kill.c): KillUnit, QueueSignalUnit, KillUnitSubgroup and signal
+// names.
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+)
+
+// killLocked is KillUnit and, with queue, QueueSignalUnit (whose signal
+// must be a realtime one, as sigqueue's value says), with systemd's
+// checks in systemd's order (bus_unit_method_kill, unit_kill).
+func (m *manager) killLocked(name, whom string, sig int32, queue bool) ([]any, error) {
+	u := m.unitLocked(name)
+	if u == nil {
+		return nil, errNoSuchUnit(name)
+	}
+	whom, err := m.killWhom(whom)
+	if err != nil {
+		return nil, err
+	}
+	if sig <= 0 || sig >= 65 {
+		return nil, errInvalidArgs("Signal number out of range.")
+	}
+	if queue && (sig < sigRTMin || sig > sigRTMax) {
+		return nil, errInvalidArgs("Value parameter only accepted for realtime signals (SIGRTMIN…SIGRTMAX), refusing for signal SIG%s.", signalName(sig))
+	}
+	switch {
+	case strings.HasPrefix(whom, "main") && u.kind != "service" && u.kind != "scope":
+		return nil, &callErr{errPrefix + "NoSuchProcess", u.kind + " units have no main processes"}
+	case strings.HasPrefix(whom, "control") && !controlKinds[u.kind]:
+		return nil, &callErr{errPrefix + "NoSuchProcess", u.kind + " units have no control processes"}
+	}
+	return m.signalProcessesLocked(u, whom, sig)
+}
+
+// controlKinds are the unit types that have control processes (their
+// Exec*= commands other than the main one).
+var controlKinds = map[string]bool{"service": true, "scope": true, "socket": true, "mount": true, "swap": true}
+
+// killWhom checks a kill method's whom argument: "" is all, "cgroup"
+// and "cgroup-fail" are all and all-fail where the release knows them.
+func (m *manager) killWhom(whom string) (string, error) {
+	switch whom {
+	case "":
+		return "all", nil
+	case "main", "control", "all", "main-fail", "control-fail", "all-fail":
+		return whom, nil
+	case "cgroup", "cgroup-fail":
+		if sdversions.Behaves(m.release, sdversions.KillCgroupWhom) {
+			return strings.Replace(whom, "cgroup", "all", 1), nil
+		}
+	}
+	if sdversions.Behaves(m.release, sdversions.KillWhomMessage) {
+		return "", errInvalidArgs("Invalid whom argument: %s", whom)
+	}
+	return "", errInvalidArgs("Invalid who argument %s", whom)
+}
+
+// sigRTMin and sigRTMax are the realtime signals as systemd (glibc) sees
+// them: the C library keeps 32 and 33 for itself.
+const sigRTMin, sigRTMax = 34, 64
+
+// signalNames are the Linux signals below 32 by number, as
+// signal_to_string names them (without "SIG").
+var signalNames = [...]string{1: "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV",
+	"USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ",
+	"VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS"}
+
+// signalName is systemd's signal_to_string of a signal that is not a
+// realtime one: its name, or its number.
+func signalName(sig int32) string {
+	if sig > 0 && int(sig) < len(signalNames) {
+		return signalNames[sig]
+	}
+	return strconv.Itoa(int(sig))
+}
+
+// signalProcessesLocked sends sig to u's processes that whom (checked)
+// names: SIGTERM and SIGINT end them cleanly, SIGKILL and the realtime
+// signals (whose default action ends a process) with a failure, other
+// signals leave them running.
+func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any, error) {
+	hasMain := u.proc != nil
+	hasAny := hasMain || (u.kind == "scope" && u.isActive())
+	switch {
+	case strings.HasPrefix(whom, "control"):
+		return nil, &callErr{errPrefix + "NoSuchProcess", "No control process to kill"}
+	case strings.HasPrefix(whom, "main") && !hasMain:
+		return nil, &callErr{errPrefix + "NoSuchProcess", "No main process to kill"}
+	case whom == "all-fail" && !hasAny:
+		return nil, &callErr{errPrefix + "NoSuchProcess", "No matching processes to kill"}
+	}
+	if sig == 9 || sig == 15 || sig == 2 || sig >= sigRTMin && sig <= sigRTMax { // SIGKILL, SIGTERM, SIGINT, SIGRTMIN... end the processes
+		switch {
+		case u.kind == "service" && hasMain:
+			u.proc.ended = true
+			u.proc = nil
+			u.exec.ended(cldKilled, sig)
+			if sig != 15 && sig != 2 {
+				m.failLocked(u, "signal")
+				if j := u.job; j != nil && j.typ == jobStart {
+					m.finishJobLocked(j, "failed")
+				}
+				break
+			}
+			// SIGTERM and SIGINT are a clean exit for a service
+			// (SuccessExitStatus= has them by default): it ends as if
+			// its main process had exited 0.
+			if u.boolProp("RemainAfterExit", false) {
+				m.setStateLocked(u, "active", "exited")
+			} else {
+				m.deactivateLocked(u)
+			}
+			if j := u.job; j != nil && j.typ == jobStart {
+				m.finishJobLocked(j, "done")
+			}
+		case u.kind == "scope" && u.isActive() && whom == "all":
+			m.deactivateLocked(u)
+		}
+	}
+	return []any{}, nil
+}
+
+// killSubgroupLocked is KillUnitSubgroup. The fake keeps no processes in
+// sub-cgroups: a signal to one reaches nothing, one to the unit's own
+// cgroup ("" or "/") is KillUnit's to all of its processes.
+func (m *manager) killSubgroupLocked(name, whom, sub string, sig int32) ([]any, error) {
+	u := m.unitLocked(name)
+	if u == nil {
+		return nil, errNoSuchUnit(name)
+	}
+	w, err := m.killWhom(whom)
+	if err != nil {
+		return nil, err
+	}
+	if whom != "" && whom != "cgroup" && whom != "cgroup-fail" {
+		return nil, errInvalidArgs("Subgroup can only be specified in combination with 'cgroup' or 'cgroup-fail'.")
+	}
+	if sub != "" && !normalizedPath("/"+strings.TrimPrefix(sub, "/")) {
+		return nil, errInvalidArgs("Specified cgroup sub-path is not valid.")
+	}
+	if !u.delegated() {
+		return nil, &callErr{dbusErr + "NotSupported", "Killing by subgroup is only available for units with control group delegation enabled."}
+	}
+	if sig <= 0 || sig >= 65 {
+		return nil, errInvalidArgs("Signal number out of range.")
+	}
+	if strings.Trim(sub, "/") == "" {
+		return m.signalProcessesLocked(u, w, sig)
+	}
+	if w == "all-fail" {
+		return nil, &callErr{errPrefix + "NoSuchProcess", "No matching processes to kill"}
+	}
+	return []any{}, nil
+}

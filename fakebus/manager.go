@@ -1,0 +1,350 @@
+package fakebus
+
+import (
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+)
+
+const (
+	managerPath  = dbus.ObjectPath("/org/freedesktop/systemd1")
+	managerIface = "org.freedesktop.systemd1.Manager"
+	unitIface    = "org.freedesktop.systemd1.Unit"
+	jobIface     = "org.freedesktop.systemd1.Job"
+	propsIface   = "org.freedesktop.DBus.Properties"
+	jobPathBase  = "/org/freedesktop/systemd1/job/"
+	unitPathBase = "/org/freedesktop/systemd1/unit/"
+
+	errPrefix = "org.freedesktop.systemd1."
+	dbusErr   = "org.freedesktop.DBus.Error."
+
+	infinity = ^uint64(0)
+)
+
+// manager is the fake systemd. Like PID 1 it does one thing at a time: mu
+// is held while a method call, a timer or a fault runs, and every signal
+// and reply is queued (never written) under it, so each client sees them
+// in the order the manager produced them.
+type manager struct {
+	bus *busd.Bus
+	// release is the systemd release the fake plays (release.go: from the
+	// per-version table fakebus/internal/sdversions).
+	release sdversions.Release
+	cfg     config
+	dirs    unitDirs // the unit directories (install.go); read-only
+	// cgroupRoot is the directory of WithCgroupRoot (cgroup.go), or "".
+	cgroupRoot string
+	// started is when the manager started (UserspaceTimestamp).
+	started time.Time
+
+	// timersRunning counts the timers that are set or running; close
+	// waits for it.
+	timersRunning sync.WaitGroup
+
+	// waitMu guards tickets, waiting and queuedAt: who waits for mu, in
+	// the order they came (runqueue.go). It may be taken under mu; mu is
+	// never taken under it.
+	waitMu   sync.Mutex
+	tickets  uint64          // the last ticket handed out by lock
+	waiting  map[uint64]bool // the tickets of the callers waiting for mu
+	queuedAt uint64          // the last ticket handed out when the run queue became non-empty
+	// inputOf is the connection whose next message the run queue waits
+	// for, or nil (runqueue.go). Written under mu only; inputDrained
+	// reads it without mu to skip the lock when it is not p.
+	inputOf atomic.Pointer[busd.Peer]
+
+	// mu guards every field below. Take it with lock and release it with
+	// unlock, which runs the run queue.
+	mu       sync.Mutex
+	runQueue []*job // jobs whose turn has come, in order (runqueue.go)
+	passes   int    // how many times in a row the run queue was passed over
+	version  string
+	units    map[string]*unit
+	members  map[string]map[*unit]bool // slice name -> the loaded units in it
+	files    map[string]UnitFile
+	// environment is the manager's Environment (SetEnvironment).
+	environment []string
+	// reverse are the loaded units with Requires=, BindsTo=, PartOf= or
+	// Conflicts=, the ones a stop, restart or start may act on in reverse.
+	reverse    map[*unit]bool
+	control    map[string][]setProp // SetUnitProperties on units from files, by name (install.go)
+	aliases    map[string]string    // alias -> primary name (aliases.go)
+	jobs       map[uint32]*job
+	lastJob    uint32
+	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (dbus.go)
+	requested  map[*busd.Peer]map[*job]bool // bus clients -> the jobs they requested (dbus.go)
+	reloading  bool
+	held       []jobSignal // JobRemoved held back while reloading
+	reloadFor  time.Duration
+	scripts    []scriptRule
+	conflicts  []ScriptConflict // found as jobs ran (scriptcheck.go)
+	timers     map[*time.Timer]struct{}
+	closed     bool
+	// measured are the Manager properties measured on the captured
+	// release nearest measuredFor (dbus_manager.go).
+	measured    map[string]dbus.Variant
+	measuredFor sdversions.Release
+}
+
+func newManager(cfg config) (*manager, error) {
+	v, err := sdbus.ParseVersion(cfg.version)
+	if err != nil {
+		return nil, fmt.Errorf("fakebus: %w", err)
+	}
+	dirs, err := setupUnitDirs(cfg)
+	if err != nil {
+		dirs.remove()
+		return nil, err
+	}
+	cgroupRoot, err := setupCgroupRoot(cfg.cgroupRoot)
+	if err != nil {
+		dirs.remove()
+		return nil, err
+	}
+	m := &manager{
+		cfg: cfg, dirs: dirs, cgroupRoot: cgroupRoot, release: sdversions.Release{Major: v.Major, Minor: v.Minor},
+		environment: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, version: cfg.version, started: time.Now(),
+		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
+		waiting: map[uint64]bool{}, subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
+	}
+	return m, nil
+}
+
+// init loads the units every manager has, and the configured unit files.
+// It runs once the bus exists.
+func (m *manager) init() error {
+	m.lock()
+	defer m.unlock()
+	// The units of a booted system that are never stopped: the root and
+	// system slices, the root mount, and init.scope, which holds PID 1.
+	for _, h := range hostUnits {
+		u := m.newUnitLocked(h.name)
+		u.active, u.sub = "active", h.sub
+		u.perpetual = true
+		u.activeAt = m.started
+		for k, v := range h.props {
+			u.props[k] = dbus.MakeVariant(v)
+		}
+		if u.kind == "scope" {
+			u.pids = []uint32{1}
+		}
+		m.indexLocked(u)
+		m.cgroupDirLocked(u)
+	}
+	for _, f := range m.cfg.units {
+		if err := m.addFileLocked(f); err != nil {
+			return err
+		}
+	}
+	for _, f := range m.cfg.units {
+		if !f.Active {
+			continue
+		}
+		if f.Masked {
+			return fmt.Errorf("fakebus: unit file %s: a masked unit cannot be active", f.Name)
+		}
+		u := m.loadLocked(f.Name)
+		if u == nil {
+			return fmt.Errorf("fakebus: unit file %s: cannot be loaded", f.Name)
+		}
+		m.activateAtStartLocked(u)
+	}
+	return nil
+}
+
+// activateAtStartLocked makes u active without a job, as the units a
+// booted system started before any client came: its slices first.
+func (m *manager) activateAtStartLocked(u *unit) {
+	if u.isActive() {
+		return
+	}
+	if s := u.slice(); s != "" {
+		if p := m.loadLocked(s); p != nil {
+			m.activateAtStartLocked(p)
+		}
+	}
+	switch u.kind {
+	case "service":
+		if p, ok := u.command(); ok && serviceType(u) != string(sdbus.ServiceOneshot) && p.runFor != 0 {
+			m.spawnLocked(u, p, nil)
+			m.setStateLocked(u, "active", "running")
+			return
+		}
+		m.setStateLocked(u, "active", "exited")
+	case "scope":
+		m.setStateLocked(u, "active", "running")
+	case "socket":
+		m.setStateLocked(u, "active", "listening")
+	default:
+		m.setStateLocked(u, "active", "active")
+	}
+}
+
+// hostUnits are the perpetual units every manager has loaded and active.
+var hostUnits = []struct {
+	name, sub string
+	props     map[string]any
+}{
+	{"-.slice", "active", map[string]any{"Description": "Root Slice"}},
+	{"system.slice", "active", map[string]any{"Description": "System Slice"}},
+	{"-.mount", "mounted", map[string]any{"Description": "Root Mount", "Where": "/"}},
+	{"init.scope", "running", map[string]any{"Description": "System and Service Manager", "Slice": "-.slice"}},
+}
+
+// close stops the manager: no timer fires after it returns.
+func (m *manager) close() {
+	m.mu.Lock()
+	m.closed = true
+	for t := range m.timers {
+		if t.Stop() {
+			m.timersRunning.Done() // it will never run
+		}
+	}
+	m.timers = nil
+	m.mu.Unlock()
+	m.timersRunning.Wait() // for callbacks already started
+}
+
+// afterLocked runs f under mu after d, unless the manager is closed by
+// then.
+func (m *manager) afterLocked(d time.Duration, f func()) {
+	if m.closed {
+		return
+	}
+	m.timersRunning.Add(1)
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		defer m.timersRunning.Done()
+		m.lock()
+		defer m.unlock()
+		if m.closed {
+			return
+		}
+		delete(m.timers, t)
+		f()
+	})
+	m.timers[t] = struct{}{}
+}
+
+// reloadLocked models daemon-reload: Reloading(true), JobRemoved held back
+// while the reload lasts, the reply, Reloading(false), then the held
+// signals.
+func (m *manager) reloadLocked(c *busd.Call) {
+	m.reloading = true
+	m.reloadUnitsLocked()
+	reloading := func(active bool) {
+		m.signalLocked(managerPath, managerIface, "Reloading", func() []any { return []any{active} })
+	}
+	reloading(true)
+	finish := func() {
+		c.Reply()
+		m.reloading = false
+		reloading(false)
+		held := m.held
+		m.held = nil
+		for _, s := range held {
+			m.emitJobRemovedLocked(s)
+		}
+	}
+	if m.reloadFor > 0 {
+		m.afterLocked(m.reloadFor, finish)
+		return
+	}
+	finish()
+}
+
+// invocationPath is the object path of a unit by its invocation ID, the
+// one GetUnitByInvocationID answers (systemd's
+// unit_dbus_path_invocation_id): the ID's hex digits, bus-escaped.
+func invocationPath(id []byte) dbus.ObjectPath {
+	return sdbus.UnitPath(hex.EncodeToString(id))
+}
+
+// unitByInvocationPathLocked returns the loaded unit whose invocation path
+// p is, or nil.
+func (m *manager) unitByInvocationPathLocked(p dbus.ObjectPath) *unit {
+	prefix := string(sdbus.UnitPath(""))
+	prefix = prefix[:len(prefix)-1] // without the escaped empty name
+	if !strings.HasPrefix(string(p), prefix) {
+		return nil
+	}
+	name := strings.TrimPrefix(string(p), prefix)
+	if len(name) == 34 && strings.HasPrefix(name, "_3") {
+		name = name[2:] // a leading digit, escaped
+	}
+	if len(name) != 32 {
+		return nil
+	}
+	id, err := hex.DecodeString(name)
+	if err != nil {
+		return nil
+	}
+	for _, u := range m.units {
+		if u.invocation != nil && string(u.invocation) == string(id) {
+			return u
+		}
+	}
+	return nil
+}
+
+// loadedLocked returns the loaded unit name, or systemd's error for a
+// unit that is not loaded.
+func (m *manager) loadedLocked(name string) (*unit, error) {
+	if err := validName(name); err != nil {
+		return nil, err
+	}
+	if u := m.unitLocked(name); u != nil {
+		return u, nil
+	}
+	return nil, errNoSuchUnit(name)
+}
+
+// envName reports whether s is a valid environment variable name.
+func envName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func unsetEnv(env, names []string) []string {
+	out := env[:0:0]
+	for _, e := range env {
+		k, _, _ := strings.Cut(e, "=")
+		drop := false
+		for _, n := range names {
+			if n == k || n == e {
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func setEnv(env, assignments []string) []string {
+	for _, a := range assignments {
+		k, _, _ := strings.Cut(a, "=")
+		env = unsetEnv(env, []string{k})
+		env = append(env, a)
+	}
+	sort.Strings(env)
+	return env
+}

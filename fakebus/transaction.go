@@ -1,0 +1,485 @@
+package fakebus
+
+// Jobs enter the manager as a transaction (systemd's src/core/transaction.c
+// and manager_add_job): checks of unit and mode, the jobs a job pulls in
+// through requirements, conflicts and propagation, merging with installed
+// jobs, and the reply that names the job and the other jobs it brought.
+
+import (
+	"sort"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+)
+
+func validName(name string) error {
+	if err := sdbus.ValidateUnitName(name); err != nil {
+		return errInvalidArgs("Unit name %s is not valid.", name)
+	}
+	return nil
+}
+
+// validModes are the job modes systemd knows; the per-version table
+// (sdversions.JobModes) says since when.
+var validModes = map[string]bool{
+	"replace": true, "fail": true, "isolate": true, "ignore-dependencies": true, "ignore-requirements": true,
+	"replace-irreversibly": true, "flush": true, "triggering": true, "restart-dependencies": true,
+}
+
+func (m *manager) checkModeLocked(mode string, typ jobType) error {
+	if !validModes[mode] || !m.has("mode:"+mode) {
+		return errInvalidArgs("Job mode %s invalid", mode)
+	}
+	if mode == "isolate" && typ != jobStart {
+		return errInvalidArgs("Isolate is only valid for start.")
+	}
+	if mode == "triggering" && typ != jobStop {
+		return errInvalidArgs("Job mode triggering is only valid for stop.")
+	}
+	return nil
+}
+
+// unitJobLocked handles StartUnit and the other job methods; reply makes
+// the call's reply from its job (pathReply for the job methods).
+func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType, reply jobReply) error {
+	u, typ, err := m.checkUnitJobLocked(name, mode, typ)
+	if err != nil {
+		return err
+	}
+	return m.queueAndReplyLocked(c, u, typ, sdbus.JobMode(mode), reply)
+}
+
+// checkUnitJobLocked makes systemd's checks of a job method in systemd's
+// order and returns the unit and the job type the job gets (a
+// try-restart of an inactive unit is a nop, ...).
+func (m *manager) checkUnitJobLocked(name, mode string, typ jobType) (*unit, jobType, error) {
+	if err := validName(name); err != nil {
+		return nil, "", err
+	}
+	base := typ
+	switch typ {
+	case "try-restart", "reload-or-restart", "reload-or-try-restart":
+		base = jobRestart
+	}
+	if err := m.checkModeLocked(mode, base); err != nil {
+		return nil, "", err
+	}
+	u := m.loadLocked(name)
+	if u == nil && typ == jobStop {
+		// systemd refuses to stop a unit it could not load that is
+		// not running (unit_queue_job_check_and_mangle_type).
+		return nil, "", errNoSuchUnit(name)
+	}
+	if u == nil {
+		return nil, "", errNotFound(name)
+	}
+	if u.masked {
+		return nil, "", &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
+	}
+	if mode == "isolate" && !u.boolProp("AllowIsolate", false) {
+		return nil, "", &callErr{errPrefix + "NoIsolation", "Operation refused, unit may not be isolated."}
+	}
+	canReload := u.kind == "service" && u.props["ExecReload"].Value() != nil
+	switch typ {
+	case "try-restart":
+		typ = jobNop
+		if u.isActive() || u.active == "activating" {
+			typ = jobRestart
+		}
+	case "reload-or-restart":
+		typ = jobRestart
+		if canReload && u.isActive() {
+			typ = jobReload
+		}
+	case "reload-or-try-restart":
+		switch {
+		case !u.isActive():
+			typ = jobNop
+		case canReload:
+			typ = jobReload
+		default:
+			typ = jobRestart
+		}
+	case "reload-or-start":
+		typ = jobReload
+		if !u.isActive() && u.active != "activating" {
+			typ = jobStart
+		}
+	case "try-reload":
+		typ = jobReload
+		if !u.isActive() && u.active != "activating" {
+			typ = jobNop
+		}
+	}
+	if typ == jobReload && !canReload {
+		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type reload is not applicable for unit " + name + "."}
+	}
+	if (typ == jobStart || typ == jobRestart) && u.boolProp("RefuseManualStart", false) {
+		return nil, "", &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+	}
+	if typ == jobStop && u.boolProp("RefuseManualStop", false) {
+		return nil, "", &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+	}
+	if typ == jobStop && u.perpetual {
+		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type stop is not applicable for unit " + name + "."}
+	}
+	if (typ == jobStart || typ == jobRestart) && u.load == "bad-setting" {
+		return nil, "", &callErr{errPrefix + "BadUnitSetting", "Unit " + name + " has a bad unit file setting."}
+	}
+	if (typ == jobStart || typ == jobRestart) && u.load != "loaded" {
+		return nil, "", errNotFound(name)
+	}
+	return u, typ, nil
+}
+
+// jobReply builds the reply of a job method from its job and the other
+// jobs the call installed.
+type jobReply func(j *job, affected []*job) []any
+
+func pathReply(j *job, _ []*job) []any { return []any{j.path()} }
+
+// queueAndReplyLocked installs a job for the caller and replies with its
+// path, honouring the job's script: a delayed reply, JobRemoved before
+// the reply, a dropped connection.
+func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode sdbus.JobMode, build jobReply) error {
+	last := m.lastJob
+	j, merged, err := m.installLocked(u, typ, mode, c.Peer)
+	if err != nil {
+		return err
+	}
+	p := build(j, m.installedWithLocked(j, last))
+	if !merged {
+		j.caller = c.Peer
+	}
+	if merged {
+		// Merged into a queued job: the caller gets its path too.
+		c.Reply(p...)
+		return nil
+	}
+	sc := j.script
+	reply := func() {
+		c.Reply(p...)
+		m.repliedLocked(j)
+		if sc.Faults&FaultDropConnection != 0 {
+			c.Peer.CloseAfterFlush() // the reply still arrives
+		}
+	}
+	switch {
+	case sc.Faults&FaultJobRemovedBeforeReply != 0:
+		// The reply goes out right after the job's JobRemoved.
+		j.replyAfter = reply
+	case sc.ReplyDelay > 0:
+		// The job runs; its JobRemoved waits for the late reply.
+		m.afterLocked(sc.ReplyDelay, reply)
+	default:
+		reply()
+	}
+	m.maybeRunLocked(j)
+	return nil
+}
+
+// installedWithLocked returns the jobs other than j that the call which
+// installed j queued (those numbered after last: still queued, or that j
+// waits for), by ID.
+func (m *manager) installedWithLocked(j *job, last uint32) []*job {
+	seen := map[*job]bool{j: true}
+	var out []*job
+	var walk func(o *job)
+	walk = func(o *job) {
+		if seen[o] || o.id <= last {
+			return
+		}
+		seen[o] = true
+		out = append(out, o)
+		for w := range o.waits {
+			walk(w)
+		}
+	}
+	for w := range j.waits {
+		walk(w)
+	}
+	for _, o := range m.jobs {
+		walk(o)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].id < out[b].id })
+	return out
+}
+
+// installLocked queues a job of type typ for u, merging it into u's queued
+// job of the same type or replacing a conflicting one as mode says, and
+// records requester (nil for a job nobody asked for) as a requester of the
+// job. The new job goes on the run queue once nothing holds it back, and
+// runs when the manager is idle (runqueue.go), never before the call that
+// queued it has replied.
+func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, requester *busd.Peer) (j *job, merged bool, err error) {
+	starts := (typ == jobStart || typ == jobRestart) && mode != sdbus.ModeIgnoreDependencies
+	if starts && (u.job == nil || u.job.typ != typ) {
+		// systemd builds the whole transaction first: a requirement
+		// that cannot be loaded fails the call.
+		for _, dep := range []string{"Requires", "BindsTo", "Requisite"} {
+			for _, name := range u.list(dep) {
+				switch d := m.loadLocked(name); {
+				case d == nil:
+					return nil, false, errNotFound(name)
+				case d.masked:
+					return nil, false, &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
+				}
+			}
+		}
+	}
+	if old := u.job; old != nil {
+		if old.typ == typ {
+			m.trackLocked(old, requester)
+			return old, true, nil // merged: the caller gets the existing job
+		}
+		if mode == sdbus.ModeFail || old.irreversible {
+			return nil, false, &callErr{errPrefix + "TransactionIsDestructive",
+				"Transaction for " + u.name + "/" + string(typ) + " is destructive (" + u.name +
+					" has '" + string(old.typ) + "' job queued, but '" + string(typ) + "' is included in transaction)."}
+		}
+		// systemd cancels the conflicting job at once, before it replies.
+		m.finishJobLocked(old, "canceled")
+	}
+	m.lastJob++
+	// A job nobody asked for has no reply to wait for.
+	j = &job{id: m.lastJob, typ: typ, unit: u, state: "waiting", waits: map[*job]bool{}, deps: map[*job]bool{}, replied: requester == nil}
+	j.script, j.rule, j.ruled = m.scriptForLocked(u.name, typ)
+	if j.ruled {
+		m.noteLocked(Note{Kind: NoteScript, Unit: u.name, Job: j.id, JobType: string(typ), Rule: j.rule, Result: j.script.Result, Script: j.script})
+	}
+	j.irreversible = mode == sdbus.ModeReplaceIrreversibly
+	m.jobs[j.id] = j
+	u.job = j
+	m.trackLocked(j, requester)
+	m.jobSignalLocked(j, managerPath, managerIface, "JobNew", func() []any { return []any{j.id, j.path(), u.name} })
+	m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+		return []any{unitIface, map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{j.id, j.path()})}, []string{}}
+	})
+	if typ == jobStop {
+		m.propagateStopLocked(j, mode)
+	}
+	if typ == jobRestart && mode != sdbus.ModeIgnoreDependencies && mode != sdbus.ModeIgnoreRequirements {
+		m.propagateRestartLocked(j, mode)
+	}
+	if starts {
+		m.requisitesLocked(j, mode)
+		m.conflictsLocked(j, mode)
+		requires, wants := u.requirements()
+		for _, name := range requires {
+			if d := m.pullLocked(name, mode); d != nil {
+				j.waits[d], j.deps[d] = true, true
+				d.dependents = append(d.dependents, j)
+				if d.finished && d.result != "done" {
+					j.depFailed = true
+				}
+			}
+		}
+		if mode != sdbus.ModeIgnoreRequirements {
+			for _, name := range wants {
+				if d := m.pullLocked(name, mode); d != nil {
+					j.waits[d] = true
+					d.dependents = append(d.dependents, j)
+				}
+			}
+		}
+	}
+	return j, false, nil
+}
+
+// requisitesLocked makes start job j depend on its unit's Requisite=
+// units being active: one that is neither active nor starting gets a
+// verify-active job, which ends skipped, so j ends with "dependency"
+// without starting anything (systemd's JOB_VERIFY_ACTIVE).
+func (m *manager) requisitesLocked(j *job, mode sdbus.JobMode) {
+	for _, name := range j.unit.list("Requisite") {
+		d := m.loadLocked(name)
+		switch {
+		case d == nil, d == j.unit:
+			continue
+		case d.job != nil && d.job.typ != jobStop:
+			j.waits[d.job], j.deps[d.job] = true, true
+			d.job.dependents = append(d.job.dependents, j)
+			continue
+		case d.isActive() && d.job == nil:
+			continue
+		case d.job != nil:
+			j.depFailed = true // stopping
+			continue
+		}
+		v, _, err := m.installLocked(d, jobVerifyActive, mode, nil)
+		if err != nil {
+			j.depFailed = true
+			continue
+		}
+		v.replied = true
+		j.waits[v], j.deps[v] = true, true
+		v.dependents = append(v.dependents, j)
+		m.maybeRunLocked(v)
+		if v.finished && v.result != "done" {
+			j.depFailed = true
+		}
+	}
+}
+
+// conflictsLocked queues stop jobs, which start job j waits for, for the
+// units its unit conflicts with (Conflicts=, either way round) that are
+// active or about to be.
+func (m *manager) conflictsLocked(j *job, mode sdbus.JobMode) {
+	u := j.unit
+	names := append([]string(nil), u.list("Conflicts")...)
+	for _, o := range m.reverseLocked() {
+		if o != u && contains(o.list("Conflicts"), u.name) {
+			names = append(names, o.name)
+		}
+	}
+	for _, name := range names {
+		o := m.units[m.primaryLocked(name)]
+		if o == nil || o == u || o.perpetual || !(o.isActive() || o.active == "activating" || (o.job != nil && o.job.typ != jobStop)) {
+			continue
+		}
+		m.queueStopLocked(j, o, mode)
+	}
+}
+
+// propagateStopLocked queues stop jobs for the units that stop job j's
+// unit stops too (Requires=, BindsTo= or PartOf= it: systemd's
+// UNIT_ATOM_PROPAGATE_STOP) and are active or about to be; j waits for
+// them, so they stop first, as ordering after their requirement would
+// have it.
+func (m *manager) propagateStopLocked(j *job, mode sdbus.JobMode) {
+	u := j.unit
+	for _, o := range m.reverseLocked() {
+		if o == u || o.perpetual || !propagatesFrom(o, u) {
+			continue
+		}
+		if o.isActive() || o.active == "activating" || (o.job != nil && o.job.typ != jobStop) {
+			m.queueStopLocked(j, o, mode)
+		}
+	}
+}
+
+// propagatesFrom reports whether a stop or restart of u propagates to o:
+// o has Requires=, BindsTo= or PartOf= u.
+func propagatesFrom(o, u *unit) bool {
+	return contains(o.list("Requires"), u.name) || contains(o.list("BindsTo"), u.name) || contains(o.list("PartOf"), u.name)
+}
+
+// propagateRestartLocked queues try-restart jobs for the units that a
+// restart of job j's unit restarts too (Requires=, BindsTo= or PartOf= it:
+// systemd's UNIT_ATOM_PROPAGATE_RESTART). As in systemd, a try-restart of
+// a unit that is not active (or reloading) is a no-op and queues nothing;
+// of an active one it is a restart job, which propagates in turn. The
+// restart waits for j (the requirement ordered before it) and, like
+// systemd, ends "dependency" when j fails and it is a requirement. A unit
+// that already has a job keeps it.
+func (m *manager) propagateRestartLocked(j *job, mode sdbus.JobMode) {
+	u := j.unit
+	for _, o := range m.reverseLocked() {
+		if o == u || o.perpetual || o.job != nil || !o.isActive() || !propagatesFrom(o, u) {
+			continue
+		}
+		r, _, err := m.installLocked(o, jobRestart, mode, nil)
+		if err != nil {
+			continue
+		}
+		r.replied = true // nobody waits for a reply naming it
+		if !r.waits[j] {
+			// PartOf= only: ordered after j, not failed by it.
+			r.waits[j] = true
+			j.dependents = append(j.dependents, r)
+		}
+	}
+}
+
+// queueStopLocked queues a stop job for o that j waits for.
+func (m *manager) queueStopLocked(j *job, o *unit, mode sdbus.JobMode) {
+	s, merged, err := m.installLocked(o, jobStop, mode, nil)
+	if err != nil {
+		return
+	}
+	if !merged {
+		s.replied = true
+		j.waits[s] = true
+		s.dependents = append(s.dependents, j)
+		m.maybeRunLocked(s)
+	}
+}
+
+// pullLocked queues a start job for a dependency that is not active.
+func (m *manager) pullLocked(name string, mode sdbus.JobMode) *job {
+	d := m.loadLocked(name)
+	if d == nil || d.masked {
+		return nil
+	}
+	if d.job == nil && d.isActive() {
+		return nil
+	}
+	if d.job != nil && d.job.typ != jobStop {
+		return d.job
+	}
+	j, _, err := m.installLocked(d, jobStart, mode, nil)
+	if err != nil {
+		return nil
+	}
+	j.replied = true // nobody waits for a reply naming it
+	m.maybeRunLocked(j)
+	return j
+}
+
+// enqueueManyLocked is EnqueueUnitJobMany: the list, the flags, the job
+// type, the mode, then each unit checked (all before any job is queued);
+// one job of one type for each
+// unit, all checked before any is queued, answered with the jobs of the
+// named units (a unit named twice has one). The jobs' scripts may set
+// their results; reply faults (a delay, JobRemoved first) apply to the
+// single-job methods only.
+func (m *manager) enqueueManyLocked(c *busd.Call, names []string, typ, mode string, flags uint64) error {
+	if len(names) == 0 {
+		return errInvalidArgs("No units specified.")
+	}
+	if flags != 0 {
+		return errInvalidArgs("Invalid flags parameter, must be 0.")
+	}
+	t, known := enqueueJobTypes[typ]
+	if !known {
+		return errInvalidArgs("Job type %s invalid", typ)
+	}
+	type planned struct {
+		u   *unit
+		typ jobType
+	}
+	var plan []planned
+	for _, name := range names {
+		u, jt, err := m.checkUnitJobLocked(name, mode, t)
+		if err != nil {
+			return err
+		}
+		plan = append(plan, planned{u, jt})
+	}
+	rows := []affectedJob{}
+	var fresh []*job
+	seen := map[*job]bool{}
+	for _, p := range plan {
+		j, merged, err := m.installLocked(p.u, p.typ, sdbus.JobMode(mode), c.Peer)
+		if err != nil {
+			return err
+		}
+		if !merged {
+			j.caller = c.Peer
+			fresh = append(fresh, j)
+		}
+		if !seen[j] {
+			seen[j] = true
+			rows = append(rows, affectedJob{j.id, j.path(), j.unit.name, j.unit.path(), string(j.typ)})
+		}
+	}
+	c.Reply(rows)
+	for _, j := range fresh {
+		m.repliedLocked(j)
+	}
+	for _, j := range fresh {
+		m.maybeRunLocked(j)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package fakebus
+
+// Transient units (StartTransientUnit; systemd's
+// transient_unit_from_message in dbus-manager.c and unit_make_transient
+// in unit.c): a unit made from properties and its auxiliary units.
+
+import (
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+)
+
+// startTransientLocked handles StartTransientUnit.
+func (m *manager) startTransientLocked(c *call) error {
+	name, mode := c.Body[0].(string), c.Body[1].(string)
+	if err := validName(name); err != nil {
+		return err
+	}
+	if err := m.checkModeLocked(mode, jobStart); err != nil {
+		return err
+	}
+	var aux []struct {
+		Name  string
+		Props []setProp
+	}
+	if err := dbus.Store([]any{c.Body[3]}, &aux); err != nil {
+		return errInvalidArgs("Invalid auxiliary units: %v", err)
+	}
+	todo := make([]newUnit, 0, 1+len(aux))
+	todo = append(todo, newUnit{name: name})
+	for _, a := range aux {
+		if err := validName(a.Name); err != nil {
+			return err
+		}
+		todo = append(todo, newUnit{name: a.Name})
+	}
+	for i := range todo {
+		nu := &todo[i]
+		nu.kind = nu.name[strings.LastIndexByte(nu.name, '.')+1:]
+		switch nu.kind {
+		case "service", "scope", "slice", "socket":
+		default:
+			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
+		}
+		if m.unitLocked(nu.name) != nil {
+			return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
+		}
+		if _, exists := m.files[m.primaryLocked(nu.name)]; exists {
+			return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
+		}
+		body := c.Body[2]
+		if i > 0 {
+			body = aux[i-1].Props
+		}
+		var err error
+		if nu.props, err = m.checkPropsLocked(nu.kind, body); err != nil {
+			return err
+		}
+	}
+	// Check what makes the units unloadable before creating any.
+	for _, nu := range todo {
+		has := func(n string) bool {
+			for _, p := range nu.props {
+				if p.Name == n {
+					return true
+				}
+			}
+			return false
+		}
+		switch {
+		case nu.kind == "scope" && !has("PIDs"):
+			return &callErr{errPrefix + "BadUnitSetting", "Scope " + nu.name + " has no PIDs. Refusing."}
+		case nu.kind == "socket" && !has("Listen"):
+			return &callErr{errPrefix + "BadUnitSetting", "Socket " + nu.name + " has no Listen setting (ListenStream=, ListenDatagram=, ListenFIFO=, ...). Refusing."}
+		case nu.kind == "service" && !has("ExecStart") && !has("ExecStop"):
+			return &callErr{errPrefix + "BadUnitSetting", "Service " + nu.name + " has no ExecStart=, ExecStop=, or SuccessAction=. Refusing."}
+		}
+		for _, p := range nu.props {
+			if p.Name != "Requires" && p.Name != "BindsTo" && p.Name != "Requisite" {
+				continue
+			}
+			for _, dep := range p.Value.Value().([]string) {
+				if m.loadLocked(dep) == nil && !inTodo(dep, todo) {
+					return errNotFound(dep)
+				}
+			}
+		}
+	}
+	var main *unit
+	for i := len(todo) - 1; i >= 0; i-- { // auxiliary units first
+		nu := todo[i]
+		u := m.newUnitLocked(nu.name)
+		u.transient = true
+		names := make([]string, 0, len(nu.props))
+		for _, p := range nu.props {
+			m.setPropLocked(u, p.Name, p.Value)
+			names = append(names, p.Name)
+		}
+		m.settingsNoteLocked(u.name, "StartTransientUnit", names, nil)
+		m.indexLocked(u)
+		main = u
+	}
+	return m.queueAndReplyLocked(c.Call, main, jobStart, sdbus.JobMode(mode), pathReply)
+}
+
+func inTodo(n string, todo []newUnit) bool {
+	for _, t := range todo {
+		if t.name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// newUnit is a unit StartTransientUnit is about to create.
+type newUnit struct {
+	name  string
+	kind  string
+	props []setProp
+}

@@ -1,0 +1,597 @@
+package fakebus
+
+// The unit model (systemd's src/core/unit.c): a unit's state and
+// settings, its loading and garbage collection, references between units,
+// start, stop, reset-failed, freeze and clean.
+
+import (
+	"crypto/rand"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+)
+
+// unit is a loaded unit.
+type unit struct {
+	name       string
+	kind       string // "service", "scope", "slice", "target", "socket", ...
+	transient  bool
+	fromFile   bool     // loaded from a unit file (or an AddUnitFile one)
+	file       string   // the unit file on disk, if any (install.go)
+	aliases    []string // its other names, from symlinks to file
+	perpetual  bool     // -.slice and friends: never stopped or collected
+	masked     bool
+	load       string
+	active     string
+	sub        string
+	result     string // the type interface's Result
+	props      map[string]dbus.Variant
+	job        *job
+	proc       *process
+	exec       execMain // the main process's last run (service.go)
+	pids       []uint32
+	invocation []byte
+	condition  bool // ConditionResult
+	assert     bool // AssertResult
+	changed    time.Time
+	activeAt   time.Time
+	gone       bool   // removed from m.units
+	parent     string // the slice it is indexed under in m.members
+	objPath    dbus.ObjectPath
+	freezer    string             // FreezerState: "running" or "frozen"
+	subcgroups map[string]bool    // sub-cgroups made with MakeSubcgroup (cgroup.go)
+	refs       map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
+}
+
+func (m *manager) newUnitLocked(name string) *unit {
+	u := &unit{
+		name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "loaded",
+		active: "inactive", sub: "dead", props: map[string]dbus.Variant{}, condition: true, assert: true,
+		changed: time.Now(), freezer: "running",
+	}
+	if u.kind == "service" || u.kind == "scope" {
+		u.result = "success"
+	}
+	m.units[name] = u
+	m.indexLocked(u)
+	m.signalLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
+	return u
+}
+
+// indexLocked records u under its slice in m.members; call it again when
+// u's Slice property changes.
+func (m *manager) indexLocked(u *unit) {
+	if set := m.members[u.parent]; set != nil {
+		delete(set, u)
+		if len(set) == 0 {
+			delete(m.members, u.parent)
+		}
+	}
+	u.parent = u.slice()
+	if u.parent == "" || u.gone {
+		return
+	}
+	set := m.members[u.parent]
+	if set == nil {
+		set = map[*unit]bool{}
+		m.members[u.parent] = set
+	}
+	set[u] = true
+}
+
+func (u *unit) path() dbus.ObjectPath {
+	if u.objPath == "" {
+		u.objPath = sdbus.UnitPath(u.name)
+	}
+	return u.objPath
+}
+
+func (u *unit) str(name string) string {
+	if v, ok := u.props[name]; ok {
+		s, _ := v.Value().(string)
+		return s
+	}
+	return ""
+}
+
+func (u *unit) boolProp(name string, def bool) bool {
+	if v, ok := u.props[name]; ok {
+		if b, ok := v.Value().(bool); ok {
+			return b
+		}
+	}
+	return def
+}
+
+func (u *unit) list(name string) []string {
+	if v, ok := u.props[name]; ok {
+		s, _ := v.Value().([]string)
+		return s
+	}
+	return nil
+}
+
+// triggers returns the unit a socket triggers ("" for other kinds): its
+// service of the same name.
+func (u *unit) triggers() string {
+	if u.kind != "socket" {
+		return ""
+	}
+	return strings.TrimSuffix(u.name, ".socket") + ".service"
+}
+
+// requirements returns the units whose start jobs a start of u pulls in and
+// waits for: Requires= and BindsTo= (with After= ordering assumed), and
+// its slice. wants are pulled in without failing u.
+func (u *unit) requirements() (requires, wants []string) {
+	if s := u.slice(); s != "" {
+		requires = append(requires, s)
+	}
+	requires = append(requires, u.list("Requires")...)
+	requires = append(requires, u.list("BindsTo")...)
+	return requires, u.list("Wants")
+}
+
+func (u *unit) isActive() bool { return u.active == "active" || u.active == "reloading" }
+
+// setState changes the unit's state and tells subscribers.
+func (m *manager) setStateLocked(u *unit, active, sub string) {
+	if u.active == active && u.sub == sub {
+		return
+	}
+	wasActive := u.isActive()
+	u.active, u.sub, u.changed = active, sub, time.Now()
+	if active == "inactive" || active == "failed" {
+		u.freezer = "running"
+	}
+	if u.isActive() && !wasActive {
+		u.activeAt = u.changed
+	}
+	if (active == "activating" || u.isActive()) && u.invocation == nil {
+		u.invocation = make([]byte, 16)
+		_, _ = rand.Read(u.invocation)
+	}
+	m.cgroupDirLocked(u)
+	m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+		return []any{unitIface, map[string]dbus.Variant{
+			"ActiveState": dbus.MakeVariant(active),
+			"SubState":    dbus.MakeVariant(sub),
+		}, []string{}}
+	})
+	if iface := typeIface(u.kind); iface != "" && (u.kind == "service" || u.kind == "scope") {
+		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
+		})
+	}
+}
+
+// failLocked puts u into the failed state with the given Result.
+func (m *manager) failLocked(u *unit, result string) {
+	u.result = result
+	m.setStateLocked(u, "failed", "failed")
+	u.invocation = nil
+	m.stopDependentsLocked(u)
+	m.collectLocked(u)
+}
+
+// deactivateLocked puts u into inactive/dead (after a clean exit or stop).
+func (m *manager) deactivateLocked(u *unit) {
+	m.setStateLocked(u, "inactive", "dead")
+	u.invocation = nil
+	m.stopDependentsLocked(u)
+	m.collectLocked(u)
+}
+
+// collectLocked unloads u if it is no longer needed, as systemd's garbage
+// collector does (unit_gc_sweep): u may go when nothing pins it (see
+// pinnedLocked) and every loaded unit that refers to it (by a dependency
+// setting or a .wants/ symlink, as the slice of its members, as the socket
+// that triggers it) may go too; a cycle of such units goes as a whole.
+// systemd collects from a queue that its main loop runs before each
+// event-loop iteration: after the job that ended has been announced
+// (JobRemoved) and before it reads the next message. The fake does it at
+// once, after announcing the state change and the job's end, which
+// clients cannot tell apart; a unit with a job, even one still on the run
+// queue (runqueue.go), stays. The units u kept loaded are collected in
+// turn.
+func (m *manager) collectLocked(u *unit) {
+	if u.gone || m.keptLocked(u, map[*unit]bool{}) {
+		return
+	}
+	m.removeUnitLocked(u)
+	for _, o := range m.referencedByLocked(u) {
+		m.collectLocked(o)
+	}
+}
+
+// pinnedLocked reports whether u stays loaded whatever refers to it: it
+// has a job, a client's reference (RefUnit), is perpetual, has no
+// configuration to load it again from (neither transient nor from a
+// file, and not a slice), or is not inactive (failed units stay, unless
+// CollectMode=inactive-or-failed).
+func pinnedLocked(u *unit) bool {
+	if u.job != nil || u.perpetual || len(u.refs) > 0 || !(u.transient || u.fromFile || u.kind == "slice") {
+		return true
+	}
+	switch {
+	case u.active == "inactive":
+		return false
+	case u.active == "failed" && u.str("CollectMode") == string(sdbus.CollectInactiveOrFailed):
+		return false
+	}
+	return true
+}
+
+// keptLocked reports whether u must stay loaded: it is pinned, or a unit
+// referring to it must stay. seen holds the units already on the path
+// (a cycle keeps nothing by itself).
+func (m *manager) keptLocked(u *unit, seen map[*unit]bool) bool {
+	if pinnedLocked(u) {
+		return true
+	}
+	seen[u] = true
+	for _, o := range m.referrersLocked(u) {
+		if !seen[o] && m.keptLocked(o, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// referrersLocked returns the loaded units that refer to u: by a
+// dependency setting, as a member of slice u, as the socket that
+// triggers u.
+func (m *manager) referrersLocked(u *unit) []*unit {
+	var out []*unit
+	for _, o := range m.sortedUnitsLocked() {
+		if o == u {
+			continue
+		}
+		if o.parent == u.name || o.triggers() == u.name || refersTo(o, u.name) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// referencedByLocked returns the loaded units u refers to.
+func (m *manager) referencedByLocked(u *unit) []*unit {
+	names := []string{u.parent, u.triggers()}
+	for _, d := range depLists {
+		names = append(names, u.list(d)...)
+	}
+	var out []*unit
+	for _, n := range names {
+		if o := m.units[m.primaryLocked(n)]; o != nil && o != u {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func refersTo(o *unit, name string) bool {
+	for _, d := range depLists {
+		if contains(o.list(d), name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *manager) removeUnitLocked(u *unit) {
+	u.gone = true
+	delete(m.reverse, u)
+	m.indexLocked(u)
+	delete(m.units, u.name)
+	m.signalLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
+}
+
+// stopDependentsLocked stops the units inside a slice that stopped, and
+// the units bound to a unit that stopped (BindsTo=).
+func (m *manager) stopDependentsLocked(u *unit) {
+	for _, o := range m.reverseLocked() {
+		if o != u && !o.perpetual && o.isActive() && o.job == nil && contains(o.list("BindsTo"), u.name) {
+			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace, nil); err == nil {
+				j.replied = true
+				m.maybeRunLocked(j)
+			}
+		}
+	}
+	if u.kind != "slice" {
+		return
+	}
+	for _, o := range m.membersLocked(u.name) {
+		if (o.isActive() || o.active == "activating") && o.job == nil {
+			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace, nil); err == nil {
+				j.replied = true
+				m.maybeRunLocked(j)
+			}
+		}
+	}
+}
+
+// reverseLocked returns the units of m.reverse, sorted by name.
+func (m *manager) reverseLocked() []*unit {
+	out := make([]*unit, 0, len(m.reverse))
+	for u := range m.reverse {
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+func (m *manager) sortedUnitsLocked() []*unit {
+	out := make([]*unit, 0, len(m.units))
+	for _, u := range m.units {
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// loadLocked returns the loaded unit name, loading it from a unit file,
+// or creating an implicit slice, when needed. It returns nil when no such
+// unit exists.
+func (m *manager) loadLocked(name string) *unit {
+	name = m.primaryLocked(name)
+	if u := m.units[name]; u != nil {
+		return u
+	}
+	if src, ok := m.sourceLocked(name); ok {
+		if u := m.units[src.name]; u != nil {
+			return u // name is a new alias of a loaded unit
+		}
+		u := m.newUnitLocked(src.name)
+		m.applySourceLocked(u, src)
+		return u
+	}
+	if strings.HasSuffix(name, ".slice") && sdbus.ValidateUnitName(name) == nil {
+		// Slices need no unit file.
+		return m.newUnitLocked(name)
+	}
+	return nil
+}
+
+func (m *manager) addFileLocked(f UnitFile) error {
+	if err := sdbus.ValidateUnitName(f.Name); err != nil {
+		return fmt.Errorf("fakebus: unit file: %w", err)
+	}
+	kind := f.Name[strings.LastIndexByte(f.Name, '.')+1:]
+	props := make([]sdbus.Property, len(f.Properties))
+	for i, p := range f.Properties {
+		if err := p.Err(); err != nil {
+			return &UnitFileError{Unit: f.Name, Property: p.Name, Err: err}
+		}
+		// The same checks as for transient units, on the value as it
+		// would arrive over the wire.
+		v, err := normalize(p.Value)
+		if err == nil {
+			_, err = m.checkPropsLocked(kind, []setProp{{p.Name, v}})
+		}
+		if err != nil {
+			return &UnitFileError{Unit: f.Name, Property: p.Name, Err: err}
+		}
+		props[i] = sdbus.Property{Name: p.Name, Value: v}
+	}
+	if err := m.checkAliasesLocked(f); err != nil {
+		return err
+	}
+	if c := m.fileConflictLocked(f.Name, props); c != nil {
+		return c
+	}
+	f.Properties = props
+	f.Aliases = append([]string(nil), f.Aliases...)
+	if old, ok := m.files[f.Name]; ok {
+		for _, a := range old.Aliases {
+			delete(m.aliases, a)
+		}
+	}
+	for _, a := range f.Aliases {
+		m.aliases[a] = f.Name
+	}
+	m.files[f.Name] = f
+	return nil
+}
+
+func (m *manager) resetFailedLocked(u *unit) {
+	if u.active != "failed" {
+		return
+	}
+	if u.kind == "service" || u.kind == "scope" {
+		u.result = "success"
+	}
+	m.setStateLocked(u, "inactive", "dead")
+	m.collectLocked(u)
+}
+
+// freezeLocked freezes or thaws an active unit's processes.
+func (m *manager) freezeLocked(name string, freeze bool) ([]any, error) {
+	u := m.unitLocked(name)
+	if u == nil {
+		return nil, errNoSuchUnit(name)
+	}
+	switch {
+	case u.kind != "service" && u.kind != "scope" && u.kind != "slice":
+		return nil, &callErr{dbusErr + "NotSupported", "Unit '" + name + "' does not support freezing."}
+	case !u.isActive():
+		return nil, &callErr{errPrefix + "UnitInactive", "Unit '" + name + "' is not active."}
+	}
+	state := "running"
+	if freeze {
+		state = "frozen"
+	}
+	if u.freezer != state {
+		u.freezer = state
+		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+			return []any{unitIface, map[string]dbus.Variant{"FreezerState": dbus.MakeVariant(state)}, []string{}}
+		})
+	}
+	return []any{}, nil
+}
+
+func activeSub(u *unit) string {
+	switch u.kind {
+	case "service", "scope":
+		if u.proc == nil && u.kind == "service" {
+			return "exited"
+		}
+		return "running"
+	}
+	return "active"
+}
+
+// startUnitLocked activates u for a start (or restart) job.
+func (m *manager) startUnitLocked(j *job) {
+	u := j.unit
+	if ok, failedAssert := evalConditions(u); !ok {
+		u.condition, u.assert = failedAssert, !failedAssert
+		if failedAssert {
+			m.finishJobLocked(j, "assert")
+		} else {
+			m.finishJobLocked(j, "done")
+		}
+		return
+	}
+	u.condition, u.assert = true, true
+	if u.kind == "service" || u.kind == "scope" {
+		u.result = "success"
+	}
+	switch u.kind {
+	case "service":
+		p, _ := u.command()
+		if len(u.commands("ExecStartPre")) > 0 {
+			m.setStateLocked(u, "activating", "start-pre")
+			if !u.runCommands("ExecStartPre") {
+				m.failLocked(u, "exit-code")
+				m.finishJobLocked(j, "failed")
+				return
+			}
+		}
+		m.setStateLocked(u, "activating", "start")
+		if serviceType(u) == string(sdbus.ServiceOneshot) {
+			m.spawnLocked(u, p, j)
+			return
+		}
+		m.spawnLocked(u, p, nil)
+		if u.active == "activating" && u.proc != nil && !m.startPostLocked(u) {
+			m.finishJobLocked(j, "failed")
+			return
+		}
+		if u.active == "activating" {
+			m.setStateLocked(u, "active", "running")
+		}
+		m.finishJobLocked(j, "done")
+	case "scope":
+		m.setStateLocked(u, "active", "running")
+		m.finishJobLocked(j, "done")
+	case "socket":
+		// The fake opens no socket: it never triggers its service.
+		m.setStateLocked(u, "active", "listening")
+		m.finishJobLocked(j, "done")
+	default:
+		m.setStateLocked(u, "active", "active")
+		m.finishJobLocked(j, "done")
+	}
+}
+
+// stopUnitLocked deactivates u, ending its process. A oneshot service
+// stopped while its command still runs ends failed, Result signal: the
+// command was killed before it could succeed.
+func (m *manager) stopUnitLocked(u *unit) {
+	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
+		return // inactive or failed: nothing to stop
+	}
+	killedStart := u.kind == "service" && u.active == "activating" && u.proc != nil &&
+		serviceType(u) == string(sdbus.ServiceOneshot)
+	stopFailed := false
+	if u.kind == "service" && !killedStart {
+		// ExecStop= runs before the remaining processes are killed,
+		// ExecStopPost= after; a failure of either fails the unit.
+		if u.isActive() && len(u.commands("ExecStop")) > 0 {
+			m.setStateLocked(u, "deactivating", "stop")
+			stopFailed = !u.runCommands("ExecStop")
+		}
+		if len(u.commands("ExecStopPost")) > 0 {
+			stopFailed = !u.runCommands("ExecStopPost") || stopFailed
+		}
+	}
+	if u.proc != nil {
+		u.proc.ended = true
+		u.proc = nil
+		u.exec.ended(cldKilled, 15) // SIGTERM
+	}
+	m.setStateLocked(u, "deactivating", "stop")
+	if killedStart {
+		m.failLocked(u, "signal")
+		return
+	}
+	if stopFailed {
+		m.failLocked(u, "exit-code")
+		return
+	}
+	if u.kind == "service" || u.kind == "scope" {
+		u.result = "success"
+	}
+	m.setStateLocked(u, "inactive", "dead")
+	u.invocation = nil
+	m.stopDependentsLocked(u)
+}
+
+// cleanMasks are CleanUnit's resource types (ExecCleanMask), "fdstore"
+// from sdversions.CleanFDStore on.
+var cleanMasks = map[string]bool{"runtime": true, "state": true, "cache": true, "logs": true, "configuration": true, "all": true}
+
+// cleanKinds are the unit types systemd can clean (those with an
+// execution context).
+var cleanKinds = map[string]bool{"service": true, "socket": true, "mount": true, "swap": true}
+
+// cleanLocked is CleanUnit: the unit is loaded (and collected again when
+// nothing holds it), then the checks of systemd's unit_clean in its
+// order: resource types, unit type, an empty mask, a unit that is not
+// inactive or has a job, and what there is to clean.
+func (m *manager) cleanLocked(name string, mask []string) ([]any, error) {
+	if err := validName(name); err != nil {
+		return nil, err
+	}
+	_, loaded := m.units[m.primaryLocked(name)]
+	u := m.loadLocked(name)
+	if u == nil {
+		return nil, errNotFound(name)
+	}
+	if !loaded {
+		defer m.collectLocked(u)
+	}
+	switch u.load {
+	case "masked":
+		return nil, &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
+	case "bad-setting":
+		return nil, &callErr{errPrefix + "BadUnitSetting", "Unit " + name + " has a bad unit file setting."}
+	}
+	some := false
+	for _, t := range mask {
+		switch {
+		case t == "":
+		case cleanMasks[t], t == "fdstore" && sdversions.Behaves(m.release, sdversions.CleanFDStore):
+			some = true
+		default:
+			return nil, errInvalidArgs("Invalid resource type: %s", t)
+		}
+	}
+	if !cleanKinds[u.kind] {
+		return nil, &callErr{dbusErr + "NotSupported", "Unit '" + u.name + "' does not support cleaning."}
+	}
+	nothing := &callErr{errPrefix + "NothingToClean", "No matching resources found."}
+	if !some {
+		return nil, nothing
+	}
+	if u.job != nil || u.active != "inactive" && u.active != "failed" {
+		return nil, &callErr{errPrefix + "UnitBusy", "Unit is not inactive or has pending job."}
+	}
+	return nil, nothing // the fake's units have no directories, no fd store
+}
