@@ -1493,9 +1493,10 @@ func TestFaultMatrixRegressionSentCallReportedUnsent(t *testing.T) {
 		t.Run(fmt.Sprintf("reconnect=%v", reconnect), func(t *testing.T) {
 			ctx := testCtx(t)
 			s := fakebus.New(t)
-			// The job stays queued and its reply is late, so the call is
-			// in flight, and has been carried out, when the connection drops.
-			if err := s.Script("sent*.slice", fakebus.Script{Delay: time.Hour, ReplyDelay: 20 * time.Millisecond}); err != nil {
+			// The job stays queued and its reply is held back, so the call
+			// is in flight, and has been carried out, when the connection
+			// drops (a reply 20 ms late was sent before the drop under load).
+			if err := s.Script("sent*.slice", fakebus.Script{Delay: time.Hour, ReplyDelay: time.Hour}); err != nil {
 				t.Fatal(err)
 			}
 			var opts []sdbus.Option
