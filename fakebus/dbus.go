@@ -158,6 +158,11 @@ func (m *manager) HandleCall(c *busd.Call) {
 		c.ReplyError(dbusErr+"Disconnected", "The manager is shutting down.")
 		return
 	}
+	if c.Dropped() {
+		// Queued to an instance that re-executed before reading it: the
+		// bus answered NoReply (reexec.go), and systemd never acts on it.
+		return
+	}
 	out, err := m.routeLocked(&call{Call: c, Member: c.Member, Body: c.Body, Signature: c.Signature})
 	if out == nil && err == nil {
 		return // replied by the method itself, or not at all

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
@@ -23,6 +24,9 @@ func TestConformanceFakebus(t *testing.T) {
 		version := version
 		t.Run(version, func(t *testing.T) {
 			s := fakebus.New(t, fakebus.WithVersion(version))
+			// As on systemd, calls sent while the manager re-executes
+			// wait unread (ReexecUnread*).
+			s.SetReexecDuration(50 * time.Millisecond)
 			runSuite(t, backend{
 				name:    "fakebus",
 				version: version,
