@@ -179,7 +179,9 @@ func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.V
 // that is the same on every boot as measured; one that varies
 // (timestamps, PIDs, counts, what the host decides) or that names the
 // captured unit itself (its name, paths, listen addresses, commands) as
-// systemd's "never": zero, "", "/", empty.
+// systemd's "never": zero, "", "/", empty; usage counters (CPU, memory,
+// IO, IP, tasks) as its "not measured", infinity, as on a unit that never
+// ran.
 func (m *manager) measuredPropsLocked(kind, iface string) map[string]dbus.Variant {
 	if m.measuredFor != m.release {
 		m.measured, m.measuredFor = nil, m.release
@@ -194,7 +196,12 @@ func (m *manager) measuredPropsLocked(kind, iface string) map[string]dbus.Varian
 			if p.Interface != iface {
 				continue
 			}
-			if p.Varies != "" || (o.Unit != "" && ownsValue(p)) {
+			switch {
+			case p.Varies == "usage" && p.Type == "t":
+				// Counters read as systemd's "not measured" (a unit
+				// that never ran shows it; systemctl prints nothing).
+				p.Value = json.RawMessage("18446744073709551615")
+			case p.Varies != "" || (o.Unit != "" && ownsValue(p)):
 				p.Value = json.RawMessage(neverJSON(p.Type))
 			}
 			if v, err := p.Variant(); err == nil {
