@@ -773,12 +773,6 @@ func showStatusValue(s string) bool {
 }
 
 func (m *manager) managerPropsLocked() map[string]dbus.Variant {
-	nFailed := uint32(0)
-	for _, u := range m.units {
-		if u.active == "failed" {
-			nFailed++
-		}
-	}
 	virt := "none"
 	if os.Getenv("container") != "" {
 		virt = "container-other"
@@ -790,9 +784,9 @@ func (m *manager) managerPropsLocked() map[string]dbus.Variant {
 		"Architecture":    dbus.MakeVariant(goarchToSystemd(runtime.GOARCH)),
 		"Tainted":         dbus.MakeVariant(""),
 		"ControlGroup":    dbus.MakeVariant(""),
-		"SystemState":     dbus.MakeVariant("running"),
+		"SystemState":     dbus.MakeVariant(m.managerStateLocked()),
 		"NNames":          dbus.MakeVariant(uint32(len(m.units))),
-		"NFailedUnits":    dbus.MakeVariant(nFailed),
+		"NFailedUnits":    dbus.MakeVariant(m.nFailedLocked()),
 		"NJobs":           dbus.MakeVariant(uint32(len(m.jobs))),
 		"DefaultTasksMax": dbus.MakeVariant(infinity),
 	}

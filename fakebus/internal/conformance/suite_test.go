@@ -111,6 +111,7 @@ var cases = []suiteCase{
 	{name: "TypedPropertiesRoundTrip", run: testTypedRoundTrip},
 	{name: "ExecMainCodeAndStatus", run: testExecMain},
 	{name: "ManagerPropertyReads", run: testManagerReads},
+	{name: "SystemStateFromFailedUnits", run: testSystemState},
 	{name: "UnitPropertyReads", run: testUnitReads},
 	{name: "RuncInputsKeptBySystemd", run: testRuncInputs},
 	{name: "PropertiesRejectedByVersion", run: testRejectedByVersion},
