@@ -173,15 +173,8 @@ func (m *manager) managerCall(c *call) ([]any, error) {
 		return []any{sdbus.UnitPath(name)}, nil
 	case "GetUnitByPID":
 		pid := c.Body[0].(uint32)
-		for _, u := range m.sortedUnitsLocked() {
-			for _, p := range u.pids {
-				if p == pid {
-					return []any{u.path()}, nil
-				}
-			}
-			if u.proc != nil && u.proc.pid == pid {
-				return []any{u.path()}, nil
-			}
+		if u := m.unitByPIDLocked(pid); u != nil {
+			return []any{u.path()}, nil
 		}
 		return nil, &callErr{errPrefix + "NoUnitForPID", fmt.Sprintf("PID %d does not belong to any loaded unit.", pid)}
 	case "ResetFailedUnit":
