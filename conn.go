@@ -618,12 +618,16 @@ func (c *Conn) givenUp() bool {
 }
 
 // opError wraps err from a D-Bus operation on session s as an *Error.
-// When the connection ended under the call, an operation that is not
-// idempotent and was sent reports ErrOutcomeUnknown: systemd may or may
-// not have carried it out.
+// When the connection ended under the call, or systemd left the bus
+// without answering it (the bus's NoReply says so: noreply.go), an
+// operation that is not idempotent and was sent reports
+// ErrOutcomeUnknown: systemd may or may not have carried it out.
 func (c *Conn) opError(s *session, op, unit string, err error, idempotent bool) error {
 	if err == nil {
 		return nil
+	}
+	if !s.p2p && recipientLeft(err) {
+		return leftError(op, unit, idempotent) // noreply.go
 	}
 	if s.alive() && !transportError(err) {
 		return callError(op, unit, err, nil)

@@ -19,6 +19,20 @@
 // sd-bus does: no user database lookup, and it works inside user
 // namespaces.
 //
+// A program that restarts a service and waits for the restart to finish:
+//
+//	c, err := sdbus.ConnectSystem(ctx) // $DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket
+//	if err != nil {
+//		return err
+//	}
+//	defer c.Close()
+//	job, err := c.RestartUnit(ctx, "nginx.service", sdbus.ModeReplace)
+//	if err != nil {
+//		return err
+//	}
+//	_, err = job.Wait(ctx) // a failed restart is a *JobError matching ErrJobFailed
+//	return err
+//
 // A Conn uses one D-Bus connection for calls and signals, so replies and
 // signals arrive in the order systemd sent them. Close closes it, ends
 // every pending wait with ErrClosed and waits for every goroutine the Conn
@@ -93,7 +107,19 @@
 // reset a failed one and retry once, join it with AttachProcessesToUnit, or
 // ignore it, which is refused while placing PIDs); it adds
 // CollectMode=inactive-or-failed where the manager supports it and frees
-// the name when the start fails. DestroyUnit stops, waits and resets.
+// the name when the start fails. DestroyUnit stops, waits and resets. To
+// put a process into a new scope:
+//
+//	_, err := c.EnsureTransientUnit(ctx, "run-job42.scope", []sdbus.Property{
+//		sdbus.PropPIDs(uint32(pid)),
+//		sdbus.PropSlice("system.slice"),
+//	}, sdbus.EnsureOptions{Exists: sdbus.ExistsResetAndRetry})
+//	if errors.Is(err, sdbus.ErrUnitExists) {
+//		// A live unit has that name and pid is not in it: stop that unit
+//		// (DestroyUnit) or choose another name; never carry on.
+//		return fmt.Errorf("pid %d not placed: %w", pid, err)
+//	}
+//	return err // nil: the scope is active and holds pid
 //
 // The Prop* builders give every property the D-Bus type systemd expects.
 // A Property is a plain {Name, Value} value (builders' results compare

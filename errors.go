@@ -57,18 +57,23 @@ var (
 	// (org.freedesktop.DBus.Error.ServiceUnknown, NameHasNoOwner).
 	ErrServiceUnknown = errors.New("systemd is not on the bus")
 	// ErrTimeout: the bus gave up waiting for systemd
-	// (org.freedesktop.DBus.Error.NoReply, TimedOut). A context deadline is
-	// reported as context.DeadlineExceeded instead.
+	// (org.freedesktop.DBus.Error.NoReply, TimedOut) while systemd stayed
+	// on the bus. A NoReply because systemd left the bus without reading
+	// the call (daemon-reexec) is not a timeout: an idempotent call is
+	// sent again, any other fails with ErrOutcomeUnknown (see
+	// ReconnectPolicy). A context deadline is reported as
+	// context.DeadlineExceeded instead.
 	ErrTimeout = errors.New("no reply from systemd")
 	// ErrDisconnected: the connection to the bus or to systemd was lost.
 	// Every pending Wait ends with it.
 	ErrDisconnected = errors.New("connection lost")
 	// ErrClosed: the Conn was closed by Close. Pending waits end with it.
 	ErrClosed = errors.New("connection closed")
-	// ErrOutcomeUnknown: the connection was lost while a call that is not
-	// safe to repeat (StartUnit, StartTransientUnit, KillUnit, ...) waited
-	// for its reply, so systemd may or may not have carried it out. It
-	// also matches ErrDisconnected. Conn.Reconcile tells what happened.
+	// ErrOutcomeUnknown: the connection was lost, or systemd left the bus
+	// (daemon-reexec), while a call that is not safe to repeat (StartUnit,
+	// StartTransientUnit, KillUnit, ...) waited for its reply, so systemd
+	// may or may not have carried it out. It also matches ErrDisconnected.
+	// Conn.Reconcile tells what happened.
 	ErrOutcomeUnknown = errors.New("outcome unknown: connection lost before the reply")
 	// ErrJobFailed is matched by every *JobError: the job ended with a
 	// result other than done or skipped.
@@ -185,8 +190,10 @@ func (e *Error) Unwrap() error {
 	return e.Err
 }
 
-// Is reports whether target is the sentinel for e's D-Bus error name; an
-// unknown outcome is also a disconnection.
+// Is reports whether target is the sentinel for e's D-Bus error name, unless
+// Err is sdbus's own classification of that answer (a NoReply because
+// systemd left the bus matches ErrOutcomeUnknown or ErrDisconnected, not
+// ErrTimeout); an unknown outcome is also a disconnection.
 func (e *Error) Is(target error) bool {
 	if e == nil {
 		return false
@@ -194,7 +201,13 @@ func (e *Error) Is(target error) bool {
 	if e.Err == ErrOutcomeUnknown && target == ErrDisconnected {
 		return true
 	}
-	return e.Name != "" && target == dbusErrorSentinel(e.Name)
+	switch e.Err.(type) {
+	case nil, dbus.Error:
+		return e.Name != "" && target == dbusErrorSentinel(e.Name)
+	}
+	// sdbus classified the answer itself (a NoReply because systemd left
+	// the bus is not a timeout): Err decides.
+	return false
 }
 
 // causeText is the text of an error wrapped in an *Error, without the

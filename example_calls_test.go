@@ -14,18 +14,22 @@ import (
 	"github.com/sdbus-go/sdbus/fakebus"
 )
 
-// webService is a unit file for the examples: a service that runs until
-// it is stopped.
-var webService = fakebus.WithUnitFile(fakebus.UnitFile{
-	Name:       "web.service",
-	Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
-})
-
 func ExampleConn_StartUnit() {
-	c, done := connect(webService)
-	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	s, err := fakebus.Start(fakebus.WithUnitFile(fakebus.UnitFile{
+		Name:       "web.service", // runs until it is stopped
+		Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
+	})) // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	for _, step := range []struct {
 		name string
@@ -56,9 +60,17 @@ func ExampleConn_StartUnit() {
 }
 
 func ExampleConn_ListUnits() {
-	c, done := connect()
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start() // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	for _, name := range []string{"ex-a.slice", "ex-b.slice"} {
 		if _, err := c.EnsureTransientUnit(ctx, name, nil, sdbus.EnsureOptions{}); err != nil {
@@ -80,9 +92,17 @@ func ExampleConn_ListUnits() {
 }
 
 func ExampleConn_ManagerProperties() {
-	c, done := connect(fakebus.WithVersion("252.38-1~deb12u1"))
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start(fakebus.WithVersion("252.38-1~deb12u1")) // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	m, err := c.ManagerProperties(ctx)
 	if err != nil {
@@ -100,9 +120,20 @@ func ExampleConn_ManagerProperties() {
 }
 
 func ExampleConn_UnitProperties() {
-	c, done := connect(webService)
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start(fakebus.WithUnitFile(fakebus.UnitFile{
+		Name:       "web.service", // runs until it is stopped
+		Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
+	})) // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	job, err := c.StartUnit(ctx, "web.service", sdbus.ModeReplace)
 	if err != nil {
@@ -132,15 +163,23 @@ func ExampleConn_UnitProperties() {
 }
 
 func ExampleConn_ServiceProperties() {
-	c, done := connect(fakebus.WithUnitFile(fakebus.UnitFile{
+	ctx := context.Background()
+	s, err := fakebus.Start(fakebus.WithUnitFile(fakebus.UnitFile{
 		Name: "check.service",
 		Properties: []sdbus.Property{
 			sdbus.PropType(sdbus.ServiceOneshot),
 			sdbus.PropExecStart([]string{"/bin/sh", "-c", "exit 3"}, false),
 		},
-	}))
-	defer done()
-	ctx := context.Background()
+	})) // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	job, err := c.StartUnit(ctx, "check.service", sdbus.ModeReplace)
 	if err != nil {
@@ -150,20 +189,31 @@ func ExampleConn_ServiceProperties() {
 	fmt.Println(errors.Is(err, sdbus.ErrJobFailed))
 
 	// An exit or a signal? ExecMainCode tells.
-	s, err := c.ServiceProperties(ctx, "check.service")
+	sp, err := c.ServiceProperties(ctx, "check.service")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(s.Result, s.ExecMainCode, s.ExecMainStatus)
+	fmt.Println(sp.Result, sp.ExecMainCode, sp.ExecMainStatus)
 	// Output:
 	// true
 	// exit-code exited 3
 }
 
 func ExampleConn_KillUnit() {
-	c, done := connect(webService)
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start(fakebus.WithUnitFile(fakebus.UnitFile{
+		Name:       "web.service", // runs until it is stopped
+		Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
+	})) // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	job, err := c.StartUnit(ctx, "web.service", sdbus.ModeReplace)
 	if err != nil {
@@ -175,11 +225,11 @@ func ExampleConn_KillUnit() {
 	if err := c.KillUnit(ctx, "web.service", sdbus.KillMain, syscall.SIGKILL); err != nil {
 		log.Fatal(err)
 	}
-	s, err := c.ServiceProperties(ctx, "web.service")
+	sp, err := c.ServiceProperties(ctx, "web.service")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(s.Result, s.ExecMainCode, syscall.Signal(s.ExecMainStatus))
+	fmt.Println(sp.Result, sp.ExecMainCode, syscall.Signal(sp.ExecMainStatus))
 
 	// No main process left to signal.
 	err = c.KillUnit(ctx, "web.service", sdbus.KillMain, syscall.SIGTERM)
@@ -190,9 +240,17 @@ func ExampleConn_KillUnit() {
 }
 
 func ExampleConn_ResetFailedUnit() {
-	c, done := connect()
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start() // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	job, err := c.StartTransientUnit(ctx, "once.service", sdbus.ModeReplace, []sdbus.Property{
 		sdbus.PropType(sdbus.ServiceOneshot),
@@ -216,9 +274,17 @@ func ExampleConn_ResetFailedUnit() {
 }
 
 func ExampleConn_SetUnitProperties() {
-	c, done := connect()
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start() // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	if _, err := c.EnsureTransientUnit(ctx, "tenant.slice", []sdbus.Property{sdbus.PropMemoryMax(512 << 20)}, sdbus.EnsureOptions{}); err != nil {
 		log.Fatal(err)
@@ -229,11 +295,11 @@ func ExampleConn_SetUnitProperties() {
 	if err := c.SetUnitProperties(ctx, "tenant.slice", true, props...); err != nil {
 		log.Fatal(err)
 	}
-	s, err := c.SliceProperties(ctx, "tenant.slice")
+	sl, err := c.SliceProperties(ctx, "tenant.slice")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(props[0], s.MemoryMax, s.CPUWeight)
+	fmt.Println(props[0], sl.MemoryMax, sl.CPUWeight)
 
 	// A bad value fails before anything is sent.
 	err = c.SetUnitProperties(ctx, "tenant.slice", true, sdbus.PropTasksMax(0))
@@ -244,10 +310,18 @@ func ExampleConn_SetUnitProperties() {
 }
 
 func ExampleConn_WatchUnit() {
-	c, done := connect()
-	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	s, err := fakebus.Start() // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	// Watch first, then start: no change is missed.
 	states, err := c.WatchUnit(ctx, "nap.service")
@@ -279,15 +353,23 @@ func ExampleConn_WatchUnit() {
 // org.freedesktop.systemd1.UnitExists, which a second scope of the same
 // name gets. errors.As still finds the D-Bus error name.
 func Example_unitExists() {
-	c, done := connect()
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start() // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	props := []sdbus.Property{sdbus.PropPIDs(4242)}
 	if _, err := c.StartTransientUnit(ctx, "ctr-7.scope", sdbus.ModeReplace, props); err != nil {
 		log.Fatal(err)
 	}
-	_, err := c.StartTransientUnit(ctx, "ctr-7.scope", sdbus.ModeReplace, props)
+	_, err = c.StartTransientUnit(ctx, "ctr-7.scope", sdbus.ModeReplace, props)
 	fmt.Println(errors.Is(err, sdbus.ErrUnitExists))
 	var e *sdbus.Error
 	if errors.As(err, &e) {

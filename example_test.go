@@ -13,24 +13,18 @@ import (
 	"github.com/sdbus-go/sdbus/fakebus"
 )
 
-// connect starts a fake systemd for an example. Real programs call
-// sdbus.ConnectSystem (or ConnectUser, ConnectPrivate, Connect) instead.
-func connect(opts ...fakebus.Option) (*sdbus.Conn, func()) {
-	s, err := fakebus.Start(opts...)
-	if err != nil {
-		log.Fatal(err)
-	}
-	c, err := s.Dial(context.Background())
-	if err != nil {
-		log.Fatal(err)
-	}
-	return c, func() { c.Close(); s.Close() }
-}
-
 func ExampleConn_StartTransientUnit() {
-	c, done := connect()
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start() // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	job, err := c.StartTransientUnit(ctx, "hello.service", sdbus.ModeReplace, []sdbus.Property{
 		sdbus.PropDescription("say hello"),
@@ -46,9 +40,17 @@ func ExampleConn_StartTransientUnit() {
 }
 
 func ExampleJob_Wait() {
-	c, done := connect()
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start() // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	job, err := c.StartTransientUnit(ctx, "fails.service", sdbus.ModeReplace, []sdbus.Property{
 		sdbus.PropType(sdbus.ServiceOneshot),
@@ -68,9 +70,17 @@ func ExampleJob_Wait() {
 }
 
 func ExampleConn_EnsureTransientUnit() {
-	c, done := connect()
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start() // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	// A failed scope of the same name lingers from an earlier run...
 	props := []sdbus.Property{sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/false"}, false)}
@@ -91,9 +101,17 @@ func ExampleConn_EnsureTransientUnit() {
 }
 
 func ExampleConn_EffectiveLimits() {
-	c, done := connect()
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start() // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	quota := sdbus.PropCPUQuota(100000, 100000) // one CPU
 	if _, err := c.EnsureTransientUnit(ctx, "pod.slice", []sdbus.Property{sdbus.PropMemoryMax(512 << 20), quota}, sdbus.EnsureOptions{}); err != nil {
@@ -117,9 +135,17 @@ func ExampleConn_EffectiveLimits() {
 }
 
 func ExampleConn_WaitUnitState() {
-	c, done := connect()
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start() // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	job, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
 		sdbus.PropExecStart([]string{"/bin/sleep", "0.05"}, false),
@@ -140,9 +166,17 @@ func ExampleConn_WaitUnitState() {
 }
 
 func ExampleConn_Supports() {
-	c, done := connect(fakebus.WithVersion("254.5-1"), fakebus.WithBackport("EffectiveMemoryMax"))
-	defer done()
 	ctx := context.Background()
+	s, err := fakebus.Start(fakebus.WithVersion("254.5-1"), fakebus.WithBackport("EffectiveMemoryMax")) // a fake systemd; a program calls sdbus.ConnectSystem(ctx) instead
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Dial(ctx) // a *sdbus.Conn over an in-process socket pair
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 
 	// A 254 that backported the effective limits: probing tells, the
 	// version does not.

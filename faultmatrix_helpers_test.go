@@ -634,6 +634,10 @@ func (sc *schedule) disconnected(tc *tconn, what string, err error) bool {
 	}
 	var se *sdbus.Error
 	switch {
+	case sc.faults.has(fReexec) && errors.As(err, &se) && se.Name == "org.freedesktop.DBus.Error.NoReply":
+		// The daemon-reexec left the call unanswered (the bus said
+		// NoReply): an unknown outcome, the connection is fine.
+		sc.cnt.add("effect/reexec-left-call-unanswered", 1)
 	case !sc.faults.has(fDisconnect):
 		sc.failf("%s on the %s Conn: %v, but nothing disconnected it", what, tc.kind, err)
 	case !errors.As(err, &se):

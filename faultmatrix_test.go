@@ -402,6 +402,10 @@ func (sc *schedule) endChecks() {
 			sc.cnt.add("effect/late-job-canceled", 1)
 		case ended(l.tc) && sc.faults.has(fDisconnect):
 			sc.cnt.add("effect/late-cancel-cut-by-disconnect", 1)
+		case sc.faults.has(fReexec) && sc.fakeJob(l.u.name) == 0 && len(sc.tr.unitResults(l.u.name)) == 0:
+			// The daemon-reexec left the call unread (the bus answered
+			// NoReply): no job was ever created.
+			sc.cnt.add("effect/late-call-left-unread-by-reexec", 1)
 		default:
 			sc.failf("the job of %s, whose caller gave up during the call, was not canceled (job %d in the manager, results %v)",
 				l.u.name, sc.fakeJob(l.u.name), sc.tr.unitResults(l.u.name))
@@ -1297,8 +1301,10 @@ func (a *act) dropAfterRemoved() {
 		if err != nil {
 			if a.isHang(err) {
 				a.hangf("%s %s on the %s Conn", u.op(), u.name, tc.kind)
-			} else if !errors.Is(err, sdbus.ErrDisconnected) || !a.faults.has(fDisconnect) {
+			} else if !errors.Is(err, sdbus.ErrDisconnected) || !a.faults.has(fDisconnect) && !a.faults.has(fReexec) {
 				a.failf("%s %s on the %s Conn: %v", u.op(), u.name, tc.kind, err)
+			} else if a.faults.has(fReexec) {
+				a.disconnected(tc, u.op()+" "+u.name, err) // left unanswered by the daemon-reexec?
 			}
 			continue
 		}
@@ -1487,9 +1493,10 @@ func TestFaultMatrixRegressionSentCallReportedUnsent(t *testing.T) {
 		t.Run(fmt.Sprintf("reconnect=%v", reconnect), func(t *testing.T) {
 			ctx := testCtx(t)
 			s := fakebus.New(t)
-			// The job stays queued and its reply is late, so the call is
-			// in flight, and has been carried out, when the connection drops.
-			if err := s.Script("sent*.slice", fakebus.Script{Delay: time.Hour, ReplyDelay: 20 * time.Millisecond}); err != nil {
+			// The job stays queued and its reply is held back, so the call
+			// is in flight, and has been carried out, when the connection
+			// drops (a reply 20 ms late was sent before the drop under load).
+			if err := s.Script("sent*.slice", fakebus.Script{Delay: time.Hour, ReplyDelay: time.Hour}); err != nil {
 				t.Fatal(err)
 			}
 			var opts []sdbus.Option

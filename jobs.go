@@ -734,6 +734,7 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 	var job *Job
 	err := c.do(ctx, op, unit, idempotentMethod(op), func(s *session) error {
 		ticket := s.jobs.begin(unit)
+		sent := s.ownerMark()
 		call := s.mgr.Go(managerIface+"."+op, c.flags(), make(chan *dbus.Call, 1), args...)
 		select {
 		case <-call.Done:
@@ -743,7 +744,7 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 			default:
 				err := &Error{Op: op, Unit: unit, Message: "no reply before the context ended; the job, if created, will be canceled", Err: ctx.Err()}
 				if !c.goTracked(func() {
-					handOver, path := c.cancelLateJob(s, ticket, unit, call)
+					handOver, path := c.cancelLateJob(s, ticket, unit, call, sent)
 					c.release()
 					if handOver {
 						c.cancelHandedOver(op, unit, path)
@@ -777,15 +778,19 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 // decision waits until none is left.
 //
 // When the connection drops before the late reply arrives (or before the
-// cancel could be sent), the job may exist all the same: cancelLateJob
-// then reports handOver, with the job's path if it is known, and a
-// reconnecting Conn cancels it on its next connection (cancelHandedOver).
-func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.Call) (handOver bool, path dbus.ObjectPath) {
+// cancel could be sent), or systemd leaves the bus without answering
+// (daemon-reexec), the job may exist all the same: cancelLateJob then
+// reports handOver, with the job's path if it is known, and the Conn
+// cancels it on its current connection, a reconnecting Conn on its next
+// one (cancelHandedOver).
+func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.Call, sent ownerMark) (handOver bool, path dbus.ObjectPath) {
 	<-call.Done // godbus ends every pending call when the connection closes
 	if err := storeCall(call, &path); err != nil {
 		s.jobs.end(ticket)
-		// A call that never left has created nothing.
-		return !notSent(err) && transportError(err), ""
+		// A call that never left has created nothing; one whose answer
+		// the connection lost, or that systemd left the bus without
+		// answering (noreply.go), may have.
+		return !notSent(err) && (transportError(err) || s.systemdLeft(err, sent)), ""
 	}
 	st := s.jobs.register(ticket, path, true)
 	sole := s.jobs.soleClaim(st, unit, s.bus.Context().Done())
@@ -799,7 +804,17 @@ func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.
 		return false, "" // another call on this Conn asked for the same job
 	}
 	// Bounded by the connection's life: Close cancels it.
+	sent = s.ownerMark()
 	err := storeCall(s.mgr.CallWithContext(s.bus.Context(), managerIface+".CancelJob", c.flags(), jobIDFromPath(path)))
+	if err != nil && s.systemdLeft(err, sent) {
+		// systemd left the bus under the cancel (daemon-reexec): the job
+		// survives, and is canceled once systemd is back (cancelOrphan's
+		// calls wait for it).
+		ctx, cancel := context.WithTimeout(c.stop, lateCancelTimeout)
+		defer cancel()
+		_ = c.cancelOrphan(ctx, "CancelJob", unit, jobIDFromPath(path), path)
+		return false, ""
+	}
 	return err != nil && transportError(err), path
 }
 
@@ -807,16 +822,17 @@ func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.
 // connection.
 const lateCancelTimeout = 10 * time.Second
 
-// cancelHandedOver cancels, on a reconnecting Conn's next connection, the
-// job a call abandoned by its caller may have created when the
-// connection dropped before the job could be canceled. With the job's
-// path known it cancels that job (if it is still the unit's); otherwise
-// it cancels the unit's queued job if its type is the one the call asks
-// for, unless a call on this Conn asked for the unit meanwhile. Without
-// reconnecting, or after Close, nothing can be sent: the job runs (the
-// README says so).
+// cancelHandedOver cancels, on the Conn's current connection (a
+// reconnecting Conn's next one), the job a call abandoned by its caller
+// may have created when the connection dropped, or systemd left the bus,
+// before the job could be canceled. With the job's path known it cancels
+// that job (if it is still the unit's); otherwise it cancels the unit's
+// queued job if its type is the one the call asks for, unless a call on
+// this Conn asked for the unit meanwhile. When the connection is gone
+// for good (no reconnecting, or Close), nothing can be sent: the job runs
+// (the README says so).
 func (c *Conn) cancelHandedOver(op, unit string, path dbus.ObjectPath) {
-	if c.cfg.reconnect == nil || c.closing.Load() {
+	if c.closing.Load() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(c.stop, lateCancelTimeout)

@@ -545,6 +545,14 @@ func TestListJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The job waits in the run queue until the manager is idle; a call
+	// right behind the start (this ListJobs) may find it still waiting, on
+	// systemd too. It is running from when the unit is activating.
+	if _, err := c.WaitUnitState(ctx, "queued.slice", func(s sdbus.UnitState) bool {
+		return s.ActiveState == sdbus.StateActivating
+	}); err != nil {
+		t.Fatal(err)
+	}
 	jobs, err := c.ListJobs(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,32 @@ import (
 //     connection (the unit's queued job of the same type) and canceled,
 //     unless another call on this Conn asked for that unit meanwhile.
 //
+// # Calls systemd never read (daemon-reexec)
+//
+// systemd's daemon-reexec on a bus (apt upgrade systemd runs one) keeps
+// the connection but leaves calls unanswered: systemd leaves the bus
+// without reading the calls queued to it, and the bus answers them with
+// org.freedesktop.DBus.Error.NoReply. On every Conn, with or without
+// WithReconnect, such a call is not a timeout:
+//
+//   - an idempotent call (the list above) is sent again once systemd owns
+//     org.freedesktop.systemd1 again (waiting for it is bounded by ctx and
+//     WaitForConnection, 30 s without a policy; then ErrServiceUnknown),
+//     up to three times;
+//   - any other call fails with ErrOutcomeUnknown (and ErrDisconnected):
+//     systemd may have read it before it left; Conn.Reconcile tells what
+//     happened. EnsureTransientUnit and DestroyUnit finish what they
+//     promise; a job call abandoned by its ctx has its job canceled.
+//
+// The rule: a NoReply means systemd left the bus when its text says the
+// recipient disconnected (dbus-daemon's "Message recipient disconnected
+// from message bus without replying", dbus-broker's "Remote peer
+// disconnected"), or when org.freedesktop.systemd1 changed owner between
+// the call and its answer (both buses send NameOwnerChanged first). Any
+// other NoReply, such as dbus-daemon's own reply timeout ("Message did
+// not receive a reply (timeout by message bus)") while systemd stays on
+// the bus, is ErrTimeout.
+//
 // # Failed attempts and backoff
 //
 // An attempt is one connection: dial, authenticate, Hello, match rules,
@@ -184,7 +210,9 @@ const retries = 3
 
 // do runs f on the current session. When the connection ends under it, an
 // idempotent f, or one that was never sent, runs again on the next
-// connection (if the Conn reconnects).
+// connection (if the Conn reconnects). When systemd leaves the bus
+// without answering (daemon-reexec: noreply.go), an idempotent f runs
+// again once systemd is back, and any other fails with ErrOutcomeUnknown.
 func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(*session) error) error {
 	for attempt := 0; ; attempt++ {
 		s, err := c.current(ctx, op, unit)
@@ -194,6 +222,7 @@ func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(
 		if err := c.acquire(ctx, op, unit); err != nil {
 			return err
 		}
+		sent := s.ownerMark()
 		err = f(s)
 		if h, ok := err.(slotHandedOver); ok {
 			err = h.error
@@ -202,6 +231,17 @@ func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(
 		}
 		if err == nil {
 			return nil
+		}
+		if s.systemdLeft(err, sent) {
+			// systemd left the bus without reading the call
+			// (daemon-reexec): see noreply.go.
+			if !idempotent || attempt >= retries || c.systemdWait() < 0 {
+				return leftError(op, unit, idempotent)
+			}
+			if err := c.awaitSystemd(ctx, s, op, unit, sent); err != nil {
+				return err
+			}
+			continue
 		}
 		if !transportError(err) {
 			return c.opError(s, op, unit, err, idempotent)

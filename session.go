@@ -89,13 +89,16 @@ type session struct {
 	// closed.
 	installed, endedAt time.Time
 
-	// mu guards owner, ownerSeq and held. It is held only to read or
-	// update them, never across a call or a channel operation.
+	// mu guards owner, ownerSeq, ownerChanged and held. It is held only
+	// to read or update them, never across a call or a channel operation.
 	mu sync.Mutex
 	// owner is the unique name of org.freedesktop.systemd1's owner, as of
 	// the message with sequence ownerSeq ("" while it has none).
 	owner    string
 	ownerSeq dbus.Sequence
+	// ownerChanged is closed and replaced whenever owner is recorded
+	// (noreply.go waits on it).
+	ownerChanged chan struct{}
 	// held keeps, while the name has no owner, the signals systemd's
 	// instances may send before taking it (systemd 262 releases the name
 	// on daemon-reexec, and its new instance may send JobRemoved before it
@@ -121,7 +124,7 @@ const maxHeld = 1024
 
 func (c *Conn) newSession() *session {
 	return &session{c: c, jobs: newJobTracker(), watches: newWatchSet(), ended: make(chan struct{}),
-		subChanged: make(chan struct{})}
+		subChanged: make(chan struct{}), ownerChanged: make(chan struct{})}
 }
 
 // alive reports whether the session's connection is still up.
@@ -417,6 +420,8 @@ func (s *session) setOwner(owner string, seq dbus.Sequence) []*dbus.Signal {
 		return nil
 	}
 	s.owner, s.ownerSeq = owner, seq
+	close(s.ownerChanged)
+	s.ownerChanged = make(chan struct{})
 	if owner == "" {
 		return nil
 	}

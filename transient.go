@@ -116,7 +116,13 @@ const cleanupTimeout = 5 * time.Second
 //     was done ("sdbus: EnsureTransientUnit run-x.scope: start job
 //     canceled, name freed: context deadline exceeded") and wraps the
 //     *JobError or the ctx error;
-//   - an existing unit is never silently accepted while placing PIDs.
+//   - an existing unit is never silently accepted while placing PIDs;
+//   - when StartTransientUnit's outcome is unknown (the connection
+//     dropped, or systemd left the bus at a daemon-reexec, before its
+//     reply), Conn.Reconcile decides: a unit that is not loaded was
+//     never created and is created again; a loaded one's start job is
+//     waited for (a unit found loaded is taken to be the one the call
+//     created).
 //
 // Errors match ErrUnitExists (policy ExistsFail, or a unit that exists and
 // has not failed under ExistsResetAndRetry), ErrInvalidArgs, ErrJobFailed,
@@ -147,7 +153,7 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 		}
 	}
 	outcome := Created
-	job, err := c.StartTransientUnit(ctx, name, mode, props, opt.Aux...)
+	job, ended, err := c.startTransient(ctx, name, mode, props, opt.Aux)
 	if errors.Is(err, ErrUnitExists) {
 		switch opt.Exists {
 		case ExistsFail:
@@ -171,13 +177,16 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 				return 0, err
 			}
 			outcome = Recreated
-			job, err = c.StartTransientUnit(ctx, name, mode, props, opt.Aux...)
+			job, ended, err = c.startTransient(ctx, name, mode, props, opt.Aux)
 		default:
 			return 0, invalidArg(op, name, "unknown ExistsPolicy %d", int(opt.Exists))
 		}
 	}
 	if err != nil {
 		return 0, err
+	}
+	if ended != nil {
+		return c.ensureEnded(name, outcome, nil, *ended)
 	}
 	if _, err := job.Wait(ctx); err != nil {
 		if lostConnection(err) {
@@ -240,14 +249,50 @@ func (c *Conn) ensureAfterDisconnect(ctx context.Context, name string, outcome O
 			return 0, c.failedStart(op, name, job, werr)
 		}
 		// The start job ended while the connection was down.
-		switch {
-		case r.Loaded && (r.State.ActiveState == StateActive || r.State.ActiveState == StateReloading):
-			return outcome, nil
-		case r.Loaded && r.State.ActiveState == StateFailed:
-			done := c.cleanUpFailedStart(job, name)
-			return 0, &Error{Op: op, Unit: name, Message: "the start job failed while the connection was down (Result " + r.State.Result + "); " + done, Err: ErrJobFailed}
+		return c.ensureEnded(name, outcome, job, r)
+	}
+}
+
+// ensureEnded finishes EnsureTransientUnit when its start job ended
+// unseen (the connection was down, or systemd left the bus, when its
+// result came) and Reconcile found r: success when the unit is active,
+// the failure cleaned up when it failed, an unknown outcome otherwise.
+func (c *Conn) ensureEnded(name string, outcome Outcome, job *Job, r Reconciliation) (Outcome, error) {
+	const op = "EnsureTransientUnit"
+	switch {
+	case r.Loaded && (r.State.ActiveState == StateActive || r.State.ActiveState == StateReloading):
+		return outcome, nil
+	case r.Loaded && r.State.ActiveState == StateFailed:
+		done := c.cleanUpFailedStart(job, name)
+		return 0, &Error{Op: op, Unit: name, Message: "the start job failed unseen (Result " + r.State.Result + "); " + done, Err: ErrJobFailed}
+	}
+	return 0, &Error{Op: op, Unit: name, Message: fmt.Sprintf("the start job ended unseen and the unit is %s now", describeState(r)), Err: ErrOutcomeUnknown}
+}
+
+// startTransient is StartTransientUnit for EnsureTransientUnit. When the
+// call's outcome is unknown (the connection dropped, or systemd left the
+// bus at a daemon-reexec, before its reply), Reconcile tells what became
+// of it: a unit that is not loaded was never created (or was collected,
+// its start having failed), and is created again; a loaded unit's queued
+// job is returned as the start job; a loaded unit without a job is
+// returned as ended, for ensureEnded. A unit found loaded is taken to be
+// the one the call created.
+func (c *Conn) startTransient(ctx context.Context, name string, mode JobMode, props []Property, aux []AuxUnit) (*Job, *Reconciliation, error) {
+	for attempt := 0; ; attempt++ {
+		job, err := c.StartTransientUnit(ctx, name, mode, props, aux...)
+		if !errors.Is(err, ErrOutcomeUnknown) || attempt >= retries {
+			return job, nil, err
 		}
-		return 0, &Error{Op: op, Unit: name, Message: fmt.Sprintf("the start job ended while the connection was down and the unit is %s now", describeState(r)), Err: ErrOutcomeUnknown}
+		r, rerr := c.Reconcile(ctx, name)
+		switch {
+		case rerr != nil:
+			return nil, nil, err
+		case !r.Loaded:
+			continue
+		case r.Job != nil:
+			return r.Job, nil, nil
+		}
+		return nil, &r, nil
 	}
 }
 
@@ -267,7 +312,10 @@ func (c *Conn) cleanUpFailedStart(job *Job, name string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	what := "start job failed"
-	if !job.st.finished() {
+	if job == nil {
+		// Its job was not seen (EnsureTransientUnit after an unknown
+		// outcome): only the name is freed.
+	} else if !job.st.finished() {
 		if err := job.Cancel(ctx); err != nil {
 			return "start job not canceled (" + causeText(err) + "); it may still run"
 		}
@@ -299,7 +347,8 @@ func startJobEnded(r JobResult) string {
 // DestroyUnit stops a unit, waits for the stop job with ctx and resets the
 // unit's failed state, so that its name is free. A unit that is not
 // loaded counts as destroyed. A stop job that does not succeed is reported
-// (*JobError) after the reset.
+// (*JobError) after the reset. Across a daemon-reexec its calls are sent
+// again (both are idempotent: see ReconnectPolicy).
 func (c *Conn) DestroyUnit(ctx context.Context, name string) error {
 	if err := checkUnitName("DestroyUnit", name); err != nil {
 		return err

@@ -165,6 +165,11 @@ func (m *manager) HandleCall(c *busd.Call) {
 		c.ReplyError(dbusErr+"Disconnected", "The manager is shutting down.")
 		return
 	}
+	if c.Dropped() {
+		// Queued to an instance that re-executed before reading it: the
+		// bus answered NoReply (reexec.go), and systemd never acts on it.
+		return
+	}
 	if c.Path == unitSelfPath {
 		u := m.unitByPIDLocked(c.Peer.PID())
 		if u == nil {

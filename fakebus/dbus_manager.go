@@ -280,7 +280,7 @@ func (m *manager) managerCall(c *call) ([]any, error) {
 		m.reloadLocked(c.Call)
 		return nil, nil
 	case "Reexecute":
-		m.reexecLocked(c.Call, Reexec{})
+		m.reexecLocked(Reexec{})
 		return nil, nil
 	}
 	return nil, errUnknownMethod(c.Call)

@@ -254,15 +254,16 @@ func checkUnitList(v any) error {
 }
 
 func checkIOWeights(v any) error {
-	var ws []struct {
-		Path   string
-		Weight uint64
-	}
-	if err := dbus.Store([]any{v}, &ws); err != nil {
-		return err
+	// v is as decoded from the wire ([]any per struct) or already
+	// normalized (a script's or a test's value).
+	ws, ok := v.([]ioEntry)
+	if !ok {
+		if err := dbus.Store([]any{v}, &ws); err != nil {
+			return err
+		}
 	}
 	for _, w := range ws {
-		if w.Weight < 1 || w.Weight > 10000 {
+		if w.Value < 1 || w.Value > 10000 {
 			return sysErrorf("IODeviceWeight= value out of range")
 		}
 	}
@@ -270,14 +271,18 @@ func checkIOWeights(v any) error {
 }
 
 func checkDeviceAllow(v any) error {
-	var rules []struct{ Path, Access string }
-	if err := dbus.Store([]any{v}, &rules); err != nil {
-		return err
+	// v is as decoded from the wire ([]any per struct) or already
+	// normalized (a script's or a test's value).
+	rules, ok := v.([]devEntry)
+	if !ok {
+		if err := dbus.Store([]any{v}, &rules); err != nil {
+			return err
+		}
 	}
 	for _, r := range rules {
-		node := (strings.HasPrefix(r.Path, "/dev/") || strings.HasPrefix(r.Path, "/run/systemd/inaccessible/")) &&
-			path.Clean(r.Path) == r.Path
-		if !node && !strings.HasPrefix(r.Path, "char-") && !strings.HasPrefix(r.Path, "block-") {
+		node := (strings.HasPrefix(r.Specifier, "/dev/") || strings.HasPrefix(r.Specifier, "/run/systemd/inaccessible/")) &&
+			path.Clean(r.Specifier) == r.Specifier
+		if !node && !strings.HasPrefix(r.Specifier, "char-") && !strings.HasPrefix(r.Specifier, "block-") {
 			return sysErrorf("DeviceAllow= requires device node or pattern")
 		}
 		if strings.Trim(r.Access, "rwm") != "" {

@@ -12,10 +12,18 @@
 // the caller's).
 //
 //	func TestX(t *testing.T) {
-//		s := fakebus.New(t)     // closed by t.Cleanup
-//		c := s.Conn(t)          // *sdbus.Conn over an in-process socket pair
-//		raw := s.RawConn(t)     // or a godbus *dbus.Conn, Hello said
-//		...
+//		s := fakebus.New(t) // closed by t.Cleanup
+//		c := s.Conn(t)      // a *sdbus.Conn over an in-process socket pair
+//		if _, err := c.ListUnits(context.Background()); err != nil {
+//			t.Fatal(err)
+//		}
+//		raw := s.RawConn(t) // or a godbus *dbus.Conn, Hello said
+//		v, err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").
+//			GetProperty("org.freedesktop.systemd1.Manager.Version")
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		t.Log(v) // "252.38-1~deb12u1"
 //	}
 //
 // TestUsingFakebusNew in usage_test.go is a complete test written this
@@ -101,7 +109,13 @@
 //     org.freedesktop.systemd1 (NameOwnerChanged old → ""), the new one
 //     connects, then takes it ("" → new); that the new instance can end
 //     a job in between (as 262 was seen to do) is up to the test
-//     (Reexecute with Reexec.Finish), whatever the release.
+//     (Reexecute with Reexec.Finish), whatever the release. As on
+//     dbus-daemon, the calls on the bus the old instance has not answered
+//     get NoReply ("Message recipient disconnected from message bus
+//     without replying") right after it released its names, and the
+//     manager never acts on those it had not read; SetReexecDuration
+//     keeps it serializing (reading nothing) for a while first, as
+//     systemd takes 0.1 to 0.5 s.
 //   - Subscribe/Unsubscribe (AlreadySubscribed, NotSubscribed),
 //     PropertiesChanged on state changes, UnitNew and UnitRemoved.
 //   - Who gets signals, as systemd decides it: direct (private socket)
@@ -320,7 +334,9 @@
 // forged (another sender), misplaced (another path) or malformed
 // JobRemoved signals, a connection dropped mid-job
 // (FaultDropConnection) or right after the job's JobRemoved
-// (FaultDropAfterJobRemoved: reply, JobRemoved, EOF, in that order). DropConnections,
+// (FaultDropAfterJobRemoved: reply, JobRemoved, EOF, in that order), the
+// bus's reply timeout (FaultBusTimeout: NoReply "Message did not receive a
+// reply (timeout by message bus)", systemd still on the bus). DropConnections,
 // FinishJob, EmitJobRemoved and EmitJobRemovedFrom do the same on demand.
 // WithNotes gets a NoteScript for each job a rule matches: the rule
 // (Rule: its index, pattern and step, "results[1]" say), the job and the
@@ -361,9 +377,40 @@
 //     a unique name that does not own the name yet, and have a forger
 //     (Forge) send JobRemoved from a unique name that never will. A match
 //     rule naming org.freedesktop.systemd1 as sender matches the new
-//     instance in that gap, as clients of systemd 262 observe.
+//     instance in that gap, as clients of systemd 262 observe. Pending
+//     makes the old instance wait until that many calls are left unread
+//     (they get NoReply), and Begun says when to send them.
 //   - Clients counts the connections the fake serves, so that a test can
 //     wait until the fake has forgotten a closed one.
+//
+// # Limits
+//
+// The fake's bus bounds what its clients can make it hold, as
+// dbus-daemon's <limit> settings do, so that a buggy or hostile client
+// cannot take it, or the machine, down: a client that passes a limit is
+// disconnected, alone, with a NoteLimit (WithNotes); every other client
+// carries on. WithLimits changes them; the defaults (dbus-daemon's for
+// comparison):
+//
+//   - Input: a connection's read buffer grows with the bytes that arrived,
+//     never with the length a message announces. MaxMessageSize 8 MiB per
+//     message (32 MiB), refused at its first 16 bytes; MaxIncomingBytes 64
+//     MiB per connection (127 MiB), counting the bytes read, the message
+//     being handled and its decoded values; MaxTotalIncomingBytes 128 MiB
+//     for all connections, passing which closes the connection holding the
+//     most; DecodeRatio 16, the bytes of memory a message's decoded values
+//     may take per byte of the message.
+//   - Output: MaxOutgoingBytes 32 MiB waiting for one connection (127 MiB):
+//     a client that does not read is disconnected instead of its queue
+//     growing; MaxTotalOutgoingBytes 128 MiB for all, passing which closes
+//     the connection with the longest queue.
+//   - Connections: AuthTimeout 10 s to authenticate (30 s);
+//     MaxIncompleteConnections 64 authenticating at once, one more closing
+//     the oldest (64); MaxConnections 512 authenticated (2048).
+//
+// With the defaults the bus holds at most the two totals plus 384 KiB per
+// connection, 448 MiB in all, whatever clients send or announce (what the
+// manager keeps of their calls aside).
 //
 // # The D-Bus surface
 //

@@ -75,16 +75,20 @@ type manager struct {
 	environment []string
 	// reverse are the loaded units with Requires=, BindsTo=, PartOf= or
 	// Conflicts=, the ones a stop, restart or start may act on in reverse.
-	reverse    map[*unit]bool
-	control    map[string][]setProp // SetUnitProperties on units from files, by name (install.go)
-	aliases    map[string]string    // alias -> primary name (aliases.go)
-	jobs       map[uint32]*job
-	lastJob    uint32
+	reverse map[*unit]bool
+	control map[string][]setProp // SetUnitProperties on units from files, by name (install.go)
+	aliases map[string]string    // alias -> primary name (aliases.go)
+	jobs    map[uint32]*job
+	lastJob uint32
+	// lateReply holds the jobs whose reply a script delays, until it is
+	// sent (reexec.go releases their JobRemoved when the bus drops it).
+	lateReply  map[*job]bool
 	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (dbus.go)
 	requested  map[*busd.Peer]map[*job]bool // bus clients -> the jobs they requested (dbus.go)
 	reloading  bool
 	held       []jobSignal // JobRemoved held back while reloading
 	reloadFor  time.Duration
+	reexecFor  time.Duration // SetReexecDuration (reexec.go)
 	scripts    []scriptRule
 	conflicts  []ScriptConflict // found as jobs ran (scriptcheck.go)
 	timers     map[*time.Timer]struct{}

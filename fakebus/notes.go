@@ -49,6 +49,16 @@ type Note struct {
 	// "Section.Key", in file order.
 	Stored  []string
 	Ignored []string
+	// Client, PID, Limit, Value and Max: a NoteLimit's connection (its
+	// unique name, "" before Hello and on a peer-to-peer connection; its
+	// peer's PID), the limit it passed, by dbus-daemon's name where it has
+	// one ("max_message_size", "auth_timeout"; see Limits), what it would
+	// have reached (bytes, connections, nanoseconds for auth_timeout, the
+	// message's size for decode_ratio) and the limit.
+	Client     string
+	PID        uint32
+	Limit      string
+	Value, Max int64
 }
 
 // WithNotes calls f for each Note, with the fake busy: f must not block

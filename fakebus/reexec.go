@@ -2,6 +2,7 @@ package fakebus
 
 import (
 	"sort"
+	"time"
 
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
@@ -11,7 +12,11 @@ import (
 // As on real systemd (252 and 262 alike), the old instance releases
 // org.freedesktop.systemd1 and disconnects (NameOwnerChanged old → ""),
 // the new one connects with a new unique name and later takes the name
-// ("" → new). In between it can end jobs and let a forger speak.
+// ("" → new). The calls the old instance has not answered get NoReply
+// from the bus ("Message recipient disconnected from message bus without
+// replying") right after it left, as dbus-daemon answers them; the
+// manager never acts on those it had not read. In between it can end
+// jobs and let a forger speak.
 type Reexec struct {
 	// Finish ends these jobs with these results after the new instance has
 	// connected and before it owns the name: their JobRemoved come from
@@ -22,6 +27,17 @@ type Reexec struct {
 	// unique name that never owns org.freedesktop.systemd1 (a forger
 	// racing the new instance).
 	Forge []uint32
+	// Pending makes the old instance wait, before it leaves the bus,
+	// until at least this many method calls sent on the bus wait for its
+	// answer, as calls pile up unread in systemd's socket while it
+	// serializes its state (at most 10 s). Every call still unanswered
+	// when the old instance leaves gets NoReply from the bus, and the
+	// manager never acts on it.
+	Pending int
+	// Begun, if not nil, is closed once the old instance reads no more
+	// calls, before it waits for Pending: a test sends the calls to be
+	// left unread after that.
+	Begun chan<- struct{}
 }
 
 // Reexecute runs a daemon-reexec as r says: private connections are
@@ -30,16 +46,40 @@ type Reexec struct {
 func (s *Server) Reexecute(r Reexec) (oldName, newName string) {
 	s.m.lock()
 	defer s.m.unlock()
-	return s.m.reexecLocked(nil, r)
+	return s.m.reexecLocked(r)
 }
 
-// reexecLocked models daemon-reexec, called by c (nil when the test
-// calls for it): systemd drops its private-socket clients and reconnects
-// to the bus under a new unique name without replying; the bus answers
-// the pending call with NoReply. Jobs survive.
-func (m *manager) reexecLocked(c *busd.Call, r Reexec) (oldName, newName string) {
-	if c != nil && c.Peer.Mode() == busd.BusMode {
-		c.ReplyError(dbusErr+"NoReply", "Message recipient disconnected from message bus without replying")
+// pendingWait bounds how long Reexec.Pending waits for calls.
+const pendingWait = 10 * time.Second
+
+// SetReexecDuration makes each daemon-reexec take d before the old
+// instance leaves the bus, as systemd takes a while (0.1 to 0.5 s seen) to
+// serialize its state: the calls sent to the manager meanwhile wait
+// unread, and get NoReply from the bus when it leaves.
+func (s *Server) SetReexecDuration(d time.Duration) {
+	s.m.lock()
+	defer s.m.unlock()
+	s.m.reexecFor = d
+}
+
+// reexecLocked models daemon-reexec: systemd drops its private-socket clients and reconnects
+// to the bus under a new unique name without replying. The bus answers
+// every call on the bus the old instance has not answered with NoReply,
+// as dbus-daemon does when a connection leaves with calls queued to it:
+// the Reexecute call itself, the calls that wait for the manager's lock (sent, never read
+// by the old instance; HandleCall drops them) and replies a script
+// delays. Jobs survive.
+func (m *manager) reexecLocked(r Reexec) (oldName, newName string) {
+	if r.Begun != nil {
+		close(r.Begun)
+	}
+	if m.reexecFor > 0 {
+		// Serializing: the old instance reads nothing meanwhile.
+		time.Sleep(m.reexecFor)
+	}
+	for deadline := time.Now().Add(pendingWait); m.bus.PendingCalls() < r.Pending && time.Now().Before(deadline); {
+		// The calls block on the manager's lock, after the bus counted them.
+		time.Sleep(time.Millisecond)
 	}
 	for _, p := range m.bus.Peers() {
 		if p.Mode() == busd.PeerMode {
@@ -47,6 +87,18 @@ func (m *manager) reexecLocked(c *busd.Call, r Reexec) (oldName, newName string)
 		}
 	}
 	oldName, newName = m.bus.ReconnectService()
+	// The bus has answered the calls whose replies a script delays: the
+	// JobRemoved of their jobs no longer wait for those replies.
+	late := make([]*job, 0, len(m.lateReply))
+	for j := range m.lateReply {
+		late = append(late, j)
+	}
+	sort.Slice(late, func(i, k int) bool { return late[i].id < late[k].id })
+	for _, j := range late {
+		delete(m.lateReply, j)
+		m.repliedLocked(j)
+	}
+	var ids []uint32
 	if len(r.Forge) > 0 {
 		forger := m.bus.ReserveUniqueName()
 		for _, id := range r.Forge {
@@ -55,7 +107,6 @@ func (m *manager) reexecLocked(c *busd.Call, r Reexec) (oldName, newName string)
 			}
 		}
 	}
-	ids := make([]uint32, 0, len(r.Finish))
 	for id := range r.Finish {
 		ids = append(ids, id)
 	}

@@ -36,6 +36,12 @@ const (
 	// then EOF, in that order and all of it written before the close, as
 	// when systemd or the bus goes away just after a job ended.
 	FaultDropAfterJobRemoved
+	// FaultBusTimeout has the bus answer the job call with NoReply
+	// instead of the reply, as dbus-daemon does when its reply_timeout
+	// runs out ("Message did not receive a reply (timeout by message
+	// bus)"): the job exists and runs, systemd keeps its name. Callers
+	// on a bus only.
+	FaultBusTimeout
 )
 
 // Script scripts the jobs of the units that match a pattern.

@@ -50,6 +50,7 @@ type config struct {
 	// cgroupRoot is where the fake keeps its units' control groups as
 	// directories (cgroup.go); "" for none.
 	cgroupRoot string
+	limits     Limits // WithLimits (limits.go)
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the
@@ -131,7 +132,10 @@ func Start(opts ...Option) (*Server, error) {
 	// On its private socket systemd names itself as the sender of what it
 	// sends (sd_bus_set_sender), although nobody else could send there.
 	bcfg := busd.Config{ServiceName: "org.freedesktop.systemd1", Handler: m, PeerSender: "org.freedesktop.systemd1",
-		InputDrained: m.inputDrained}
+		InputDrained: m.inputDrained, Limits: cfg.limits.busLimits()}
+	if cfg.notes != nil {
+		bcfg.LimitExceeded = func(e busd.LimitEvent) { cfg.notes(limitNote(e)) }
+	}
 	if cfg.trace != nil {
 		bcfg.Trace = func(e busd.Event) { cfg.trace(traceEvent(e)) }
 	}

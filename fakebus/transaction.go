@@ -159,7 +159,11 @@ func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode s
 	}
 	sc := j.script
 	reply := func() {
-		c.Reply(p...)
+		if sc.Faults&FaultBusTimeout != 0 {
+			c.TimeOut()
+		} else {
+			c.Reply(p...)
+		}
 		m.repliedLocked(j)
 		if sc.Faults&FaultDropConnection != 0 {
 			c.Peer.CloseAfterFlush() // the reply still arrives
@@ -171,7 +175,14 @@ func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode s
 		j.replyAfter = reply
 	case sc.ReplyDelay > 0:
 		// The job runs; its JobRemoved waits for the late reply.
-		m.afterLocked(sc.ReplyDelay, reply)
+		if m.lateReply == nil {
+			m.lateReply = make(map[*job]bool)
+		}
+		m.lateReply[j] = true
+		m.afterLocked(sc.ReplyDelay, func() {
+			delete(m.lateReply, j)
+			reply()
+		})
 	default:
 		reply()
 	}

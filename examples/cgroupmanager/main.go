@@ -4,8 +4,16 @@
 // the same name, limits are typed and checked before they are sent, and
 // destroying frees the name even after a failure.
 //
+//	cgroupmanager [-address ADDRESS [-p2p] | -user] [-id ID] [-slice NAME]
+//	              [-pid PID] [-memory SIZE] [-cpus N] [-pids N]
+//
+// It talks to the system manager through the system bus
+// ($DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket), to the
+// user's manager with -user, or to the manager at -address (with -p2p, a
+// peer-to-peer socket such as unix:path=/run/systemd/private):
+//
 //	go run ./examples/cgroupmanager -id demo -memory 512M -cpus 1.5
-//	go run ./examples/cgroupmanager -bus system -id demo -pid 1234
+//	go run ./examples/cgroupmanager -id demo -pid 1234
 package main
 
 import (
@@ -20,7 +28,6 @@ import (
 	"time"
 
 	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/examples/internal/exampleconn"
 )
 
 // Resources are the limits of a container, as an OCI runtime spec gives
@@ -123,8 +130,9 @@ func main() {
 
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("cgroupmanager", flag.ContinueOnError)
-	var conn exampleconn.Flags
-	conn.Register(fs)
+	address := fs.String("address", "", "the D-Bus address of the manager's bus (default: the system bus)")
+	p2p := fs.Bool("p2p", false, "-address is a peer-to-peer socket such as unix:path=/run/systemd/private")
+	user := fs.Bool("user", false, "the user's manager, through the user bus")
 	id := fs.String("id", "demo", "container id")
 	slice := fs.String("slice", "system.slice", "parent slice")
 	pid := fs.Int("pid", 0, "process to place (0: start a sleep(1) for the demo)")
@@ -136,11 +144,11 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	c, _, closeConn, err := conn.Connect(ctx)
+	c, err := connect(ctx, *address, *p2p, *user)
 	if err != nil {
 		return err
 	}
-	defer closeConn()
+	defer c.Close()
 	mem, err := parseBytes(*memory)
 	if err != nil {
 		return err
@@ -181,6 +189,20 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "Destroy: %s stopped and its name freed\n", m.Unit)
 	return nil
+}
+
+// connect connects to the manager the flags name: the one at address
+// (peer-to-peer with p2p), the user's with user, else the system manager.
+func connect(ctx context.Context, address string, p2p, user bool) (*sdbus.Conn, error) {
+	switch {
+	case address != "" && p2p:
+		return sdbus.Connect(ctx, address, sdbus.WithPeerToPeer())
+	case address != "":
+		return sdbus.Connect(ctx, address)
+	case user:
+		return sdbus.ConnectUser(ctx) // $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus
+	}
+	return sdbus.ConnectSystem(ctx) // $DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket
 }
 
 // parseBytes parses "512M", "1G", "4096".

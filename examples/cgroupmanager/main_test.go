@@ -1,9 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,18 +18,44 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func TestRun(t *testing.T) {
-	var out bytes.Buffer
-	if err := run(context.Background(), []string{"-id", "t1", "-pid", "4242", "-memory", "256M", "-cpus", "0.5"}, &out); err != nil {
+// build compiles the program as a user does.
+func build(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
 		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "cgroupmanager")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// The program against fakebus's bus socket, found through
+// $DBUS_SYSTEM_BUS_ADDRESS as on a real system.
+func TestRun(t *testing.T) {
+	s := fakebus.New(t)
+	addr, err := s.Address()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(build(t), "-id", "t1", "-pid", "4242", "-memory", "256M", "-cpus", "0.5")
+	cmd.Env = append(os.Environ(), "DBUS_SYSTEM_BUS_ADDRESS="+addr)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
 	}
 	want := `Apply: created cgroupmanager-t1.scope in system.slice (cgroup /system.slice/cgroupmanager-t1.scope), PID 4242
   MemoryMax=268435456 TasksMax=100 CPUQuotaPerSecUSec=500000
 Set: MemoryMax=536870912
 Destroy: cgroupmanager-t1.scope stopped and its name freed
 `
-	if diff := cmp.Diff(want, out.String()); diff != "" {
+	if diff := cmp.Diff(want, string(out)); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	if _, loaded := s.Unit("cgroupmanager-t1.scope"); loaded {
+		t.Error("the scope is still loaded")
 	}
 }
 

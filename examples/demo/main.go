@@ -1,11 +1,18 @@
 // Command demo shows what sdbus guarantees, against an in-process fake
 // systemd (the default) or a real manager:
 //
-//	go run ./examples/demo                 # fakebus, no root needed
-//	go run ./examples/demo -bus system     # the system manager (root)
-//	go run ./examples/demo -bus private    # /run/systemd/private (root)
+//	demo [-system | -user | -address ADDRESS [-p2p]]
 //
-// SDBUS_EXAMPLE_BUS may be set instead of -bus.
+// With no flag it starts fakebus, the fake systemd, in the process and
+// talks to it over an in-process socket pair; -system talks to the system
+// manager through the system bus ($DBUS_SYSTEM_BUS_ADDRESS, else
+// /run/dbus/system_bus_socket; root), -user to the user's manager, and
+// -address to the manager at a D-Bus address (with -p2p, a peer-to-peer
+// socket such as unix:path=/run/systemd/private):
+//
+//	go run ./examples/demo                 # fakebus, no root needed (make demo)
+//	go run ./examples/demo -system         # the system manager (root)
+//	go run ./examples/demo -address unix:path=/run/systemd/private -p2p # (root)
 package main
 
 import (
@@ -19,7 +26,7 @@ import (
 	"time"
 
 	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/examples/internal/exampleconn"
+	"github.com/sdbus-go/sdbus/fakebus"
 )
 
 func main() {
@@ -32,22 +39,43 @@ func main() {
 // run connects as the flags say and prints the transcript to w.
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	var conn exampleconn.Flags
-	conn.Register(fs)
+	system := fs.Bool("system", false, "the system manager, through the system bus")
+	user := fs.Bool("user", false, "the user's manager, through the user bus")
+	address := fs.String("address", "", "the D-Bus address of a manager's bus")
+	p2p := fs.Bool("p2p", false, "-address is a peer-to-peer socket such as unix:path=/run/systemd/private")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	c, fake, closeConn, err := conn.Connect(ctx)
+	var c *sdbus.Conn
+	var err error
+	target := *address
+	switch {
+	case *address != "" && *p2p:
+		c, err = sdbus.Connect(ctx, *address, sdbus.WithPeerToPeer())
+	case *address != "":
+		c, err = sdbus.Connect(ctx, *address)
+	case *system:
+		c, err = sdbus.ConnectSystem(ctx) // $DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket
+		target = "the system manager"
+	case *user:
+		c, err = sdbus.ConnectUser(ctx) // $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus
+		target = "the user's manager"
+	default:
+		// A fake systemd in this process; a real *sdbus.Conn to it.
+		var fake *fakebus.Server
+		if fake, err = fakebus.Start(); err != nil {
+			return err
+		}
+		defer fake.Close()
+		c, err = fake.Dial(ctx)
+		target = "an in-process fakebus"
+	}
 	if err != nil {
 		return err
 	}
-	defer closeConn()
-	target := conn.Bus
-	if fake != nil {
-		target = "an in-process fakebus"
-	}
+	defer c.Close()
 	d := demo{w: w, c: c, prefix: fmt.Sprintf("sdbus-demo-%d-", os.Getpid())}
 	v, err := c.Version(ctx)
 	if err != nil {

@@ -2,8 +2,15 @@
 // systemd and cgroup v2 a container's leaf scope reads "max" while its pod
 // slice holds the limit (gVisor #9580):
 //
-//	go run ./examples/limits                       # fakebus: a pod slice with a container scope
-//	go run ./examples/limits -bus system user-1000.slice
+//	limits [-address ADDRESS [-p2p] | -user] UNIT
+//
+// It talks to the system manager through the system bus
+// ($DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket), to the
+// user's manager with -user, or to the manager at -address (with -p2p, a
+// peer-to-peer socket such as unix:path=/run/systemd/private).
+//
+//	go run ./examples/limits user-1000.slice
+//	go run ./examples/limits -user app.slice
 package main
 
 import (
@@ -16,7 +23,6 @@ import (
 	"time"
 
 	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/examples/internal/exampleconn"
 )
 
 func main() {
@@ -28,27 +34,23 @@ func main() {
 
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("limits", flag.ContinueOnError)
-	var conn exampleconn.Flags
-	conn.Register(fs)
+	address := fs.String("address", "", "the D-Bus address of the manager's bus (default: the system bus)")
+	p2p := fs.Bool("p2p", false, "-address is a peer-to-peer socket such as unix:path=/run/systemd/private")
+	user := fs.Bool("user", false, "the user's manager, through the user bus")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() != 1 {
+		return errors.New("usage: limits [flags] UNIT")
+	}
+	unit := fs.Arg(0)
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	c, fake, closeConn, err := conn.Connect(ctx)
+	c, err := connect(ctx, *address, *p2p, *user)
 	if err != nil {
 		return err
 	}
-	defer closeConn()
-	unit := fs.Arg(0)
-	if fake != nil && unit == "" {
-		if unit, err = demo(ctx, c); err != nil {
-			return err
-		}
-	}
-	if unit == "" {
-		return errors.New("usage: limits [flags] UNIT")
-	}
+	defer c.Close()
 	lim, err := c.EffectiveLimits(ctx, unit)
 	if err != nil {
 		return err
@@ -84,18 +86,16 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	return nil
 }
 
-// demo builds a pod the way kubelet and a runtime do: limits on the pod
-// slice, none on the container's scope.
-func demo(ctx context.Context, c *sdbus.Conn) (string, error) {
-	quota := sdbus.PropCPUQuota(100000, 100000)
-	if _, err := c.EnsureTransientUnit(ctx, "kubepods-pod1.slice", []sdbus.Property{
-		sdbus.PropMemoryMax(512 << 20), quota, sdbus.PropTasksMax(1024),
-	}, sdbus.EnsureOptions{Exists: sdbus.ExistsIgnore}); err != nil {
-		return "", err
+// connect connects to the manager the flags name: the one at address
+// (peer-to-peer with p2p), the user's with user, else the system manager.
+func connect(ctx context.Context, address string, p2p, user bool) (*sdbus.Conn, error) {
+	switch {
+	case address != "" && p2p:
+		return sdbus.Connect(ctx, address, sdbus.WithPeerToPeer())
+	case address != "":
+		return sdbus.Connect(ctx, address)
+	case user:
+		return sdbus.ConnectUser(ctx) // $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus
 	}
-	const ctr = "cri-containerd-abc.scope"
-	_, err := c.EnsureTransientUnit(ctx, ctr, []sdbus.Property{
-		sdbus.PropSlice("kubepods-pod1.slice"), sdbus.PropPIDs(uint32(os.Getpid())), sdbus.PropDelegate(true),
-	}, sdbus.EnsureOptions{})
-	return ctr, err
+	return sdbus.ConnectSystem(ctx) // $DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket
 }

@@ -2,8 +2,15 @@
 // explains a failure the way systemctl does (the unit's Result and a
 // hint):
 //
-//	go run ./examples/restart broken.service         # fakebus, three demo units
-//	go run ./examples/restart -bus system -timeout 30s nginx.service
+//	restart [-address ADDRESS [-p2p] | -user] [-timeout 5s] UNIT
+//
+// It talks to the system manager through the system bus
+// ($DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket), to the
+// user's manager with -user, or to the manager at -address (with -p2p, a
+// peer-to-peer socket such as unix:path=/run/systemd/private):
+//
+//	go run ./examples/restart -timeout 30s nginx.service
+//	DBUS_SYSTEM_BUS_ADDRESS=unix:path=/tmp/fs/bus go run ./examples/restart app.service # fakesystemd --socket /tmp/fs/bus
 package main
 
 import (
@@ -16,8 +23,6 @@ import (
 	"time"
 
 	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/examples/internal/exampleconn"
-	"github.com/sdbus-go/sdbus/fakebus"
 )
 
 func main() {
@@ -27,24 +32,25 @@ func main() {
 	}
 }
 
-// demoUnits are the units the program offers on fakebus.
-func demoUnits() []fakebus.Option {
-	unit := func(name string, argv ...string) fakebus.Option {
-		return fakebus.WithUnitFile(fakebus.UnitFile{Name: name, Properties: []sdbus.Property{
-			sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropRemainAfterExit(true), sdbus.PropExecStart(argv, false),
-		}})
+// connect connects to the manager the flags name: the one at address
+// (peer-to-peer with p2p), the user's with user, else the system manager.
+func connect(ctx context.Context, address string, p2p, user bool) (*sdbus.Conn, error) {
+	switch {
+	case address != "" && p2p:
+		return sdbus.Connect(ctx, address, sdbus.WithPeerToPeer())
+	case address != "":
+		return sdbus.Connect(ctx, address)
+	case user:
+		return sdbus.ConnectUser(ctx) // $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus
 	}
-	return []fakebus.Option{
-		unit("app.service", "/bin/true"),
-		unit("broken.service", "/bin/false"),
-		unit("slow.service", "/bin/sleep", "30"),
-	}
+	return sdbus.ConnectSystem(ctx) // $DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket
 }
 
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("restart", flag.ContinueOnError)
-	var conn exampleconn.Flags
-	conn.Register(fs)
+	address := fs.String("address", "", "the D-Bus address of the manager's bus (default: the system bus)")
+	p2p := fs.Bool("p2p", false, "-address is a peer-to-peer socket such as unix:path=/run/systemd/private")
+	user := fs.Bool("user", false, "the user's manager, through the user bus")
 	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the restart")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -53,11 +59,11 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return errors.New("usage: restart [flags] UNIT")
 	}
 	unit := fs.Arg(0)
-	c, _, closeConn, err := conn.Connect(ctx, demoUnits()...)
+	c, err := connect(ctx, *address, *p2p, *user)
 	if err != nil {
 		return err
 	}
-	defer closeConn()
+	defer c.Close()
 	job, err := c.RestartUnit(ctx, unit, sdbus.ModeReplace)
 	if err != nil {
 		return fmt.Errorf("failed to restart %s: %w", unit, err)

@@ -1,8 +1,16 @@
 // Command scoperun runs a command in a transient scope with resource
 // limits and waits for it, like `systemd-run --scope`:
 //
-//	go run ./examples/scoperun -memory 256M -tasks 64 -- sh -c 'echo hello'
-//	go run ./examples/scoperun -bus system -cpus 0.5 -- stress -c 2
+//	scoperun [-address ADDRESS [-p2p] | -user] [-unit NAME] [-slice NAME]
+//	         [-memory BYTES] [-tasks N] [-cpus N] -- COMMAND [ARG]...
+//
+// It talks to the system manager through the system bus
+// ($DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket), to the
+// user's manager with -user, or to the manager at -address (with -p2p, a
+// peer-to-peer socket such as unix:path=/run/systemd/private):
+//
+//	go run ./examples/scoperun -memory 268435456 -tasks 64 -- sh -c 'echo hello'
+//	go run ./examples/scoperun -cpus 0.5 -- stress -c 2
 //
 // The command is held before exec until it sits in its scope, so that no
 // process it starts escapes the scope's cgroup. The scope is destroyed
@@ -20,7 +28,6 @@ import (
 	"time"
 
 	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/examples/internal/exampleconn"
 )
 
 func main() {
@@ -35,8 +42,9 @@ func main() {
 // run runs the command and returns its exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("scoperun", flag.ContinueOnError)
-	var conn exampleconn.Flags
-	conn.Register(fs)
+	address := fs.String("address", "", "the D-Bus address of the manager's bus (default: the system bus)")
+	p2p := fs.Bool("p2p", false, "-address is a peer-to-peer socket such as unix:path=/run/systemd/private")
+	user := fs.Bool("user", false, "the user's manager, through the user bus")
 	unit := fs.String("unit", fmt.Sprintf("run-scoperun-%d.scope", os.Getpid()), "scope name")
 	slice := fs.String("slice", "system.slice", "slice to run in")
 	memory := fs.Uint64("memory", 0, "MemoryMax in bytes (0: none)")
@@ -48,11 +56,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	if fs.NArg() == 0 {
 		return 0, errors.New("no command")
 	}
-	c, _, closeConn, err := conn.Connect(ctx)
+	c, err := connect(ctx, *address, *p2p, *user)
 	if err != nil {
 		return 0, err
 	}
-	defer closeConn()
+	defer c.Close()
 
 	// The command waits on fd 3 until it is in its scope.
 	gateR, gateW, err := os.Pipe()
@@ -110,4 +118,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		return 0, err
 	}
 	return 0, nil
+}
+
+// connect connects to the manager the flags name: the one at address
+// (peer-to-peer with p2p), the user's with user, else the system manager.
+func connect(ctx context.Context, address string, p2p, user bool) (*sdbus.Conn, error) {
+	switch {
+	case address != "" && p2p:
+		return sdbus.Connect(ctx, address, sdbus.WithPeerToPeer())
+	case address != "":
+		return sdbus.Connect(ctx, address)
+	case user:
+		return sdbus.ConnectUser(ctx) // $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus
+	}
+	return sdbus.ConnectSystem(ctx) // $DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket
 }

@@ -2,45 +2,59 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"sync"
+	"errors"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
+	"github.com/sdbus-go/sdbus/fakebus"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// syncBuffer is a bytes.Buffer the command's output copier and the
-// program may write at the same time.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func TestScopeRun(t *testing.T) {
-	var stdout, stderr syncBuffer
-	code, err := run(context.Background(), []string{"-unit", "run-test.scope", "-memory", "268435456", "-tasks", "8", "-cpus", "0.5",
-		"--", "sh", "-c", "echo hello; exit 3"}, &stdout, &stderr)
+// build compiles the program as a user does.
+func build(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code != 3 || stdout.String() != "hello\n" || stderr.String() != "Running as unit: run-test.scope\n" {
-		t.Errorf("code %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	bin := filepath.Join(t.TempDir(), "scoperun")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	if _, err := run(context.Background(), nil, &stdout, &stderr); err == nil {
-		t.Error("no command accepted")
+	return bin
+}
+
+// The program against fakebus's peer-to-peer socket (fakesystemd
+// --private-socket), named with -address and -p2p: the command runs in its
+// scope, its output and exit status come through, and the scope is gone
+// after.
+func TestScopeRun(t *testing.T) {
+	s := fakebus.New(t)
+	addr, err := s.PrivateAddress()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := build(t)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "-address", addr, "-p2p", "-unit", "run-test.scope", "-memory", "268435456", "-tasks", "8",
+		"-cpus", "0.5", "--", "sh", "-c", "echo hello; exit 3")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Errorf("exit: %v, want status 3", err)
+	}
+	if stdout.String() != "hello\n" || stderr.String() != "Running as unit: run-test.scope\n" {
+		t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
+	}
+	if info, loaded := s.Unit("run-test.scope"); loaded {
+		t.Errorf("the scope is still loaded: %+v", info)
+	}
+	out, err := exec.Command(bin, "-address", addr, "-p2p").CombinedOutput()
+	if !errors.As(err, &exit) || exit.ExitCode() != 125 || string(out) != "scoperun: no command\n" {
+		t.Errorf("no command: %v, %q", err, out)
 	}
 }

@@ -1,9 +1,16 @@
 // Command watch prints a unit's state whenever it changes, driven by
-// systemd's PropertiesChanged signals (no polling), until the unit reaches
-// the state given with -until, or ctrl-C:
+// systemd's PropertiesChanged signals (no polling), until the unit's
+// ActiveState is the one given with -until and no job is pending, or
+// ctrl-C:
 //
-//	go run ./examples/watch                          # fakebus: watches a demo unit start and stop
-//	go run ./examples/watch -bus system -until inactive nginx.service
+//	watch [-address ADDRESS [-p2p] | -user] [-until STATE] UNIT
+//
+// It talks to the system manager through the system bus
+// ($DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket), to the
+// user's manager with -user, or to the manager at -address (with -p2p, a
+// peer-to-peer socket such as unix:path=/run/systemd/private).
+//
+//	go run ./examples/watch -until inactive nginx.service
 package main
 
 import (
@@ -16,7 +23,6 @@ import (
 	"os/signal"
 
 	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/examples/internal/exampleconn"
 )
 
 func main() {
@@ -30,60 +36,54 @@ func main() {
 
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
-	var conn exampleconn.Flags
-	conn.Register(fs)
-	until := fs.String("until", "", "stop once ActiveState is this (e.g. inactive, failed)")
+	address := fs.String("address", "", "the D-Bus address of the manager's bus (default: the system bus)")
+	p2p := fs.Bool("p2p", false, "-address is a peer-to-peer socket such as unix:path=/run/systemd/private")
+	user := fs.Bool("user", false, "the user's manager, through the user bus")
+	until := fs.String("until", "", "stop once ActiveState is this (e.g. inactive, failed) and no job is pending")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	c, fake, closeConn, err := conn.Connect(ctx)
+	if fs.NArg() != 1 {
+		return errors.New("usage: watch [flags] UNIT")
+	}
+	unit := fs.Arg(0)
+	c, err := connect(ctx, *address, *p2p, *user)
 	if err != nil {
 		return err
 	}
-	defer closeConn()
-	unit := fs.Arg(0)
-	demo := fake != nil && unit == ""
-	if demo {
-		unit, *until = "demo.service", "inactive"
-	}
-	if unit == "" {
-		return errors.New("usage: watch [flags] UNIT")
-	}
+	defer c.Close()
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	defer cancel() // ends the watch
 	states, err := c.WatchUnit(ctx, unit)
 	if err != nil {
 		return err
 	}
-	if demo {
-		// Something to watch: a service that runs briefly and is stopped.
-		job, err := c.StartTransientUnit(ctx, unit, sdbus.ModeReplace, []sdbus.Property{
-			sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropRemainAfterExit(true),
-			sdbus.PropExecStart([]string{"/bin/sleep", "0.1"}, false),
-		})
-		if err != nil {
-			return err
-		}
-		go func() {
-			if _, err := job.Wait(ctx); err == nil {
-				if stop, err := c.StopUnit(ctx, unit, sdbus.ModeReplace); err == nil {
-					_, _ = stop.Wait(ctx)
-				}
-			}
-		}()
-	}
-	seenOther := false
 	for st := range states {
 		job := ""
 		if st.JobID != 0 {
 			job = fmt.Sprintf(" (job %d)", st.JobID)
 		}
 		fmt.Fprintf(w, "%s: %s/%s result=%s%s\n", unit, st.ActiveState, st.SubState, st.Result, job)
-		if string(st.ActiveState) != *until || st.JobID != 0 {
-			seenOther = true
-		} else if seenOther || !demo {
+		if string(st.ActiveState) == *until && st.JobID == 0 {
 			return nil
 		}
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err // ctrl-C
+	}
+	return errors.New("the connection to the manager ended")
+}
+
+// connect connects to the manager the flags name: the one at address
+// (peer-to-peer with p2p), the user's with user, else the system manager.
+func connect(ctx context.Context, address string, p2p, user bool) (*sdbus.Conn, error) {
+	switch {
+	case address != "" && p2p:
+		return sdbus.Connect(ctx, address, sdbus.WithPeerToPeer())
+	case address != "":
+		return sdbus.Connect(ctx, address)
+	case user:
+		return sdbus.ConnectUser(ctx) // $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus
+	}
+	return sdbus.ConnectSystem(ctx) // $DBUS_SYSTEM_BUS_ADDRESS, else /run/dbus/system_bus_socket
 }

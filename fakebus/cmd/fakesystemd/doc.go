@@ -7,8 +7,8 @@
 //
 //	fakesystemd [--socket PATH] [--private-socket PATH] [--version STRING]
 //	            [--backport NAME]... [--script FILE] [--unit-dir DIR]
-//	            [--runtime-unit-dir DIR] [--cgroup-root DIR] [--trace]
-//	            [--print-address]
+//	            [--runtime-unit-dir DIR] [--cgroup-root DIR]
+//	            [--limit NAME=VALUE]... [--trace] [--print-address]
 //	fakesystemd run [flags] -- CMD [ARGS...]
 //
 // The second form runs CMD in a private mount namespace (and user
@@ -59,6 +59,8 @@
 //	                       sub-cgroup AttachProcessesToUnit accepts (created
 //	                       if needed; a real cgroup file system is refused;
 //	                       see fakebus.WithCgroupRoot)
+//	--limit NAME=VALUE     a limit on what clients can make the fake hold
+//	                       (below); repeatable
 //	--trace                one line per message on stderr (below)
 //	--print-address        once every socket accepts connections, print its
 //	                       D-Bus address ("unix:path=/abs/path") on stdout, one
@@ -75,6 +77,46 @@
 // usage error (an unknown flag, no socket, an extra argument, a bad --version
 // or --backport), 1 for anything else (a script file that cannot be read or
 // is invalid, a socket that cannot be created).
+//
+// # Limits
+//
+// The fake runs in other people's test suites: a buggy or hostile client
+// must not take it, or the machine, down. Like dbus-daemon, it bounds what
+// clients can make it hold, and a client that passes a limit is
+// disconnected, alone (with --trace, a "== limit" line says which and
+// why); every other client carries on. --limit NAME=VALUE sets one, by
+// dbus-daemon's name where it has one; sizes are bytes, or end in KiB,
+// MiB or GiB; "none" lifts a limit:
+//
+//	max_message_size           8 MiB   the largest message a client may send;
+//	                                   one announcing more is cut off at its
+//	                                   first 16 bytes (dbus-daemon: 32 MiB)
+//	max_incoming_bytes         64 MiB  what one connection's input may hold:
+//	                                   bytes read (the buffer grows with the
+//	                                   bytes that arrived, never with the
+//	                                   length a message announces), the message
+//	                                   being handled and its decoded values
+//	                                   (dbus-daemon: 127 MiB)
+//	max_total_incoming_bytes   128 MiB the same for all connections; passing it
+//	                                   closes the connection holding the most
+//	max_outgoing_bytes         32 MiB  bytes waiting to be written to one
+//	                                   connection: a client that does not read
+//	                                   is disconnected instead (dbus-daemon:
+//	                                   127 MiB)
+//	max_total_outgoing_bytes   128 MiB the same for all connections; passing it
+//	                                   closes the connection with the longest
+//	                                   queue
+//	decode_ratio               16      bytes of memory a message's decoded
+//	                                   values may take per byte of the message
+//	auth_timeout               10s     the time a connection may take to
+//	                                   authenticate (dbus-daemon: 30s)
+//	max_incomplete_connections 64      connections authenticating at once; one
+//	                                   more closes the oldest (as dbus-daemon)
+//	max_completed_connections  512     authenticated connections at once
+//	                                   (dbus-daemon: 2048)
+//
+// With the defaults the fake holds at most about 448 MiB for its clients,
+// whatever they send or announce (see fakebus.Limits).
 //
 // # Script files
 //
@@ -209,6 +251,7 @@
 //	== script unit=U job=N job_type=T rule=scripts[N] pattern=P step=S result=R [delay=D] [reply_delay=D] [faults=F,...]
 //	== conflict unit=U job=N job_type=T rule=scripts[N] pattern=P step=S result=R outcome=O command=C service_type=T
 //	== settings unit=U from=F [stored=NAME,...] [ignored=Section.Key,...]
+//	== limit client=C pid=N limit=L value=N max=N
 //
 // "script" is a job a script rule matched as it was queued: the rule
 // (scripts[N] of the script file, its pattern), the step that gives the
@@ -224,7 +267,11 @@
 // keeps without acting on them (stored: the list in the fakebus
 // documentation, "Settings"), and a unit file's assignments it did not
 // use (ignored: an unknown key, a value it cannot use, a section it does
-// not read). For example, a transient oneshot service running /bin/true
+// not read). "limit" is a client disconnected because it passed a limit
+// (above): its unique name ("-" before Hello and on the private socket),
+// its process, the limit, what it would have reached (bytes, connections,
+// nanoseconds for auth_timeout, the message's size for decode_ratio) and
+// the limit's value. For example, a transient oneshot service running /bin/true
 // that the script's second rule fails:
 //
 //	== settings unit="t-1.service" from="StartTransientUnit" stored=MemoryMax

@@ -28,6 +28,9 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
   --unit-dir DIR         the unit directory (/etc/systemd/system's part; default: temporary)
   --runtime-unit-dir DIR the runtime unit directory (/run/systemd/system's part)
   --cgroup-root DIR      keep the units' control groups as directories below DIR
+  --limit NAME=VALUE     a limit on what clients can make the fake hold, by
+                         dbus-daemon's name, e.g. max_message_size=1MiB,
+                         auth_timeout=2s, max_completed_connections=64 (repeatable; see go doc)
   --trace                one line per message on stderr
   --print-address        print the D-Bus addresses on stdout once serving
 
@@ -87,6 +90,7 @@ type options struct {
 	script                string
 	unitDir, runtimeDir   string
 	cgroupRoot            string
+	limits                fakebus.Limits
 	trace, printAddress   bool
 }
 
@@ -109,6 +113,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.unitDir, "unit-dir", "", "")
 	fs.StringVar(&o.runtimeDir, "runtime-unit-dir", "", "")
 	fs.StringVar(&o.cgroupRoot, "cgroup-root", "", "")
+	fs.Func("limit", "", func(s string) error { return parseLimit(&o.limits, s) })
 	fs.BoolVar(&o.trace, "trace", false, "")
 	fs.BoolVar(&o.printAddress, "print-address", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -166,6 +171,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.cgroupRoot != "" {
 		opts = append(opts, fakebus.WithCgroupRoot(o.cgroupRoot))
 	}
+	opts = append(opts, fakebus.WithLimits(o.limits))
 	t := &tracer{w: stderr}
 	if o.trace {
 		opts = append(opts, fakebus.WithTrace(t.event))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,6 +228,8 @@ var traceRE = regexp.MustCompile(`^(` +
 	`(->|<-) (:1\.[0-9]+|-) (call [^ ]+ [^ ]+|signal [^ ]+ [^ ]+|reply|error [^ ]+) serial=[0-9]+( reply_serial=[0-9]+)?( sender=[^ ]+)?( dest=[^ ]+)? \(.*(\)|\.\.\.)` +
 	`|` +
 	`== (script|conflict|settings) unit="([^"\\]|\\.)*"( [a-z_]+=("([^"\\]|\\.)*"|[^ ",]+)(,("([^"\\]|\\.)*"|[^ ",]+))*)*` +
+	`|` +
+	`== limit client=(:1\.[0-9]+|-) pid=[0-9]+ limit=[a-z_]+ value=[0-9]+ max=[0-9]+` +
 	`)$`)
 
 // TestScriptTraceVersion drives a scripted fake with the real sdbus
@@ -512,5 +516,52 @@ func TestTraceNotes(t *testing.T) {
 				t.Errorf("notes (-want +got):\n%s\ntrace:\n%s", diff, stderr)
 			}
 		})
+	}
+}
+
+// TestTraceLimit: a client that passes a limit is disconnected with a
+// note in the trace, and another client carries on.
+func TestTraceLimit(t *testing.T) {
+	dir := socketDir(t)
+	bus := filepath.Join(dir, "bus")
+	p, addrs := startProgram(t, 1, "--socket", bus, "--print-address", "--trace", "--limit", "max_message_size=1KiB")
+	ctx := testContext(t)
+	c, err := sdbus.Connect(ctx, addrs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	hostile, err := net.Dial("unix", bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hostile.Close()
+	// Authenticate, then announce a 1 MiB message.
+	hdr := []byte{'l', 1, 0, 1, 0, 0, 0x10, 0, 1, 0, 0, 0, 0, 0, 0, 0}
+	if _, err := hostile.Write(append([]byte("\x00AUTH EXTERNAL\r\nDATA\r\nBEGIN\r\n"), hdr...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(hostile); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Version(ctx); err != nil {
+		t.Errorf("the other client: %v", err)
+	}
+	c.Close()
+	if code, _ := p.stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("exit %d; stderr: %s", code, p.stderr)
+	}
+	var notes []string
+	for _, l := range strings.Split(strings.TrimSuffix(p.stderr.String(), "\n"), "\n") {
+		if !traceRE.MatchString(l) {
+			t.Errorf("not a trace line: %q", l)
+		}
+		if strings.HasPrefix(l, "== ") {
+			notes = append(notes, l)
+		}
+	}
+	want := []string{fmt.Sprintf("== limit client=- pid=%d limit=max_message_size value=%d max=1024", os.Getpid(), 16+1<<20)}
+	if diff := cmp.Diff(want, notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s\ntrace:\n%s", diff, p.stderr)
 	}
 }

@@ -61,6 +61,7 @@ func conflictText(script string, c *fakebus.ScriptConflict, advice string) strin
 //	== script unit=U job=N job_type=T rule=scripts[N] pattern=P step=S result=R [delay=D] [reply_delay=D] [faults=F,...]
 //	== conflict unit=U job=N job_type=T rule=scripts[N] pattern=P step=S result=R outcome=O command=C service_type=T
 //	== settings unit=U from=F [stored=A,...] [ignored=Section.Key,...]
+//	== limit client=C pid=N limit=L value=N max=N
 func noteLine(x fakebus.Note) string {
 	var b strings.Builder
 	b.WriteString("== " + string(x.Kind))
@@ -71,6 +72,14 @@ func noteLine(x fakebus.Note) string {
 		quoted("pattern", r.Pattern)
 		field("step", orDash(r.Step))
 		field("result", orDash(res))
+	}
+	if x.Kind == fakebus.NoteLimit {
+		field("client", orDash(x.Client))
+		field("pid", strconv.FormatUint(uint64(x.PID), 10))
+		field("limit", x.Limit)
+		field("value", strconv.FormatInt(x.Value, 10))
+		field("max", strconv.FormatInt(x.Max, 10))
+		return b.String() + "\n"
 	}
 	quoted("unit", x.Unit)
 	switch x.Kind {

@@ -134,6 +134,10 @@ func TestNoteLine(t *testing.T) {
 		{"settings", fakebus.Note{Kind: fakebus.NoteSettings, Unit: "app.service", From: "/tmp/unit dir/app.service",
 			Stored: []string{"MemoryMax", "User"}, Ignored: []string{"Service.Bogus", "Unit.Odd Key", "X-Vendor.A"}},
 			`== settings unit="app.service" from="/tmp/unit dir/app.service" stored=MemoryMax,User ignored=Service.Bogus,"Unit.Odd Key",X-Vendor.A`},
+		{"limit", fakebus.Note{Kind: fakebus.NoteLimit, Client: ":1.7", PID: 42, Limit: "max_outgoing_bytes", Value: 33554500, Max: 33554432},
+			"== limit client=:1.7 pid=42 limit=max_outgoing_bytes value=33554500 max=33554432"},
+		{"limit before Hello", fakebus.Note{Kind: fakebus.NoteLimit, PID: 42, Limit: "auth_timeout", Value: 1e10, Max: 1e10},
+			"== limit client=- pid=42 limit=auth_timeout value=10000000000 max=10000000000"},
 		{"settings, none stored", fakebus.Note{Kind: fakebus.NoteSettings, Unit: "a b.service", From: "SetUnitProperties", Ignored: []string{"Service.X"}},
 			`== settings unit="a b.service" from="SetUnitProperties" ignored=Service.X`},
 	}

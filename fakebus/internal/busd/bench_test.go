@@ -4,14 +4,18 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+	"sync/atomic"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
 )
 
-// benchService answers Ping with an empty reply and Job with
-// JobNew signal, reply (object path), JobRemoved signal.
-type benchService struct{ b *Bus }
+// benchService answers Ping with an empty reply, Echo with its arguments
+// and Job with JobNew signal, reply (object path), JobRemoved signal.
+type benchService struct {
+	b      *Bus
+	echoes atomic.Int64 // Echo calls answered
+}
 
 func (s *benchService) HandleCall(c *Call) {
 	switch c.Member {
@@ -23,6 +27,9 @@ func (s *benchService) HandleCall(c *Call) {
 		s.b.Emit(testPath, testIface, "JobNew", who, uint32(1), path, "a.service")
 		c.Reply(path)
 		s.b.Emit(testPath, testIface, "JobRemoved", who, uint32(1), path, "a.service", "done")
+	case "Echo":
+		c.Reply(c.Body...)
+		s.echoes.Add(1)
 	default:
 		c.Reply()
 	}
@@ -165,12 +172,12 @@ func newRawClient(b *testing.B, bus *Bus, mode Mode) *rawClient {
 	}
 	if mode == BusMode {
 		c.send(b, driverCallMessage("Hello"))
-		hello, err := readMessage(c.r)
+		hello, err := dbus.DecodeMessage(c.r)
 		if err != nil {
 			b.Fatal(err)
 		}
 		skipMessages(b, c.r, 1) // NameAcquired
-		c.send(b, driverCallMessage("AddMatch", "type='signal',sender='"+testService+"',arg0='"+hello.body[0].(string)+"'"))
+		c.send(b, driverCallMessage("AddMatch", "type='signal',sender='"+testService+"',arg0='"+hello.Body[0].(string)+"'"))
 		skipMessages(b, c.r, 1)
 	}
 	return c

@@ -21,8 +21,16 @@
 // sending (replies, signals, bus-driver messages) is a non-blocking enqueue,
 // so messages reach a client in exactly the order they were enqueued,
 // whichever goroutine enqueued them. A broadcast is encoded once and its
-// bytes are shared by all recipients; a client that lets more than 128 MiB
-// pile up is dropped, as dbus-daemon drops slow readers.
+// bytes are shared by all recipients; a client that lets more than
+// Limits.MaxOutgoingBytes pile up is dropped, as dbus-daemon drops slow
+// readers.
+//
+// What clients can make the bus hold is bounded (Limits, limits.go): input
+// buffers grow with the bytes that arrived, never with the length a
+// message announces; input and output are capped per connection and in
+// total; decoding is bounded per byte received; the number of connections
+// and the time to authenticate are limited. A client that passes a limit
+// is disconnected alone, and Config.LimitExceeded hears of it.
 //
 // Messages are decoded and encoded by busd's own codec (decode.go,
 // encode.go), which produces and accepts the same Go values as godbus
@@ -118,6 +126,13 @@ type Config struct {
 	// PeerSender, if set, is the SENDER of every message the service sends on a PeerMode connection.
 	// systemd sets it to "org.freedesktop.systemd1" on its private socket (sd_bus_set_sender).
 	PeerSender string
+	// Limits bound what clients can make the bus hold; the zero value means dbus-daemon-like defaults
+	// scaled for a test fake (see Limits).
+	Limits Limits
+	// LimitExceeded, if non-nil, is called once for each connection closed because it passed a limit,
+	// after the connection ended and before Handler.PeerGone, on the connection's reader goroutine. It
+	// must not block for long.
+	LimitExceeded func(LimitEvent)
 }
 
 // Event is one traced message.
@@ -135,10 +150,6 @@ const (
 	driverPath  = dbus.ObjectPath("/org/freedesktop/DBus")
 	driverIface = "org.freedesktop.DBus"
 	peerIface   = "org.freedesktop.DBus.Peer"
-
-	// maxQueuedBytes is how much may wait in a connection's queue before the
-	// connection is dropped (dbus-daemon drops slow readers the same way).
-	maxQueuedBytes = 128 << 20
 )
 
 // Bus is an in-process D-Bus message bus with one attached service.
@@ -148,7 +159,16 @@ type Bus struct {
 	machineID string
 	uid, pid  uint32 // credentials reported for the driver and the service
 
-	queueLimit int // bytes a connection may have queued; maxQueuedBytes except in tests
+	lim Limits // cfg.Limits with the defaults filled in
+	in  budget // the input every connection holds (Limits.MaxTotalIncomingBytes)
+	out budget // the output queued for every connection (Limits.MaxTotalOutgoingBytes)
+	// all holds every *Peer being served, for choosing which connection
+	// to close when a total is passed without taking mu (which may be
+	// held then).
+	all sync.Map
+	// batchBufs holds the writers' batch buffers (maxBatch bytes each),
+	// so that only connections writing hold one.
+	batchBufs sync.Pool
 
 	driverSerial  serialCounter
 	serviceSerial serialCounter
@@ -161,6 +181,8 @@ type Bus struct {
 	eavesdroppers atomic.Int32
 
 	drops replyDrops // DropAfterReply (dropreply.go)
+	// pending holds the service's calls not answered yet (pending.go).
+	pending pendingCalls
 
 	done chan struct{}  // closed by Close
 	wg   sync.WaitGroup // every goroutine b started
@@ -178,6 +200,10 @@ type Bus struct {
 	uniques   map[string]*Peer      // BusMode clients by unique name
 	names     map[string]*nameOwner // well-known names owned by clients
 	listeners []net.Listener
+	// incomplete are the connections still authenticating, oldest first;
+	// completed counts the authenticated ones.
+	incomplete []*Peer
+	completed  int
 	// serviceOwner is the unique name owning Config.ServiceName ("" while
 	// nobody does, e.g. during a daemon-reexec: service.go).
 	serviceOwner string
@@ -199,9 +225,10 @@ func New(cfg Config) *Bus {
 		names:   make(map[string]*nameOwner),
 		uid:     uint32(os.Getuid()),
 		pid:     uint32(os.Getpid()),
-
-		queueLimit: maxQueuedBytes,
+		lim:     cfg.Limits.withDefaults(),
 	}
+	b.in.max = int64(b.lim.MaxTotalIncomingBytes)
+	b.out.max = int64(b.lim.MaxTotalOutgoingBytes)
 	var g [16]byte
 	if _, err := rand.Read(g[:]); err != nil {
 		// crypto/rand does not fail on supported platforms; stay deterministic if it does.

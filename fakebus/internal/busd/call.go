@@ -20,6 +20,8 @@ type Call struct {
 	serial  uint32      // the call's serial, for REPLY_SERIAL
 	replied atomic.Bool // set by the first Reply/ReplyError
 	counted bool        // counted in Peer.pendingReplies until replied
+	tracked bool        // in Bus.pending until answered (pending.go)
+	dropped atomic.Bool // answered by the bus with NoReply (pending.go)
 }
 
 // NoReply reports whether the caller set NO_REPLY_EXPECTED (then Reply and
@@ -36,7 +38,7 @@ func (c *Call) MoreInput() bool { return c.Peer.MoreInput() }
 // MoreInput reports whether p has input waiting, read and not yet routed
 // or still in the kernel's socket buffer. Only code running on p's reader
 // goroutine may ask: HandleCall, and Config.InputDrained.
-func (p *Peer) MoreInput() bool { return p.br.Buffered() > 0 || p.kernelInput() }
+func (p *Peer) MoreInput() bool { return p.in.Buffered() > 0 || p.kernelInput() }
 
 // Destination returns the DESTINATION the caller used: the service's
 // well-known or unique name in BusMode, often "" in PeerMode.
@@ -87,6 +89,9 @@ func (c *Call) claim() bool {
 	}
 	if c.counted {
 		c.Peer.pendingReplies.Add(-1)
+	}
+	if c.tracked {
+		c.Peer.bus.pending.remove(c)
 	}
 	return true
 }

@@ -1,7 +1,6 @@
 package busd
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -143,7 +142,7 @@ func TestDecodeMatchesGodbus(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := readMessage(bufio.NewReader(bytes.NewReader(data)))
+				got, _, err := readMessage(newReader(bytes.NewReader(data), nil), maxMessageLen, DefaultDecodeRatio, nil)
 				if err != nil {
 					t.Fatalf("busd cannot decode godbus's encoding: %v", err)
 				}
@@ -314,7 +313,7 @@ func TestDecodeErrors(t *testing.T) {
 func TestReadMessageTooLong(t *testing.T) {
 	data := validCall()
 	binary.LittleEndian.PutUint32(data[4:], maxMessageLen)
-	if _, err := readMessage(bufio.NewReader(bytes.NewReader(data))); err == nil {
+	if _, _, err := readMessage(newReader(bytes.NewReader(data), nil), maxMessageLen, DefaultDecodeRatio, nil); err == nil {
 		t.Error("readMessage accepted a message that is too long")
 	}
 	// A message larger than the reader's buffer is read in one piece.
@@ -323,7 +322,7 @@ func TestReadMessageTooLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := readMessage(bufio.NewReaderSize(bytes.NewReader(data), 4096))
+	m, _, err := readMessage(newReader(bytes.NewReader(data), nil), maxMessageLen, DefaultDecodeRatio, nil)
 	if err != nil || len(m.body[0].(string)) != 200<<10 {
 		t.Errorf("readMessage of a big message: %v", err)
 	}

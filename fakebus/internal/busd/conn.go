@@ -1,12 +1,12 @@
 package busd
 
 import (
-	"bufio"
 	"io"
 	"net"
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Peer is one client connection.
@@ -14,7 +14,16 @@ type Peer struct {
 	bus  *Bus
 	mode Mode
 	rwc  io.ReadWriteCloser
-	br   *bufio.Reader // used for both the SASL and the binary phase
+	in   *reader // used for both the SASL and the binary phase
+
+	// inHeld is what the connection's input holds, outHeld what is
+	// queued for it (qbytes), as counted against Limits; readable by
+	// any goroutine.
+	inHeld, outHeld atomic.Int64
+	// limitEvent is the first limit the connection passed, reported when
+	// it has ended.
+	limitEvent atomic.Pointer[LimitEvent]
+	authTimer  *time.Timer // Limits.AuthTimeout; nil when there is none
 
 	// Credentials. credKnown means they came from SO_PEERCRED; uid and pid
 	// are final once the peer is authenticated (published under bus.mu).
@@ -41,7 +50,7 @@ type Peer struct {
 	qmu    sync.Mutex
 	qcond  sync.Cond // signalled (with qmu) when queue or qstate changes
 	queue  [][]byte  // encoded messages waiting for the writer, FIFO
-	qbytes int       // sum of len over queue
+	qbytes int       // sum of len over queue and the batch being written
 	qstate queueState
 }
 
@@ -82,7 +91,9 @@ func (p *Peer) Close() {
 	p.qmu.Lock()
 	p.qstate = queueClosed
 	p.queue = nil
+	p.bus.out.used.Add(-int64(p.qbytes))
 	p.qbytes = 0
+	p.outHeld.Store(0)
 	p.qcond.Broadcast()
 	p.qmu.Unlock()
 	p.closeConn()
@@ -109,26 +120,31 @@ func (p *Peer) drain() {
 }
 
 // enqueue queues data for the writer without blocking. It reports whether
-// the data was queued. A connection whose queue would exceed the limit
-// (maxQueuedBytes) is dropped instead, like dbus-daemon drops slow readers.
+// the data was queued. A connection whose queue would pass
+// Limits.MaxOutgoingBytes is dropped instead, like dbus-daemon drops slow
+// readers; when all queues together would pass
+// Limits.MaxTotalOutgoingBytes, the connection with the longest queue is.
 func (p *Peer) enqueue(data []byte) bool {
+	b := p.bus
+	n := len(data)
 	p.qmu.Lock()
 	if p.qstate != queueOpen {
 		p.qmu.Unlock()
 		return false
 	}
-	if p.qbytes+len(data) > p.bus.queueLimit {
+	if q := p.qbytes + n; q > b.lim.MaxOutgoingBytes {
 		p.qmu.Unlock()
-		p.Close()
+		p.limited(LimitOutgoingBytes, int64(q), int64(b.lim.MaxOutgoingBytes))
 		return false
 	}
 	p.queue = append(p.queue, data)
-	p.qbytes += len(data)
+	p.qbytes += n
+	p.outHeld.Store(int64(p.qbytes))
 	if len(p.queue) == 1 {
 		p.qcond.Signal() // the writer only waits on an empty queue
 	}
 	p.qmu.Unlock()
-	return true
+	return b.out.add(b, p, int64(n), outputHeld, LimitTotalOutgoingBytes)
 }
 
 // maxBatch is the most bytes the writer copies together into one Write.
@@ -140,7 +156,6 @@ func (p *Peer) writeLoop() {
 	defer p.bus.wg.Done()
 	defer close(p.writerDone)
 	var batch [][]byte
-	var buf []byte
 	for {
 		p.qmu.Lock()
 		for len(p.queue) == 0 && p.qstate == queueOpen {
@@ -152,16 +167,23 @@ func (p *Peer) writeLoop() {
 			p.closeConn()
 			return
 		}
+		// The batch stays counted in qbytes until it is written.
 		batch, p.queue = p.queue, batch[:0]
-		p.qbytes = 0
 		p.qmu.Unlock()
 
-		var err error
-		buf, err = writeBatch(p.rwc, buf, batch)
-		clear(batch) // let the GC have the messages
-		if cap(buf) > 4*maxBatch {
-			buf = nil
+		written := 0
+		for _, m := range batch {
+			written += len(m)
 		}
+		err := writeBatch(p.rwc, batch, &p.bus.batchBufs)
+		clear(batch) // let the GC have the messages
+		p.qmu.Lock()
+		if p.qstate != queueClosed { // Close put back everything
+			p.qbytes -= written
+			p.outHeld.Store(int64(p.qbytes))
+			p.bus.out.used.Add(-int64(written))
+		}
+		p.qmu.Unlock()
 		if err != nil {
 			p.Close()
 			return
@@ -170,34 +192,43 @@ func (p *Peer) writeLoop() {
 }
 
 // writeBatch writes the messages in batch to w, copying small ones together
-// into buf. It returns buf for reuse.
-func writeBatch(w io.Writer, buf []byte, batch [][]byte) ([]byte, error) {
+// into a buffer of maxBatch bytes from pool, which only connections
+// writing hold. A message copied is dropped from batch, so that its memory
+// is not held twice.
+func writeBatch(w io.Writer, batch [][]byte, pool *sync.Pool) error {
 	if len(batch) == 1 {
 		_, err := w.Write(batch[0])
-		return buf, err
+		return err
 	}
-	buf = buf[:0]
-	for _, m := range batch {
+	bp, _ := pool.Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, 0, maxBatch)
+		bp = &b
+	}
+	defer pool.Put(bp)
+	buf := (*bp)[:0]
+	for i, m := range batch {
 		if len(buf) > 0 && len(buf)+len(m) > maxBatch {
 			if _, err := w.Write(buf); err != nil {
-				return buf, err
+				return err
 			}
 			buf = buf[:0]
 		}
 		if len(m) >= maxBatch {
 			if _, err := w.Write(m); err != nil {
-				return buf, err
+				return err
 			}
 			continue
 		}
 		buf = append(buf, m...)
+		batch[i] = nil
 	}
 	if len(buf) > 0 {
 		if _, err := w.Write(buf); err != nil {
-			return buf, err
+			return err
 		}
 	}
-	return buf, nil
+	return nil
 }
 
 // cred is what the transport knows about the client.
@@ -223,6 +254,7 @@ func (b *Bus) serve(rwc io.ReadWriteCloser, mode Mode, c cred) {
 		p.pid = uint32(os.Getpid())
 	}
 	p.qcond.L = &p.qmu
+	p.in = newReader(rwc, p.chargeInput)
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -231,8 +263,23 @@ func (b *Bus) serve(rwc io.ReadWriteCloser, mode Mode, c cred) {
 		return
 	}
 	b.peers[p] = struct{}{}
+	b.all.Store(p, nil)
+	// Like dbus-daemon, one connection too many still authenticating
+	// closes the oldest of them.
+	var oldest *Peer
+	b.incomplete = append(b.incomplete, p)
+	if len(b.incomplete) > b.lim.MaxIncompleteConnections {
+		oldest = b.incomplete[0]
+		b.incomplete = removePeer(b.incomplete, oldest)
+	}
+	if t := b.lim.AuthTimeout; t > 0 {
+		p.authTimer = time.AfterFunc(t, func() { p.limited(LimitAuthTimeout, int64(t), int64(t)) })
+	}
 	b.wg.Add(2)
 	b.mu.Unlock()
+	if oldest != nil {
+		oldest.limited(LimitIncompleteConnections, int64(b.lim.MaxIncompleteConnections)+1, int64(b.lim.MaxIncompleteConnections))
+	}
 	go p.writeLoop()
 	go p.readLoop()
 }
@@ -252,32 +299,66 @@ func (b *Bus) ServeConn(rwc io.ReadWriteCloser, mode Mode) {
 // until the connection ends, then cleans up.
 func (p *Peer) readLoop() {
 	defer p.bus.wg.Done()
-	p.br = bufio.NewReaderSize(p.rwc, 64<<10)
-	if p.authenticate() {
+	if p.authenticate() && p.complete() {
 		b := p.bus
-		b.mu.Lock()
-		p.authed = true
-		if p.mode == PeerMode {
-			b.p2pPeers = append(b.p2pPeers, p)
-		}
-		b.mu.Unlock()
 		for {
-			if b.cfg.InputDrained != nil && p.br.Buffered() == 0 {
+			if b.cfg.InputDrained != nil && p.in.Buffered() == 0 {
 				b.cfg.InputDrained(p)
 			}
-			m, err := readMessage(p.br)
+			m, counted, err := readMessage(p.in, b.lim.MaxMessageSize, b.lim.DecodeRatio, p.chargeInput)
 			if err != nil {
-				break // EOF, or an invalid message: drop the connection
+				// EOF, an invalid message or a limit: drop the connection.
+				p.readFailed(err)
+				break
 			}
 			if b.cfg.Trace != nil {
 				b.cfg.Trace(Event{Dir: In, Peer: p, Msg: m.message(), Serial: m.serial})
 			}
-			if !p.dispatch(m) {
+			ok := p.dispatch(m)
+			p.chargeInput(-counted)
+			if !ok {
 				break
 			}
 		}
 	}
+	p.in = nil // let the GC have the buffer
+	p.releaseInput()
 	p.finish()
+}
+
+// complete makes an authenticated connection one of the bus's, unless
+// that would pass Limits.MaxConnections (then it is closed). It reports
+// whether it did.
+func (p *Peer) complete() bool {
+	b := p.bus
+	if p.authTimer != nil && !p.authTimer.Stop() {
+		return false // timed out
+	}
+	b.mu.Lock()
+	b.incomplete = removePeer(b.incomplete, p)
+	if b.completed >= b.lim.MaxConnections {
+		n := b.completed
+		b.mu.Unlock()
+		p.limited(LimitConnections, int64(n)+1, int64(b.lim.MaxConnections))
+		return false
+	}
+	b.completed++
+	p.authed = true
+	if p.mode == PeerMode {
+		b.p2pPeers = append(b.p2pPeers, p)
+	}
+	b.mu.Unlock()
+	return true
+}
+
+// readFailed reports the limit a message passed, if that ended reading.
+func (p *Peer) readFailed(err error) {
+	switch e := err.(type) {
+	case *tooBigError:
+		p.limited(LimitMessageSize, int64(e.size), int64(p.bus.lim.MaxMessageSize))
+	case *ratioError:
+		p.limited(LimitDecodeRatio, int64(e.size), int64(p.bus.lim.DecodeRatio))
+	}
 }
 
 // finish closes the connection after flushing what is queued (answers to
@@ -286,6 +367,9 @@ func (p *Peer) readLoop() {
 // Peer.Close and Bus.Close discard the queue instead.
 func (p *Peer) finish() {
 	b := p.bus
+	if p.authTimer != nil {
+		p.authTimer.Stop()
+	}
 	p.drain()
 	<-p.writerDone
 	p.closeConn()
@@ -295,6 +379,9 @@ func (p *Peer) finish() {
 	b.mu.RLock()
 	authed := p.authed
 	b.mu.RUnlock()
+	if e := p.limitEvent.Load(); e != nil && b.cfg.LimitExceeded != nil {
+		b.cfg.LimitExceeded(*e)
+	}
 	if authed && b.cfg.Handler != nil {
 		b.cfg.Handler.PeerGone(p)
 	}
@@ -310,6 +397,11 @@ func (p *Peer) finish() {
 // NameOwnerChanged for each, unique name last). b.mu must be held.
 func (b *Bus) removePeerLocked(o *outbox, p *Peer) {
 	delete(b.peers, p)
+	b.all.Delete(p)
+	b.incomplete = removePeer(b.incomplete, p)
+	if p.authed {
+		b.completed--
+	}
 	b.p2pPeers = removePeer(b.p2pPeers, p)
 	b.busPeers = removePeer(b.busPeers, p)
 	b.setRulesLocked(p, nil)

@@ -1,7 +1,6 @@
 package busd
 
 import (
-	"bufio"
 	"io"
 	"math"
 	"reflect"
@@ -37,6 +36,7 @@ type inMsg struct {
 
 	raw     string // the whole message as received
 	bodyOff int    // where the body starts in raw
+	decoded int    // the memory the decoded values take, as estimated
 	big     bool   // raw is big-endian
 }
 
@@ -45,39 +45,18 @@ type decodeError string
 
 func (e decodeError) Error() string { return "busd: invalid message: " + string(e) }
 
-// readMessage reads and decodes one message from r.
-func readMessage(r *bufio.Reader) (*inMsg, error) {
-	fixed, err := r.Peek(16)
+// readMessage reads and decodes one message from r: at most maxSize
+// bytes, decoded to at most ratio bytes of values per byte (plus
+// decodeSlack), every byte held counted with charge (nil: none). It
+// returns what it counted, which the caller uncounts once it no longer
+// holds the message.
+func readMessage(r *reader, maxSize, ratio int, charge func(int) bool) (m *inMsg, counted int, err error) {
+	raw, n, err := r.message(maxSize)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	big := fixed[0] == 'B'
-	if !big && fixed[0] != 'l' {
-		return nil, decodeError("invalid byte order")
-	}
-	bodyLen := uint64(get32(fixed[4:8], big))
-	fieldsLen := uint64(get32(fixed[12:16], big))
-	total := 16 + (fieldsLen+7)&^7 + bodyLen
-	if fieldsLen > maxArrayLen || total > maxMessageLen {
-		return nil, decodeError("message is too long")
-	}
-	var raw string
-	if int(total) <= r.Size() {
-		b, err := r.Peek(int(total))
-		if err != nil {
-			return nil, noEOF(err)
-		}
-		raw = string(b)
-		_, _ = r.Discard(int(total))
-	} else {
-		var sb strings.Builder
-		sb.Grow(int(total))
-		if _, err := io.CopyN(&sb, r, int64(total)); err != nil {
-			return nil, noEOF(err)
-		}
-		raw = sb.String()
-	}
-	return parseMessage(raw)
+	m, spent, err := parseMessageBudget(raw, ratio, charge)
+	return m, n + spent, err
 }
 
 // noEOF turns io.EOF in the middle of a message into io.ErrUnexpectedEOF.
@@ -95,22 +74,52 @@ func get32(b []byte, big bool) uint32 {
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
-// parseMessage decodes the complete message raw.
-func parseMessage(raw string) (m *inMsg, err error) {
+// parseMessage decodes the complete message raw, within the default
+// DecodeRatio and without counting.
+func parseMessage(raw string) (*inMsg, error) {
+	m, _, err := parseMessageBudget(raw, DefaultDecodeRatio, nil)
+	return m, err
+}
+
+// decodeSlack is what a message may decode to beyond its ratio.
+const decodeSlack = 4 << 10
+
+// chargeStep is how much decoding counts at a time.
+const chargeStep = 16 << 10
+
+// parseMessageBudget decodes the complete message raw; its values may take
+// ratio bytes per byte of raw, plus decodeSlack (a *ratioError if not).
+// What they take is counted with charge (nil: not counted) in steps of
+// chargeStep; spent is what was counted, also on error.
+func parseMessageBudget(raw string, ratio int, charge func(int) bool) (m *inMsg, spent int, err error) {
+	d := decoder{s: raw, pos: 4, charge: charge}
+	d.limit = decodeSlack
+	if ratio > 0 && len(raw) <= (int(^uint(0)>>1)-decodeSlack)/ratio {
+		d.limit += ratio * len(raw)
+	} else {
+		d.limit = int(^uint(0) >> 1)
+	}
 	defer func() {
+		spent = d.charged
 		if r := recover(); r != nil {
-			de, ok := r.(decodeError)
-			if !ok {
+			switch e := r.(type) {
+			case decodeError:
+				m, err = nil, e
+			case *ratioError:
+				e.size = len(raw)
+				m, err = nil, e
+			case limitPanic:
+				m, err = nil, errLimit
+			default:
 				panic(r)
 			}
-			m, err = nil, de
 		}
 	}()
 	if len(raw) < 16 || (raw[0] != 'l' && raw[0] != 'B') {
-		return nil, decodeError("short message")
+		return nil, 0, decodeError("short message")
 	}
 	m = &inMsg{raw: raw, big: raw[0] == 'B'}
-	d := decoder{s: raw, big: m.big, pos: 4}
+	d.big = m.big
 	m.typ = dbus.Type(raw[1])
 	// Unknown flags must be ignored (D-Bus specification).
 	m.flags = dbus.Flags(raw[2]) & (dbus.FlagNoReplyExpected | dbus.FlagNoAutoStart | dbus.FlagAllowInteractiveAuthorization)
@@ -175,7 +184,34 @@ func parseMessage(raw string) (m *inMsg, err error) {
 			d.fail("body is longer than its signature")
 		}
 	}
-	return m, nil
+	m.decoded = d.cost
+	return m, d.charged, nil
+}
+
+// ratioError is a message whose values would take more memory than
+// Limits.DecodeRatio allows.
+type ratioError struct{ size int }
+
+func (e *ratioError) Error() string { return "busd: message decodes to too much memory" }
+
+// limitPanic is panicked by the decoder when counting its memory passed a
+// limit (the connection is closed already).
+type limitPanic struct{}
+
+// spend counts n bytes of decoded values: against the ratio, and with
+// d.charge.
+func (d *decoder) spend(n int) {
+	d.cost += n
+	if d.cost > d.limit {
+		panic(&ratioError{})
+	}
+	if d.charge != nil && d.cost > d.charged {
+		step := max(chargeStep, d.cost-d.charged)
+		if !d.charge(step) {
+			panic(limitPanic{})
+		}
+		d.charged += step
+	}
 }
 
 // fieldSig returns the signature of a known header field.
@@ -239,6 +275,12 @@ type decoder struct {
 	s   string
 	pos int
 	big bool
+
+	// cost is the memory the values decoded so far take (an estimate,
+	// garbage included), limit what they may take, charged what was
+	// counted with charge (nil: nothing is).
+	cost, limit, charged int
+	charge               func(int) bool
 }
 
 func (d *decoder) fail(msg string) { panic(decodeError(msg)) }
@@ -346,44 +388,46 @@ func (d *decoder) value(sig string, depth int) any {
 		}
 		d.fail("invalid boolean")
 	case 'n':
+		d.spend(costWord)
 		return int16(d.u16())
 	case 'q':
+		d.spend(costWord)
 		return d.u16()
 	case 'i':
+		d.spend(costWord)
 		return int32(d.u32())
 	case 'u':
+		d.spend(costWord)
 		return d.u32()
 	case 'h':
+		d.spend(costWord)
 		return dbus.UnixFDIndex(d.u32())
 	case 'x':
+		d.spend(costWord)
 		return int64(d.u64())
 	case 't':
+		d.spend(costWord)
 		return d.u64()
 	case 'd':
+		d.spend(costWord)
 		return math.Float64frombits(d.u64())
 	case 's':
+		d.spend(costString)
 		return d.str()
 	case 'o':
-		s := d.str()
-		if !validPath(s) {
-			d.fail("invalid object path")
-		}
-		return dbus.ObjectPath(s)
+		d.spend(costString)
+		return d.path()
 	case 'g':
+		d.spend(costString + costSignature)
 		return mustSignature(d.sig())
 	case 'v':
-		if depth >= maxDepth {
-			d.fail("too deeply nested")
-		}
-		s := d.sig()
-		if s == "" || sigLen(s) != len(s) {
-			d.fail("variant signature is not a single type")
-		}
-		return dbus.MakeVariantWithSignature(d.value(s, depth+1), mustSignature(s))
+		d.spend(costVariant)
+		return d.variant(depth)
 	case 'a':
 		if depth >= maxDepth {
 			d.fail("too deeply nested")
 		}
+		d.spend(costSlice)
 		n := d.u32()
 		if n > maxArrayLen {
 			d.fail("array is too long")
@@ -404,6 +448,7 @@ func (d *decoder) value(sig string, depth int) any {
 		}
 		d.align(8)
 		fields := sig[1 : len(sig)-1]
+		d.spend(costSlice + costAny*max(4, len(fields)))
 		v := make([]any, 0, 4)
 		for fields != "" {
 			n := sigLen(fields)
@@ -416,58 +461,106 @@ func (d *decoder) value(sig string, depth int) any {
 	return nil
 }
 
+// The decoder's estimates of the memory its values take, garbage
+// included (a value is boxed in an interface, then copied into its
+// array). Elements of arrays count twice their size: a slice grown by
+// append has up to as much room again.
+const (
+	costWord      = 8  // a number in an interface
+	costString    = 16 // a string (or object path) header in an interface
+	costSignature = 32 // dbus.ParseSignature's allocations
+	costVariant   = 32 // a dbus.Variant in an interface
+	costSlice     = 24 // a slice header in an interface
+	costAny       = 16 // an interface in a struct's []any
+	costMapEntry  = 16 // a map entry beyond its key and value
+)
+
+// path reads an OBJECT_PATH.
+func (d *decoder) path() dbus.ObjectPath {
+	s := d.str()
+	if !validPath(s) {
+		d.fail("invalid object path")
+	}
+	return dbus.ObjectPath(s)
+}
+
+// variant reads a VARIANT.
+func (d *decoder) variant(depth int) dbus.Variant {
+	if depth >= maxDepth {
+		d.fail("too deeply nested")
+	}
+	s := d.sig()
+	if s == "" || sigLen(s) != len(s) {
+		d.fail("variant signature is not a single type")
+	}
+	d.spend(costSignature)
+	return dbus.MakeVariantWithSignature(d.value(s, depth+1), mustSignature(s))
+}
+
 // array decodes array elements of type elem until end.
 func (d *decoder) array(elem string, end, depth int) any {
 	switch elem {
 	case "y":
+		d.spend(end - d.pos)
 		b := []byte(d.s[d.pos:end])
 		d.pos = end
 		return b
 	case "s":
 		v := []string{}
 		for d.pos < end {
+			d.spend(2 * 16)
 			v = append(v, d.str())
 		}
 		return v
 	case "o":
 		v := []dbus.ObjectPath{}
 		for d.pos < end {
-			v = append(v, d.value("o", depth).(dbus.ObjectPath))
+			d.spend(2 * 16)
+			v = append(v, d.path())
 		}
 		return v
 	case "u":
 		v := []uint32{}
 		for d.pos < end {
+			d.spend(2 * 4)
 			v = append(v, d.u32())
 		}
 		return v
 	case "v":
 		v := []dbus.Variant{}
 		for d.pos < end {
-			v = append(v, d.value("v", depth).(dbus.Variant))
+			d.spend(2 * 32)
+			v = append(v, d.variant(depth))
 		}
 		return v
 	case "{sv}":
 		v := map[string]dbus.Variant{}
 		for d.pos < end {
 			d.align(8)
+			d.spend(2 * (16 + 32 + costMapEntry))
 			k := d.str()
-			v[k] = d.value("v", depth+1).(dbus.Variant)
+			v[k] = d.variant(depth + 1)
 		}
 		return v
 	}
 	if elem[0] == '{' {
 		ksig, vsig := elem[1:2], elem[2:len(elem)-1]
-		v := reflect.MakeMap(reflect.MapOf(GoType(ksig), GoType(vsig)))
+		kt, vt := GoType(ksig), GoType(vsig)
+		v := reflect.MakeMap(reflect.MapOf(kt, vt))
+		entry := 2 * (int(kt.Size()+vt.Size()) + costMapEntry)
 		for d.pos < end {
 			d.align(8)
+			d.spend(entry)
 			k := d.value(ksig, depth+1)
 			v.SetMapIndex(reflect.ValueOf(k), reflect.ValueOf(d.value(vsig, depth+1)))
 		}
 		return v.Interface()
 	}
-	v := reflect.MakeSlice(reflect.SliceOf(GoType(elem)), 0, 0)
+	et := GoType(elem)
+	size := 2 * int(et.Size())
+	v := reflect.MakeSlice(reflect.SliceOf(et), 0, 0)
 	for d.pos < end {
+		d.spend(size)
 		v = reflect.Append(v, reflect.ValueOf(d.value(elem, depth)))
 	}
 	return v.Interface()

@@ -115,8 +115,7 @@ func TestPeerClose(t *testing.T) {
 }
 
 func TestSlowClientDropped(t *testing.T) {
-	b, svc := newTestBus(t)
-	b.queueLimit = 1 << 20
+	b, svc := newTestBus(t, func(c *Config) { c.Limits.MaxOutgoingBytes = 1 << 20 })
 	fast := busClient(t, b)
 	addMatch(t, fast, "type='signal',interface='"+testIface+"'")
 	ch := signals(fast, 1000)
@@ -153,8 +152,8 @@ func TestSlowClientDropped(t *testing.T) {
 	}
 
 	big := strings.Repeat("x", 64<<10)
-	// The pipe buffers pipeLimit bytes, the writer holds at most a queue's
-	// worth, and the queue 1 MiB more.
+	// The pipe buffers pipeLimit bytes and the queue, with the batch the
+	// writer is writing, 1 MiB more.
 	// The fast client reads each signal before the next is sent.
 	n := (pipeLimit + 3<<20) / len(big)
 	for i := 0; i < n; i++ {

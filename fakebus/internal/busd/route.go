@@ -103,6 +103,10 @@ func (b *Bus) serviceCall(p *Peer, m *inMsg) {
 		}
 		c.counted = true
 	}
+	if p.mode == BusMode && !c.NoReply() {
+		c.tracked = true
+		b.pending.add(c)
+	}
 	b.cfg.Handler.HandleCall(c)
 }
 

@@ -8,7 +8,7 @@ import (
 
 // Server side of the D-Bus SASL conversation (EXTERNAL only).
 //
-// Lines are read from p.br, the same buffered reader the binary phase uses,
+// Lines are read from p.in, the same buffered reader the binary phase uses,
 // because clients such as sd-bus pipeline AUTH, DATA, NEGOTIATE_UNIX_FD,
 // BEGIN and their first message in one write. Responses go through the
 // connection's queue like every other output.
@@ -30,7 +30,7 @@ const (
 // sent BEGIN after a successful authentication; on false the connection must
 // be closed.
 func (p *Peer) authenticate() bool {
-	nul, err := p.br.ReadByte()
+	nul, err := p.in.ReadByte()
 	if err != nil || nul != 0 {
 		return false
 	}
@@ -120,8 +120,8 @@ func (p *Peer) externalUID(resp []byte) (uint32, bool) {
 
 // readSASLLine reads one line without its CRLF (a bare LF is tolerated).
 func (p *Peer) readSASLLine() ([]byte, bool) {
-	line, err := p.br.ReadSlice('\n')
-	if err != nil || len(line) > maxSASLLine {
+	line, err := p.in.readLine(maxSASLLine)
+	if err != nil {
 		return nil, false
 	}
 	line = line[:len(line)-1]

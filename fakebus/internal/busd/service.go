@@ -10,8 +10,9 @@ package busd
 // signals and replies come from the new name, but it does not own
 // Config.ServiceName until TakeServiceName. The old instance first
 // releases the well-known name and disconnects (NameOwnerChanged name
-// old → "", then old old → ""), as systemd does on daemon-reexec; then
-// the new unique name appears (new "" → new).
+// old → "", then old old → ""), as systemd does on daemon-reexec, and
+// the calls it has not answered get NoReply from the bus (see
+// pending.go); then the new unique name appears (new "" → new).
 func (b *Bus) ReconnectService() (oldName, newName string) {
 	var o outbox
 	b.mu.Lock()
@@ -26,6 +27,9 @@ func (b *Bus) ReconnectService() (oldName, newName string) {
 			b.serviceOwner = ""
 		}
 		b.nameOwnerChangedLocked(&o, oldName, oldName, "")
+		// Like dbus-daemon: the calls the old instance never answered get
+		// NoReply after its names are gone (pending.go).
+		b.dropPendingLocked(&o)
 		b.nameOwnerChangedLocked(&o, newName, "", newName)
 	}
 	b.mu.Unlock()

@@ -3,6 +3,7 @@ package conformance
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
@@ -29,6 +30,9 @@ func TestConformanceFakebus(t *testing.T) {
 		version := version
 		t.Run(version, func(t *testing.T) {
 			s := fakebus.New(t, fakebus.WithVersion(version))
+			// As on systemd, calls sent while the manager re-executes
+			// wait unread (ReexecUnread*).
+			s.SetReexecDuration(50 * time.Millisecond)
 			runSuite(t, backend{
 				name:    "fakebus",
 				version: version,

@@ -142,6 +142,8 @@ var cases = []suiteCase{
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
+	{name: "ReexecUnreadIdempotentCalls", run: testReexecUnreadIdempotent},
+	{name: "ReexecUnreadJobCalls", run: testReexecJobCalls},
 	{name: "HostUnits", run: testHostUnits},
 	{name: "ExecCommands", run: testExecCommands},
 	{name: "KillUnitSignals", run: testKillUnitSignals},

@@ -1,0 +1,75 @@
+package fakebus
+
+import (
+	"time"
+
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+)
+
+// Limits bound what the fake's clients can make it hold, as dbus-daemon's
+// <limit> settings do: a client that passes one is disconnected, alone,
+// and a NoteLimit tells (see "Limits" in the package documentation for
+// the defaults). For every field, 0 means the default and a negative
+// value means no limit.
+type Limits struct {
+	// MaxMessageSize is the largest message a client may send
+	// (max_message_size). Default 8 MiB.
+	MaxMessageSize int
+	// MaxIncomingBytes is what one connection's input may hold at once:
+	// bytes read, the message being decoded and its decoded values
+	// (max_incoming_bytes). Default 64 MiB.
+	MaxIncomingBytes int
+	// MaxTotalIncomingBytes is the same for all connections together
+	// (max_total_incoming_bytes); passing it closes the connection
+	// holding the most. Default 128 MiB.
+	MaxTotalIncomingBytes int
+	// MaxOutgoingBytes is how many bytes may wait to be written to one
+	// connection, a client that does not read being disconnected instead
+	// (max_outgoing_bytes). Default 32 MiB.
+	MaxOutgoingBytes int
+	// MaxTotalOutgoingBytes is the same for all connections together
+	// (max_total_outgoing_bytes); passing it closes the connection with
+	// the longest queue. Default 128 MiB.
+	MaxTotalOutgoingBytes int
+	// DecodeRatio is how many bytes of memory a message's decoded values
+	// may take per byte of the message (decode_ratio). Default 16.
+	DecodeRatio int
+	// AuthTimeout is how long a connection may take to authenticate
+	// (auth_timeout). Default 10 s.
+	AuthTimeout time.Duration
+	// MaxIncompleteConnections is how many connections may be
+	// authenticating at once; one more closes the oldest
+	// (max_incomplete_connections). Default 64.
+	MaxIncompleteConnections int
+	// MaxConnections is how many authenticated connections the fake
+	// serves at once (max_completed_connections). Default 512.
+	MaxConnections int
+}
+
+// WithLimits sets the limits on what clients can make the fake hold.
+func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
+
+// NoteLimit: a client connection was closed because it passed a limit
+// (Client, Limit, Value, Max). It comes from the connection's goroutine,
+// possibly at the same time as other notes.
+const NoteLimit NoteKind = "limit"
+
+// busLimits converts l for the bus.
+func (l Limits) busLimits() busd.Limits {
+	return busd.Limits{
+		MaxMessageSize:           l.MaxMessageSize,
+		MaxIncomingBytes:         l.MaxIncomingBytes,
+		MaxTotalIncomingBytes:    l.MaxTotalIncomingBytes,
+		MaxOutgoingBytes:         l.MaxOutgoingBytes,
+		MaxTotalOutgoingBytes:    l.MaxTotalOutgoingBytes,
+		DecodeRatio:              l.DecodeRatio,
+		AuthTimeout:              l.AuthTimeout,
+		MaxIncompleteConnections: l.MaxIncompleteConnections,
+		MaxConnections:           l.MaxConnections,
+	}
+}
+
+// limitNote turns a connection closed for a limit into a NoteLimit.
+func limitNote(e busd.LimitEvent) Note {
+	return Note{Kind: NoteLimit, Client: e.Peer.UniqueName(), PID: e.Peer.PID(), Limit: e.Limit.String(), Value: e.Value, Max: e.Max}
+}

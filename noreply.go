@@ -1,0 +1,145 @@
+package sdbus
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// A call systemd never read is not a timeout.
+//
+// At daemon-reexec systemd leaves the bus without reading the calls still
+// queued to it, and the bus answers each of them with
+// org.freedesktop.DBus.Error.NoReply: dbus-daemon with "Message recipient
+// disconnected from message bus without replying", dbus-broker with
+// "Remote peer disconnected". Both send the NameOwnerChanged signals of the
+// departing connection's names first. Seen with dbus-daemon on systemd
+// 247, 252 and 262: org.freedesktop.systemd1 goes old → "", the old unique
+// name goes away, the NoReply answers follow, then the new instance takes
+// the name ("" → new); calls sent in between wait in dbus-daemon for the
+// new instance. (A hand-over old → new in one signal is handled alike.)
+//
+// dbus-daemon also answers NoReply when its own reply timeout runs out
+// ("Message did not receive a reply (timeout by message bus)"), systemd
+// still on the bus. The rule that tells them apart: a NoReply means
+// "systemd left the bus" when its text is one of the two above, or when
+// org.freedesktop.systemd1 changed owner between the sending of the call
+// and its answer; any other NoReply is a timeout (ErrTimeout).
+//
+// When systemd left the bus under a call:
+//   - an idempotent call (see ReconnectPolicy for the list) is sent again
+//     once systemd owns its name again (awaitSystemd), up to retries
+//     times, whether or not the Conn reconnects: its connection is fine;
+//   - any other call fails with ErrOutcomeUnknown: systemd may have read
+//     it before it left (it reads the Reexecute call itself, and never
+//     answers it); Conn.Reconcile tells what became of a job call.
+
+const (
+	noReplyName = "org.freedesktop.DBus.Error.NoReply"
+	// noReplyDaemon and noReplyBroker are dbus-daemon's and dbus-broker's
+	// texts for a call whose recipient left the bus.
+	noReplyDaemon = "Message recipient disconnected from message bus without replying"
+	noReplyBroker = "Remote peer disconnected"
+)
+
+// ownerMark is what a session knew of org.freedesktop.systemd1's owner
+// when a call was sent.
+type ownerMark struct {
+	owner string
+	seq   dbus.Sequence
+}
+
+func (s *session) ownerMark() ownerMark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ownerMark{s.owner, s.ownerSeq}
+}
+
+// noReplyText returns the text of the bus's NoReply answer err, and
+// whether err is one.
+func noReplyText(err error) (string, bool) {
+	var de dbus.Error
+	if !errors.As(err, &de) || de.Name != noReplyName {
+		return "", false
+	}
+	text := ""
+	if len(de.Body) > 0 {
+		text, _ = de.Body[0].(string)
+	}
+	return text, true
+}
+
+// recipientLeft reports whether err is a NoReply whose text says that the
+// recipient left the bus.
+func recipientLeft(err error) bool {
+	text, ok := noReplyText(err)
+	return ok && (text == noReplyDaemon || text == noReplyBroker)
+}
+
+// systemdLeft reports whether err is the bus's answer to a call systemd
+// left the bus without answering, the call having been sent on s when
+// the name's owner was sent (see the rule above).
+func (s *session) systemdLeft(err error, sent ownerMark) bool {
+	if s.p2p {
+		return false // no bus: systemd leaving ends the connection
+	}
+	if _, ok := noReplyText(err); !ok {
+		return false
+	}
+	return recipientLeft(err) || s.ownerMark() != sent
+}
+
+// leftError is the error of a call systemd left the bus without answering
+// and that is not sent again: ErrOutcomeUnknown unless it is idempotent.
+func leftError(op, unit string, idempotent bool) error {
+	if !idempotent {
+		return &Error{Op: op, Unit: unit, Name: noReplyName,
+			Message: "systemd left the bus (daemon-reexec?) before it replied: it may or may not have carried the call out; see Conn.Reconcile",
+			Err:     ErrOutcomeUnknown}
+	}
+	return &Error{Op: op, Unit: unit, Name: noReplyName, Message: "systemd left the bus (daemon-reexec?) without replying", Err: ErrDisconnected}
+}
+
+// systemdWait is how long a call waits for systemd to own its name again
+// after it left the bus under the call: ReconnectPolicy.WaitForConnection,
+// DefaultWaitForConnection without a policy; negative: no wait.
+func (c *Conn) systemdWait() time.Duration {
+	if p := c.cfg.reconnect; p != nil {
+		return p.WaitForConnection
+	}
+	return DefaultWaitForConnection
+}
+
+// awaitSystemd waits until org.freedesktop.systemd1 has an owner again,
+// other than the one it had when the call that systemd left unanswered
+// was sent (sent), bounded by ctx, Close and systemdWait. When s ends
+// meanwhile it returns nil: the next attempt waits for the next
+// connection or reports the loss.
+func (c *Conn) awaitSystemd(ctx context.Context, s *session, op, unit string, sent ownerMark) error {
+	bound := c.systemdWait()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		owner, seq, changed := s.owner, s.ownerSeq, s.ownerChanged
+		s.mu.Unlock()
+		if owner != "" && seq != sent.seq && owner != sent.owner {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-s.ended:
+			return nil
+		case <-ctx.Done():
+			return &Error{Op: op, Unit: unit, Message: "waiting for systemd to come back on the bus after it left without replying", Err: ctx.Err()}
+		case <-c.stop.Done():
+			return &Error{Op: op, Unit: unit, Err: ErrClosed}
+		case <-t.C:
+			return &Error{Op: op, Unit: unit, Name: noReplyName,
+				Message: "systemd left the bus without replying and did not take org.freedesktop.systemd1 back within " + bound.String(),
+				Err:     ErrServiceUnknown}
+		}
+	}
+}
