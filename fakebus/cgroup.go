@@ -1,10 +1,13 @@
 package fakebus
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -257,6 +260,54 @@ func (m *manager) effectiveLocked(u *unit) (mem, high, tasks uint64) {
 		x = m.units[parent]
 	}
 	return mem, high, tasks
+}
+
+// unitByPIDLocked returns the unit whose processes include pid, as
+// systemd's manager_get_unit_by_pid (src/core/cgroup.c), or nil. The fake
+// moves no process into a control group: a PID is a unit's when the unit
+// recorded it (a scope's PIDs, AttachProcessesToUnit, a service's main
+// process, init.scope's PID 1), or when it is a live process forked from
+// one (it would have stayed in its parent's control group). A process of
+// no unit, as one in the root control group on systemd, has none.
+func (m *manager) unitByPIDLocked(pid uint32) *unit {
+	for depth := 0; depth < 64; depth++ { // a bound on the walk up the process tree
+		for _, u := range m.sortedUnitsLocked() {
+			if slices.Contains(u.pids, pid) || u.proc != nil && u.proc.pid == pid {
+				return u
+			}
+		}
+		// PID 1 is init.scope's; every process descends from it,
+		// none belongs to init.scope for that.
+		if pid <= 1 {
+			return nil
+		}
+		if pid = parentPID(pid); pid <= 1 {
+			return nil
+		}
+	}
+	return nil
+}
+
+// parentPID returns the parent of the live process pid, from
+// /proc/PID/stat ("PID (COMM) STATE PPID ..."), or 0.
+func parentPID(pid uint32) uint32 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, err := strconv.ParseUint(f[1], 10, 32)
+	if err != nil {
+		return 0
+	}
+	return uint32(ppid)
 }
 
 // unitByCgroupLocked returns the unit whose control group is cg, or the

@@ -147,6 +147,13 @@ func fdCount(v any) int {
 	return 0
 }
 
+// unitSelfPath is the caller's own unit, as systemd's find_unit
+// (src/core/dbus.c) resolves it: the unit of the PID in the caller's bus
+// credentials (unitByPIDLocked), every interface and method of that
+// unit's object; UnknownObject when the PID is in no unit (measured on
+// 252 from the root control group). systemd has no job/self.
+const unitSelfPath = dbus.ObjectPath(unitPathBase + "self")
+
 // HandleCall answers one method call (busd.Handler).
 func (m *manager) HandleCall(c *busd.Call) {
 	m.lock()
@@ -162,6 +169,14 @@ func (m *manager) HandleCall(c *busd.Call) {
 		// Queued to an instance that re-executed before reading it: the
 		// bus answered NoReply (reexec.go), and systemd never acts on it.
 		return
+	}
+	if c.Path == unitSelfPath {
+		u := m.unitByPIDLocked(c.Peer.PID())
+		if u == nil {
+			c.ReplyError(dbusErr+"UnknownObject", "Unknown object '"+string(c.Path)+"'.")
+			return
+		}
+		c.Path = u.path()
 	}
 	out, err := m.routeLocked(&call{Call: c, Member: c.Member, Body: c.Body, Signature: c.Signature})
 	if out == nil && err == nil {

@@ -172,15 +172,8 @@ func (m *manager) managerCall(c *call) ([]any, error) {
 		return []any{sdbus.UnitPath(name)}, nil
 	case "GetUnitByPID":
 		pid := c.Body[0].(uint32)
-		for _, u := range m.sortedUnitsLocked() {
-			for _, p := range u.pids {
-				if p == pid {
-					return []any{u.path()}, nil
-				}
-			}
-			if u.proc != nil && u.proc.pid == pid {
-				return []any{u.path()}, nil
-			}
+		if u := m.unitByPIDLocked(pid); u != nil {
+			return []any{u.path()}, nil
 		}
 		return nil, &callErr{errPrefix + "NoUnitForPID", fmt.Sprintf("PID %d does not belong to any loaded unit.", pid)}
 	case "ResetFailedUnit":
@@ -772,12 +765,6 @@ func showStatusValue(s string) bool {
 }
 
 func (m *manager) managerPropsLocked() map[string]dbus.Variant {
-	nFailed := uint32(0)
-	for _, u := range m.units {
-		if u.active == "failed" {
-			nFailed++
-		}
-	}
 	virt := "none"
 	if os.Getenv("container") != "" {
 		virt = "container-other"
@@ -789,9 +776,9 @@ func (m *manager) managerPropsLocked() map[string]dbus.Variant {
 		"Architecture":    dbus.MakeVariant(goarchToSystemd(runtime.GOARCH)),
 		"Tainted":         dbus.MakeVariant(""),
 		"ControlGroup":    dbus.MakeVariant(""),
-		"SystemState":     dbus.MakeVariant("running"),
+		"SystemState":     dbus.MakeVariant(m.managerStateLocked()),
 		"NNames":          dbus.MakeVariant(uint32(len(m.units))),
-		"NFailedUnits":    dbus.MakeVariant(nFailed),
+		"NFailedUnits":    dbus.MakeVariant(m.nFailedLocked()),
 		"NJobs":           dbus.MakeVariant(uint32(len(m.jobs))),
 		"DefaultTasksMax": dbus.MakeVariant(infinity),
 	}

@@ -267,6 +267,42 @@ func (m *manager) reloadLocked(c *busd.Call) {
 	finish()
 }
 
+// managerStateLocked is the Manager's SystemState, as systemd's
+// manager_state (src/core/manager.c) computes it once the boot has
+// finished: "stopping" while shutdown.target is active or has a job,
+// "maintenance" while rescue.target or emergency.target does, "degraded"
+// while any unit is failed, else "running". Jobs do not change it once
+// booted (measured on 252: "running" with a start job running, "degraded"
+// with a failed unit and jobs running). The fake starts booted, so it
+// never says "initializing" or "starting".
+func (m *manager) managerStateLocked() string {
+	pending := func(name string) bool {
+		u := m.units[name]
+		return u != nil && (u.isActive() || u.active == "activating" || u.job != nil)
+	}
+	switch {
+	case pending("shutdown.target"):
+		return "stopping"
+	case pending("rescue.target"), pending("emergency.target"):
+		return "maintenance"
+	case m.nFailedLocked() > 0:
+		return "degraded"
+	}
+	return "running"
+}
+
+// nFailedLocked is the number of failed units (NFailedUnits, systemd's
+// set of failed units).
+func (m *manager) nFailedLocked() uint32 {
+	n := uint32(0)
+	for _, u := range m.units {
+		if u.active == "failed" {
+			n++
+		}
+	}
+	return n
+}
+
 // invocationPath is the object path of a unit by its invocation ID, the
 // one GetUnitByInvocationID answers (systemd's
 // unit_dbus_path_invocation_id): the ID's hex digits, bus-escaped.

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -10,7 +11,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(selfChildEnv) != "" {
+		os.Exit(selfChild())
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // fakeReleases are the releases the suite runs on fakebus: the four it
 // runs on for real (scripts/conformance-systemd), so that each fake run can
@@ -36,6 +42,13 @@ func TestConformanceFakebus(t *testing.T) {
 				},
 				unitFile:   func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
 				runtimeDir: s.RuntimeUnitDir(),
+				busAddress: func(t *testing.T) string {
+					addr, err := s.Address()
+					if err != nil {
+						t.Fatal(err)
+					}
+					return addr
+				},
 				subcgroup: func(t *testing.T, _ *env, unit, sub string) {
 					if err := s.MakeSubcgroup(unit, sub); err != nil {
 						t.Fatal(err)

@@ -44,6 +44,9 @@ type backend struct {
 	// subcgroup creates a sub-cgroup of a delegated unit, as its payload
 	// would.
 	subcgroup func(t *testing.T, e *env, unit, sub string)
+	// busAddress is the D-Bus address of the bus, for a client in
+	// another process.
+	busAddress func(t *testing.T) string
 	// runtimeDir is the runtime unit directory: /run/systemd/system, the
 	// fake's RuntimeUnitDir.
 	runtimeDir string
@@ -111,6 +114,8 @@ var cases = []suiteCase{
 	{name: "TypedPropertiesRoundTrip", run: testTypedRoundTrip},
 	{name: "ExecMainCodeAndStatus", run: testExecMain},
 	{name: "ManagerPropertyReads", run: testManagerReads},
+	{name: "SystemStateFromFailedUnits", run: testSystemState},
+	{name: "UnitSelfIsCallersUnit", run: testUnitSelf},
 	{name: "UnitPropertyReads", run: testUnitReads},
 	{name: "RuncInputsKeptBySystemd", run: testRuncInputs},
 	{name: "PropertiesRejectedByVersion", run: testRejectedByVersion},

@@ -41,6 +41,7 @@ func TestConformanceSystemd(t *testing.T) {
 		unitFile:       systemdUnitFile,
 		subcgroup:      systemdSubcgroup,
 		runtimeDir:     runtimeUnitDir,
+		busAddress:     func(*testing.T) string { return "unix:path=/run/dbus/system_bus_socket" },
 		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
 			c, err := dbus.ConnectSystemBus(opts...)
 			if err != nil {
