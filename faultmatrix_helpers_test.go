@@ -562,6 +562,9 @@ type schedule struct {
 	conns  []*tconn
 	broad  *tconn // the NewConn-made Conn that receives forged and misplaced signals
 	cnt    *counters
+	// leftByReexec is set once a daemon-reexec left a call unanswered:
+	// its job, and the signal faults scripted on it, never came to be.
+	leftByReexec atomic.Bool
 	// Conns of single actors, dialed before the actors start (a Conn's
 	// setup must not race fDropBeforeInstall's armed drop): rc for
 	// fDropBeforeInstall, with dials counting its connections; cut for
@@ -634,10 +637,11 @@ func (sc *schedule) disconnected(tc *tconn, what string, err error) bool {
 	}
 	var se *sdbus.Error
 	switch {
-	case sc.faults.has(fReexec) && errors.As(err, &se) && se.Name == "org.freedesktop.DBus.Error.NoReply":
+	case sc.leftAtReexec(err):
 		// The daemon-reexec left the call unanswered (the bus said
 		// NoReply): an unknown outcome, the connection is fine.
 		sc.cnt.add("effect/reexec-left-call-unanswered", 1)
+		sc.leftByReexec.Store(true)
 	case !sc.faults.has(fDisconnect):
 		sc.failf("%s on the %s Conn: %v, but nothing disconnected it", what, tc.kind, err)
 	case !errors.As(err, &se):
@@ -646,6 +650,13 @@ func (sc *schedule) disconnected(tc *tconn, what string, err error) bool {
 		tc.disc.Store(true)
 	}
 	return true
+}
+
+// leftAtReexec reports whether err is a call that a daemon-reexec left
+// unanswered (the bus said NoReply), in a schedule with the reexec fault.
+func (sc *schedule) leftAtReexec(err error) bool {
+	var se *sdbus.Error
+	return sc.faults.has(fReexec) && errors.As(err, &se) && se.Name == "org.freedesktop.DBus.Error.NoReply"
 }
 
 // checkWait judges a Wait for job j on tc against the oracle want: the
