@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
@@ -82,7 +83,7 @@ func (m *manager) annotationLocked(t *vtable, name string) string {
 // signal's.
 func writeArgs(b *strings.Builder, sig, argNames, dir string) {
 	ns := names(argNames)
-	for i, t := range splitSignature(sig) {
+	for i, t := range busd.SplitSignature(sig) {
 		b.WriteString(`   <arg type="` + t + `" name="` + ns[i] + `"`)
 		if dir != "" {
 			b.WriteString(` direction="` + dir + `"`)
@@ -181,39 +182,6 @@ const introspectHead = `<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object 
   </signal>
  </interface>
 `
-
-// splitSignature splits a valid signature into its complete types.
-func splitSignature(sig string) []string {
-	var out []string
-	for len(sig) > 0 {
-		n := completeType(sig)
-		out = append(out, sig[:n])
-		sig = sig[n:]
-	}
-	return out
-}
-
-// completeType returns the length of the complete type sig starts with.
-func completeType(sig string) int {
-	switch sig[0] {
-	case 'a':
-		return 1 + completeType(sig[1:])
-	case '(', '{':
-		depth := 0
-		for i := 0; i < len(sig); i++ {
-			switch sig[i] {
-			case '(', '{':
-				depth++
-			case ')', '}':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-	}
-	return 1
-}
 
 // introspectHead247 is introspectHead as sd-bus wrote it before 252
 // (measured on 247).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
@@ -319,7 +320,7 @@ func neverJSON(sig string) string {
 	case 'v':
 		return `{"type":"s","data":""}`
 	case '(':
-		parts := splitSignature(sig[1 : len(sig)-1])
+		parts := busd.SplitSignature(sig[1 : len(sig)-1])
 		for i, p := range parts {
 			parts[i] = neverJSON(p)
 		}

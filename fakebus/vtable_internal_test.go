@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
@@ -22,7 +23,7 @@ func TestVtables(t *testing.T) {
 					t.Errorf("%s.%s: signature %q: %v", vt.name, vm.name, a.sig, err)
 					continue
 				}
-				if got, want := len(names(a.names)), len(splitSignature(a.sig)); got != want {
+				if got, want := len(names(a.names)), len(busd.SplitSignature(a.sig)); got != want {
 					t.Errorf("%s.%s: %d names for %q", vt.name, vm.name, got, a.sig)
 				}
 			}
@@ -44,7 +45,7 @@ func TestVtables(t *testing.T) {
 			}
 		}
 		for _, s := range vt.signals {
-			if got, want := len(names(s.names)), len(splitSignature(s.sig)); got != want {
+			if got, want := len(names(s.names)), len(busd.SplitSignature(s.sig)); got != want {
 				t.Errorf("%s.%s: %d names for %q", vt.name, s.name, got, s.sig)
 			}
 		}
@@ -58,8 +59,8 @@ func TestVtables(t *testing.T) {
 
 func TestSplitSignature(t *testing.T) {
 	for sig, want := range map[string]int{"": 0, "s": 1, "ssa(sv)a(sa(sv))": 4, "a{sv}as": 2, "uososa(uosos)": 6, "aay": 1} {
-		if got := splitSignature(sig); len(got) != want {
-			t.Errorf("splitSignature(%q) = %q, want %d types", sig, got, want)
+		if got := busd.SplitSignature(sig); len(got) != want {
+			t.Errorf("busd.SplitSignature(%q) = %q, want %d types", sig, got, want)
 		}
 	}
 }

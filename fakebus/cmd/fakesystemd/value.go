@@ -52,36 +52,13 @@ func parseSingleType(s string) (dbus.Signature, error) {
 		return dbus.Signature{}, fmt.Errorf("invalid D-Bus type %q", s)
 	}
 	// Not sig.Single(): godbus v5.2.4's is inverted.
-	if firstType(s) != len(s) {
+	if busd.TypeLen(s) != len(s) {
 		return dbus.Signature{}, fmt.Errorf("D-Bus type %q is not one complete type", s)
 	}
 	if strings.ContainsRune(s, 'h') {
 		return dbus.Signature{}, fmt.Errorf("D-Bus type %q: unix fds (h) are not supported", s)
 	}
 	return sig, nil
-}
-
-// firstType returns the length of the complete type at the start of sig, a
-// valid signature.
-func firstType(sig string) int {
-	switch sig[0] {
-	case 'a':
-		return 1 + firstType(sig[1:])
-	case '(', '{':
-		depth := 0
-		for i := 0; i < len(sig); i++ {
-			switch sig[i] {
-			case '(', '{':
-				depth++
-			case ')', '}':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-	}
-	return 1
 }
 
 // valueParser parses GVariant text directed by a type.
@@ -431,7 +408,7 @@ func (p *valueParser) tuple(sig string) (any, error) {
 	}
 	var out []any
 	for len(inner) > 0 {
-		n := firstType(inner)
+		n := busd.TypeLen(inner)
 		v, err := p.value(inner[:n])
 		if err != nil {
 			return nil, err

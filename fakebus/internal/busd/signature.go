@@ -35,6 +35,22 @@ func validSignature(s string) bool {
 // valid signature s.
 func sigLen(s string) int { return singleType(s, 0, 0) }
 
+// TypeLen returns the length of the single complete type at the start of
+// the valid signature s.
+func TypeLen(s string) int { return sigLen(s) }
+
+// SplitSignature splits the valid signature s into its single complete
+// types: "sa(ss)b" into "s", "a(ss)" and "b".
+func SplitSignature(s string) []string {
+	var out []string
+	for s != "" {
+		n := sigLen(s)
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
+}
+
 // singleType returns the length of the single complete type at the start of
 // s, or 0 if there is none. arrays and structs count the enclosing containers.
 func singleType(s string, arrays, structs int) int {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/introspect"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
 
 // Capture is what one real systemd release answered on the bus, read by
@@ -528,38 +529,5 @@ func splitDict(sig string) (k, v string) {
 
 // splitStruct splits "(A B ...)" into its fields' signatures.
 func splitStruct(sig string) []string {
-	return splitTypes(sig[1 : len(sig)-1])
-}
-
-// splitTypes splits a signature into its single complete types.
-func splitTypes(s string) []string {
-	var out []string
-	for s != "" {
-		n := typeLen(s)
-		out = append(out, s[:n])
-		s = s[n:]
-	}
-	return out
-}
-
-// typeLen returns the length of the first single complete type of s.
-func typeLen(s string) int {
-	switch s[0] {
-	case 'a':
-		return 1 + typeLen(s[1:])
-	case '(', '{':
-		depth := 0
-		for i := 0; i < len(s); i++ {
-			switch s[i] {
-			case '(', '{':
-				depth++
-			case ')', '}':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-	}
-	return 1
+	return busd.SplitSignature(sig[1 : len(sig)-1])
 }
