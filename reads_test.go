@@ -42,7 +42,10 @@ func TestTypedReadsSeeWhatGetAllHides(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(accounting{CPU: true}, accounting{sc.CPUAccounting, sc.MemoryAccounting}); diff != "" {
+			// The scope sets CPUAccounting only; MemoryAccounting is the
+			// manager's default, on (DefaultMemoryAccounting=yes, as
+			// measured on 247-262).
+			if diff := cmp.Diff(accounting{CPU: true, Memory: true}, accounting{sc.CPUAccounting, sc.MemoryAccounting}); diff != "" {
 				t.Errorf("ScopeProperties (-want +got):\n%s", diff)
 			}
 		})

@@ -191,10 +191,17 @@ func (m *manager) measuredPropsLocked(kind, iface string) map[string]dbus.Varian
 	if out, ok := m.measured[key]; ok {
 		return out
 	}
+	// The captured release nearest the played one may have properties
+	// the played one lacks (235 takes 247's capture): the release table
+	// decides which exist.
+	unitKind := strings.TrimSuffix(kind, "-file")
+	if kind == "manager" {
+		unitKind = ""
+	}
 	out := map[string]dbus.Variant{}
 	if o, err := sdversions.CapturedObject(m.release, kind); err == nil {
 		for _, p := range append(o.Properties, o.GetOnly...) {
-			if p.Interface != iface {
+			if p.Interface != iface || (kind != "job" && !m.hasFor(p.Name, unitKind)) {
 				continue
 			}
 			switch {
