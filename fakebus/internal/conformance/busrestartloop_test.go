@@ -50,7 +50,16 @@ func testBusRestartLoop(t *testing.T, e *env) {
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", "/run/dbus/system_bus_socket")
 		}
+		// The previous restart may have left a bus that systemd has not
+		// joined yet (it reconnects within milliseconds): ConnectSystem then
+		// fails with ErrServiceUnknown, as it should; wait for systemd.
+		deadline := time.Now().Add(15 * time.Second)
 		c, err := sdbus.ConnectSystem(e.ctx, sdbus.WithDialer(dial), sdbus.WithReconnect(p))
+		for errors.Is(err, sdbus.ErrServiceUnknown) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			dials.Store(0) // that connection is closed; count from the one kept
+			c, err = sdbus.ConnectSystem(e.ctx, sdbus.WithDialer(dial), sdbus.WithReconnect(p))
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
