@@ -289,6 +289,15 @@ func TestDependencyBehaviour(t *testing.T) {
 			if last != tc.last || lastErr != tc.lastErr {
 				t.Errorf("last step: %q, error %q; want %q, error %q", last, lastErr, tc.last, tc.lastErr)
 			}
+			// What the last step set off (a bound unit's stop, queued by
+			// the kill) runs after its reply, as on systemd: the states
+			// are read once no job is left.
+			for s.Jobs() > 0 {
+				if ctx.Err() != nil {
+					t.Fatalf("%d jobs left after the last step", s.Jobs())
+				}
+				time.Sleep(time.Millisecond)
+			}
 			got := map[string]state{}
 			for name := range tc.want {
 				got[name] = unitState(ctx, t, c, name)

@@ -174,7 +174,9 @@ func (d demo) lingering(ctx context.Context) error {
 func (d demo) walkAway(ctx context.Context) error {
 	d.printf("\n4. A caller that walks away does not block anyone\n")
 	slow := d.prefix + "slow.service"
-	j, err := d.c.StartTransientUnit(ctx, slow, sdbus.ModeReplace, oneshot("/bin/sleep", "2"))
+	// A start that would take an hour: the stop below ends it, however
+	// long the 100 other jobs take on a loaded machine.
+	j, err := d.c.StartTransientUnit(ctx, slow, sdbus.ModeReplace, oneshot("/bin/sleep", "3600"))
 	if err != nil {
 		return err
 	}
