@@ -1,8 +1,14 @@
 package fakebus
 
 // The unit-file methods of the Manager (the part of systemd's
-// src/core/dbus-manager.c that calls src/shared/install.c): enable,
-// disable, mask, link, preset, revert, dependencies, file state. The
+// src/core/dbus-manager.c that calls src/shared/install.c), one handler
+// per method: ListUnitFiles, ListUnitFilesByPatterns, GetUnitFileState,
+// EnableUnitFiles, DisableUnitFiles, EnableUnitFilesWithFlags,
+// DisableUnitFilesWithFlags, DisableUnitFilesWithFlagsAndInstallInfo,
+// ReenableUnitFiles, LinkUnitFiles, PresetUnitFiles,
+// PresetUnitFilesWithMode, MaskUnitFiles, UnmaskUnitFiles,
+// RevertUnitFiles, SetDefaultTarget, GetDefaultTarget,
+// PresetAllUnitFiles, AddDependencyUnitFiles and GetUnitFileLinks. The
 // logic on the unit directories is in install.go.
 
 import (
@@ -11,136 +17,260 @@ import (
 	"strings"
 
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
-// unitFileCall answers the unit-file methods of install.go's first
-// kind (enable, disable, link, mask, file state, lists).
-func (m *manager) unitFileCall(c *call) ([]any, error) {
-	out, _, err := m.unitFileCallLocked(c.Member, c.Body, c.Signature.String())
-	return out, err
+func (m *manager) listUnitFiles(*call) ([]any, error) {
+	return []any{m.listUnitFilesLocked(nil, nil)}, nil
 }
 
-// unitFileCallLocked answers the unit-file methods of unitFileCall, and
-// EnableUnitFilesWithFlags and DisableUnitFilesWithFlags through them;
-// ok is false for other methods.
-func (m *manager) unitFileCallLocked(member string, body []any, sig string) (out []any, ok bool, err error) {
-	want := map[string]string{
-		"EnableUnitFiles": "asbb", "ReenableUnitFiles": "asbb", "PresetUnitFiles": "asbb",
-		"LinkUnitFiles": "asbb", "MaskUnitFiles": "asbb", "DisableUnitFiles": "asb",
-		"UnmaskUnitFiles": "asb", "GetUnitFileState": "s", "ListUnitFiles": "",
-		"ListUnitFilesByPatterns": "asas",
-	}[member]
-	if want == "" && member != "ListUnitFiles" {
-		return nil, false, nil
+func (m *manager) listUnitFilesByPatterns(c *call) ([]any, error) {
+	return []any{m.listUnitFilesLocked(c.Body[0].([]string), c.Body[1].([]string))}, nil
+}
+
+func (m *manager) getUnitFileState(c *call) ([]any, error) {
+	name := c.Body[0].(string)
+	if sdbus.ValidateUnitName(name) != nil {
+		return nil, errInvalidArgs("Invalid argument")
 	}
-	if sig != want {
-		return nil, true, errInvalidArgs("Invalid arguments '%s' to call %s.%s(), expecting '%s'.", sig, managerIface, member, want)
+	st, found := m.unitFileStateLocked(name)
+	if !found {
+		return nil, &callErr{dbusErr + "FileNotFound", "No such file or directory"}
 	}
+	return []any{st}, nil
+}
+
+func (m *manager) enableUnitFiles(c *call) ([]any, error) {
+	return m.enableUnitFilesLocked(c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool))
+}
+
+// enableUnitFilesLocked is EnableUnitFiles (and PresetUnitFiles: the
+// fake's preset policy enables everything).
+func (m *manager) enableUnitFilesLocked(files []string, runtime, force bool) ([]any, error) {
+	changes := []unitFileChange{}
+	carries, err := m.enableLocked(files, runtime, force, &changes)
+	return m.unitFilesReplyLocked(changes, err, carries)
+}
+
+func (m *manager) disableUnitFiles(c *call) ([]any, error) {
+	return m.disableUnitFilesLocked(c.Body[0].([]string), c.Body[1].(bool))
+}
+
+func (m *manager) disableUnitFilesLocked(files []string, runtime bool) ([]any, error) {
+	changes := []unitFileChange{}
+	err := m.disableLocked(files, runtime, false, &changes)
+	return m.unitFilesReplyLocked(changes, err)
+}
+
+func (m *manager) enableUnitFilesWithFlags(c *call) ([]any, error) {
+	runtime, force, err := unitFileFlags(c.Body[1].(uint64))
+	if err != nil {
+		return nil, err
+	}
+	return m.enableUnitFilesLocked(c.Body[0].([]string), runtime, force)
+}
+
+// disableUnitFilesWithFlags is DisableUnitFiles, force or not.
+func (m *manager) disableUnitFilesWithFlags(c *call) ([]any, error) {
+	runtime, _, err := unitFileFlags(c.Body[1].(uint64))
+	if err != nil {
+		return nil, err
+	}
+	return m.disableUnitFilesLocked(c.Body[0].([]string), runtime)
+}
+
+// unitFileFlags checks the flags of the *WithFlags methods against
+// systemd's public mask: runtime (1), force (2), portable (4, which the
+// fake has no portable images for).
+func unitFileFlags(flags uint64) (runtime, force bool, err error) {
+	if flags&^7 != 0 {
+		return false, false, errInvalidArgs("Invalid 'flags' parameter '%d'", flags)
+	}
+	return flags&1 != 0, flags&2 != 0, nil
+}
+
+func (m *manager) disableUnitFilesWithFlagsAndInstallInfo(c *call) ([]any, error) {
+	// runtime (1) and portable (4): force (2) is refused (measured on 257
+	// and 262), as are unknown flags.
+	flags := c.Body[1].(uint64)
+	if flags&^5 != 0 {
+		return nil, errInvalidArgs("Invalid argument")
+	}
+	changes := []unitFileChange{}
+	carries, err := m.disableWithInstallInfoLocked(c.Body[0].([]string), flags&1 != 0, &changes)
+	return m.unitFilesReplyLocked(changes, err, carries)
+}
+
+// reenableUnitFiles disables the files that are on disk by their names,
+// then enables them all.
+func (m *manager) reenableUnitFiles(c *call) ([]any, error) {
+	files, runtime, force := c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool)
+	changes := []unitFileChange{}
+	var names []string
+	for _, f := range files {
+		n := filepath.Base(f)
+		if _, ok := m.lookupDiskLocked(n); ok {
+			names = append(names, n)
+		}
+	}
+	var carries bool
+	err := m.disableLocked(names, runtime, false, &changes)
+	if err == nil {
+		carries, err = m.enableLocked(files, runtime, force, &changes)
+	}
+	return m.unitFilesReplyLocked(changes, err, carries)
+}
+
+func (m *manager) linkUnitFiles(c *call) ([]any, error) {
+	files, runtime, force := c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool)
+	dir := m.dirs.config(runtime)
+	changes := []unitFileChange{}
+	var err error
+	for _, f := range files {
+		if !strings.HasPrefix(f, "/") {
+			err = errFileInvalid(f)
+			break
+		}
+		if _, _, err = m.resolveUnitFileLocked(f, dir, force, &changes); err != nil {
+			break
+		}
+	}
+	return m.unitFilesReplyLocked(changes, err)
+}
+
+func (m *manager) presetUnitFiles(c *call) ([]any, error) {
+	return m.enableUnitFilesLocked(c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool))
+}
+
+func (m *manager) presetUnitFilesWithMode(c *call) ([]any, error) {
+	mode := c.Body[1].(string)
+	if !presetModes[mode] {
+		return nil, errInvalidArgs("Invalid argument")
+	}
+	files, runtime, force := c.Body[0].([]string), c.Body[2].(bool), c.Body[3].(bool)
 	changes := []unitFileChange{}
 	var carries bool
-	switch member {
-	case "GetUnitFileState":
-		name := body[0].(string)
-		if sdbus.ValidateUnitName(name) != nil {
-			return nil, true, errInvalidArgs("Invalid argument")
-		}
-		st, found := m.unitFileStateLocked(name)
-		if !found {
-			return nil, true, &callErr{dbusErr + "FileNotFound", "No such file or directory"}
-		}
-		return []any{st}, true, nil
-	case "ListUnitFiles":
-		return []any{m.listUnitFilesLocked(nil, nil)}, true, nil
-	case "ListUnitFilesByPatterns":
-		return []any{m.listUnitFilesLocked(body[0].([]string), body[1].([]string))}, true, nil
-	}
-	files, runtime := body[0].([]string), body[1].(bool)
-	force := len(body) > 2 && body[2].(bool)
-	dir := m.dirs.config(runtime)
-	switch member {
-	case "EnableUnitFiles", "PresetUnitFiles":
+	var err error
+	if mode == "disable-only" {
+		// The fake's policy enables everything: nothing to disable.
+		err = m.checkUnitFilesLocked(files)
+	} else {
 		carries, err = m.enableLocked(files, runtime, force, &changes)
-	case "ReenableUnitFiles":
-		var names []string
-		for _, f := range files {
-			n := filepath.Base(f)
-			if _, ok := m.lookupDiskLocked(n); ok {
-				names = append(names, n)
-			}
-		}
-		if err = m.disableLocked(names, runtime, false, &changes); err == nil {
-			carries, err = m.enableLocked(files, runtime, force, &changes)
-		}
-	case "DisableUnitFiles":
-		err = m.disableLocked(files, runtime, false, &changes)
-	case "LinkUnitFiles":
-		for _, f := range files {
-			if !strings.HasPrefix(f, "/") {
-				err = errFileInvalid(f)
-				break
-			}
-			if _, _, err = m.resolveUnitFileLocked(f, dir, force, &changes); err != nil {
-				break
-			}
-		}
-	case "MaskUnitFiles":
-		for _, n := range files {
-			if sdbus.ValidateUnitName(n) != nil {
-				err = errFileInvalid(n)
-				break
-			}
-			if err = symlinkLocked(filepath.Join(dir, n), "/dev/null", force, &changes); err != nil {
-				break
-			}
-		}
-	case "UnmaskUnitFiles":
-		for _, n := range files {
-			if sdbus.ValidateUnitName(n) != nil {
-				err = errFileInvalid(n)
-				break
-			}
-			if e, ok := m.entryLocked(dir, n, runtime); ok && e.masked {
-				if err = os.Remove(e.path); err != nil {
-					break
-				}
-				changes = append(changes, unitFileChange{"unlink", e.path, ""})
-			}
-		}
 	}
-	if err := m.unitFilesChangedLocked(changes, err); err != nil {
-		return nil, true, err
-	}
-	if member == "EnableUnitFiles" || member == "ReenableUnitFiles" || member == "PresetUnitFiles" {
-		return []any{carries, changes}, true, nil
-	}
-	return []any{changes}, true, nil
+	return m.unitFilesReplyLocked(changes, err, carries)
 }
 
-// unitFileDepsCall answers AddDependencyUnitFiles and
-// DisableUnitFilesWithFlagsAndInstallInfo.
-func (m *manager) unitFileDepsCall(c *call) (out []any, err error) {
+func (m *manager) maskUnitFiles(c *call) ([]any, error) {
+	files, runtime, force := c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool)
+	dir := m.dirs.config(runtime)
 	changes := []unitFileChange{}
-	switch c.Member {
-	case "AddDependencyUnitFiles":
-		err = m.addDependencyLocked(c.Body[0].([]string), c.Body[1].(string), c.Body[2].(string), c.Body[3].(bool), c.Body[4].(bool), &changes)
-		out = []any{changes}
-	case "DisableUnitFilesWithFlagsAndInstallInfo":
-		// runtime (1) and portable (4): force (2) is refused (measured on
-		// 257 and 262), as are unknown flags.
-		flags := c.Body[1].(uint64)
-		if flags&^5 != 0 {
-			return nil, errInvalidArgs("Invalid argument")
+	var err error
+	for _, n := range files {
+		if sdbus.ValidateUnitName(n) != nil {
+			err = errFileInvalid(n)
+			break
 		}
-		var carries bool
-		carries, err = m.disableWithInstallInfoLocked(c.Body[0].([]string), flags&1 != 0, &changes)
-		out = []any{carries, changes}
-	default:
-		return nil, errUnknownMethod(c.Call)
+		if err = symlinkLocked(filepath.Join(dir, n), "/dev/null", force, &changes); err != nil {
+			break
+		}
 	}
-	if err := m.unitFilesChangedLocked(changes, err); err != nil {
+	return m.unitFilesReplyLocked(changes, err)
+}
+
+func (m *manager) unmaskUnitFiles(c *call) ([]any, error) {
+	files, runtime := c.Body[0].([]string), c.Body[1].(bool)
+	dir := m.dirs.config(runtime)
+	changes := []unitFileChange{}
+	var err error
+	for _, n := range files {
+		if sdbus.ValidateUnitName(n) != nil {
+			err = errFileInvalid(n)
+			break
+		}
+		if e, ok := m.entryLocked(dir, n, runtime); ok && e.masked {
+			if err = os.Remove(e.path); err != nil {
+				break
+			}
+			changes = append(changes, unitFileChange{"unlink", e.path, ""})
+		}
+	}
+	return m.unitFilesReplyLocked(changes, err)
+}
+
+func (m *manager) revertUnitFiles(c *call) ([]any, error) {
+	changes := []unitFileChange{}
+	err := m.revertLocked(c.Body[0].([]string), &changes)
+	return m.unitFilesReplyLocked(changes, err)
+}
+
+func (m *manager) setDefaultTarget(c *call) ([]any, error) {
+	changes := []unitFileChange{}
+	err := m.setDefaultTargetLocked(c.Body[0].(string), c.Body[1].(bool), &changes)
+	return m.unitFilesReplyLocked(changes, err)
+}
+
+func (m *manager) getDefaultTarget(*call) ([]any, error) {
+	out, err := m.getDefaultTargetLocked()
+	if err := m.unitFilesChangedLocked(nil, err); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+func (m *manager) presetAllUnitFiles(c *call) ([]any, error) {
+	mode := c.Body[0].(string)
+	if !presetModes[mode] {
+		return nil, errInvalidArgs("Invalid argument")
+	}
+	changes := []unitFileChange{}
+	if mode != "disable-only" {
+		m.presetAllLocked(c.Body[1].(bool), c.Body[2].(bool), &changes)
+	}
+	return m.unitFilesReplyLocked(changes, nil)
+}
+
+func (m *manager) addDependencyUnitFiles(c *call) ([]any, error) {
+	changes := []unitFileChange{}
+	err := m.addDependencyLocked(c.Body[0].([]string), c.Body[1].(string), c.Body[2].(string), c.Body[3].(bool), c.Body[4].(bool), &changes)
+	return m.unitFilesReplyLocked(changes, err)
+}
+
+// getUnitFileLinks answers the links a disable would remove, from a dry
+// run of it.
+func (m *manager) getUnitFileLinks(c *call) ([]any, error) {
+	name := c.Body[0].(string)
+	if sdbus.ValidateUnitName(name) != nil {
+		// systemd answers the errno of its dry-run disable.
+		if !sdversions.Behaves(m.release, sdversions.UnitFileLinksEUCLEAN) {
+			return nil, &callErr{dbusErr + "InvalidArgs", "Invalid argument"}
+		}
+		return nil, &callErr{"System.Error.EUCLEAN", "Structure needs cleaning"}
+	}
+	if _, ok := m.lookupDiskLocked(name); !ok {
+		return []any{[]string{}}, nil // no unit file: no links
+	}
+	changes := []unitFileChange{}
+	if err := m.disableLocked([]string{name}, c.Body[1].(bool), true, &changes); err != nil {
+		return nil, err
+	}
+	links := []string{}
+	for _, ch := range changes {
+		links = append(links, ch.Filename)
+	}
+	return []any{links}, nil
+}
+
+// unitFilesReplyLocked ends a unit-file method that may have changed
+// files: its error (unitFilesChangedLocked), else its reply, the changes
+// after carries_install_info where the method answers it.
+func (m *manager) unitFilesReplyLocked(changes []unitFileChange, err error, carries ...bool) ([]any, error) {
+	if err := m.unitFilesChangedLocked(changes, err); err != nil {
+		return nil, err
+	}
+	if len(carries) > 0 {
+		return []any{carries[0], changes}, nil
+	}
+	return []any{changes}, nil
 }
 
 // unitFilesChangedLocked ends a unit-file method: UnitFilesChanged when

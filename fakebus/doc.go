@@ -457,13 +457,13 @@
 //   - dbus_properties.go: org.freedesktop.DBus.Properties (Get, GetAll,
 //     GetAll(""), Set) and which properties each object has.
 //   - dbus_manager.go: org.freedesktop.systemd1.Manager: its table, its
-//     handlers (GetUnit, LoadUnit, the job methods, KillUnit,
-//     SetUnitProperties, ListUnits, Subscribe, Reload, Dump, CleanUnit, the
-//     dynamic users, the environment, the power methods, the methods only
-//     some releases have) and its properties.
-//   - dbus_manager_unitfiles.go: the Manager's unit-file methods (Enable,
-//     Disable, Link, Mask, Preset, Revert, AddDependency, GetUnitFileState,
-//     ListUnitFiles, ...).
+//     properties, and one handler per method, named for it (getUnit
+//     answers GetUnit), which checks the arguments as systemd does and
+//     calls the model (see The Manager's methods below).
+//   - dbus_manager_unitfiles.go: the Manager's unit-file methods, one
+//     handler each (Enable, Disable, Link, Mask, Preset, Revert,
+//     AddDependency, GetUnitFileState, ListUnitFiles, ...; listed below);
+//     the work on the unit directories is in install.go.
 //   - dbus_unit.go: org.freedesktop.systemd1.Unit (its table and
 //     properties) and the control-group methods every type shares.
 //   - dbus_service.go, dbus_scope.go: the Service and Scope tables;
@@ -485,6 +485,54 @@
 //     test-side controls (AddUnitFile, Unit, Jobs, FinishJob, ...);
 //     script.go, scriptcheck.go: scripted job results; notes.go: notes;
 //     release.go: the played release.
+//
+// # The Manager's methods
+//
+// Each Manager method's handler is in dbus_manager.go (the unit-file
+// methods' in dbus_manager_unitfiles.go), and does its work in the model:
+//
+//   - GetUnit, LoadUnit, GetUnitByPID, GetUnitByInvocationID,
+//     GetUnitByControlGroup, GetUnitByPIDFD: lookups in manager.go,
+//     aliases.go and cgroup.go, loading in unit.go.
+//   - StartUnit, StartUnitWithFlags, StartUnitReplace, StopUnit,
+//     ReloadUnit, RestartUnit, TryRestartUnit, ReloadOrRestartUnit,
+//     ReloadOrTryRestartUnit, EnqueueUnitJob, EnqueueUnitJobMany:
+//     transaction.go, then job.go.
+//   - KillUnit, KillUnitSubgroup, QueueSignalUnit: kill.go.
+//   - CleanUnit, FreezeUnit, ThawUnit, ResetFailedUnit, ResetFailed,
+//     RefUnit, UnrefUnit, AbandonScope: unit.go.
+//   - SetUnitProperties: dbus_unit_set.go; StartTransientUnit:
+//     transient.go; BindMountUnit, MountImageUnit: service.go.
+//   - GetUnitProcesses, AttachProcessesToUnit, RemoveSubgroupFromUnit:
+//     cgroup.go.
+//   - GetJob, GetJobAfter, GetJobBefore, CancelJob, ClearJobs, ListJobs:
+//     job.go.
+//   - ListUnits, ListUnitsFiltered, ListUnitsByPatterns, ListUnitsByNames:
+//     dbus_manager.go itself.
+//   - Subscribe, Unsubscribe: dbus.go says who then receives what.
+//   - Dump, DumpUnitsMatchingPatterns, DumpByFileDescriptor,
+//     DumpUnitsMatchingPatternsByFileDescriptor: dump.go.
+//   - Reload: manager.go; Reexecute: reexec.go.
+//   - Exit, Reboot, SoftReboot, PowerOff, Halt, KExec, SwitchRoot:
+//     refused, as systemd refuses a caller that is not root.
+//   - SetEnvironment, UnsetEnvironment, UnsetAndSetEnvironment: manager.go.
+//   - LookupDynamicUserByName, LookupDynamicUserByUID, GetDynamicUsers:
+//     dynamicusers.go.
+//   - EnqueueMarkedJobs, SetExitCode, SetShowStatus,
+//     DumpUnitFileDescriptorStore, StartAuxiliaryScope: nothing to model;
+//     answered as systemd answers for the fake's units.
+//   - ListUnitFiles, ListUnitFilesByPatterns, GetUnitFileState,
+//     EnableUnitFiles, DisableUnitFiles, EnableUnitFilesWithFlags,
+//     DisableUnitFilesWithFlags, DisableUnitFilesWithFlagsAndInstallInfo,
+//     ReenableUnitFiles, LinkUnitFiles, PresetUnitFiles,
+//     PresetUnitFilesWithMode, MaskUnitFiles, UnmaskUnitFiles,
+//     RevertUnitFiles, SetDefaultTarget, GetDefaultTarget,
+//     PresetAllUnitFiles, AddDependencyUnitFiles, GetUnitFileLinks:
+//     install.go.
+//
+// The methods of unit and job objects (Unit.Start, Service.BindMount,
+// Scope.Abandon, Job.Cancel, ...) are answered by the handler of the
+// Manager method each stands for (vtable.go), so they live where it does.
 //
 // # What it does not model
 //
