@@ -135,16 +135,26 @@ func newRoutedVtable(name string, stands map[string]string, fixed map[string][]a
 // interface t: Manager methods (and the methods that stand for them) as
 // sdversions.Methods says, the others always.
 func (m *manager) offersLocked(t *vtable, vm *vmethod) bool {
-	name := vm.name
-	if s, ok := t.stands[name]; ok {
-		name = s
-	} else if t != managerVtable {
-		return true
-	}
+	name := t.gate(vm)
 	if _, gated := sdversions.Methods[name]; !gated {
 		return true
 	}
 	return m.has(name) || m.hiddenMethod(name)
+}
+
+// gate returns the Manager method whose presence in a release decides
+// whether the release has method vm of interface t: vm itself on the
+// Manager, the Manager method it stands for on a unit's or a job's
+// object; "" for the methods of the other interfaces, which every
+// release has.
+func (t *vtable) gate(vm *vmethod) string {
+	if s, ok := t.stands[vm.name]; ok {
+		return s
+	}
+	if t == managerVtable {
+		return vm.name
+	}
+	return ""
 }
 
 // checkSignature is sd-bus's check of a call's arguments against the
