@@ -48,7 +48,9 @@ func (m *manager) primaryLocked(name string) string {
 	if p, ok := m.aliases[name]; ok {
 		return p
 	}
-	if _, loaded := m.units[name]; loaded {
+	if _, loaded := m.units[name]; loaded || name == "" {
+		// No name (a unit's empty Triggers or parent, for one) is no
+		// file: the unit directories are not read for it.
 		return name
 	}
 	// An alias symlink in the unit directories.

@@ -43,10 +43,11 @@ func (m *manager) startTransientLocked(c *call) error {
 		default:
 			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
 		}
-		if m.unitLocked(nu.name) != nil {
-			return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
-		}
-		if _, exists := m.files[m.primaryLocked(nu.name)]; exists {
+		// Loaded, or with a unit file, under its name or as an alias (the
+		// primary name is looked up once: it reads the unit directories).
+		primary := m.primaryLocked(nu.name)
+		_, exists := m.files[primary]
+		if m.units[primary] != nil || exists {
 			return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
 		}
 		body := c.Body[2]
