@@ -12,9 +12,9 @@ import (
 	"github.com/sdbus-go/sdbus/fakebus"
 )
 
-// TestMoreManagerMethods: the answers of the Manager methods beyond jobs
+// TestManagerMethodAnswers: the answers of the Manager methods beyond jobs
 // and unit files, as error names ("" for success).
-func TestMoreManagerMethods(t *testing.T) {
+func TestManagerMethodAnswers(t *testing.T) {
 	s := fakebus.New(t)
 	c := s.Conn(t)
 	ctx := ctxFor(t)

@@ -7,12 +7,12 @@ import (
 	"github.com/sdbus-go/sdbus/fakebus"
 )
 
-// TestVersionedMethodsFakeOnly: the answers of the later releases'
+// TestReleaseMethodsFakeOnly: the answers of the later releases'
 // Manager methods that the conformance suite cannot share with a real
 // systemd, which it talks to as root: SoftReboot answers AccessDenied, as
 // to a caller that is not root, where the release has it; a sub-cgroup
 // RemoveSubgroupFromUnit removed is gone for AttachProcessesToUnit.
-func TestVersionedMethodsFakeOnly(t *testing.T) {
+func TestReleaseMethodsFakeOnly(t *testing.T) {
 	for _, tc := range []struct {
 		version, want string
 	}{
