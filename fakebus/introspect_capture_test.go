@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -312,4 +313,114 @@ func checkCapturedProps(t *testing.T, r *raw, path dbus.ObjectPath, want *sdvers
 	if diff := cmp.Diff(wantVal, gotVal); diff != "" {
 		t.Errorf("values (-want +got):\n%s", diff)
 	}
+}
+
+// TestIntrospectCaptured compares, for every captured release, the whole
+// introspection XML the fake answers for each captured object kind (the
+// manager, a job, a unit of each type, the inner nodes of the tree) with
+// the one that release's systemd answered, line by line: interfaces,
+// members, their order, signatures, access and annotations, child nodes.
+// The children of .../unit and .../job are the objects the fake and the
+// sandbox had at that moment: those lists are checked for what the fake
+// made, not against the capture.
+func TestIntrospectCaptured(t *testing.T) {
+	fsys := os.DirFS("internal/sdversions")
+	releases, err := sdversions.CapturedReleases(fsys)
+	if err != nil || len(releases) == 0 {
+		t.Fatalf("captured releases: %v, %v", releases, err)
+	}
+	for _, major := range releases {
+		t.Run(major, func(t *testing.T) {
+			capt, err := sdversions.LoadCapture(fsys, major)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := fakebus.New(t, fakebus.WithVersion(capt.Release), fakebus.WithUnitFile(fakebus.UnitFile{
+				Name: "capture-job.service",
+				Properties: []sdbus.Property{
+					sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/sleep", "600"}, false),
+				},
+			}), fakebus.WithUnitFile(fakebus.UnitFile{
+				Name:       "capture-file.service",
+				Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
+			}))
+			c := s.Conn(t)
+			ctx := ctxFor(t)
+			j, err := c.StartTransientUnit(ctx, "capture-service.service", sdbus.ModeReplace, sleeper())
+			runJob(ctx, t, j, err)
+			j, err = c.StartTransientUnit(ctx, "capture.slice", sdbus.ModeReplace, nil)
+			runJob(ctx, t, j, err)
+			r := rawBus(t, s)
+			var job dbus.ObjectPath
+			r.mustManager(t, "StartUnit", []any{"capture-job.service", "replace"}, &job)
+			r.mustManager(t, "LoadUnit", []any{"capture-file.service"}, new(dbus.ObjectPath))
+			for kind, path := range map[string]dbus.ObjectPath{
+				"manager":          managerPath,
+				"job":              job,
+				"service":          sdbus.UnitPath("capture-service.service"),
+				"service-file":     sdbus.UnitPath("capture-file.service"),
+				"slice":            sdbus.UnitPath("capture.slice"),
+				"target":           sdbus.UnitPath("multi-user.target"),
+				"scope":            sdbus.UnitPath("init.scope"),
+				"socket":           sdbus.UnitPath("capture-socket.socket"),
+				"mount":            sdbus.UnitPath("run-capture.mount"),
+				"swap":             sdbus.UnitPath("run-captureswap.swap"),
+				"timer":            sdbus.UnitPath("capture-timer.timer"),
+				"path":             sdbus.UnitPath("capture-path.path"),
+				"automount":        sdbus.UnitPath("run-captureauto.automount"),
+				"device":           sdbus.UnitPath("dev-capture.device"),
+				"node-root":        "/",
+				"node-org":         "/org",
+				"node-freedesktop": "/org/freedesktop",
+				"node-unit":        managerPath + "/unit",
+				"node-job":         managerPath + "/job",
+			} {
+				t.Run(kind, func(t *testing.T) {
+					want := capt.Objects[kind]
+					if want == nil {
+						t.Fatal("not captured")
+					}
+					var data string
+					if err := r.Object(systemd1, path).Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
+						t.Fatal(err)
+					}
+					wantLines, wantKids := xmlLines(want.XML)
+					gotLines, gotKids := xmlLines(data)
+					if diff := cmp.Diff(wantLines, gotLines); diff != "" {
+						t.Errorf("Introspect (-want +got):\n%s", diff)
+					}
+					switch kind {
+					case "node-unit":
+						// The sandbox's loaded units; the fake's are its own.
+						for _, u := range []string{"capture_2dservice_2eservice", "capture_2djob_2eservice", "init_2escope"} {
+							if !slices.Contains(gotKids, u) {
+								t.Errorf("child nodes %v lack %s", gotKids, u)
+							}
+						}
+					case "node-job":
+						if diff := cmp.Diff([]string{strings.TrimPrefix(string(job), string(managerPath)+"/job/")}, gotKids); diff != "" {
+							t.Errorf("child nodes (-want +got):\n%s", diff)
+						}
+					default:
+						if diff := cmp.Diff(wantKids, gotKids); diff != "" {
+							t.Errorf("child nodes (-want +got):\n%s", diff)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// xmlLines splits introspection XML into its lines without the child
+// <node name=...> lines, and the children's names.
+func xmlLines(data string) (lines, kids []string) {
+	for _, l := range strings.Split(data, "\n") {
+		if n, ok := strings.CutPrefix(l, ` <node name="`); ok {
+			kids = append(kids, strings.TrimSuffix(n, `"/>`))
+			continue
+		}
+		lines = append(lines, l)
+	}
+	return lines, kids
 }
