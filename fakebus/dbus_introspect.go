@@ -192,7 +192,7 @@ func (m *manager) childrenLocked(p dbus.ObjectPath) []string {
 	case "/org":
 		return []string{"freedesktop"}
 	case "/org/freedesktop":
-		return []string{"systemd1"}
+		return []string{"LogControl1", "systemd1"}
 	case managerPath:
 		return []string{"unit", "job"}
 	case managerPath + "/unit":

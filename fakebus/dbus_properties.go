@@ -61,7 +61,10 @@ func (m *manager) propertiesCall(c *call) ([]any, error) {
 		if c.Member == "Get" {
 			return []any{v}, nil
 		}
-		return nil, m.setLocked(kind, iface, name, v, c.Body[2].(dbus.Variant))
+		if err := m.setLocked(kind, iface, name, v, c.Body[2].(dbus.Variant)); err != nil {
+			return nil, err
+		}
+		return []any{}, nil
 	case "GetAll":
 		props, kind, err := m.objectPropsLocked(c.Path, iface)
 		if err == errNoInterface {
@@ -100,6 +103,8 @@ func (m *manager) propIfacesLocked(kind string) []string {
 	switch kind {
 	case "manager":
 		return []string{managerIface}
+	case "logcontrol":
+		return []string{logControlIface}
 	case "job":
 		return []string{jobIface}
 	}
@@ -154,6 +159,11 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 		}
 		maps.Copy(props, m.settings)
 		return props, "manager", nil
+	case p == logControlPath:
+		if iface != logControlIface && iface != "" {
+			return nil, "logcontrol", errNoInterface
+		}
+		return m.logControlPropsLocked(), "logcontrol", nil
 	case strings.HasPrefix(string(p), jobPathBase):
 		j, ok := m.jobs[jobIDOf(p)]
 		if !ok {
@@ -220,11 +230,12 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 // (current value cur) of an object of a captured kind to v, as systemd
 // does (measured on 252): a property its declaration does not make
 // writable is PropertyReadOnly, a value of another type InvalidArgs; the
-// Manager's writable ones take the value (the log level and target
-// checked as systemd checks them).
+// writable ones of the Manager and LogControl1 take the value (the log
+// level and target checked as systemd checks them; the two objects share
+// them).
 func (m *manager) setLocked(kind, iface, name string, cur, v dbus.Variant) error {
 	d, ok := declaredProp(m.declaredLocked(kind, iface), name)
-	if !ok || d.Access != "readwrite" || kind != "manager" {
+	if !ok || d.Access != "readwrite" || kind != "manager" && kind != "logcontrol" {
 		return &callErr{dbusErr + "PropertyReadOnly", "Property '" + name + "' is not writable."}
 	}
 	if got, want := v.Signature().String(), cur.Signature().String(); got != want {

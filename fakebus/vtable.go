@@ -151,7 +151,11 @@ func (m *manager) declaredLocked(kind, iface string) []sdversions.Member {
 		return d
 	}
 	var d []sdversions.Member
-	if o, err := sdversions.CapturedObject(m.release, kind); err == nil {
+	if kind == "logcontrol" {
+		if iface == logControlIface {
+			d = logControlMembers
+		}
+	} else if o, err := sdversions.CapturedObject(m.release, kind); err == nil {
 		d = o.Members(iface)
 	}
 	if m.declared == nil {
