@@ -18,7 +18,7 @@ import (
 // allVtables are the fake's tables, one per interface.
 var allVtables = []*vtable{managerVtable, unitVtable, serviceVtable, scopeVtable, sliceVtable, targetVtable,
 	socketVtable, mountVtable, swapVtable, automountVtable, deviceVtable, pathVtable, timerVtable, jobVtable,
-	propertiesVtable, introspectableVtable}
+	propertiesVtable, introspectableVtable, logControlVtable}
 
 // TestVtables checks the tables themselves: valid signatures, a name for
 // every argument, every method of a unit's or a job's object standing for
@@ -76,7 +76,7 @@ func TestSplitSignature(t *testing.T) {
 }
 
 // TestVtablesCaptured checks the tables themselves (not Introspect, which
-// TestIntrospectCapturedMethods compares) against the introspection data
+// TestIntrospectCaptured compares) against the introspection data
 // captured from each release (internal/sdversions/data), so that the
 // tables and the per-release table sdversions.Methods cannot disagree:
 // the Manager methods of a release's capture are exactly those of the
