@@ -172,6 +172,9 @@ func (m *manager) managerCall(c *call) ([]any, error) {
 		return []any{sdbus.UnitPath(name)}, nil
 	case "GetUnitByPID":
 		pid := c.Body[0].(uint32)
+		if pid == 0 {
+			pid = c.Peer.PID() // the caller's, from its bus credentials, as systemd's
+		}
 		if u := m.unitByPIDLocked(pid); u != nil {
 			return []any{u.path()}, nil
 		}

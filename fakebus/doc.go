@@ -306,7 +306,7 @@
 // ones each unit got (fakesystemd --trace: a "== settings" line), from
 // StartTransientUnit, SetUnitProperties or its unit file. They are:
 //
-//	AddRef After AllowedCPUs AllowedMemoryNodes Before BlockIOAccounting
+//	After AllowedCPUs AllowedMemoryNodes Before BlockIOAccounting
 //	BlockIOWeight CPUAccounting CPUQuotaPerSecUSec CPUQuotaPeriodUSec
 //	CPUShares CPUWeight DefaultDependencies DelegateSubgroup DeviceAllow
 //	DevicePolicy DisableControllers Documentation Environment ExecCondition
@@ -325,7 +325,10 @@
 // Requires=, Requisite=, BindsTo= and Conflicts=, RefuseManualStart=,
 // RefuseManualStop=, AllowIsolate=, CollectMode=, Conditions, Asserts,
 // Slice=, Type=, the Exec* commands but ExecCondition=, RemainAfterExit=,
-// a scope's PIDs, Delegate= and DelegateControllers=.
+// a scope's PIDs, Delegate= and DelegateControllers=, and a transient
+// unit's AddRef= (a reference held by the client that made the unit, as
+// RefUnit's: the unit stays loaded after it ends until that client
+// disconnects).
 //
 // # Faults
 //
