@@ -40,7 +40,7 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"ActiveState":          dbus.MakeVariant(u.active),
 		"SubState":             dbus.MakeVariant(u.sub),
 		"FreezerState":         dbus.MakeVariant(strOr(u.freezer, "running")),
-		"FragmentPath":         dbus.MakeVariant(""),
+		"FragmentPath":         dbus.MakeVariant(u.fragment),
 		"Transient":            dbus.MakeVariant(u.transient),
 		"CollectMode":          dbus.MakeVariant(collect),
 		"Job":                  dbus.MakeVariant(job),

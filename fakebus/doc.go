@@ -294,6 +294,28 @@
 // unit loads. A service with neither ExecStart= nor ExecStop= has
 // LoadState bad-setting.
 //
+// Drop-ins apply as in systemd: the *.conf files of NAME.d/ (for each of
+// the unit's names), of its template's (a@.service.d/), of its name's
+// prefixes' (a-b-.service.d/ and a-.service.d/ for a-b-c.service) and of
+// its type's (service.d/) directories in both unit directories, the
+// persistent one first; of drop-ins with the same file name only the
+// first found counts (one symlinked to /dev/null reads empty); they apply
+// after the unit file, sorted by file name, each from its own first
+// section header, and an [Install] section in one counts for enabling.
+// A unit loaded from a file shows it as systemd does (systemctl show,
+// status and cat read these): FragmentPath is the file's path on the
+// unit path (a linked file's symlink, a masked unit's symlink to
+// /dev/null: /dev/null itself on 247), DropInPaths the drop-ins in the
+// order they apply (before 257 a masked unit's too, which apply),
+// UnitFileState the state GetUnitFileState gives when first read, kept
+// until the unit is loaded again (daemon-reload), and UnitFilePreset
+// "enabled" (the fake's
+// preset policy enables everything, as Debian's does what no rule names;
+// from 262 only units loaded from a file have a preset). A transient
+// unit's FragmentPath is "" (systemd writes a file under
+// /run/systemd/transient, the fake none), as is that of a unit added with
+// AddUnitFile, which has no file.
+//
 // # Settings
 //
 // Every setting StartTransientUnit and SetUnitProperties take, and unit

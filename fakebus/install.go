@@ -210,13 +210,19 @@ func (m *manager) entryLocked(dir, name string, runtime bool) (diskEntry, bool) 
 
 // unitSource is where a unit's configuration comes from.
 type unitSource struct {
-	name    string // the primary name
-	file    string // the unit file on disk, "" for AddUnitFile units
-	masked  bool
-	bad     bool // LoadState bad-setting
-	props   []sdbus.Property
-	aliases []string
-	ignored []string // the unit file's lines the fake did not use
+	name string // the primary name
+	file string // the unit file on disk, "" for AddUnitFile units
+	// fragment is its FragmentPath: the path on the unit path that
+	// names the file (a linked file's symlink, not its target; a masked
+	// unit's symlink to /dev/null, on 247 /dev/null itself); dropIns its
+	// DropInPaths (a masked unit's too before 257, which apply).
+	fragment string
+	dropIns  []string
+	masked   bool
+	bad      bool // LoadState bad-setting
+	props    []sdbus.Property
+	aliases  []string
+	ignored  []string // the unit file's lines the fake did not use
 }
 
 // sourceLocked finds the configuration of unit name: a file in the unit
@@ -230,19 +236,27 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 		}
 	}
 	if ok {
-		src := unitSource{name: name, file: e.file, masked: e.masked}
+		src := unitSource{name: name, file: e.file, fragment: e.path, masked: e.masked}
 		if e.masked {
+			if !sdversions.Behaves(m.release, sdversions.MaskedUnitFragmentIsLink) {
+				src.fragment = "/dev/null"
+			}
+			if !sdversions.Behaves(m.release, sdversions.MaskedUnitNoDropIns) {
+				src.dropIns = m.dropInsLocked([]string{name})
+				src.props = m.parseUnitFile(name, readDropIns(src.dropIns)...).props
+			}
 			return src, true
 		}
 		data, err := os.ReadFile(e.file)
 		if err != nil {
 			return unitSource{}, false
 		}
-		pu := m.parseUnitFile(name, data)
+		src.aliases = m.diskAliasesLocked(name, e.file)
+		src.dropIns = m.dropInsLocked(append([]string{name}, src.aliases...))
+		pu := m.parseUnitFile(name, append([][]byte{data}, readDropIns(src.dropIns)...)...)
 		src.props = append(pu.props, m.wantsDirsLocked(name)...)
 		src.ignored = pu.ignored
 		src.bad = strings.HasSuffix(name, ".service") && !hasProp(pu.props, "ExecStart") && !hasProp(pu.props, "ExecStop")
-		src.aliases = m.diskAliasesLocked(name, e.file)
 		return src, true
 	}
 	if f, ok := m.files[name]; ok {
@@ -306,7 +320,8 @@ func (m *manager) diskAliasesLocked(name, file string) []string {
 // applySourceLocked gives u the configuration of src.
 func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	u.fromFile = true
-	u.file = src.file
+	u.file, u.fragment, u.dropIns = src.file, src.fragment, src.dropIns
+	u.fileState = "" // read again when asked for (unitFileStatePropLocked)
 	u.masked = src.masked
 	u.aliases = src.aliases
 	switch {
@@ -346,7 +361,7 @@ func (m *manager) reloadUnitsLocked() {
 		src, ok := m.sourceLocked(u.name)
 		if !ok || src.name != u.name {
 			if u.isActive() || u.active == "activating" || u.active == "failed" || u.job != nil {
-				u.load, u.file, u.aliases = "not-found", "", nil
+				u.load, u.file, u.fragment, u.dropIns, u.fileState, u.aliases = "not-found", "", "", nil, "", nil
 				continue
 			}
 			m.removeUnitLocked(u)
@@ -363,7 +378,9 @@ var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "
 // unitFileChange is one element of a change list, (sss).
 type unitFileChange struct{ Type, Filename, Destination string }
 
-// installOf returns the [Install] settings of a unit file ("" for none).
+// installOf returns the [Install] settings of a unit file ("" for none)
+// and its drop-ins (an [Install] section in a drop-in counts, measured
+// on 252).
 func (m *manager) installOf(name, file string) parsedUnit {
 	if file == "" {
 		return parsedUnit{}
@@ -372,7 +389,7 @@ func (m *manager) installOf(name, file string) parsedUnit {
 	if err != nil {
 		return parsedUnit{}
 	}
-	return m.parseUnitFile(name, data)
+	return m.parseUnitFile(name, append([][]byte{data}, readDropIns(m.dropInsLocked([]string{name}))...)...)
 }
 
 // symlinkLocked makes link point to dest, reporting the changes: nothing
@@ -613,6 +630,43 @@ func (m *manager) enabledInLocked(dir, name, file string) bool {
 		}
 	}
 	return false
+}
+
+// unitFileStatePropLocked is the UnitFileState property of u: the state
+// of its unit file as GetUnitFileState finds it when first asked for
+// after u was loaded, kept until u is loaded again (daemon-reload), as
+// systemd caches it (measured on 252: after `systemctl enable
+// --no-reload` the property still says disabled); "" for a unit with no
+// unit file (one made implicitly, -.slice and its kind).
+func (m *manager) unitFileStatePropLocked(u *unit) string {
+	switch {
+	case u.transient:
+		return "transient"
+	case !u.fromFile:
+		return ""
+	case u.fileState == "":
+		u.fileState, _ = m.unitFileStateLocked(u.name)
+	}
+	return u.fileState
+}
+
+// unitFilePresetLocked is the UnitFilePreset property of u: what the
+// fake's preset policy, which enables everything (there are no preset
+// files), says of it, as systemd's Debian policy says of every unit no
+// rule names: "enabled", for the units of the booted system and
+// transient units too (measured on 247, 252 and 257; 262 has a preset
+// only for units loaded from a unit file, sdversions.PresetOnlyUnitFiles);
+// "" for a unit that is not found, and on 247 for a masked one.
+func (m *manager) unitFilePresetLocked(u *unit) string {
+	switch {
+	case u.load == "not-found":
+		return ""
+	case !u.fromFile && sdversions.Behaves(m.release, sdversions.PresetOnlyUnitFiles):
+		return ""
+	case u.masked && !sdversions.Behaves(m.release, sdversions.MaskedUnitFragmentIsLink):
+		return ""
+	}
+	return "enabled"
 }
 
 type unitFileRow struct{ Path, State string }

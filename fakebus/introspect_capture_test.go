@@ -215,7 +215,11 @@ var modeled = map[string]string{
 	"service-file": `TasksMax`,
 	"scope":        `TasksMax`,
 	"slice":        `TasksMax`,
-	"mount":        `TasksMax`,
+	"mount":        `TasksMax UnitFilePreset`,
+	// Units the fake does not make are not found: no preset, as on
+	// systemd (the captured ones were loaded from files).
+	"target": `UnitFilePreset`, "socket": `UnitFilePreset`, "swap": `UnitFilePreset`,
+	"timer": `UnitFilePreset`, "path": `UnitFilePreset`, "automount": `UnitFilePreset`,
 }
 
 // checkCapturedProps checks the properties of the object at path against

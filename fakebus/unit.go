@@ -24,6 +24,9 @@ type unit struct {
 	transient  bool
 	fromFile   bool     // loaded from a unit file (or an AddUnitFile one)
 	file       string   // the unit file on disk, if any (install.go)
+	fragment   string   // FragmentPath: the file's path on the unit path (install.go)
+	dropIns    []string // DropInPaths, in the order they apply (load_fragment.go)
+	fileState  string   // UnitFileState once read, until reloaded (install.go)
 	aliases    []string // its other names, from symlinks to file
 	perpetual  bool     // -.slice and friends: never stopped or collected
 	masked     bool

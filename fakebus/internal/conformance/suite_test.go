@@ -139,6 +139,7 @@ var cases = []suiteCase{
 	{name: "UnitFileReenablePresetStatic", run: testUnitFileReenablePresetStatic},
 	{name: "UnitFilesChangedSignal", run: testUnitFilesChangedSignal},
 	{name: "UnitFileSetPropertiesSurviveReload", run: testUnitFileSetPropertiesSurviveReload},
+	{name: "UnitSourceProperties", run: testUnitSource},
 	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
