@@ -64,6 +64,13 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),
 		"NeedDaemonReload":     dbus.MakeVariant(false),
 	}
+	props["ActiveEnterTimestampMonotonic"] = dbus.MakeVariant(u.times.activeEnter.mono)
+	props["ActiveExitTimestamp"] = dbus.MakeVariant(u.times.activeExit.real)
+	props["ActiveExitTimestampMonotonic"] = dbus.MakeVariant(u.times.activeExit.mono)
+	props["InactiveExitTimestamp"] = dbus.MakeVariant(u.times.inactiveExit.real)
+	props["InactiveExitTimestampMonotonic"] = dbus.MakeVariant(u.times.inactiveExit.mono)
+	props["InactiveEnterTimestamp"] = dbus.MakeVariant(u.times.inactiveEnter.real)
+	props["InactiveEnterTimestampMonotonic"] = dbus.MakeVariant(u.times.inactiveEnter.mono)
 	if !m.has("CollectMode") {
 		delete(props, "CollectMode")
 	}

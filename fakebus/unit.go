@@ -15,6 +15,7 @@ import (
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+	"golang.org/x/sys/unix"
 )
 
 // unit is a loaded unit.
@@ -50,6 +51,7 @@ type unit struct {
 	freezer    string             // FreezerState: "running" or "frozen"
 	subcgroups map[string]bool    // sub-cgroups made with MakeSubcgroup (cgroup.go)
 	refs       map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
+	times      stateTimes         // when it last left and entered its states (setStateLocked)
 }
 
 func (m *manager) newUnitLocked(name string) *unit {
@@ -148,8 +150,9 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 	if u.active == active && u.sub == sub {
 		return
 	}
-	wasActive := u.isActive()
+	wasActive, wasInactive := u.isActive(), u.active == "inactive" || u.active == "failed"
 	u.active, u.sub, u.changed = active, sub, time.Now()
+	u.times.record(u.changed, wasActive, wasInactive, u.isActive(), active == "inactive" || active == "failed")
 	if active == "inactive" || active == "failed" {
 		u.freezer = "running"
 	}
@@ -171,6 +174,46 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
 		})
+	}
+}
+
+// stateTimes are the moments a unit last left and entered the inactive
+// (or failed) and the active (or reloading) states, as systemd's
+// unit_notify keeps them (its Inactive/Active Exit/Enter Timestamp
+// properties and their Monotonic forms: systemd-run --wait prints the
+// service's runtime from InactiveExitTimestampMonotonic and
+// InactiveEnterTimestampMonotonic).
+type stateTimes struct {
+	inactiveExit, activeEnter, activeExit, inactiveEnter dualTime
+}
+
+// dualTime is a moment on the realtime and the monotonic clock, in
+// microseconds, as systemd's dual_timestamp; zero is never.
+type dualTime struct{ real, mono uint64 }
+
+// record notes a state change at now, from the states the was flags
+// describe to those the is flags do. A change is recorded at least a
+// microsecond after the unit's previous one, as systemd's are (each is
+// an event-loop iteration apart), so a command the fake runs at once
+// still has a runtime (InactiveEnter after InactiveExit).
+func (st *stateTimes) record(now time.Time, wasActive, wasInactive, isActive, isInactive bool) {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	d := dualTime{real: uint64(now.UnixMicro()), mono: uint64(ts.Nano() / 1000)}
+	for _, prev := range []dualTime{st.inactiveExit, st.activeEnter, st.activeExit, st.inactiveEnter} {
+		d.real, d.mono = max(d.real, prev.real+1), max(d.mono, prev.mono+1)
+	}
+	switch {
+	case wasInactive && !isInactive:
+		st.inactiveExit = d
+	case !wasInactive && isInactive:
+		st.inactiveEnter = d
+	}
+	switch {
+	case !wasActive && isActive:
+		st.activeEnter = d
+	case wasActive && !isActive:
+		st.activeExit = d
 	}
 }
 
