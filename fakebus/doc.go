@@ -44,8 +44,9 @@
 //     and init.scope, which holds PID 1 (GetUnitByPID(1)); unit files
 //     declared Active (UnitFile.Active) are active from the start too, a
 //     service running its command (a systemd-journald.service fixture).
-//   - A process's unit (GetUnitByPID, and /org/freedesktop/systemd1/unit/self
-//     for the caller's PID from its bus credentials): the unit that
+//   - A process's unit (GetUnitByPID; GetUnitByPID(0) and
+//     /org/freedesktop/systemd1/unit/self for the caller's PID from its
+//     bus credentials): the unit that
 //     recorded the PID, or that recorded a live ancestor of it (a forked
 //     process stays in its parent's control group); none for PID 1's
 //     other descendants. SystemState is "degraded" while a unit is
