@@ -62,7 +62,7 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil),
 		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
 		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),
-		"NeedDaemonReload":     dbus.MakeVariant(false),
+		"NeedDaemonReload":     dbus.MakeVariant(m.needDaemonReloadLocked(u)),
 	}
 	props["ActiveEnterTimestampMonotonic"] = dbus.MakeVariant(u.times.activeEnter.mono)
 	props["ActiveExitTimestamp"] = dbus.MakeVariant(u.times.activeExit.real)

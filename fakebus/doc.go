@@ -316,6 +316,10 @@
 // unit's FragmentPath is "" (systemd writes a file under
 // /run/systemd/transient, the fake none), as is that of a unit added with
 // AddUnitFile, which has no file.
+// NeedDaemonReload says whether the unit file or its drop-ins changed on
+// disk since the unit was loaded (modified, removed, a drop-in added or
+// removed; before 257 a drop-in in a directory made since then goes
+// unseen, as on systemd), until daemon-reload.
 //
 // # Settings
 //

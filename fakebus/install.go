@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
@@ -322,6 +323,7 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	u.fromFile = true
 	u.file, u.fragment, u.dropIns = src.file, src.fragment, src.dropIns
 	u.fileState = "" // read again when asked for (unitFileStatePropLocked)
+	u.loaded = loadStamp{mtimes: mtimes(append([]string{src.file}, src.dropIns...)), dirs: m.dropInDirsLocked(u.name, src.aliases)}
 	u.masked = src.masked
 	u.aliases = src.aliases
 	switch {
@@ -648,6 +650,75 @@ func (m *manager) unitFileStatePropLocked(u *unit) string {
 		u.fileState, _ = m.unitFileStateLocked(u.name)
 	}
 	return u.fileState
+}
+
+// loadStamp is what a unit's unit file and drop-ins were on disk when it
+// was loaded: their modification times, and the drop-in directories that
+// existed.
+type loadStamp struct {
+	mtimes map[string]time.Time
+	dirs   map[string]bool
+}
+
+// dropInDirsLocked returns the drop-in directories of a unit that exist.
+func (m *manager) dropInDirsLocked(name string, aliases []string) map[string]bool {
+	out := map[string]bool{}
+	for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
+		for _, d := range dropInDirs(dir, append([]string{name}, aliases...)) {
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				out[d] = true
+			}
+		}
+	}
+	return out
+}
+
+// needDaemonReloadLocked is the NeedDaemonReload property of u: whether
+// its unit file or drop-ins changed on disk since it was loaded (a file
+// modified or removed, a drop-in added or removed), as systemd's
+// unit_need_daemon_reload finds it from the files' modification times;
+// systemctl then warns to run daemon-reload. Before 257 a drop-in in a
+// directory made since the unit was loaded goes unseen (systemd looks
+// only in the directories it found at its last reload;
+// sdversions.DropInDirsSeenAtOnce). Units not loaded from a file in the
+// unit directories never need one.
+func (m *manager) needDaemonReloadLocked(u *unit) bool {
+	if u.file == "" || u.loaded.mtimes == nil {
+		return false
+	}
+	var cur []string
+	for _, p := range m.dropInsLocked(append([]string{u.name}, u.aliases...)) {
+		if u.loaded.dirs[filepath.Dir(p)] || sdversions.Behaves(m.release, sdversions.DropInDirsSeenAtOnce) {
+			cur = append(cur, p)
+		}
+	}
+	now := mtimes(append([]string{u.file}, cur...))
+	if len(now) != len(u.loaded.mtimes) {
+		return true
+	}
+	for p, t := range u.loaded.mtimes {
+		if n, ok := now[p]; !ok || !n.Equal(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// mtimes returns the modification time of each of paths that exists
+// (following symlinks), the zero time for one that does not.
+func mtimes(paths []string) map[string]time.Time {
+	out := make(map[string]time.Time, len(paths))
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		var t time.Time
+		if fi, err := os.Stat(p); err == nil {
+			t = fi.ModTime()
+		}
+		out[p] = t
+	}
+	return out
 }
 
 // unitFilePresetLocked is the UnitFilePreset property of u: what the

@@ -52,6 +52,10 @@ type unit struct {
 	subcgroups map[string]bool    // sub-cgroups made with MakeSubcgroup (cgroup.go)
 	refs       map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
 	times      stateTimes         // when it last left and entered its states (setStateLocked)
+
+	// loaded is what its unit file and drop-ins were on disk when it was
+	// loaded (install.go: NeedDaemonReload).
+	loaded loadStamp
 }
 
 func (m *manager) newUnitLocked(name string) *unit {

@@ -140,6 +140,7 @@ var cases = []suiteCase{
 	{name: "UnitFilesChangedSignal", run: testUnitFilesChangedSignal},
 	{name: "UnitFileSetPropertiesSurviveReload", run: testUnitFileSetPropertiesSurviveReload},
 	{name: "UnitSourceProperties", run: testUnitSource},
+	{name: "NeedDaemonReloadAfterEdit", run: testNeedDaemonReload},
 	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},

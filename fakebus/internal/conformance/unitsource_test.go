@@ -1,10 +1,12 @@
 package conformance
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
@@ -168,5 +170,77 @@ func testUnitSource(t *testing.T, e *env) {
 	got := []string{unitProp(t, e, raw, tr, unitIface, "UnitFileState").(string), unitProp(t, e, raw, tr, unitIface, "UnitFilePreset").(string)}
 	if diff := cmp.Diff([]string{"transient", preset}, got); diff != "" {
 		t.Errorf("a transient unit's UnitFileState, UnitFilePreset (-want +got):\n%s", diff)
+	}
+}
+
+// testNeedDaemonReload: NeedDaemonReload of a unit loaded from a file
+// says whether its file or drop-ins changed on disk since it was loaded
+// (an edited file, a drop-in added or removed) until daemon-reload
+// (systemctl status then warns to run it); before 257 a drop-in in a
+// directory made since the unit was loaded goes unseen.
+func testNeedDaemonReload(t *testing.T, e *env) {
+	raw := e.rawBus(t)
+	name := e.unit("needreload", "service")
+	file := filepath.Join(e.runtimeDir, name)
+	dropIn := filepath.Join(e.runtimeDir, name+".d", "a.conf")
+	t.Cleanup(func() {
+		os.RemoveAll(filepath.Dir(dropIn))
+		os.Remove(file)
+		_ = e.c.Reload(e.ctx)
+	})
+	later := time.Now()
+	write := func(p, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A modification time surely after the last one, whatever the
+		// file system's resolution.
+		later = later.Add(2 * time.Second)
+		if err := os.Chtimes(p, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reload := func() {
+		t.Helper()
+		if err := e.c.Reload(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(file, "[Service]\nExecStart=/bin/sleep 300\n")
+	reload()
+	cleanup(t, e, name)
+	j, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	var got []string
+	step := func(what string) {
+		got = append(got, fmt.Sprintf("%s: %v", what, unitProp(t, e, raw, name, "org.freedesktop.systemd1.Unit", "NeedDaemonReload")))
+	}
+	step("loaded")
+	write(file, "[Service]\nExecStart=/bin/sleep 300\n# edited\n")
+	step("file edited")
+	reload()
+	step("reloaded")
+	write(dropIn, "[Service]\nEnvironment=A=1\n")
+	step("drop-in added")
+	reload()
+	step("reloaded again")
+	if err := os.Remove(dropIn); err != nil {
+		t.Fatal(err)
+	}
+	step("drop-in removed")
+	want := []string{"loaded: false", "file edited: true", "reloaded: false", "drop-in added: true",
+		"reloaded again: false", "drop-in removed: true"}
+	if !sdversions.Behaves(e.release, sdversions.DropInDirsSeenAtOnce) {
+		want[3] = "drop-in added: false" // in a NAME.d/ made since the reload
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("NeedDaemonReload (-want +got):\n%s", diff)
 	}
 }

@@ -492,6 +492,12 @@ const (
 	// symlink to /dev/null and its UnitFilePreset that of its name, where
 	// 247 says /dev/null and "". Seen on 252, 257 and 262, not on 247.
 	MaskedUnitFragmentIsLink Behaviour = "MaskedUnitFragmentIsLink"
+	// DropInDirsSeenAtOnce: a drop-in in a directory made since a unit was
+	// loaded (its first NAME.d/) makes NeedDaemonReload true, where 247
+	// and 252 look only in the directories they found when they last
+	// loaded it. Seen on 257 and 262, not on 247 or 252; the upstream
+	// release in between is not measured.
+	DropInDirsSeenAtOnce Behaviour = "DropInDirsSeenAtOnce"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -508,6 +514,7 @@ var Behaviours = map[Behaviour]Release{
 	PresetOnlyUnitFiles:         R("262"),
 	MaskedUnitNoDropIns:         R("257"),
 	MaskedUnitFragmentIsLink:    R("252"),
+	DropInDirsSeenAtOnce:        R("257"),
 }
 
 // Behaves reports whether release r has behaviour b.

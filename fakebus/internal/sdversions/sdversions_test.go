@@ -146,6 +146,7 @@ func TestMeasuredReleases(t *testing.T) {
 		PresetOnlyUnitFiles:         {false, false, false, true},
 		MaskedUnitNoDropIns:         {false, false, true, true},
 		MaskedUnitFragmentIsLink:    {false, true, true, true},
+		DropInDirsSeenAtOnce:        {false, false, true, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {
