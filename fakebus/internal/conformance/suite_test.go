@@ -125,6 +125,7 @@ var cases = []suiteCase{
 	{name: "ReadablesByVersion", run: testReadablesByVersion},
 	{name: "ManagerMethodsByVersion", run: testMethodsByVersion},
 	{name: "GetAllEmptyInterface", run: testGetAllEmptyInterface},
+	{name: "PropertiesGetSetAsSystemd", run: testPropertiesGetSet},
 	{name: "FreezeThaw", run: testFreezeThaw},
 	{name: "ReloadAndReexecUnderManyJobs", run: testReloadReexecMany},
 	{name: "ForgedJobRemovedFromAnotherClient", run: testForgedFromClient},
