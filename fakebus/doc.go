@@ -146,6 +146,13 @@
 //     append (DeviceAllow rules are read back newest first, as systemd
 //     prepends them), except that an empty DeviceAllow or per-device IO
 //     list clears the list.
+//   - Real processes placed in a unit (a scope's PIDs=,
+//     AttachProcessesToUnit) are watched, with a pidfd where the kernel
+//     has one (procwatch.go): a PID leaves its unit when its process ends,
+//     and a scope whose last process has ended goes inactive/dead (Result
+//     success, no job) and is collected, as systemd does when the scope's
+//     control group empties. A PID that names no process when it is placed
+//     is recorded and keeps its unit running.
 //   - AttachProcessesToUnit with systemd's checks in its order: the
 //     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 //     DelegateControllers=, services and scopes), not inactive or failed,
@@ -491,7 +498,9 @@
 // Deliberately left out, because clients of the job API do not observe
 // them or because they need a real system:
 //
-//   - Processes, cgroups and resource limits: PIDs are recorded, not moved;
+//   - Processes, cgroups and resource limits: PIDs are recorded and
+//     watched, not moved, and never signalled (stopping or killing a unit
+//     leaves its real processes running);
 //     limits are stored and reported, never enforced; MemoryCurrent and
 //     friends read as unknown (2^64-1). Effective* limits exist from 256
 //     (or with WithBackport) and are the minimum over the slice chain.

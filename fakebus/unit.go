@@ -36,6 +36,7 @@ type unit struct {
 	proc       *process
 	exec       execMain // the main process's last run (service.go)
 	pids       []uint32
+	watches    map[uint32]*procWatch // the watched live processes among pids (procwatch.go)
 	invocation []byte
 	condition  bool // ConditionResult
 	assert     bool // AssertResult
@@ -286,6 +287,7 @@ func refersTo(o *unit, name string) bool {
 
 func (m *manager) removeUnitLocked(u *unit) {
 	u.gone = true
+	m.unwatchLocked(u)
 	delete(m.reverse, u)
 	m.indexLocked(u)
 	delete(m.units, u.name)
@@ -490,6 +492,7 @@ func (m *manager) startUnitLocked(j *job) {
 	case "scope":
 		m.setStateLocked(u, "active", "running")
 		m.finishJobLocked(j, "done")
+		m.scopeEmptyLocked(u) // its processes ended before it started
 	case "socket":
 		// The fake opens no socket: it never triggers its service.
 		m.setStateLocked(u, "active", "listening")

@@ -140,6 +140,7 @@ var cases = []suiteCase{
 	{name: "UnitFileSetPropertiesSurviveReload", run: testUnitFileSetPropertiesSurviveReload},
 	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
+	{name: "ScopeEndsWithItsProcesses", run: testScopeEndsWithItsProcesses},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
 	{name: "ReexecUnreadIdempotentCalls", run: testReexecUnreadIdempotent},
