@@ -121,7 +121,7 @@ func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([
 		add = append(add, pid)
 	}
 	u.pids = append(u.pids, add...)
-	m.watchPIDsLocked(u, add)
+	m.watchPIDsLocked(u, add, c.Peer.PID())
 	return []any{}, nil
 }
 

@@ -376,7 +376,6 @@ func (m *manager) checkValue(name string, spec settable, v any, kind string) err
 func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 	if name == "PIDs" {
 		u.pids = append(u.pids, v.Value().([]uint32)...)
-		m.watchPIDsLocked(u, v.Value().([]uint32))
 		return
 	}
 	if nv, err := normalize(v); err == nil {

@@ -12,9 +12,15 @@ package fakebus
 // active/running to inactive/dead, Result success whatever the processes'
 // exit statuses, then collected (measured on 252: no job, no JobNew or
 // JobRemoved; PropertiesChanged of the Scope and Unit interfaces, then
-// UnitRemoved). A PID that names no process when it is placed (a test's
-// made-up PID) is recorded and never watched, as before: it keeps its
-// unit running.
+// UnitRemoved).
+//
+// Only the processes of the caller's own tree are watched: the caller
+// that placed the PIDs (systemd-run --scope places itself) and its
+// descendants (a test's child processes). Any other PID is recorded and
+// never watched, and keeps its unit running as before: a PID that names no
+// process, and a test's made-up PID (4242) that happens to name an
+// unrelated live process, which systemd would have moved into the unit
+// but which must not end a fake's scope when it exits.
 //
 // The lifecycle of a watch, written down once:
 //
@@ -51,11 +57,11 @@ type procWatch struct {
 	stop chan struct{}
 }
 
-// watchPIDsLocked starts watching those of pids that are live processes
-// and not yet watched in u.
-func (m *manager) watchPIDsLocked(u *unit, pids []uint32) {
+// watchPIDsLocked starts watching those of pids that are caller or live
+// descendants of it (see above) and not yet watched in u.
+func (m *manager) watchPIDsLocked(u *unit, pids []uint32, caller uint32) {
 	for _, pid := range pids {
-		if m.closed || pid <= 1 || u.watches[pid] != nil {
+		if m.closed || pid <= 1 || u.watches[pid] != nil || !descendsFrom(pid, caller) {
 			continue
 		}
 		w := openWatch(u, pid)
@@ -69,6 +75,17 @@ func (m *manager) watchPIDsLocked(u *unit, pids []uint32) {
 		m.watchers.Add(1)
 		go m.watch(w)
 	}
+}
+
+// descendsFrom reports whether pid is root or a live descendant of it.
+func descendsFrom(pid, root uint32) bool {
+	for depth := 0; depth < 64 && pid > 1; depth++ { // a bound on the walk up the process tree
+		if pid == root {
+			return true
+		}
+		pid = parentPID(pid)
+	}
+	return false
 }
 
 // openWatch opens the watch of pid, or returns nil when no process has

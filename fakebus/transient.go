@@ -98,6 +98,7 @@ func (m *manager) startTransientLocked(c *call) error {
 			names = append(names, p.Name)
 		}
 		m.settingsNoteLocked(u.name, "StartTransientUnit", names, nil)
+		m.watchPIDsLocked(u, u.pids, c.Peer.PID())
 		m.indexLocked(u)
 		main = u
 	}
