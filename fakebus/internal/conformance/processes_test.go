@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"testing"
 	"time"
@@ -123,4 +124,86 @@ func testScopeEndsWithItsProcesses(t *testing.T, e *env) {
 func variantString(v dbus.Variant) string {
 	s, _ := v.Value().(string)
 	return s
+}
+
+// testStartJobLastsForStartCommands pins that a start job runs as long as
+// the unit's start commands do (measured on 252): while ExecStartPre=
+// runs, the unit is activating/start-pre and its start job is listed
+// running; canceling the job leaves the start going on (the unit stays
+// activating/start-pre); stopping the unit kills the command and leaves it
+// failed, Result signal. A finite ExecStartPre= (sleep 1) ends the job done
+// only once the unit has gone through start-pre to active.
+func testStartJobLastsForStartCommands(t *testing.T, e *env) {
+	for _, typ := range []sdbus.ServiceType{sdbus.ServiceSimple, sdbus.ServiceOneshot} {
+		t.Run(string(typ)+", sleep infinity", func(t *testing.T) {
+			name := e.unit("start-pre-"+string(typ), "service")
+			cleanup(t, e, name)
+			r := newSubscribedClient(t, e)
+			j := start(t, e, e.c, name, []sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropType(typ),
+				execProp("ExecStartPre", false, "/bin/sleep", "infinity"), sdbus.PropExecStart([]string{"/bin/sleep", "600"}, false)})
+			settle(t, e, name, "activating/start-pre", func(s sdbus.UnitState) bool {
+				return s.ActiveState == sdbus.StateActivating && s.SubState == "start-pre"
+			})
+			jobs, err := e.c.ListJobs(e.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, js := range jobs {
+				if js.Unit == name {
+					got = append(got, fmt.Sprintf("%d %s %s", js.ID, js.JobType, js.State))
+				}
+			}
+			if diff := cmp.Diff([]string{fmt.Sprintf("%d start running", j.ID())}, got); diff != "" {
+				t.Errorf("jobs of %s while ExecStartPre= runs (-want +got):\n%s", name, diff)
+			}
+			if err := j.Cancel(e.ctx); err != nil {
+				t.Fatalf("cancel the start job: %v", err)
+			}
+			if res, _ := r.awaitRemoved(j.Path()); res != "canceled" {
+				t.Errorf("start job of %s ended %s; want canceled", name, res)
+			}
+			if st := status(t, e, name); st.ActiveState != sdbus.StateActivating || st.SubState != "start-pre" || st.JobID != 0 {
+				t.Errorf("after its start job was canceled, %s is %s/%s with job %d; want activating/start-pre, no job", name, st.ActiveState, st.SubState, st.JobID)
+			}
+			stop(t, e, e.c, name)
+			if st := status(t, e, name); st.ActiveState != sdbus.StateFailed || st.Result != "signal" {
+				t.Errorf("stopped during ExecStartPre=, %s is %s, Result %s; want failed, signal", name, st.ActiveState, st.Result)
+			}
+		})
+	}
+	t.Run("oneshot, sleep 1", func(t *testing.T) {
+		name := e.unit("start-pre-1", "service")
+		cleanup(t, e, name)
+		r := newSubscribedClient(t, e)
+		j := start(t, e, e.c, name, []sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropType(sdbus.ServiceOneshot),
+			sdbus.PropRemainAfterExit(true), execProp("ExecStartPre", false, "/bin/sleep", "1"), sdbus.PropExecStart([]string{"/bin/true"}, false)})
+		res, before := r.awaitRemoved(j.Path())
+		if res != "done" {
+			t.Errorf("start job of %s ended %s; want done", name, res)
+		}
+		// The states the unit went through before its job ended; a
+		// PropertiesChanged repeating a state is none, and activating/start
+		// (ExecStart=/bin/true, over at once) may be coalesced away.
+		var states []string
+		for _, sig := range before {
+			if sig.Name != "org.freedesktop.DBus.Properties.PropertiesChanged" || sig.Path != sdbus.UnitPath(name) || len(sig.Body) != 3 || sig.Body[0] != "org.freedesktop.systemd1.Unit" {
+				continue
+			}
+			changed, _ := sig.Body[1].(map[string]dbus.Variant)
+			if _, ok := changed["ActiveState"]; !ok {
+				continue
+			}
+			s := variantString(changed["ActiveState"]) + "/" + variantString(changed["SubState"])
+			if s != "activating/start" && (len(states) == 0 || states[len(states)-1] != s) {
+				states = append(states, s)
+			}
+		}
+		if len(states) > 0 && states[0] == "inactive/dead" {
+			states = states[1:] // systemd's first PropertiesChanged of a new unit
+		}
+		if diff := cmp.Diff([]string{"activating/start-pre", "active/exited"}, states); diff != "" {
+			t.Errorf("states of %s before its start job ended (-want +got):\n%s", name, diff)
+		}
+	})
 }
