@@ -20,7 +20,7 @@ func leakCheck(t *testing.T) {
 // timeout, so that a hang fails one test with a clear message.
 func testCtx(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -236,6 +236,8 @@ func (m *manager) interfacesLocked(p dbus.ObjectPath) []*vtable {
 	switch {
 	case p == managerPath:
 		return managerObject
+	case p == logControlPath:
+		return logControlObject
 	case strings.HasPrefix(string(p), jobPathBase):
 		return jobObject
 	case strings.HasPrefix(string(p), unitPathBase):
@@ -253,8 +255,10 @@ func (m *manager) interfacesLocked(p dbus.ObjectPath) []*vtable {
 var (
 	managerObject = []*vtable{propertiesVtable, managerVtable}
 	jobObject     = []*vtable{propertiesVtable, jobVtable}
-	unitObject    = []*vtable{propertiesVtable, unitVtable}
-	otherObject   = []*vtable{propertiesVtable}
+	// logControlObject is /org/freedesktop/LogControl1's (dbus_log_control.go).
+	logControlObject = []*vtable{propertiesVtable, logControlVtable}
+	unitObject       = []*vtable{propertiesVtable, unitVtable}
+	otherObject      = []*vtable{propertiesVtable}
 	// unitObjects are a unit's by its type.
 	unitObjects = func() map[string][]*vtable {
 		out := map[string][]*vtable{}

@@ -4,6 +4,7 @@ package fakebus
 // object (sd-bus generates it from the vtables).
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,30 +32,9 @@ func (m *manager) introspectLocked(p dbus.ObjectPath) string {
 	} else {
 		b.WriteString(introspectHead247)
 	}
-	for _, t := range m.interfacesLocked(p) {
-		if t == propertiesVtable {
-			continue // in introspectHead
-		}
+	for _, t := range m.introspectOrderLocked(p) {
 		b.WriteString(` <interface name="` + t.name + `">` + "\n")
-		m.introspectPropsLocked(&b, p, t.name)
-		for i := range t.methods {
-			vm := &t.methods[i]
-			if !m.offersLocked(t, vm) || m.hiddenMethod(vm.name) && t == managerVtable {
-				continue
-			}
-			b.WriteString(`  <method name="` + vm.name + `">` + "\n")
-			writeArgs(&b, vm.in, vm.inNames, "in")
-			writeArgs(&b, vm.out, vm.outNames, "out")
-			if a := m.annotationLocked(t, vm.name); a != "" {
-				b.WriteString(`   <annotation name="` + a + `" value="true"/>` + "\n")
-			}
-			b.WriteString("  </method>\n")
-		}
-		for _, s := range t.signals {
-			b.WriteString(`  <signal name="` + s.name + `">` + "\n")
-			writeArgs(&b, s.sig, s.names, "")
-			b.WriteString("  </signal>\n")
-		}
+		m.introspectIfaceLocked(&b, p, t)
 		b.WriteString(" </interface>\n")
 	}
 	for _, n := range m.childrenLocked(p) {
@@ -62,6 +42,31 @@ func (m *manager) introspectLocked(p dbus.ObjectPath) string {
 	}
 	b.WriteString("</node>\n")
 	return b.String()
+}
+
+// introspectOrderLocked returns the interfaces of the object at p but
+// the standard ones (introspectHead) in the order the played release
+// registers them (ifaceOrderLocked).
+func (m *manager) introspectOrderLocked(p dbus.ObjectPath) []*vtable {
+	var ts []*vtable
+	for _, t := range m.interfacesLocked(p) {
+		if t != propertiesVtable {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) < 2 {
+		return ts
+	}
+	_, kind, _ := m.objectPropsLocked(p, ts[0].name)
+	order := m.ifaceOrderLocked(kind)
+	rank := func(t *vtable) int {
+		if i := slices.Index(order, t.name); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(ts, func(a, b *vtable) int { return rank(a) - rank(b) })
+	return ts
 }
 
 // annotationLocked returns the annotation of method name of t in the
@@ -92,22 +97,89 @@ func writeArgs(b *strings.Builder, sig, argNames, dir string) {
 	}
 }
 
-// introspectPropsLocked writes the properties of interface iface of the
-// object at p, as far as the release shows them (sdversions.Hidden).
-func (m *manager) introspectPropsLocked(b *strings.Builder, p dbus.ObjectPath, iface string) {
-	props, err := m.objectPropsLocked(p, iface)
+// introspectIfaceLocked writes the members of interface t of the object
+// at p in the order the played release declares them (declaredLocked):
+// the methods it offers, from t, with their arguments and annotations;
+// the properties it has (the model's, less those it hides from
+// introspection, sdversions.Hidden) with their signature, access and
+// annotations as declared; the signals, from t. Members of t the
+// declarations lack, if any, follow.
+func (m *manager) introspectIfaceLocked(b *strings.Builder, p dbus.ObjectPath, t *vtable) {
+	props, kind, err := m.objectPropsLocked(p, t.name)
 	if err != nil {
-		return
+		props = nil
 	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		if !m.hidden(n) {
-			names = append(names, n)
+	done := map[string]bool{}
+	method := func(vm *vmethod) {
+		done["m "+vm.name] = true
+		if !m.offersLocked(t, vm) || m.hiddenMethod(vm.name) && t == managerVtable {
+			return
+		}
+		b.WriteString(`  <method name="` + vm.name + `">` + "\n")
+		writeArgs(b, vm.in, vm.inNames, "in")
+		writeArgs(b, vm.out, vm.outNames, "out")
+		if a := m.annotationLocked(t, vm.name); a != "" {
+			b.WriteString(`   <annotation name="` + a + `" value="true"/>` + "\n")
+		}
+		b.WriteString("  </method>\n")
+	}
+	signal := func(s vsignal) {
+		done["s "+s.name] = true
+		b.WriteString(`  <signal name="` + s.name + `">` + "\n")
+		writeArgs(b, s.sig, s.names, "")
+		b.WriteString("  </signal>\n")
+	}
+	prop := func(d sdversions.Member) {
+		done["p "+d.Name] = true
+		v, ok := props[d.Name]
+		if !ok || m.hidden(d.Name) {
+			return
+		}
+		access := d.Access
+		if access == "" {
+			access = "read"
+		}
+		b.WriteString(`  <property name="` + d.Name + `" type="` + v.Signature().String() + `" access="` + access + `">` + "\n")
+		for _, a := range d.Annotations {
+			b.WriteString(`   <annotation name="` + a.Name + `" value="` + a.Value + `"/>` + "\n")
+		}
+		b.WriteString("  </property>\n")
+	}
+	for _, d := range m.declaredLocked(kind, t.name) {
+		switch d.Kind {
+		case "method":
+			if vm, ok := t.byName[d.Name]; ok {
+				method(vm)
+			}
+		case "property":
+			prop(d)
+		case "signal":
+			for _, s := range t.signals {
+				if s.name == d.Name {
+					signal(s)
+				}
+			}
 		}
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		b.WriteString(`  <property name="` + n + `" type="` + props[n].Signature().String() + `" access="read">` + "\n  </property>\n")
+	for i := range t.methods {
+		if !done["m "+t.methods[i].name] {
+			method(&t.methods[i])
+		}
+	}
+	rest := make([]string, 0, len(props))
+	for n := range props {
+		if !done["p "+n] {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	for _, n := range rest {
+		prop(sdversions.Member{Kind: "property", Name: n})
+	}
+	for _, s := range t.signals {
+		if !done["s "+s.name] {
+			signal(s)
+		}
 	}
 }
 
@@ -120,7 +192,7 @@ func (m *manager) childrenLocked(p dbus.ObjectPath) []string {
 	case "/org":
 		return []string{"freedesktop"}
 	case "/org/freedesktop":
-		return []string{"systemd1"}
+		return []string{"LogControl1", "systemd1"}
 	case managerPath:
 		return []string{"unit", "job"}
 	case managerPath + "/unit":

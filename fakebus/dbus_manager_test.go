@@ -88,9 +88,11 @@ func TestMoreManagerMethods(t *testing.T) {
 }
 
 // TestGetJobAfterBefore: a job waiting for another is listed after it.
+// dep.service's start lasts until the test finishes it, so both jobs are
+// there to be asked about however slow the machine.
 func TestGetJobAfterBefore(t *testing.T) {
 	s := fakebus.New(t)
-	if err := s.Script("dep.service", fakebus.Script{Delay: 200 * time.Millisecond}); err != nil {
+	if err := s.Script("dep.service", fakebus.Script{Delay: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	c := s.Conn(t)
@@ -115,13 +117,19 @@ func TestGetJobAfterBefore(t *testing.T) {
 		Unit, Type, State string
 		JobPath, UnitPath dbus.ObjectPath
 	}
-	if len(before) == 1 {
-		r.mustManager(t, "GetJobAfter", []any{before[0].ID}, &after)
-		if len(after) != 1 || after[0].ID != j.ID() {
-			t.Errorf("GetJobAfter(dep) = %+v, want main's job %d", after, j.ID())
-		}
+	if len(before) != 1 {
+		t.FailNow()
 	}
-	runJob(ctx, t, j, nil)
+	r.mustManager(t, "GetJobAfter", []any{before[0].ID}, &after)
+	if len(after) != 1 || after[0].ID != j.ID() {
+		t.Errorf("GetJobAfter(dep) = %+v, want main's job %d", after, j.ID())
+	}
+	if !s.FinishJob(before[0].ID, sdbus.JobDone) {
+		t.Fatalf("dep.service's job %d is gone", before[0].ID)
+	}
+	if r := runJob(ctx, t, j, nil); r != sdbus.JobDone {
+		t.Errorf("main.service's start: %s, want done", r)
+	}
 }
 
 // TestUnitByInvocationID: GetUnitByInvocationID answers the unit's object

@@ -3,6 +3,9 @@ package fakebus
 import (
 	"encoding/json"
 	"maps"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -11,9 +14,15 @@ import (
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
-func errUnknownProperty() *callErr {
-	return &callErr{dbusErr + "UnknownProperty", "Unknown property or interface."}
+// errUnknownProperty is sd-bus's answer to Get or Set of a property the
+// interface lacks, or of an interface the object lacks (measured on 252).
+func errUnknownProperty(iface, name string) *callErr {
+	return &callErr{dbusErr + "UnknownProperty", "Unknown interface " + iface + " or property " + name + "."}
 }
+
+// errNoInterface is objectPropsLocked's answer for an interface the
+// object lacks; propertiesCall words it as sd-bus does.
+var errNoInterface = &callErr{dbusErr + "UnknownInterface", ""}
 
 // propertiesVtable is org.freedesktop.DBus.Properties, which sd-bus
 // answers for every object from its vtables.
@@ -25,28 +34,42 @@ var propertiesVtable = newVtable(propsIface, []vmethod{
 	{"PropertiesChanged", "sa{sv}as", "interface_name,changed_properties,invalidated_properties"},
 })
 
-// propertiesCall answers org.freedesktop.DBus.Properties. GetAll with
-// the empty interface name answers the properties of all the object's
-// interfaces, as sd-bus does.
+// propertiesCall answers org.freedesktop.DBus.Properties as sd-bus does
+// (measured on 252): Get and Set of an unknown interface or property
+// answer UnknownProperty, GetAll of an interface the object lacks
+// UnknownInterface; GetAll answers in the order systemd declares the
+// properties, and with the empty interface name the properties of all
+// the object's interfaces (a unit's type's, then Unit's).
 func (m *manager) propertiesCall(c *call) ([]any, error) {
+	iface := c.Body[0].(string)
 	switch c.Member {
-	case "Get":
-		iface := c.Body[0].(string)
+	case "Get", "Set":
+		name := c.Body[1].(string)
 		if iface == "" {
-			return nil, errUnknownProperty()
+			return nil, errUnknownProperty(iface, name)
 		}
-		props, err := m.objectPropsLocked(c.Path, iface)
-		if err != nil {
+		props, kind, err := m.objectPropsLocked(c.Path, iface)
+		if err == errNoInterface {
+			return nil, errUnknownProperty(iface, name)
+		} else if err != nil {
 			return nil, err
 		}
-		v, ok := props[c.Body[1].(string)]
+		v, ok := props[name]
 		if !ok {
-			return nil, errUnknownProperty()
+			return nil, errUnknownProperty(iface, name)
 		}
-		return []any{v}, nil
+		if c.Member == "Get" {
+			return []any{v}, nil
+		}
+		if err := m.setLocked(kind, iface, name, v, c.Body[2].(dbus.Variant)); err != nil {
+			return nil, err
+		}
+		return []any{}, nil
 	case "GetAll":
-		props, err := m.objectPropsLocked(c.Path, c.Body[0].(string))
-		if err != nil {
+		props, kind, err := m.objectPropsLocked(c.Path, iface)
+		if err == errNoInterface {
+			return nil, &callErr{dbusErr + "UnknownInterface", "Unknown interface '" + iface + "'."}
+		} else if err != nil {
 			return nil, err
 		}
 		for name := range props {
@@ -54,20 +77,79 @@ func (m *manager) propertiesCall(c *call) ([]any, error) {
 				delete(props, name) // Get still answers it
 			}
 		}
-		return []any{props}, nil
-	case "Set":
-		return nil, &callErr{dbusErr + "PropertyReadOnly", "Property '" + c.Body[1].(string) + "' is not writable."}
+		ifaces := []string{iface}
+		if iface == "" {
+			ifaces = m.propIfacesLocked(kind)
+		}
+		return []any{m.orderLocked(kind, ifaces, props)}, nil
 	}
 	return nil, errUnknownMethod(c.Call)
 }
 
+// propIfacesLocked returns the interfaces with properties of an object
+// of a captured kind, in the order GetAll("") answers them: the order the
+// played release registers them (ifaceOrderLocked; 252 answers a unit's
+// type's before Unit's, measured).
+func (m *manager) propIfacesLocked(kind string) []string {
+	var out []string
+	for _, n := range m.ifaceOrderLocked(kind) {
+		if !strings.HasPrefix(n, "org.freedesktop.DBus.") {
+			out = append(out, n)
+		}
+	}
+	if out != nil {
+		return out
+	}
+	switch kind {
+	case "manager":
+		return []string{managerIface}
+	case "logcontrol":
+		return []string{logControlIface}
+	case "job":
+		return []string{jobIface}
+	}
+	if t := typeIface(strings.TrimSuffix(kind, "-file")); t != "" {
+		return []string{t, unitIface}
+	}
+	return []string{unitIface}
+}
+
+// orderLocked returns props in the order the interfaces ifaces of an
+// object of a captured kind declare them (declaredLocked); properties the
+// declarations lack, if any, follow by name.
+func (m *manager) orderLocked(kind string, ifaces []string, props map[string]dbus.Variant) busd.PropDict {
+	out := make(busd.PropDict, 0, len(props))
+	seen := make(map[string]bool, len(props))
+	for _, iface := range ifaces {
+		for _, d := range m.declaredLocked(kind, iface) {
+			if v, ok := props[d.Name]; ok && d.Kind == "property" && !seen[d.Name] {
+				out = append(out, busd.PropEntry{Name: d.Name, Value: v})
+				seen[d.Name] = true
+			}
+		}
+	}
+	rest := make([]string, 0, len(props)-len(out))
+	for name := range props {
+		if !seen[name] {
+			rest = append(rest, name)
+		}
+	}
+	sort.Strings(rest)
+	for _, name := range rest {
+		out = append(out, busd.PropEntry{Name: name, Value: props[name]})
+	}
+	return out
+}
+
 // objectPropsLocked returns the properties of one interface of an object,
-// or, for iface "", of all its interfaces.
-func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string]dbus.Variant, error) {
+// or, for iface "", of all its interfaces, and the captured kind of the
+// object (declaredLocked). An interface the object lacks is
+// errNoInterface.
+func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string]dbus.Variant, string, error) {
 	switch {
 	case p == managerPath:
 		if iface != managerIface && iface != "" {
-			return nil, errUnknownProperty()
+			return nil, "manager", errNoInterface
 		}
 		props := m.readPropsLocked(nil, managerIface, m.managerPropsLocked())
 		for name, v := range m.measuredPropsLocked("manager", managerIface) {
@@ -75,14 +157,20 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 				props[name] = v
 			}
 		}
-		return props, nil
+		maps.Copy(props, m.settings)
+		return props, "manager", nil
+	case p == logControlPath:
+		if iface != logControlIface && iface != "" {
+			return nil, "logcontrol", errNoInterface
+		}
+		return m.logControlPropsLocked(), "logcontrol", nil
 	case strings.HasPrefix(string(p), jobPathBase):
 		j, ok := m.jobs[jobIDOf(p)]
 		if !ok {
-			return nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
+			return nil, "job", &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
 		}
 		if iface != jobIface && iface != "" {
-			return nil, errUnknownProperty()
+			return nil, "job", errNoInterface
 		}
 		props := map[string]dbus.Variant{
 			"Id": dbus.MakeVariant(j.id),
@@ -98,14 +186,14 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 				props[name] = v
 			}
 		}
-		return props, nil
+		return props, "job", nil
 	}
 	name, err := sdbus.UnitNameFromPath(p)
 	if u := m.unitByInvocationPathLocked(p); u != nil {
 		name, err = u.name, nil // a unit's object by its invocation ID
 	}
 	if err != nil {
-		return nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
+		return nil, "", &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
 	}
 	// Reading a unit's properties loads it; a unit without a file shows
 	// up as not-found (and is collected again). systemd collects a unit
@@ -117,24 +205,81 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 	}
 	if u == nil {
 		if sdbus.ValidateUnitName(name) != nil {
-			return nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
+			return nil, "", &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
 		}
 		u = &unit{name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "not-found",
 			active: "inactive", sub: "dead", props: map[string]dbus.Variant{}, condition: true, assert: true}
 	}
+	kind := capturedKind(u)
 	switch iface {
 	case "":
 		props := m.withMeasuredLocked(u, unitIface, m.readPropsLocked(u, unitIface, m.unitPropsLocked(u)))
 		if t := typeIface(u.kind); t != "" {
 			maps.Copy(props, m.withMeasuredLocked(u, t, m.readPropsLocked(u, t, m.typePropsLocked(u))))
 		}
-		return props, nil
+		return props, kind, nil
 	case unitIface:
-		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.unitPropsLocked(u))), nil
+		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.unitPropsLocked(u))), kind, nil
 	case typeIface(u.kind):
-		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u))), nil
+		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u))), kind, nil
 	}
-	return nil, errUnknownProperty()
+	return nil, kind, errNoInterface
+}
+
+// setLocked answers Properties.Set of property name of interface iface
+// (current value cur) of an object of a captured kind to v, as systemd
+// does (measured on 252): a property its declaration does not make
+// writable is PropertyReadOnly, a value of another type InvalidArgs; the
+// writable ones of the Manager and LogControl1 take the value (the log
+// level and target checked as systemd checks them; the two objects share
+// them).
+func (m *manager) setLocked(kind, iface, name string, cur, v dbus.Variant) error {
+	d, ok := declaredProp(m.declaredLocked(kind, iface), name)
+	if !ok || d.Access != "readwrite" || kind != "manager" && kind != "logcontrol" {
+		return &callErr{dbusErr + "PropertyReadOnly", "Property '" + name + "' is not writable."}
+	}
+	if got, want := v.Signature().String(), cur.Signature().String(); got != want {
+		return errInvalidArgs("Incorrect parameters for property '%s', expected '%s', got '%s'.", name, want, got)
+	}
+	switch name {
+	case "LogLevel":
+		level, ok := logLevel(v.Value().(string))
+		if !ok {
+			return errInvalidArgs("Invalid log level '%s'", v.Value())
+		}
+		v = dbus.MakeVariant(level)
+	case "LogTarget":
+		if !slices.Contains(logTargets, v.Value().(string)) {
+			return errInvalidArgs("Invalid log target '%s'", v.Value())
+		}
+	case "RuntimeWatchdogPreGovernor":
+		// Setting a pretimeout governor opens the watchdog device, which
+		// the sandbox (and the fake) does not have.
+		return &callErr{"System.Error.EBADF", "Bad file descriptor"}
+	}
+	if m.settings == nil {
+		m.settings = map[string]dbus.Variant{}
+	}
+	m.settings[name] = v
+	return nil
+}
+
+// logLevels are systemd's log levels by number (log_level_from_string).
+var logLevels = []string{"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"}
+
+// logTargets are systemd's log targets (log_target_from_string).
+var logTargets = []string{"console", "console-prefixed", "kmsg", "journal", "journal-or-kmsg", "syslog", "syslog-or-kmsg", "auto", "null"}
+
+// logLevel returns the name of a log level given by name or number, as
+// systemd answers it after a Set (Set "7", Get "debug"; measured on 252).
+func logLevel(s string) (string, bool) {
+	if slices.Contains(logLevels, s) {
+		return s, true
+	}
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 && n < len(logLevels) {
+		return logLevels[n], true
+	}
+	return "", false
 }
 
 // readPropsLocked adds the properties programs read for status and
@@ -185,7 +330,7 @@ func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.V
 // ran.
 func (m *manager) measuredPropsLocked(kind, iface string) map[string]dbus.Variant {
 	if m.measuredFor != m.release {
-		m.measured, m.measuredFor = nil, m.release
+		m.measured, m.declared, m.measuredFor = nil, nil, m.release
 	}
 	key := kind + " " + iface
 	if out, ok := m.measured[key]; ok {

@@ -436,10 +436,13 @@
 // release gating (a Manager method the played release lacks answers
 // UnknownMethod; sdversions.Methods), the signature check (InvalidArgs,
 // "Invalid arguments 'i' to call org.freedesktop.systemd1.Manager.GetUnit(),
-// expecting 's'.", as sd-bus words it) and Introspect, whose methods,
-// arguments, annotations and signals equal the captured releases'
-// (internal/sdversions/data; TestIntrospectCapturedMethods) for the
-// manager, units and jobs; it lists child nodes (busctl tree). The methods
+// expecting 's'.", as sd-bus words it) and Introspect. Properties are
+// declared as the played release declares them: their order, access and
+// annotations are the captured introspection data's (vtable.go,
+// declaredLocked), so Introspect equals the captured releases' line for
+// line for the manager, units, jobs and the inner nodes of the tree, with
+// their child nodes (busctl tree; TestIntrospectCaptured), and GetAll
+// answers in systemd's order (TestGetAllOrder). The methods
 // of unit objects (org.freedesktop.systemd1.Unit.Start, Stop, Kill,
 // EnqueueJob, SetProperties, ...; Service, Scope, Slice, Socket, Mount and
 // Swap's GetProcesses, AttachProcesses, RemoveSubgroup, Abandon, ...) and of
@@ -457,7 +460,8 @@
 // PIDs, counts, what the host decides) or names the captured unit itself
 // (paths, listen addresses), with systemd's "never" value (zero, empty).
 // A unit's accounting settings default as the release's do (CPU, memory
-// and tasks accounting on); TasksMax is infinity, not a share of the host's.
+// and tasks accounting on); TasksMax is the manager's DefaultTasksMax,
+// infinity, not a share of the host's.
 // internal/sdversions/cmd/fakediff gives the figures.
 //
 // # Where each thing lives
@@ -484,7 +488,8 @@
 //     properties) and the control-group methods every type shares.
 //   - dbus_service.go, dbus_scope.go: the Service and Scope tables;
 //     dbus_unit_type.go: the other types' tables and every type's
-//     properties; dbus_job.go: org.freedesktop.systemd1.Job.
+//     properties; dbus_job.go: org.freedesktop.systemd1.Job;
+//     dbus_log_control.go: /org/freedesktop/LogControl1.
 //   - dbus_unit_set.go: the properties SetUnitProperties and
 //     StartTransientUnit accept, and their checks.
 //   - The model, under the manager's one lock: manager.go (the manager,

@@ -101,6 +101,13 @@ type manager struct {
 	// (dbus_properties.go).
 	measured    map[string]map[string]dbus.Variant
 	measuredFor sdversions.Release
+	// declared are the members of each interface as the release nearest
+	// measuredFor declares them, by captured kind and interface
+	// (declaredLocked, vtable.go).
+	declared map[string][]sdversions.Member
+	// settings are the Manager properties a client Set (LogLevel,
+	// LogTarget, the watchdogs; dbus_properties.go).
+	settings map[string]dbus.Variant
 }
 
 func newManager(cfg config) (*manager, error) {

@@ -54,9 +54,9 @@ type vsignal struct {
 	names string // comma-separated, for Introspect
 }
 
-// vtable is one D-Bus interface: its methods and signals in the order
-// systemd declares them. Its properties come from the model
-// (dbus_properties.go).
+// vtable is one D-Bus interface: its methods and signals. Its properties
+// are declared by the played release (declaredLocked) and their values
+// come from the model (dbus_properties.go).
 type vtable struct {
 	name    string
 	methods []vmethod
@@ -129,6 +129,75 @@ func newRoutedVtable(name string, stands map[string]string, fixed map[string][]a
 	t := newVtable(name, methods, signals)
 	t.stands, t.fixed = stands, fixed
 	return t
+}
+
+// declaredLocked returns the members of interface iface of an object of a
+// captured kind ("manager", "job", "service-file", "socket", ...) as the
+// played release declares them, in systemd's order (its vtable's, which
+// sd-bus follows in Introspect and GetAll): each property's name,
+// signature, access (read, readwrite) and annotations
+// (org.freedesktop.DBus.Property.EmitsChangedSignal const, invalidates or
+// false, as systemd declares each; org.freedesktop.systemd1.Privileged on
+// the writable ones). They are the rows of the captured release nearest
+// the played one (sdversions.CapturedObject, Object.Members): which of
+// them the played release has is the release table's (sdversions.Has,
+// hasFor), the values are the model's (objectPropsLocked).
+func (m *manager) declaredLocked(kind, iface string) []sdversions.Member {
+	if m.measuredFor != m.release {
+		m.measured, m.declared, m.measuredFor = nil, nil, m.release
+	}
+	key := kind + " " + iface
+	if d, ok := m.declared[key]; ok {
+		return d
+	}
+	var d []sdversions.Member
+	if kind == "logcontrol" {
+		if iface == logControlIface {
+			d = logControlMembers
+		}
+	} else if o, err := sdversions.CapturedObject(m.release, kind); err == nil {
+		d = o.Members(iface)
+	}
+	if m.declared == nil {
+		m.declared = map[string][]sdversions.Member{}
+	}
+	m.declared[key] = d
+	return d
+}
+
+// ifaceOrderLocked returns the interfaces of an object of a captured
+// kind in the order the played release registers them (sd-bus's order of
+// the object's vtables: Introspect lists them so, GetAll("") answers
+// them so; 262 puts Unit before a unit's type's interface, earlier
+// releases after it).
+func (m *manager) ifaceOrderLocked(kind string) []string {
+	m.declaredLocked(kind, "") // resets the cache for another release
+	key := kind + " interfaces"
+	if d, ok := m.declared[key]; ok {
+		out := make([]string, len(d))
+		for i := range d {
+			out[i] = d[i].Name
+		}
+		return out
+	}
+	var d []sdversions.Member
+	if o, err := sdversions.CapturedObject(m.release, kind); err == nil {
+		for _, n := range o.InterfaceNames() {
+			d = append(d, sdversions.Member{Kind: "interface", Name: n})
+		}
+	}
+	m.declared[key] = d
+	return m.ifaceOrderLocked(kind)
+}
+
+// declaredProp returns the declaration of property name among members.
+func declaredProp(members []sdversions.Member, name string) (sdversions.Member, bool) {
+	for _, d := range members {
+		if d.Kind == "property" && d.Name == name {
+			return d, true
+		}
+	}
+	return sdversions.Member{}, false
 }
 
 // offersLocked reports whether the played release has method vm of

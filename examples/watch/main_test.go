@@ -35,7 +35,10 @@ func build(t *testing.T) string {
 // The program, pointed at fakebus's bus socket through
 // $DBUS_SYSTEM_BUS_ADDRESS, sees a running service stop, and ends there.
 func TestWatch(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// Built before the ctx starts: a go build on a loaded machine can take
+	// most of a bound meant for the watch.
+	bin := build(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s := fakebus.New(t, fakebus.WithUnitFile(fakebus.UnitFile{
 		Name:       "web.service",
@@ -53,7 +56,7 @@ func TestWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, build(t), "-until", "inactive", "web.service")
+	cmd := exec.CommandContext(ctx, bin, "-until", "inactive", "web.service")
 	cmd.Env = append(os.Environ(), "DBUS_SYSTEM_BUS_ADDRESS="+addr)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()

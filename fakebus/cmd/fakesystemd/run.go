@@ -197,6 +197,24 @@ func runCommand(args []string, stdout, stderr io.Writer) (int, error) {
 	return startInit(cfg, ra.cmd, extra, stderr)
 }
 
+// notifyPassed relays to sigs the signals run passes on to CMD (SIGINT,
+// SIGTERM, SIGHUP, SIGQUIT), except those ignored when run started: a
+// caught signal is reset to its default in CMD, and a signal the caller
+// ignored (nohup's SIGHUP) must stay ignored there, as it would for a
+// command started directly. Each step of run does the same, so the
+// disposition reaches CMD through them.
+func notifyPassed(sigs chan<- os.Signal) {
+	var pass []os.Signal
+	for _, s := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
+		if !signal.Ignored(s) {
+			pass = append(pass, s)
+		}
+	}
+	if len(pass) > 0 { // none would mean every signal
+		signal.Notify(sigs, pass...)
+	}
+}
+
 // startInit runs the init step in new namespaces and waits for it,
 // passing SIGTERM, SIGHUP and SIGQUIT on. SIGINT is not passed on: from a
 // terminal it reaches CMD, in the same process group, directly.
@@ -207,7 +225,7 @@ func startInit(cfg initConfig, cmdArgs []string, extra []*os.File, stderr io.Wri
 	}
 	// SIGINT is caught and dropped, not ignored: CMD would inherit SIG_IGN.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	notifyPassed(sigs)
 	defer signal.Stop(sigs)
 
 	var tries []initConfig

@@ -312,22 +312,31 @@ func TestShadow(t *testing.T) {
 
 // TestRunSignalDispositions checks that CMD starts with the signal
 // dispositions a command started directly has: run catches SIGINT, and
-// must not leave it ignored in CMD, as Ctrl-C would then not stop CMD.
+// must not leave it ignored in CMD, as Ctrl-C would then not stop CMD;
+// and a signal ignored by run's caller (nohup's SIGHUP) stays ignored in
+// CMD, as nohup promises.
 func TestRunSignalDispositions(t *testing.T) {
 	skipWithoutNamespaces(t, nil)
 	const cmd = `grep -E '^Sig(Ign|Blk):' /proc/self/status`
-	direct, err := exec.Command("sh", "-c", cmd).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	users := [][]string{nil}
 	if u := unprivileged(t); u != nil {
 		users = append(users, u)
 	}
-	for _, u := range users {
-		r := runProgram(t, u, "run", "--", "sh", "-c", cmd)
-		if diff := cmp.Diff(string(direct), r.stdout); diff != "" || r.code != 0 {
-			t.Errorf("as %v: status %d, stderr %q, dispositions in run (-direct +run):\n%s", u, r.code, r.stderr, diff)
+	for _, prefix := range [][]string{nil, {"nohup"}} {
+		argv := append(append([]string(nil), prefix...), "sh", "-c", cmd)
+		direct, err := exec.Command(argv[0], argv[1:]...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range users {
+			as := append(append([]string(nil), u...), prefix...)
+			if len(as) == 0 {
+				as = nil
+			}
+			r := runProgram(t, as, "run", "--", "sh", "-c", cmd)
+			if diff := cmp.Diff(string(direct), r.stdout); diff != "" || r.code != 0 {
+				t.Errorf("as %v: status %d, stderr %q, dispositions in run (-direct +run):\n%s", as, r.code, r.stderr, diff)
+			}
 		}
 	}
 }

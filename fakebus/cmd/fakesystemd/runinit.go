@@ -68,7 +68,7 @@ func runInit(conf string, args []string, stderr io.Writer) int {
 	// root: they have no privilege, and the uid CMD claims to the bus
 	// (AUTH EXTERNAL) is the uid the fake sees.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	notifyPassed(sigs)
 	next := cfg
 	next.Step = "serve"
 	var extra []*os.File
@@ -161,7 +161,7 @@ func runCmd(args []string, stderr io.Writer) int {
 	}
 	// SIGINT is caught and dropped, not ignored (see startInit).
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	notifyPassed(sigs)
 	defer signal.Stop(sigs)
 	c := exec.Command(path, args[1:]...)
 	c.Args[0] = args[0]

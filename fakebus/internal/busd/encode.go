@@ -247,6 +247,17 @@ func (e *encoder) value(sig string, v any, depth int) {
 			e.arrayEnd(lenAt, start)
 			return
 		}
+	case PropDict:
+		if sig == "a{sv}" {
+			lenAt, start := e.arrayStart(8)
+			for _, en := range x {
+				e.align(8)
+				e.str(en.Name)
+				e.variant(en.Value.Signature().String(), en.Value.Value(), depth+2)
+			}
+			e.arrayEnd(lenAt, start)
+			return
+		}
 	case []string:
 		if sig == "as" {
 			lenAt, start := e.arrayStart(4)
@@ -402,6 +413,10 @@ func (e *encoder) reflectValue(sig string, rv reflect.Value, depth int) {
 // array appends rv (a slice, array or map) as the array type sig.
 func (e *encoder) array(sig string, rv reflect.Value, depth int) {
 	elem := sig[1:]
+	if d, ok := rv.Interface().(PropDict); ok && sig == "a{sv}" {
+		e.value(sig, d, depth)
+		return
+	}
 	if elem[0] == '{' {
 		if rv.Kind() != reflect.Map {
 			e.fail("%s value for signature %s", rv.Type(), sig)

@@ -137,7 +137,7 @@ func signatureOfValues(body []any) (string, error) {
 			sb.WriteByte('b')
 		case dbus.Variant:
 			sb.WriteByte('v')
-		case map[string]dbus.Variant:
+		case map[string]dbus.Variant, PropDict:
 			sb.WriteString("a{sv}")
 		case []string:
 			sb.WriteString("as")
@@ -171,6 +171,9 @@ func appendSignature(sb *strings.Builder, t reflect.Type, arrays, structs int) e
 		return nil
 	case reflect.TypeOf(dbus.Variant{}):
 		sb.WriteByte('v')
+		return nil
+	case reflect.TypeOf(PropDict{}):
+		sb.WriteString("a{sv}")
 		return nil
 	case reflect.TypeOf(dbus.UnixFD(0)), reflect.TypeOf(dbus.UnixFDIndex(0)):
 		return fmt.Errorf("busd: unix fds are not supported")

@@ -9,10 +9,12 @@ import (
 	"strconv"
 )
 
-// captures holds the objects captured on each release (data/RELEASE/KIND.json),
-// for the fake to answer the properties it does not model as measured.
+// captures holds the objects captured on each release (data/RELEASE/KIND.json
+// and KIND.xml), for the fake to answer the properties it does not model
+// as measured, and to declare each interface's members as that release
+// does (Object.Members).
 //
-//go:embed data/*/*.json
+//go:embed data/*/*.json data/*/*.xml
 var captures embed.FS
 
 // CapturedManager returns the manager object captured on the release
@@ -55,5 +57,10 @@ func CapturedObject(r Release, kind string) (*Object, error) {
 	if err := json.Unmarshal(b, o); err != nil {
 		return nil, fmt.Errorf("%s/%s.json: %w", best, kind, err)
 	}
+	x, err := fs.ReadFile(captures, path.Join(best, kind+".xml"))
+	if err != nil {
+		return nil, err
+	}
+	o.XML = string(x) // Node is left nil: Members reads XML
 	return o, nil
 }
