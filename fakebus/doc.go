@@ -88,12 +88,19 @@
 //     Condition*= (done, unit stays inactive) and Assert*= (assert).
 //   - Services run a few commands it understands: /bin/true, /bin/false,
 //     /bin/sleep N, and sh -c 'exit N' or 'sleep N'; other commands run
-//     until they are stopped. Type=oneshot start jobs end when the command
-//     does; RemainAfterExit, exit codes (Result exit-code), a oneshot
-//     stopped while starting (Result signal). ExecStartPre=,
-//     ExecStartPost=, ExecReload=, ExecStop= and ExecStopPost= commands
-//     run at once, in order, with the exit status the same language gives
-//     them (a command it does not know exits 0, a sleep takes no time):
+//     until they are stopped. A start job lasts as long as the start
+//     commands would, with the unit activating meanwhile: ExecStartPre=
+//     commands run in turn (activating/start-pre; sleep N takes N
+//     seconds, sleep infinity until the unit is stopped, a command it does
+//     not know ends at once with 0), and a Type=oneshot start job ends
+//     when its ExecStart= does; canceling the job leaves the start going
+//     on. RemainAfterExit, exit codes (Result exit-code), a service
+//     stopped during ExecStartPre= or a oneshot during ExecStart= (Result
+//     signal). There is no sd_notify: a Type=notify service counts as
+//     started once its main process runs. ExecStartPost=, ExecReload=,
+//     ExecStop= and ExecStopPost= commands run at once, in order, with the
+//     exit status the same language gives them (a command it does not
+//     know exits 0, a sleep takes no time):
 //     one that fails without a "-" prefix fails the start (the unit fails,
 //     Result exit-code), the reload job (the unit keeps running) or the
 //     stop (the job is done, the unit ends failed, Result exit-code).
@@ -147,6 +154,15 @@
 //     append (DeviceAllow rules are read back newest first, as systemd
 //     prepends them), except that an empty DeviceAllow or per-device IO
 //     list clears the list.
+//   - Real processes placed in a unit (a scope's PIDs=,
+//     AttachProcessesToUnit) by the process itself or by an ancestor of it
+//     are watched, with a pidfd where the kernel has one (procwatch.go): a
+//     PID leaves its unit when its process ends, and a scope whose last
+//     process has ended goes inactive/dead (Result success, no job) and is
+//     collected, as systemd does when the scope's control group empties.
+//     Any other PID (one that names no process, a test's made-up PID that
+//     names an unrelated one) is recorded, never watched, and keeps its
+//     unit running.
 //   - AttachProcessesToUnit with systemd's checks in its order: the
 //     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 //     DelegateControllers=, services and scopes), not inactive or failed,
@@ -526,7 +542,9 @@
 // Deliberately left out, because clients of the job API do not observe
 // them or because they need a real system:
 //
-//   - Processes, cgroups and resource limits: PIDs are recorded, not moved;
+//   - Processes, cgroups and resource limits: PIDs are recorded and
+//     watched, not moved, and never signalled (stopping or killing a unit
+//     leaves its real processes running);
 //     limits are stored and reported, never enforced; MemoryCurrent and
 //     friends read as unknown (2^64-1). Effective* limits exist from 256
 //     (or with WithBackport) and are the minimum over the slice chain.

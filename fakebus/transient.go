@@ -103,6 +103,7 @@ func (m *manager) startTransientLocked(c *call) error {
 			m.setPropLocked(u, p.Name, p.Value)
 		}
 		m.settingsNoteLocked(u.name, "StartTransientUnit", names, nil)
+		m.watchPIDsLocked(u, u.pids, c.Peer.PID())
 		m.indexLocked(u)
 		main = u
 	}

@@ -38,8 +38,10 @@ type unit struct {
 	props      map[string]dbus.Variant
 	job        *job
 	proc       *process
+	control    *control // the running ExecStartPre= commands (service.go)
 	exec       execMain // the main process's last run (service.go)
 	pids       []uint32
+	watches    map[uint32]*procWatch // the watched live processes among pids (procwatch.go)
 	invocation []byte
 	condition  bool // ConditionResult
 	assert     bool // AssertResult
@@ -336,6 +338,7 @@ func refersTo(o *unit, name string) bool {
 
 func (m *manager) removeUnitLocked(u *unit) {
 	u.gone = true
+	m.unwatchLocked(u)
 	delete(m.reverse, u)
 	m.indexLocked(u)
 	delete(m.units, u.name)
@@ -514,32 +517,11 @@ func (m *manager) startUnitLocked(j *job) {
 	}
 	switch u.kind {
 	case "service":
-		p, _ := u.command()
-		if len(u.commands("ExecStartPre")) > 0 {
-			m.setStateLocked(u, "activating", "start-pre")
-			if !u.runCommands("ExecStartPre") {
-				m.failLocked(u, "exit-code")
-				m.finishJobLocked(j, "failed")
-				return
-			}
-		}
-		m.setStateLocked(u, "activating", "start")
-		if serviceType(u) == string(sdbus.ServiceOneshot) {
-			m.spawnLocked(u, p, j)
-			return
-		}
-		m.spawnLocked(u, p, nil)
-		if u.active == "activating" && u.proc != nil && !m.startPostLocked(u) {
-			m.finishJobLocked(j, "failed")
-			return
-		}
-		if u.active == "activating" {
-			m.setStateLocked(u, "active", "running")
-		}
-		m.finishJobLocked(j, "done")
+		m.startServiceLocked(u, j)
 	case "scope":
 		m.setStateLocked(u, "active", "running")
 		m.finishJobLocked(j, "done")
+		m.scopeEmptyLocked(u) // its processes ended before it started
 	case "socket":
 		// The fake opens no socket: it never triggers its service.
 		m.setStateLocked(u, "active", "listening")
@@ -550,15 +532,17 @@ func (m *manager) startUnitLocked(j *job) {
 	}
 }
 
-// stopUnitLocked deactivates u, ending its process. A oneshot service
-// stopped while its command still runs ends failed, Result signal: the
-// command was killed before it could succeed.
+// stopUnitLocked deactivates u, ending its process. A service stopped
+// while its ExecStartPre= commands run, or a oneshot service while its
+// command runs, ends failed, Result signal: the command was killed before
+// it could succeed (measured on 252 for ExecStartPre=, of a simple and of
+// a oneshot service).
 func (m *manager) stopUnitLocked(u *unit) {
 	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
 		return // inactive or failed: nothing to stop
 	}
-	killedStart := u.kind == "service" && u.active == "activating" && u.proc != nil &&
-		serviceType(u) == string(sdbus.ServiceOneshot)
+	killedStart := u.kind == "service" && u.active == "activating" &&
+		(u.control != nil || u.proc != nil && serviceType(u) == string(sdbus.ServiceOneshot))
 	stopFailed := false
 	if u.kind == "service" && !killedStart {
 		// ExecStop= runs before the remaining processes are killed,
@@ -571,6 +555,7 @@ func (m *manager) stopUnitLocked(u *unit) {
 			stopFailed = !u.runCommands("ExecStopPost") || stopFailed
 		}
 	}
+	u.control = nil // killed: its timer does nothing
 	if u.proc != nil {
 		u.proc.ended = true
 		u.proc = nil

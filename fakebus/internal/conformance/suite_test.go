@@ -144,6 +144,8 @@ var cases = []suiteCase{
 	{name: "NeedDaemonReloadAfterEdit", run: testNeedDaemonReload},
 	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
+	{name: "ScopeEndsWithItsProcesses", run: testScopeEndsWithItsProcesses},
+	{name: "StartJobLastsForStartCommands", run: testStartJobLastsForStartCommands},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
 	{name: "ReexecUnreadIdempotentCalls", run: testReexecUnreadIdempotent},
