@@ -147,8 +147,9 @@ func ExampleConn_WaitUnitState() {
 	}
 	defer c.Close()
 
-	job, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
-		sdbus.PropExecStart([]string{"/bin/sleep", "0.05"}, false),
+	// A service that starts, then exits with status 1.
+	job, err := c.StartTransientUnit(ctx, "check.service", sdbus.ModeReplace, []sdbus.Property{
+		sdbus.PropExecStart([]string{"/bin/false"}, false),
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -158,11 +159,15 @@ func ExampleConn_WaitUnitState() {
 	if _, err := job.Wait(ctx); err != nil {
 		log.Fatal(err)
 	}
-	st, err := c.WaitUnitState(ctx, "nap.service", func(s sdbus.UnitState) bool {
+	// A failed unit stays loaded, with its Result, until reset. One that
+	// ended with success may be unloaded at once (CollectMode=inactive):
+	// the state read then is LoadState not-found, ActiveState inactive,
+	// and no Result.
+	st, err := c.WaitUnitState(ctx, "check.service", func(s sdbus.UnitState) bool {
 		return s.ActiveState == sdbus.StateInactive || s.ActiveState == sdbus.StateFailed
 	})
 	fmt.Println(st.ActiveState, st.Result, err)
-	// Output: inactive success <nil>
+	// Output: failed exit-code <nil>
 }
 
 func ExampleConn_Supports() {

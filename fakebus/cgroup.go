@@ -84,7 +84,8 @@ func (m *manager) subcgroupLocked(u *unit, sub string) bool {
 // DelegateControllers=, services and scopes only) and not inactive or
 // failed, a sub-cgroup created (MakeSubcgroup, or a directory below
 // WithCgroupRoot's); PID 0 is the caller, PID
-// 1 is refused. The PIDs are recorded, not moved.
+// 1 is refused. The PIDs are recorded, not moved, and watched while they
+// live (procwatch.go).
 func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([]any, error) {
 	u := m.unitLocked(name)
 	if u == nil {
@@ -120,6 +121,7 @@ func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([
 		add = append(add, pid)
 	}
 	u.pids = append(u.pids, add...)
+	m.watchPIDsLocked(u, add, c.Peer.PID())
 	return []any{}, nil
 }
 

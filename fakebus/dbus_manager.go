@@ -155,6 +155,9 @@ func (m *manager) getUnit(c *call) ([]any, error) {
 
 func (m *manager) getUnitByPID(c *call) ([]any, error) {
 	pid := c.Body[0].(uint32)
+	if pid == 0 {
+		pid = c.Peer.PID() // the caller's, from its bus credentials, as systemd's
+	}
 	if u := m.unitByPIDLocked(pid); u != nil {
 		return []any{u.path()}, nil
 	}

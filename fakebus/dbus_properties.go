@@ -296,16 +296,9 @@ func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.V
 		props["UserspaceTimestamp"] = dbus.MakeVariant(usec(m.started))
 		props["FinishTimestamp"] = dbus.MakeVariant(usec(m.started))
 	case iface == unitIface:
-		state := ""
-		switch {
-		case u.load == "masked" || u.masked:
-			state = "masked"
-		case u.transient:
-			state = "transient"
-		case u.fromFile:
-			state = "static"
-		}
-		props["UnitFileState"] = dbus.MakeVariant(state)
+		props["UnitFileState"] = dbus.MakeVariant(m.unitFileStatePropLocked(u))
+		props["UnitFilePreset"] = dbus.MakeVariant(m.unitFilePresetLocked(u))
+		props["DropInPaths"] = dbus.MakeVariant(append([]string{}, u.dropIns...))
 		props["SourcePath"] = dbus.MakeVariant("")
 		props["TriggeredBy"] = dbus.MakeVariant([]string{})
 	case u.kind == "service":

@@ -46,7 +46,7 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"ActiveState":          dbus.MakeVariant(u.active),
 		"SubState":             dbus.MakeVariant(u.sub),
 		"FreezerState":         dbus.MakeVariant(strOr(u.freezer, "running")),
-		"FragmentPath":         dbus.MakeVariant(""),
+		"FragmentPath":         dbus.MakeVariant(u.fragment),
 		"Transient":            dbus.MakeVariant(u.transient),
 		"CollectMode":          dbus.MakeVariant(collect),
 		"Job":                  dbus.MakeVariant(job),
@@ -68,8 +68,15 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil),
 		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
 		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),
-		"NeedDaemonReload":     dbus.MakeVariant(false),
+		"NeedDaemonReload":     dbus.MakeVariant(m.needDaemonReloadLocked(u)),
 	}
+	props["ActiveEnterTimestampMonotonic"] = dbus.MakeVariant(u.times.activeEnter.mono)
+	props["ActiveExitTimestamp"] = dbus.MakeVariant(u.times.activeExit.real)
+	props["ActiveExitTimestampMonotonic"] = dbus.MakeVariant(u.times.activeExit.mono)
+	props["InactiveExitTimestamp"] = dbus.MakeVariant(u.times.inactiveExit.real)
+	props["InactiveExitTimestampMonotonic"] = dbus.MakeVariant(u.times.inactiveExit.mono)
+	props["InactiveEnterTimestamp"] = dbus.MakeVariant(u.times.inactiveEnter.real)
+	props["InactiveEnterTimestampMonotonic"] = dbus.MakeVariant(u.times.inactiveEnter.mono)
 	if !m.has("CollectMode") {
 		delete(props, "CollectMode")
 	}

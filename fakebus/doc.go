@@ -44,8 +44,9 @@
 //     and init.scope, which holds PID 1 (GetUnitByPID(1)); unit files
 //     declared Active (UnitFile.Active) are active from the start too, a
 //     service running its command (a systemd-journald.service fixture).
-//   - A process's unit (GetUnitByPID, and /org/freedesktop/systemd1/unit/self
-//     for the caller's PID from its bus credentials): the unit that
+//   - A process's unit (GetUnitByPID; GetUnitByPID(0) and
+//     /org/freedesktop/systemd1/unit/self for the caller's PID from its
+//     bus credentials): the unit that
 //     recorded the PID, or that recorded a live ancestor of it (a forked
 //     process stays in its parent's control group); none for PID 1's
 //     other descendants. SystemState is "degraded" while a unit is
@@ -87,12 +88,19 @@
 //     Condition*= (done, unit stays inactive) and Assert*= (assert).
 //   - Services run a few commands it understands: /bin/true, /bin/false,
 //     /bin/sleep N, and sh -c 'exit N' or 'sleep N'; other commands run
-//     until they are stopped. Type=oneshot start jobs end when the command
-//     does; RemainAfterExit, exit codes (Result exit-code), a oneshot
-//     stopped while starting (Result signal). ExecStartPre=,
-//     ExecStartPost=, ExecReload=, ExecStop= and ExecStopPost= commands
-//     run at once, in order, with the exit status the same language gives
-//     them (a command it does not know exits 0, a sleep takes no time):
+//     until they are stopped. A start job lasts as long as the start
+//     commands would, with the unit activating meanwhile: ExecStartPre=
+//     commands run in turn (activating/start-pre; sleep N takes N
+//     seconds, sleep infinity until the unit is stopped, a command it does
+//     not know ends at once with 0), and a Type=oneshot start job ends
+//     when its ExecStart= does; canceling the job leaves the start going
+//     on. RemainAfterExit, exit codes (Result exit-code), a service
+//     stopped during ExecStartPre= or a oneshot during ExecStart= (Result
+//     signal). There is no sd_notify: a Type=notify service counts as
+//     started once its main process runs. ExecStartPost=, ExecReload=,
+//     ExecStop= and ExecStopPost= commands run at once, in order, with the
+//     exit status the same language gives them (a command it does not
+//     know exits 0, a sleep takes no time):
 //     one that fails without a "-" prefix fails the start (the unit fails,
 //     Result exit-code), the reload job (the unit keeps running) or the
 //     stop (the job is done, the unit ends failed, Result exit-code).
@@ -146,6 +154,15 @@
 //     append (DeviceAllow rules are read back newest first, as systemd
 //     prepends them), except that an empty DeviceAllow or per-device IO
 //     list clears the list.
+//   - Real processes placed in a unit (a scope's PIDs=,
+//     AttachProcessesToUnit) by the process itself or by an ancestor of it
+//     are watched, with a pidfd where the kernel has one (procwatch.go): a
+//     PID leaves its unit when its process ends, and a scope whose last
+//     process has ended goes inactive/dead (Result success, no job) and is
+//     collected, as systemd does when the scope's control group empties.
+//     Any other PID (one that names no process, a test's made-up PID that
+//     names an unrelated one) is recorded, never watched, and keeps its
+//     unit running.
 //   - AttachProcessesToUnit with systemd's checks in its order: the
 //     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 //     DelegateControllers=, services and scopes), not inactive or failed,
@@ -294,6 +311,32 @@
 // unit loads. A service with neither ExecStart= nor ExecStop= has
 // LoadState bad-setting.
 //
+// Drop-ins apply as in systemd: the *.conf files of NAME.d/ (for each of
+// the unit's names), of its template's (a@.service.d/), of its name's
+// prefixes' (a-b-.service.d/ and a-.service.d/ for a-b-c.service) and of
+// its type's (service.d/) directories in both unit directories, the
+// persistent one first; of drop-ins with the same file name only the
+// first found counts (one symlinked to /dev/null reads empty); they apply
+// after the unit file, sorted by file name, each from its own first
+// section header, and an [Install] section in one counts for enabling.
+// A unit loaded from a file shows it as systemd does (systemctl show,
+// status and cat read these): FragmentPath is the file's path on the
+// unit path (a linked file's symlink, a masked unit's symlink to
+// /dev/null: /dev/null itself on 247), DropInPaths the drop-ins in the
+// order they apply (before 257 a masked unit's too, which apply),
+// UnitFileState the state GetUnitFileState gives when first read, kept
+// until the unit is loaded again (daemon-reload), and UnitFilePreset
+// "enabled" (the fake's
+// preset policy enables everything, as Debian's does what no rule names;
+// from 262 only units loaded from a file have a preset). A transient
+// unit's FragmentPath is "" (systemd writes a file under
+// /run/systemd/transient, the fake none), as is that of a unit added with
+// AddUnitFile, which has no file.
+// NeedDaemonReload says whether the unit file or its drop-ins changed on
+// disk since the unit was loaded (modified, removed, a drop-in added or
+// removed; before 257 a drop-in in a directory made since then goes
+// unseen, as on systemd), until daemon-reload.
+//
 // # Settings
 //
 // Every setting StartTransientUnit and SetUnitProperties take, and unit
@@ -306,7 +349,7 @@
 // ones each unit got (fakesystemd --trace: a "== settings" line), from
 // StartTransientUnit, SetUnitProperties or its unit file. They are:
 //
-//	AddRef After AllowedCPUs AllowedMemoryNodes Before BlockIOAccounting
+//	After AllowedCPUs AllowedMemoryNodes Before BlockIOAccounting
 //	BlockIOWeight CPUAccounting CPUQuotaPerSecUSec CPUQuotaPeriodUSec
 //	CPUShares CPUWeight DefaultDependencies DelegateSubgroup DeviceAllow
 //	DevicePolicy DisableControllers Documentation Environment ExecCondition
@@ -325,7 +368,10 @@
 // Requires=, Requisite=, BindsTo= and Conflicts=, RefuseManualStart=,
 // RefuseManualStop=, AllowIsolate=, CollectMode=, Conditions, Asserts,
 // Slice=, Type=, the Exec* commands but ExecCondition=, RemainAfterExit=,
-// a scope's PIDs, Delegate= and DelegateControllers=.
+// a scope's PIDs, Delegate= and DelegateControllers=, and a transient
+// unit's AddRef= (a reference held by the client that made the unit, as
+// RefUnit's: the unit stays loaded after it ends until that client
+// disconnects).
 //
 // # Faults
 //
@@ -544,7 +590,9 @@
 // Deliberately left out, because clients of the job API do not observe
 // them or because they need a real system:
 //
-//   - Processes, cgroups and resource limits: PIDs are recorded, not moved;
+//   - Processes, cgroups and resource limits: PIDs are recorded and
+//     watched, not moved, and never signalled (stopping or killing a unit
+//     leaves its real processes running);
 //     limits are stored and reported, never enforced; MemoryCurrent and
 //     friends read as unknown (2^64-1). Effective* limits exist from 256
 //     (or with WithBackport) and are the minimum over the slice chain.

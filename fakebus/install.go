@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
@@ -210,13 +211,19 @@ func (m *manager) entryLocked(dir, name string, runtime bool) (diskEntry, bool) 
 
 // unitSource is where a unit's configuration comes from.
 type unitSource struct {
-	name    string // the primary name
-	file    string // the unit file on disk, "" for AddUnitFile units
-	masked  bool
-	bad     bool // LoadState bad-setting
-	props   []sdbus.Property
-	aliases []string
-	ignored []string // the unit file's lines the fake did not use
+	name string // the primary name
+	file string // the unit file on disk, "" for AddUnitFile units
+	// fragment is its FragmentPath: the path on the unit path that
+	// names the file (a linked file's symlink, not its target; a masked
+	// unit's symlink to /dev/null, on 247 /dev/null itself); dropIns its
+	// DropInPaths (a masked unit's too before 257, which apply).
+	fragment string
+	dropIns  []string
+	masked   bool
+	bad      bool // LoadState bad-setting
+	props    []sdbus.Property
+	aliases  []string
+	ignored  []string // the unit file's lines the fake did not use
 }
 
 // sourceLocked finds the configuration of unit name: a file in the unit
@@ -230,19 +237,27 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 		}
 	}
 	if ok {
-		src := unitSource{name: name, file: e.file, masked: e.masked}
+		src := unitSource{name: name, file: e.file, fragment: e.path, masked: e.masked}
 		if e.masked {
+			if !sdversions.Behaves(m.release, sdversions.MaskedUnitFragmentIsLink) {
+				src.fragment = "/dev/null"
+			}
+			if !sdversions.Behaves(m.release, sdversions.MaskedUnitNoDropIns) {
+				src.dropIns = m.dropInsLocked([]string{name})
+				src.props = m.parseUnitFile(name, readDropIns(src.dropIns)...).props
+			}
 			return src, true
 		}
 		data, err := os.ReadFile(e.file)
 		if err != nil {
 			return unitSource{}, false
 		}
-		pu := m.parseUnitFile(name, data)
+		src.aliases = m.diskAliasesLocked(name, e.file)
+		src.dropIns = m.dropInsLocked(append([]string{name}, src.aliases...))
+		pu := m.parseUnitFile(name, append([][]byte{data}, readDropIns(src.dropIns)...)...)
 		src.props = append(pu.props, m.wantsDirsLocked(name)...)
 		src.ignored = pu.ignored
 		src.bad = strings.HasSuffix(name, ".service") && !hasProp(pu.props, "ExecStart") && !hasProp(pu.props, "ExecStop")
-		src.aliases = m.diskAliasesLocked(name, e.file)
 		return src, true
 	}
 	if f, ok := m.files[name]; ok {
@@ -306,7 +321,9 @@ func (m *manager) diskAliasesLocked(name, file string) []string {
 // applySourceLocked gives u the configuration of src.
 func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	u.fromFile = true
-	u.file = src.file
+	u.file, u.fragment, u.dropIns = src.file, src.fragment, src.dropIns
+	u.fileState = "" // read again when asked for (unitFileStatePropLocked)
+	u.loaded = loadStamp{mtimes: mtimes(append([]string{src.file}, src.dropIns...)), dirs: m.dropInDirsLocked(u.name, src.aliases)}
 	u.masked = src.masked
 	u.aliases = src.aliases
 	switch {
@@ -346,7 +363,7 @@ func (m *manager) reloadUnitsLocked() {
 		src, ok := m.sourceLocked(u.name)
 		if !ok || src.name != u.name {
 			if u.isActive() || u.active == "activating" || u.active == "failed" || u.job != nil {
-				u.load, u.file, u.aliases = "not-found", "", nil
+				u.load, u.file, u.fragment, u.dropIns, u.fileState, u.aliases = "not-found", "", "", nil, "", nil
 				continue
 			}
 			m.removeUnitLocked(u)
@@ -363,7 +380,9 @@ var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "
 // unitFileChange is one element of a change list, (sss).
 type unitFileChange struct{ Type, Filename, Destination string }
 
-// installOf returns the [Install] settings of a unit file ("" for none).
+// installOf returns the [Install] settings of a unit file ("" for none)
+// and its drop-ins (an [Install] section in a drop-in counts, measured
+// on 252).
 func (m *manager) installOf(name, file string) parsedUnit {
 	if file == "" {
 		return parsedUnit{}
@@ -372,7 +391,7 @@ func (m *manager) installOf(name, file string) parsedUnit {
 	if err != nil {
 		return parsedUnit{}
 	}
-	return m.parseUnitFile(name, data)
+	return m.parseUnitFile(name, append([][]byte{data}, readDropIns(m.dropInsLocked([]string{name}))...)...)
 }
 
 // symlinkLocked makes link point to dest, reporting the changes: nothing
@@ -613,6 +632,112 @@ func (m *manager) enabledInLocked(dir, name, file string) bool {
 		}
 	}
 	return false
+}
+
+// unitFileStatePropLocked is the UnitFileState property of u: the state
+// of its unit file as GetUnitFileState finds it when first asked for
+// after u was loaded, kept until u is loaded again (daemon-reload), as
+// systemd caches it (measured on 252: after `systemctl enable
+// --no-reload` the property still says disabled); "" for a unit with no
+// unit file (one made implicitly, -.slice and its kind).
+func (m *manager) unitFileStatePropLocked(u *unit) string {
+	switch {
+	case u.transient:
+		return "transient"
+	case !u.fromFile:
+		return ""
+	case u.fileState == "":
+		u.fileState, _ = m.unitFileStateLocked(u.name)
+	}
+	return u.fileState
+}
+
+// loadStamp is what a unit's unit file and drop-ins were on disk when it
+// was loaded: their modification times, and the drop-in directories that
+// existed.
+type loadStamp struct {
+	mtimes map[string]time.Time
+	dirs   map[string]bool
+}
+
+// dropInDirsLocked returns the drop-in directories of a unit that exist.
+func (m *manager) dropInDirsLocked(name string, aliases []string) map[string]bool {
+	out := map[string]bool{}
+	for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
+		for _, d := range dropInDirs(dir, append([]string{name}, aliases...)) {
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				out[d] = true
+			}
+		}
+	}
+	return out
+}
+
+// needDaemonReloadLocked is the NeedDaemonReload property of u: whether
+// its unit file or drop-ins changed on disk since it was loaded (a file
+// modified or removed, a drop-in added or removed), as systemd's
+// unit_need_daemon_reload finds it from the files' modification times;
+// systemctl then warns to run daemon-reload. Before 257 a drop-in in a
+// directory made since the unit was loaded goes unseen (systemd looks
+// only in the directories it found at its last reload;
+// sdversions.DropInDirsSeenAtOnce). Units not loaded from a file in the
+// unit directories never need one.
+func (m *manager) needDaemonReloadLocked(u *unit) bool {
+	if u.file == "" || u.loaded.mtimes == nil {
+		return false
+	}
+	var cur []string
+	for _, p := range m.dropInsLocked(append([]string{u.name}, u.aliases...)) {
+		if u.loaded.dirs[filepath.Dir(p)] || sdversions.Behaves(m.release, sdversions.DropInDirsSeenAtOnce) {
+			cur = append(cur, p)
+		}
+	}
+	now := mtimes(append([]string{u.file}, cur...))
+	if len(now) != len(u.loaded.mtimes) {
+		return true
+	}
+	for p, t := range u.loaded.mtimes {
+		if n, ok := now[p]; !ok || !n.Equal(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// mtimes returns the modification time of each of paths that exists
+// (following symlinks), the zero time for one that does not.
+func mtimes(paths []string) map[string]time.Time {
+	out := make(map[string]time.Time, len(paths))
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		var t time.Time
+		if fi, err := os.Stat(p); err == nil {
+			t = fi.ModTime()
+		}
+		out[p] = t
+	}
+	return out
+}
+
+// unitFilePresetLocked is the UnitFilePreset property of u: what the
+// fake's preset policy, which enables everything (there are no preset
+// files), says of it, as systemd's Debian policy says of every unit no
+// rule names: "enabled", for the units of the booted system and
+// transient units too (measured on 247, 252 and 257; 262 has a preset
+// only for units loaded from a unit file, sdversions.PresetOnlyUnitFiles);
+// "" for a unit that is not found, and on 247 for a masked one.
+func (m *manager) unitFilePresetLocked(u *unit) string {
+	switch {
+	case u.load == "not-found":
+		return ""
+	case !u.fromFile && sdversions.Behaves(m.release, sdversions.PresetOnlyUnitFiles):
+		return ""
+	case u.masked && !sdversions.Behaves(m.release, sdversions.MaskedUnitFragmentIsLink):
+		return ""
+	}
+	return "enabled"
 }
 
 type unitFileRow struct{ Path, State string }

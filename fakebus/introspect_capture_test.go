@@ -187,7 +187,7 @@ var modeled = map[string]string{
 	// The types the fake does not make answer as not found: their state,
 	// and the settings of the captured unit's file.
 	"not made": `LoadState ActiveState SubState UnitFileState CanStart CanStop CanReload CanClean
-		AssertResult ConditionResult Transient Slice Description
+		AssertResult ConditionResult Transient Slice Description UnitFilePreset
 		Where What Listen FileDescriptorName Paths Unit ControlGroup`,
 	// TasksMax: a unit's default is the manager's DefaultTasksMax, a
 	// share of the host's (15%): the fake's is infinity (TestPropertiesCaptured

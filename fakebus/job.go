@@ -235,7 +235,7 @@ func (m *manager) finishJobLocked(j *job, result string) {
 		}
 		m.maybeRunLocked(d)
 	}
-	if u.active == "activating" && u.job == nil && u.proc == nil && (j.typ == jobStart || j.typ == jobRestart) {
+	if u.active == "activating" && u.job == nil && u.proc == nil && u.control == nil && (j.typ == jobStart || j.typ == jobRestart) {
 		// A start that did not happen (dependency, canceled before it ran).
 		m.setStateLocked(u, "inactive", "dead")
 	}
@@ -302,7 +302,7 @@ func (m *manager) cancelJobLocked(id uint32) ([]any, error) {
 	}
 	m.finishJobLocked(j, "canceled")
 	u := j.unit
-	if u.active == "activating" && u.proc == nil {
+	if u.active == "activating" && u.proc == nil && u.control == nil {
 		m.setStateLocked(u, "inactive", "dead")
 	}
 	m.collectLocked(u)

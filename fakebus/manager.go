@@ -49,6 +49,9 @@ type manager struct {
 	// timersRunning counts the timers that are set or running; close
 	// waits for it.
 	timersRunning sync.WaitGroup
+	// watchers counts the goroutines that watch units' processes
+	// (procwatch.go); close waits for them.
+	watchers sync.WaitGroup
 
 	// waitMu guards tickets, waiting and queuedAt: who waits for mu, in
 	// the order they came (runqueue.go). It may be taken under mu; mu is
@@ -212,7 +215,8 @@ var hostUnits = []struct {
 	{"init.scope", "running", map[string]any{"Description": "System and Service Manager", "Slice": "-.slice"}},
 }
 
-// close stops the manager: no timer fires after it returns.
+// close stops the manager: no timer fires and no watch of a process
+// (procwatch.go) runs after it returns.
 func (m *manager) close() {
 	m.mu.Lock()
 	m.closed = true
@@ -222,8 +226,12 @@ func (m *manager) close() {
 		}
 	}
 	m.timers = nil
+	for _, u := range m.units {
+		m.unwatchLocked(u)
+	}
 	m.mu.Unlock()
 	m.timersRunning.Wait() // for callbacks already started
+	m.watchers.Wait()
 }
 
 // afterLocked runs f under mu after d, unless the manager is closed by

@@ -118,4 +118,6 @@ var modelled = map[string]bool{
 	"ExecStopPost": true, "ExecReload": true, "RemainAfterExit": true,
 
 	"PIDs": true, "Delegate": true, "DelegateControllers": true,
+
+	"AddRef": true,
 }

@@ -19,6 +19,105 @@ func serviceType(u *unit) string {
 	return string(sdbus.ServiceSimple)
 }
 
+// startServiceLocked starts service u for its start (or restart) job j,
+// as systemd's service_start: the ExecStartPre= commands run one after
+// another as the control process (activating/start-pre), each as long as
+// the fake says it runs (exec.go: sleep N lasts N seconds; a command it
+// does not know ends at once, successfully); the first that fails without
+// "-" fails the unit (exit-code) and the job. Then the main process
+// starts (activating/start): a oneshot service's start job ends when its
+// ExecStart= exits (spawnLocked), any other type's once it runs, after
+// ExecStartPost=. Meanwhile the job runs and the unit is activating, as
+// on systemd (measured on 252: systemctl is-active says activating,
+// list-jobs lists the job running). The fake models no sd_notify: a
+// Type=notify service counts as started once its main process runs.
+func (m *manager) startServiceLocked(u *unit, j *job) {
+	pre := u.commands("ExecStartPre")
+	if len(pre) == 0 {
+		m.startMainLocked(u, j)
+		return
+	}
+	m.setStateLocked(u, "activating", "start-pre")
+	m.runControlLocked(u, pre, func(ok bool) {
+		if !ok {
+			m.failLocked(u, "exit-code")
+			m.finishJobLocked(j, "failed")
+			return
+		}
+		m.startMainLocked(u, j)
+	})
+}
+
+// startMainLocked starts the main process of service u for job j (which
+// may have ended meanwhile: canceled, its unit's start goes on).
+func (m *manager) startMainLocked(u *unit, j *job) {
+	p, _ := u.command()
+	m.setStateLocked(u, "activating", "start")
+	if serviceType(u) == string(sdbus.ServiceOneshot) {
+		m.spawnLocked(u, p, j)
+		return
+	}
+	m.spawnLocked(u, p, nil)
+	if u.active == "activating" && u.proc != nil && !m.startPostLocked(u) {
+		m.finishJobLocked(j, "failed")
+		return
+	}
+	if u.active == "activating" {
+		m.setStateLocked(u, "active", "running")
+	}
+	m.finishJobLocked(j, "done")
+}
+
+// control is a service's running control process: the commands of one
+// Exec*= setting, run in turn (runControlLocked). A stop kills it
+// (u.control = nil), and a timer of a killed one does nothing.
+type control struct {
+	cmds []execCommand // a field: pointers to distinct zero-size values may be equal
+}
+
+// runControlLocked runs cmds as u's control process and calls done with
+// whether they succeeded (a command that fails with IgnoreFailure, "-",
+// counts as a success). A command the fake says runs until stopped
+// (sleep infinity) holds the rest until u is stopped: done is never
+// called then.
+func (m *manager) runControlLocked(u *unit, cmds []execCommand, done func(ok bool)) {
+	c := &control{cmds: cmds}
+	u.control = c
+	var run func(i int)
+	run = func(i int) {
+		for ; i < len(cmds); i++ {
+			p, known := interpretKnown(cmds[i].Argv)
+			switch {
+			case !known:
+				continue // ends at once, successfully
+			case p.runFor < 0:
+				return // until stopped
+			case p.runFor > 0:
+				i, exit := i, p.exit
+				m.afterLocked(p.runFor, func() {
+					if u.control != c {
+						return // stopped meanwhile
+					}
+					if exit != 0 && !cmds[i].IgnoreFailure {
+						u.control = nil
+						done(false)
+						return
+					}
+					run(i + 1)
+				})
+				return
+			case p.exit != 0 && !cmds[i].IgnoreFailure:
+				u.control = nil
+				done(false)
+				return
+			}
+		}
+		u.control = nil
+		done(true)
+	}
+	run(0)
+}
+
 // spawnLocked starts u's main process. For a oneshot service startJob is its
 // start job, which ends when the process exits.
 func (m *manager) spawnLocked(u *unit, p process, startJob *job) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
 
 // startTransientLocked handles StartTransientUnit.
@@ -95,10 +96,15 @@ func (m *manager) startTransientLocked(c *call) error {
 		u.transient = true
 		names := make([]string, 0, len(nu.props))
 		for _, p := range nu.props {
-			m.setPropLocked(u, p.Name, p.Value)
 			names = append(names, p.Name)
+			if p.Name == "AddRef" {
+				m.addRefLocked(u, c.Peer, p.Value.Value().(bool))
+				continue
+			}
+			m.setPropLocked(u, p.Name, p.Value)
 		}
 		m.settingsNoteLocked(u.name, "StartTransientUnit", names, nil)
+		m.watchPIDsLocked(u, u.pids, c.Peer.PID())
 		m.indexLocked(u)
 		main = u
 	}
@@ -119,4 +125,20 @@ type newUnit struct {
 	name  string
 	kind  string
 	props []setProp
+}
+
+// addRefLocked is a transient unit's AddRef= (systemd's
+// bus_unit_set_transient_property): true adds a reference on u held by
+// the calling client, as RefUnit does, so u stays loaded after it ends
+// until the client disconnects (systemd-run --wait reads the result of
+// its unit that way); false drops nothing, as a new unit has no
+// reference yet.
+func (m *manager) addRefLocked(u *unit, p *busd.Peer, ref bool) {
+	if !ref {
+		return
+	}
+	if u.refs == nil {
+		u.refs = map[*busd.Peer]int{}
+	}
+	u.refs[p]++
 }

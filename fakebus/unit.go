@@ -15,6 +15,7 @@ import (
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+	"golang.org/x/sys/unix"
 )
 
 // unit is a loaded unit.
@@ -24,6 +25,9 @@ type unit struct {
 	transient  bool
 	fromFile   bool     // loaded from a unit file (or an AddUnitFile one)
 	file       string   // the unit file on disk, if any (install.go)
+	fragment   string   // FragmentPath: the file's path on the unit path (install.go)
+	dropIns    []string // DropInPaths, in the order they apply (load_fragment.go)
+	fileState  string   // UnitFileState once read, until reloaded (install.go)
 	aliases    []string // its other names, from symlinks to file
 	perpetual  bool     // -.slice and friends: never stopped or collected
 	masked     bool
@@ -34,8 +38,10 @@ type unit struct {
 	props      map[string]dbus.Variant
 	job        *job
 	proc       *process
+	control    *control // the running ExecStartPre= commands (service.go)
 	exec       execMain // the main process's last run (service.go)
 	pids       []uint32
+	watches    map[uint32]*procWatch // the watched live processes among pids (procwatch.go)
 	invocation []byte
 	condition  bool // ConditionResult
 	assert     bool // AssertResult
@@ -47,6 +53,11 @@ type unit struct {
 	freezer    string             // FreezerState: "running" or "frozen"
 	subcgroups map[string]bool    // sub-cgroups made with MakeSubcgroup (cgroup.go)
 	refs       map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
+	times      stateTimes         // when it last left and entered its states (setStateLocked)
+
+	// loaded is what its unit file and drop-ins were on disk when it was
+	// loaded (install.go: NeedDaemonReload).
+	loaded loadStamp
 }
 
 func (m *manager) newUnitLocked(name string) *unit {
@@ -145,8 +156,9 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 	if u.active == active && u.sub == sub {
 		return
 	}
-	wasActive := u.isActive()
+	wasActive, wasInactive := u.isActive(), u.active == "inactive" || u.active == "failed"
 	u.active, u.sub, u.changed = active, sub, time.Now()
+	u.times.record(u.changed, wasActive, wasInactive, u.isActive(), active == "inactive" || active == "failed")
 	if active == "inactive" || active == "failed" {
 		u.freezer = "running"
 	}
@@ -168,6 +180,46 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
 		})
+	}
+}
+
+// stateTimes are the moments a unit last left and entered the inactive
+// (or failed) and the active (or reloading) states, as systemd's
+// unit_notify keeps them (its Inactive/Active Exit/Enter Timestamp
+// properties and their Monotonic forms: systemd-run --wait prints the
+// service's runtime from InactiveExitTimestampMonotonic and
+// InactiveEnterTimestampMonotonic).
+type stateTimes struct {
+	inactiveExit, activeEnter, activeExit, inactiveEnter dualTime
+}
+
+// dualTime is a moment on the realtime and the monotonic clock, in
+// microseconds, as systemd's dual_timestamp; zero is never.
+type dualTime struct{ real, mono uint64 }
+
+// record notes a state change at now, from the states the was flags
+// describe to those the is flags do. A change is recorded at least a
+// microsecond after the unit's previous one, as systemd's are (each is
+// an event-loop iteration apart), so a command the fake runs at once
+// still has a runtime (InactiveEnter after InactiveExit).
+func (st *stateTimes) record(now time.Time, wasActive, wasInactive, isActive, isInactive bool) {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	d := dualTime{real: uint64(now.UnixMicro()), mono: uint64(ts.Nano() / 1000)}
+	for _, prev := range []dualTime{st.inactiveExit, st.activeEnter, st.activeExit, st.inactiveEnter} {
+		d.real, d.mono = max(d.real, prev.real+1), max(d.mono, prev.mono+1)
+	}
+	switch {
+	case wasInactive && !isInactive:
+		st.inactiveExit = d
+	case !wasInactive && isInactive:
+		st.inactiveEnter = d
+	}
+	switch {
+	case !wasActive && isActive:
+		st.activeEnter = d
+	case wasActive && !isActive:
+		st.activeExit = d
 	}
 }
 
@@ -286,6 +338,7 @@ func refersTo(o *unit, name string) bool {
 
 func (m *manager) removeUnitLocked(u *unit) {
 	u.gone = true
+	m.unwatchLocked(u)
 	delete(m.reverse, u)
 	m.indexLocked(u)
 	delete(m.units, u.name)
@@ -464,32 +517,11 @@ func (m *manager) startUnitLocked(j *job) {
 	}
 	switch u.kind {
 	case "service":
-		p, _ := u.command()
-		if len(u.commands("ExecStartPre")) > 0 {
-			m.setStateLocked(u, "activating", "start-pre")
-			if !u.runCommands("ExecStartPre") {
-				m.failLocked(u, "exit-code")
-				m.finishJobLocked(j, "failed")
-				return
-			}
-		}
-		m.setStateLocked(u, "activating", "start")
-		if serviceType(u) == string(sdbus.ServiceOneshot) {
-			m.spawnLocked(u, p, j)
-			return
-		}
-		m.spawnLocked(u, p, nil)
-		if u.active == "activating" && u.proc != nil && !m.startPostLocked(u) {
-			m.finishJobLocked(j, "failed")
-			return
-		}
-		if u.active == "activating" {
-			m.setStateLocked(u, "active", "running")
-		}
-		m.finishJobLocked(j, "done")
+		m.startServiceLocked(u, j)
 	case "scope":
 		m.setStateLocked(u, "active", "running")
 		m.finishJobLocked(j, "done")
+		m.scopeEmptyLocked(u) // its processes ended before it started
 	case "socket":
 		// The fake opens no socket: it never triggers its service.
 		m.setStateLocked(u, "active", "listening")
@@ -500,15 +532,17 @@ func (m *manager) startUnitLocked(j *job) {
 	}
 }
 
-// stopUnitLocked deactivates u, ending its process. A oneshot service
-// stopped while its command still runs ends failed, Result signal: the
-// command was killed before it could succeed.
+// stopUnitLocked deactivates u, ending its process. A service stopped
+// while its ExecStartPre= commands run, or a oneshot service while its
+// command runs, ends failed, Result signal: the command was killed before
+// it could succeed (measured on 252 for ExecStartPre=, of a simple and of
+// a oneshot service).
 func (m *manager) stopUnitLocked(u *unit) {
 	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
 		return // inactive or failed: nothing to stop
 	}
-	killedStart := u.kind == "service" && u.active == "activating" && u.proc != nil &&
-		serviceType(u) == string(sdbus.ServiceOneshot)
+	killedStart := u.kind == "service" && u.active == "activating" &&
+		(u.control != nil || u.proc != nil && serviceType(u) == string(sdbus.ServiceOneshot))
 	stopFailed := false
 	if u.kind == "service" && !killedStart {
 		// ExecStop= runs before the remaining processes are killed,
@@ -521,6 +555,7 @@ func (m *manager) stopUnitLocked(u *unit) {
 			stopFailed = !u.runCommands("ExecStopPost") || stopFailed
 		}
 	}
+	u.control = nil // killed: its timer does nothing
 	if u.proc != nil {
 		u.proc.ended = true
 		u.proc = nil

@@ -24,6 +24,10 @@ const selfChildEnv = "SDBUS_CONFORMANCE_SELF_CHILD"
 // report that one's answer too.
 const selfForkEnv = "SDBUS_CONFORMANCE_SELF_FORK"
 
+// selfPID0Env makes a selfChild print, instead of unit/self's Id, the
+// unit GetUnitByPID(0) answers.
+const selfPID0Env = "SDBUS_CONFORMANCE_SELF_PID0"
+
 const unitSelf = dbus.ObjectPath("/org/freedesktop/systemd1/unit/self")
 
 // selfChild waits for a line on stdin (its parent has put it into a unit
@@ -48,7 +52,11 @@ func selfChild() int {
 		return 1
 	}
 	defer conn.Close()
-	fmt.Println("self:", selfID(conn))
+	if os.Getenv(selfPID0Env) != "" {
+		fmt.Println("self:", pid0Unit(conn))
+	} else {
+		fmt.Println("self:", selfID(conn))
+	}
 	if os.Getenv(selfForkEnv) == "" {
 		return 0
 	}
@@ -88,6 +96,26 @@ func selfID(conn *dbus.Conn) string {
 	switch {
 	case err == nil:
 		return fmt.Sprint(v.Value())
+	case errors.As(err, &de):
+		return de.Name
+	}
+	return err.Error()
+}
+
+// pid0Unit returns the unit GetUnitByPID(0) answers on conn: its name, or
+// the error's name.
+func pid0Unit(conn *dbus.Conn) string {
+	var p dbus.ObjectPath
+	err := conn.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").Call(
+		"org.freedesktop.systemd1.Manager.GetUnitByPID", 0, uint32(0)).Store(&p)
+	var de dbus.Error
+	switch {
+	case err == nil:
+		name, err := sdbus.UnitNameFromPath(p)
+		if err != nil {
+			return err.Error()
+		}
+		return name
 	case errors.As(err, &de):
 		return de.Name
 	}
@@ -147,5 +175,53 @@ func testUnitSelf(t *testing.T, e *env) {
 	want := fmt.Sprintf("self: %s\nchild: %s\n", name, name)
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("unit/self of a process in a scope and of its child (-want +got):\n%s", diff)
+	}
+}
+
+// testGetUnitByPIDZero: GetUnitByPID(0) answers the caller's unit, the
+// PID of its bus credentials resolved as GetUnitByPID resolves a PID
+// (systemd's method_get_unit_by_pid; measured on 252: `systemd-run
+// --scope busctl call ... GetUnitByPID u 0` prints the scope's path); a
+// caller in no unit gets NoUnitForPID naming its own PID.
+func testGetUnitByPIDZero(t *testing.T, e *env) {
+	raw := e.rawBus(t)
+	var p0, p dbus.ObjectPath
+	own := managerCall(t, e, raw, "GetUnitByPID", []any{&p}, uint32(os.Getpid()))
+	if got := managerCall(t, e, raw, "GetUnitByPID", []any{&p0}, uint32(0)); got != own || p0 != p {
+		t.Errorf("GetUnitByPID(0) of the test = %s %q; want %s %q (GetUnitByPID of its PID)", got, p0, own, p)
+	}
+
+	name := e.unit("pid0", "scope")
+	cleanup(t, e, name)
+	cmd := reexec()
+	cmd.Env = append(os.Environ(), selfChildEnv+"="+e.busAddress(t), selfForkEnv+"=1", selfPID0Env+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	t.Cleanup(func() {
+		if !done {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	wait(t, e, start(t, e, e.c, name, scope(uint32(cmd.Process.Pid))), sdbus.JobDone)
+	_, err = io.WriteString(stdin, "\n")
+	if werr := cmd.Wait(); err == nil {
+		err = werr
+	}
+	done = true
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out.String())
+	}
+	want := fmt.Sprintf("self: %s\nchild: %s\n", name, name)
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("GetUnitByPID(0) of a process in a scope and of its child (-want +got):\n%s", diff)
 	}
 }

@@ -476,6 +476,28 @@ const (
 	// (InvalidArgs for another signature), not UnknownMethod. Seen on
 	// 262; from 258, the release that removed it.
 	AuxiliaryScopeRemoved Behaviour = "AuxiliaryScopeRemoved"
+	// PresetOnlyUnitFiles: UnitFilePreset is "" for a unit not loaded
+	// from a unit file (a transient unit, init.scope), where 247 to 257
+	// say "enabled", as of every loaded unit under Debian's preset
+	// policy. Seen on 262, not on 247, 252 or 257; the upstream release
+	// in between is not measured.
+	PresetOnlyUnitFiles Behaviour = "PresetOnlyUnitFiles"
+	// MaskedUnitNoDropIns: a masked unit's DropInPaths is empty and its
+	// drop-ins do not apply, where 247 and 252 list them and apply their
+	// settings (a masked unit's Environment= from a drop-in). Seen
+	// on 257 and 262, not on 247 or 252; the upstream release in between
+	// is not measured.
+	MaskedUnitNoDropIns Behaviour = "MaskedUnitNoDropIns"
+	// MaskedUnitFragmentIsLink: a masked unit's FragmentPath is its
+	// symlink to /dev/null and its UnitFilePreset that of its name, where
+	// 247 says /dev/null and "". Seen on 252, 257 and 262, not on 247.
+	MaskedUnitFragmentIsLink Behaviour = "MaskedUnitFragmentIsLink"
+	// DropInDirsSeenAtOnce: a drop-in in a directory made since a unit was
+	// loaded (its first NAME.d/) makes NeedDaemonReload true, where 247
+	// and 252 look only in the directories they found when they last
+	// loaded it. Seen on 257 and 262, not on 247 or 252; the upstream
+	// release in between is not measured.
+	DropInDirsSeenAtOnce Behaviour = "DropInDirsSeenAtOnce"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -489,6 +511,10 @@ var Behaviours = map[Behaviour]Release{
 	KillCgroupWhom:              R("258"),
 	LiveMountChecks:             R("257"),
 	AuxiliaryScopeRemoved:       R("258"),
+	PresetOnlyUnitFiles:         R("262"),
+	MaskedUnitNoDropIns:         R("257"),
+	MaskedUnitFragmentIsLink:    R("252"),
+	DropInDirsSeenAtOnce:        R("257"),
 }
 
 // Behaves reports whether release r has behaviour b.

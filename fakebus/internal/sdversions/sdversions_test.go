@@ -143,6 +143,10 @@ func TestMeasuredReleases(t *testing.T) {
 		KillCgroupWhom:              {false, false, false, true},
 		LiveMountChecks:             {false, false, true, true},
 		AuxiliaryScopeRemoved:       {false, false, false, true},
+		PresetOnlyUnitFiles:         {false, false, false, true},
+		MaskedUnitNoDropIns:         {false, false, true, true},
+		MaskedUnitFragmentIsLink:    {false, true, true, true},
+		DropInDirsSeenAtOnce:        {false, false, true, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {

@@ -1,0 +1,209 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+)
+
+// process is a real process of the test's own, to place in a unit.
+type process struct {
+	t   *testing.T
+	cmd *exec.Cmd
+}
+
+func startProcess(t *testing.T) *process {
+	t.Helper()
+	cmd := exec.Command("/bin/sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{t: t, cmd: cmd}
+	t.Cleanup(p.end)
+	return p
+}
+
+func (p *process) pid() uint32 { return uint32(p.cmd.Process.Pid) }
+
+// end kills the process and reaps it; again is a no-op.
+func (p *process) end() {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
+
+// testScopeEndsWithItsProcesses pins what a scope does when its processes
+// end: nothing while one is left; when the last one has gone, it goes from
+// active/running to inactive/dead with Result success (although they were
+// killed), with no job, and is collected (UnitRemoved; measured on 252).
+func testScopeEndsWithItsProcesses(t *testing.T, e *env) {
+	name := e.unit("scope-ends", "scope")
+	cleanup(t, e, name)
+	a, b := startProcess(t), startProcess(t)
+	r := newSubscribedClient(t, e)
+	j := start(t, e, e.c, name, scope(a.pid(), sdbus.PropPIDs(b.pid())))
+	wait(t, e, j, sdbus.JobDone)
+	if res, _ := r.awaitRemoved(j.Path()); res != "done" {
+		t.Fatalf("start job of %s: %s", name, res)
+	}
+
+	// The first process ends: the scope runs on with the other one.
+	a.end()
+	for {
+		if u, err := e.c.UnitByPID(e.ctx, a.pid()); err != nil || u != name {
+			break
+		}
+		select {
+		case <-e.ctx.Done():
+			t.Fatalf("PID %d still belongs to %s after it ended", a.pid(), name)
+		case <-time.After(10 * time.Millisecond): // the fake learns of the end asynchronously
+		}
+	}
+	st := status(t, e, name)
+	if st.ActiveState != sdbus.StateActive || st.SubState != "running" {
+		t.Fatalf("with one of its two processes left, %s is %s/%s; want active/running", name, st.ActiveState, st.SubState)
+	}
+
+	// The last one ends: the scope ends and is collected.
+	b.end()
+	path := sdbus.UnitPath(name)
+	// What changes from here: the unit's state (a PropertiesChanged
+	// that repeats the state, as systemd's for the start job's end, is
+	// not a change), its Result, jobs for it, its removal.
+	got, state := []string(nil), "ActiveState=active SubState=running"
+	results := map[string]bool{}
+	for done := false; !done; {
+		select {
+		case sig := <-r.sigs:
+			switch {
+			case sig.Name == "org.freedesktop.systemd1.Manager.UnitRemoved" && len(sig.Body) == 2 && sig.Body[0] == name:
+				got = append(got, "UnitRemoved")
+				done = true
+			case (sig.Name == "org.freedesktop.systemd1.Manager.JobNew" || sig.Name == "org.freedesktop.systemd1.Manager.JobRemoved") &&
+				len(sig.Body) >= 3 && sig.Body[2] == name:
+				got = append(got, sig.Name)
+			case sig.Name == "org.freedesktop.DBus.Properties.PropertiesChanged" && sig.Path == path && len(sig.Body) == 3:
+				iface, _ := sig.Body[0].(string)
+				changed, _ := sig.Body[1].(map[string]dbus.Variant)
+				switch iface {
+				case "org.freedesktop.systemd1.Unit":
+					if _, ok := changed["ActiveState"]; !ok {
+						break
+					}
+					if s := "ActiveState=" + variantString(changed["ActiveState"]) + " SubState=" + variantString(changed["SubState"]); s != state {
+						got, state = append(got, s), s
+					}
+				case "org.freedesktop.systemd1.Scope":
+					results[variantString(changed["Result"])] = true
+				}
+			}
+		case <-e.ctx.Done():
+			t.Fatalf("%s was not collected after its last process ended; signals: %v", name, got)
+		}
+	}
+	want := []string{"ActiveState=inactive SubState=dead", "UnitRemoved"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("signals of %s after its last process ended (-want +got):\n%s", name, diff)
+	}
+	if diff := cmp.Diff(map[string]bool{"success": true}, results); diff != "" {
+		t.Errorf("Result of %s in its PropertiesChanged (-want +got):\n%s", name, diff)
+	}
+	if _, err := e.c.GetUnit(e.ctx, name); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("GetUnit(%s) after it ended: %v; want ErrNoSuchUnit", name, err)
+	}
+}
+
+func variantString(v dbus.Variant) string {
+	s, _ := v.Value().(string)
+	return s
+}
+
+// testStartJobLastsForStartCommands pins that a start job runs as long as
+// the unit's start commands do (measured on 252): while ExecStartPre=
+// runs, the unit is activating/start-pre and its start job is listed
+// running; canceling the job leaves the start going on (the unit stays
+// activating/start-pre); stopping the unit kills the command and leaves it
+// failed, Result signal. A finite ExecStartPre= (sleep 1) ends the job done
+// only once the unit has gone through start-pre to active.
+func testStartJobLastsForStartCommands(t *testing.T, e *env) {
+	for _, typ := range []sdbus.ServiceType{sdbus.ServiceSimple, sdbus.ServiceOneshot} {
+		t.Run(string(typ)+", sleep infinity", func(t *testing.T) {
+			name := e.unit("start-pre-"+string(typ), "service")
+			cleanup(t, e, name)
+			r := newSubscribedClient(t, e)
+			j := start(t, e, e.c, name, []sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropType(typ),
+				execProp("ExecStartPre", false, "/bin/sleep", "infinity"), sdbus.PropExecStart([]string{"/bin/sleep", "600"}, false)})
+			settle(t, e, name, "activating/start-pre", func(s sdbus.UnitState) bool {
+				return s.ActiveState == sdbus.StateActivating && s.SubState == "start-pre"
+			})
+			jobs, err := e.c.ListJobs(e.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, js := range jobs {
+				if js.Unit == name {
+					got = append(got, fmt.Sprintf("%d %s %s", js.ID, js.JobType, js.State))
+				}
+			}
+			if diff := cmp.Diff([]string{fmt.Sprintf("%d start running", j.ID())}, got); diff != "" {
+				t.Errorf("jobs of %s while ExecStartPre= runs (-want +got):\n%s", name, diff)
+			}
+			if err := j.Cancel(e.ctx); err != nil {
+				t.Fatalf("cancel the start job: %v", err)
+			}
+			if res, _ := r.awaitRemoved(j.Path()); res != "canceled" {
+				t.Errorf("start job of %s ended %s; want canceled", name, res)
+			}
+			if st := status(t, e, name); st.ActiveState != sdbus.StateActivating || st.SubState != "start-pre" || st.JobID != 0 {
+				t.Errorf("after its start job was canceled, %s is %s/%s with job %d; want activating/start-pre, no job", name, st.ActiveState, st.SubState, st.JobID)
+			}
+			stop(t, e, e.c, name)
+			if st := status(t, e, name); st.ActiveState != sdbus.StateFailed || st.Result != "signal" {
+				t.Errorf("stopped during ExecStartPre=, %s is %s, Result %s; want failed, signal", name, st.ActiveState, st.Result)
+			}
+		})
+	}
+	t.Run("oneshot, sleep 1", func(t *testing.T) {
+		name := e.unit("start-pre-1", "service")
+		cleanup(t, e, name)
+		r := newSubscribedClient(t, e)
+		j := start(t, e, e.c, name, []sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropType(sdbus.ServiceOneshot),
+			sdbus.PropRemainAfterExit(true), execProp("ExecStartPre", false, "/bin/sleep", "1"), sdbus.PropExecStart([]string{"/bin/true"}, false)})
+		res, before := r.awaitRemoved(j.Path())
+		if res != "done" {
+			t.Errorf("start job of %s ended %s; want done", name, res)
+		}
+		// The states the unit went through before its job ended; a
+		// PropertiesChanged repeating a state is none, and activating/start
+		// (ExecStart=/bin/true, over at once) may be coalesced away.
+		var states []string
+		for _, sig := range before {
+			if sig.Name != "org.freedesktop.DBus.Properties.PropertiesChanged" || sig.Path != sdbus.UnitPath(name) || len(sig.Body) != 3 || sig.Body[0] != "org.freedesktop.systemd1.Unit" {
+				continue
+			}
+			changed, _ := sig.Body[1].(map[string]dbus.Variant)
+			if _, ok := changed["ActiveState"]; !ok {
+				continue
+			}
+			s := variantString(changed["ActiveState"]) + "/" + variantString(changed["SubState"])
+			if s != "activating/start" && (len(states) == 0 || states[len(states)-1] != s) {
+				states = append(states, s)
+			}
+		}
+		if len(states) > 0 && states[0] == "inactive/dead" {
+			states = states[1:] // systemd's first PropertiesChanged of a new unit
+		}
+		if diff := cmp.Diff([]string{"activating/start-pre", "active/exited"}, states); diff != "" {
+			t.Errorf("states of %s before its start job ended (-want +got):\n%s", name, diff)
+		}
+	})
+}
