@@ -212,6 +212,8 @@ func TestSubscribedOnlyWhileWatching(t *testing.T) {
 	if _, err := c.WatchUnit(wctx, "nosub1.slice"); err != nil {
 		t.Fatal(err)
 	}
+	// The trace may see the call after its reply reached the client.
+	waitFor(t, func() bool { return calls.count("Subscribe") >= 2 })
 	if n := calls.count("Subscribe"); n != 2 {
 		t.Errorf("%d Subscribe calls after a new watch, want 2", n)
 	}
@@ -314,17 +316,20 @@ func ExampleJob_WaitUnitState() {
 	}
 	defer c.Close()
 
-	job, err := c.StartTransientUnit(ctx, "nap.service", sdbus.ModeReplace, []sdbus.Property{
-		sdbus.PropExecStart([]string{"/bin/sleep", "0.05"}, false),
+	// A service that starts, then exits with status 1.
+	job, err := c.StartTransientUnit(ctx, "check.service", sdbus.ModeReplace, []sdbus.Property{
+		sdbus.PropExecStart([]string{"/bin/false"}, false),
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	// Only states after the start job count: not the inactive state the
-	// unit had before it ran.
+	// unit had before it ran. (A failed unit stays loaded with its Result;
+	// one that ended with success may be unloaded before it is read, as
+	// LoadState not-found, inactive, with no Result.)
 	st, err := job.WaitUnitState(ctx, func(s sdbus.UnitState) bool {
 		return s.ActiveState == sdbus.StateInactive || s.ActiveState == sdbus.StateFailed
 	})
 	fmt.Println(st.ActiveState, st.Result, err)
-	// Output: inactive success <nil>
+	// Output: failed exit-code <nil>
 }
