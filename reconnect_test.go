@@ -234,7 +234,7 @@ func TestNewConnRefusesReconnect(t *testing.T) {
 	}
 }
 
-// waitFor polls cond for up to five seconds.
+// waitFor polls cond for up to a minute (a bound on a hang, not a speed).
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
