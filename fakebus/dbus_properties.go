@@ -21,69 +21,91 @@ func errUnknownProperty(iface, name string) *callErr {
 }
 
 // errNoInterface is objectPropsLocked's answer for an interface the
-// object lacks; propertiesCall words it as sd-bus does.
+// object lacks; propertyLocked and propertiesGetAll word it as sd-bus
+// does.
 var errNoInterface = &callErr{dbusErr + "UnknownInterface", ""}
 
 // propertiesVtable is org.freedesktop.DBus.Properties, which sd-bus
 // answers for every object from its vtables.
 var propertiesVtable = newVtable(propsIface, []vmethod{
-	{"Get", "ss", "v", "interface_name,property_name", "value", (*manager).propertiesCall},
-	{"GetAll", "s", "a{sv}", "interface_name", "props", (*manager).propertiesCall},
-	{"Set", "ssv", "", "interface_name,property_name,value", "", (*manager).propertiesCall},
+	{"Get", "ss", "v", "interface_name,property_name", "value", (*manager).propertiesGet},
+	{"GetAll", "s", "a{sv}", "interface_name", "props", (*manager).propertiesGetAll},
+	{"Set", "ssv", "", "interface_name,property_name,value", "", (*manager).propertiesSet},
 }, []vsignal{
 	{"PropertiesChanged", "sa{sv}as", "interface_name,changed_properties,invalidated_properties"},
 })
 
-// propertiesCall answers org.freedesktop.DBus.Properties as sd-bus does
+// The handlers of org.freedesktop.DBus.Properties answer as sd-bus does
 // (measured on 252): Get and Set of an unknown interface or property
 // answer UnknownProperty, GetAll of an interface the object lacks
 // UnknownInterface; GetAll answers in the order systemd declares the
 // properties, and with the empty interface name the properties of all
 // the object's interfaces (a unit's type's, then Unit's).
-func (m *manager) propertiesCall(c *call) ([]any, error) {
-	iface := c.Body[0].(string)
-	switch c.Member {
-	case "Get", "Set":
-		name := c.Body[1].(string)
-		if iface == "" {
-			return nil, errUnknownProperty(iface, name)
-		}
-		props, kind, err := m.objectPropsLocked(c.Path, iface)
-		if err == errNoInterface {
-			return nil, errUnknownProperty(iface, name)
-		} else if err != nil {
-			return nil, err
-		}
-		v, ok := props[name]
-		if !ok {
-			return nil, errUnknownProperty(iface, name)
-		}
-		if c.Member == "Get" {
-			return []any{v}, nil
-		}
-		if err := m.setLocked(kind, iface, name, v, c.Body[2].(dbus.Variant)); err != nil {
-			return nil, err
-		}
-		return []any{}, nil
-	case "GetAll":
-		props, kind, err := m.objectPropsLocked(c.Path, iface)
-		if err == errNoInterface {
-			return nil, &callErr{dbusErr + "UnknownInterface", "Unknown interface '" + iface + "'."}
-		} else if err != nil {
-			return nil, err
-		}
-		for name := range props {
-			if m.hidden(name) {
-				delete(props, name) // Get still answers it
-			}
-		}
-		ifaces := []string{iface}
-		if iface == "" {
-			ifaces = m.propIfacesLocked(kind)
-		}
-		return []any{m.orderLocked(kind, ifaces, props)}, nil
+
+// propertyLocked finds the property a Get or Set names: its object's
+// properties of that interface, the object's kind, and its value.
+func (m *manager) propertyLocked(c *call) (props map[string]dbus.Variant, kind string, v dbus.Variant, err error) {
+	iface, name := c.Body[0].(string), c.Body[1].(string)
+	if iface == "" {
+		return nil, "", v, errUnknownProperty(iface, name)
 	}
-	return nil, errUnknownMethod(c.Call)
+	props, kind, err = m.objectPropsLocked(c.Path, iface)
+	if err == errNoInterface {
+		return nil, "", v, errUnknownProperty(iface, name)
+	} else if err != nil {
+		return nil, "", v, err
+	}
+	v, ok := props[name]
+	if !ok {
+		return nil, "", v, errUnknownProperty(iface, name)
+	}
+	return props, kind, v, nil
+}
+
+// propertiesGet is Properties.Get.
+func (m *manager) propertiesGet(c *call) ([]any, error) {
+	_, _, v, err := m.propertyLocked(c)
+	if err != nil {
+		return nil, err
+	}
+	return []any{v}, nil
+}
+
+// propertiesSet is Properties.Set, of the properties systemd lets a
+// client write (setLocked).
+func (m *manager) propertiesSet(c *call) ([]any, error) {
+	_, kind, v, err := m.propertyLocked(c)
+	if err != nil {
+		return nil, err
+	}
+	iface, name := c.Body[0].(string), c.Body[1].(string)
+	if err := m.setLocked(kind, iface, name, v, c.Body[2].(dbus.Variant)); err != nil {
+		return nil, err
+	}
+	return []any{}, nil
+}
+
+// propertiesGetAll is Properties.GetAll: the properties of one interface,
+// or with "" of all the object's interfaces, in systemd's order, without
+// those GetAll hides on the played release (Get still answers them).
+func (m *manager) propertiesGetAll(c *call) ([]any, error) {
+	iface := c.Body[0].(string)
+	props, kind, err := m.objectPropsLocked(c.Path, iface)
+	if err == errNoInterface {
+		return nil, &callErr{dbusErr + "UnknownInterface", "Unknown interface '" + iface + "'."}
+	} else if err != nil {
+		return nil, err
+	}
+	for name := range props {
+		if m.hidden(name) {
+			delete(props, name)
+		}
+	}
+	ifaces := []string{iface}
+	if iface == "" {
+		ifaces = m.propIfacesLocked(kind)
+	}
+	return []any{m.orderLocked(kind, ifaces, props)}, nil
 }
 
 // propIfacesLocked returns the interfaces with properties of an object
