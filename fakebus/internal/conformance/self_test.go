@@ -144,9 +144,20 @@ func testUnitSelf(t *testing.T, e *env) {
 	}
 
 	name := e.unit("self", "scope")
+	want := fmt.Sprintf("self: %s\nchild: %s\n", name, name)
+	if diff := cmp.Diff(want, childInScope(t, e, name)); diff != "" {
+		t.Errorf("unit/self of a process in a scope and of its child (-want +got):\n%s", diff)
+	}
+}
+
+// childInScope runs this test binary as the self child (selfChildEnv,
+// selfForkEnv and the extra variables env) in a new scope name, lets it
+// ask once it is in the scope, and returns what it printed.
+func childInScope(t *testing.T, e *env, name string, env ...string) string {
+	t.Helper()
 	cleanup(t, e, name)
 	cmd := reexec()
-	cmd.Env = append(os.Environ(), selfChildEnv+"="+e.busAddress(t), selfForkEnv+"=1")
+	cmd.Env = append(append(os.Environ(), selfChildEnv+"="+e.busAddress(t), selfForkEnv+"=1"), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -172,10 +183,7 @@ func testUnitSelf(t *testing.T, e *env) {
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out.String())
 	}
-	want := fmt.Sprintf("self: %s\nchild: %s\n", name, name)
-	if diff := cmp.Diff(want, out.String()); diff != "" {
-		t.Errorf("unit/self of a process in a scope and of its child (-want +got):\n%s", diff)
-	}
+	return out.String()
 }
 
 // testGetUnitByPIDZero: GetUnitByPID(0) answers the caller's unit, the
@@ -192,36 +200,8 @@ func testGetUnitByPIDZero(t *testing.T, e *env) {
 	}
 
 	name := e.unit("pid0", "scope")
-	cleanup(t, e, name)
-	cmd := reexec()
-	cmd.Env = append(os.Environ(), selfChildEnv+"="+e.busAddress(t), selfForkEnv+"=1", selfPID0Env+"=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := false
-	t.Cleanup(func() {
-		if !done {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	wait(t, e, start(t, e, e.c, name, scope(uint32(cmd.Process.Pid))), sdbus.JobDone)
-	_, err = io.WriteString(stdin, "\n")
-	if werr := cmd.Wait(); err == nil {
-		err = werr
-	}
-	done = true
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out.String())
-	}
 	want := fmt.Sprintf("self: %s\nchild: %s\n", name, name)
-	if diff := cmp.Diff(want, out.String()); diff != "" {
+	if diff := cmp.Diff(want, childInScope(t, e, name, selfPID0Env+"=1")); diff != "" {
 		t.Errorf("GetUnitByPID(0) of a process in a scope and of its child (-want +got):\n%s", diff)
 	}
 }
