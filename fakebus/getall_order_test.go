@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"net"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -48,84 +47,73 @@ func (r *recorder) take() []byte {
 // registers the interfaces (its captured introspection data), as sd-bus
 // does, for the manager, a job and a unit of each type the fake makes.
 func TestGetAllOrder(t *testing.T) {
-	fsys := os.DirFS("internal/sdversions")
-	releases, err := sdversions.CapturedReleases(fsys)
-	if err != nil || len(releases) == 0 {
-		t.Fatalf("captured releases: %v, %v", releases, err)
-	}
-	for _, major := range releases {
-		t.Run(major, func(t *testing.T) {
-			capt, err := sdversions.LoadCapture(fsys, major)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := fakebus.New(t, fakebus.WithVersion(capt.Release), fakebus.WithUnitFile(fakebus.UnitFile{
-				Name:       "capture-file.service",
-				Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
-			}))
-			addr, err := s.Address()
-			if err != nil {
-				t.Fatal(err)
-			}
-			nc, err := net.Dial("unix", strings.TrimPrefix(addr, "unix:path="))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := &recorder{Conn: nc}
-			conn, err := dbus.NewConn(rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { conn.Close() })
-			if err := conn.Auth(nil); err != nil {
-				t.Fatal(err)
-			}
-			if err := conn.Hello(); err != nil {
-				t.Fatal(err)
-			}
-			for kind, path := range map[string]dbus.ObjectPath{
-				"manager":      managerPath,
-				"service-file": sdbus.UnitPath("capture-file.service"),
-				"target":       sdbus.UnitPath("multi-user.target"),
-				"scope":        sdbus.UnitPath("init.scope"),
-				"slice":        sdbus.UnitPath("system.slice"),
-			} {
-				want := capt.Objects[kind]
-				var ifaces []string
-				for _, n := range want.InterfaceNames() {
-					if !strings.HasPrefix(n, "org.freedesktop.DBus.") {
-						ifaces = append(ifaces, n)
-					}
+	forEachCapture(t, func(t *testing.T, capt *sdversions.Capture) {
+		s := fakebus.New(t, fakebus.WithVersion(capt.Release), fakebus.WithUnitFile(fakebus.UnitFile{
+			Name:       "capture-file.service",
+			Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
+		}))
+		addr, err := s.Address()
+		if err != nil {
+			t.Fatal(err)
+		}
+		nc, err := net.Dial("unix", strings.TrimPrefix(addr, "unix:path="))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &recorder{Conn: nc}
+		conn, err := dbus.NewConn(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		if err := conn.Auth(nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Hello(); err != nil {
+			t.Fatal(err)
+		}
+		for kind, path := range map[string]dbus.ObjectPath{
+			"manager":      managerPath,
+			"service-file": sdbus.UnitPath("capture-file.service"),
+			"target":       sdbus.UnitPath("multi-user.target"),
+			"scope":        sdbus.UnitPath("init.scope"),
+			"slice":        sdbus.UnitPath("system.slice"),
+		} {
+			want := capt.Objects[kind]
+			var ifaces []string
+			for _, n := range want.InterfaceNames() {
+				if !strings.HasPrefix(n, "org.freedesktop.DBus.") {
+					ifaces = append(ifaces, n)
 				}
-				declared := func(ifaces ...string) []string {
-					var out []string
-					for _, i := range ifaces {
-						for _, m := range want.Members(i) {
-							if m.Kind == "property" {
-								out = append(out, m.Name)
-							}
+			}
+			declared := func(ifaces ...string) []string {
+				var out []string
+				for _, i := range ifaces {
+					for _, m := range want.Members(i) {
+						if m.Kind == "property" {
+							out = append(out, m.Name)
 						}
 					}
-					return out
 				}
-				for _, iface := range append([]string{""}, ifaces...) {
-					wantOrder := declared(iface)
-					if iface == "" {
-						wantOrder = declared(ifaces...)
-					}
-					rec.take()
-					call := conn.Object(systemd1, path).Call("org.freedesktop.DBus.Properties.GetAll", 0, iface)
-					if call.Err != nil {
-						t.Fatalf("%s GetAll(%q): %v", kind, iface, call.Err)
-					}
-					got := keyOrder(rec.take(), call.Body[0].(map[string]dbus.Variant))
-					if diff := cmp.Diff(wantOrder, got, cmpopts.EquateEmpty()); diff != "" {
-						t.Errorf("%s: GetAll(%q) order (-want +got):\n%s", kind, iface, diff)
-					}
+				return out
+			}
+			for _, iface := range append([]string{""}, ifaces...) {
+				wantOrder := declared(iface)
+				if iface == "" {
+					wantOrder = declared(ifaces...)
+				}
+				rec.take()
+				call := conn.Object(systemd1, path).Call("org.freedesktop.DBus.Properties.GetAll", 0, iface)
+				if call.Err != nil {
+					t.Fatalf("%s GetAll(%q): %v", kind, iface, call.Err)
+				}
+				got := keyOrder(rec.take(), call.Body[0].(map[string]dbus.Variant))
+				if diff := cmp.Diff(wantOrder, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("%s: GetAll(%q) order (-want +got):\n%s", kind, iface, diff)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // keyOrder returns the keys of props in the order they appear in data

@@ -17,16 +17,9 @@ import (
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
-// TestPropertiesCaptured: every property a captured release answered
-// for the manager, a job and a unit of each type (internal/sdversions/data),
-// the fake playing that release answers with the same signature through
-// Get, GetAll of its interface and GetAll(""), and its introspection lists
-// it with that type; GetAll("") answers exactly the names systemd's did
-// (262's hidden cgroup-v1 settings left out, still answered by Get). A
-// value that is the same on every boot, and that the fake does not model
-// (modeledProps), is the captured one; a usage counter is infinity (not
-// measured), as on a unit that never ran.
-func TestPropertiesCaptured(t *testing.T) {
+// forEachCapture runs f in a subtest for each captured release
+// (internal/sdversions/data), with its capture.
+func forEachCapture(t *testing.T, f func(t *testing.T, capt *sdversions.Capture)) {
 	fsys := os.DirFS("internal/sdversions")
 	releases, err := sdversions.CapturedReleases(fsys)
 	if err != nil || len(releases) == 0 {
@@ -38,62 +31,94 @@ func TestPropertiesCaptured(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := fakebus.New(t, fakebus.WithVersion(capt.Release),
-				fakebus.WithUnitFile(fakebus.UnitFile{
-					Name: "capture-job.service",
-					Properties: []sdbus.Property{
-						sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/sleep", "600"}, false),
-					},
-				}),
-				fakebus.WithUnitFile(fakebus.UnitFile{
-					Name:       "capture-file.service",
-					Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
-				}),
-				fakebus.WithUnitFile(fakebus.UnitFile{
-					Name:       "capture.target",
-					Properties: []sdbus.Property{sdbus.PropDescription("capture target")},
-				}))
-			c := s.Conn(t)
-			ctx := ctxFor(t)
-			// Made as the capture made them (data/README.md).
-			j, err := c.StartTransientUnit(ctx, "capture-service.service", sdbus.ModeReplace, sleeper())
-			runJob(ctx, t, j, err)
-			j, err = c.StartTransientUnit(ctx, "capture.slice", sdbus.ModeReplace, nil)
-			runJob(ctx, t, j, err)
-			j, err = c.StartTransientUnit(ctx, "capture-scope.scope", sdbus.ModeReplace, []sdbus.Property{sdbus.PropPIDs(uint32(os.Getpid()))})
-			runJob(ctx, t, j, err)
-			j, err = c.StartUnit(ctx, "capture.target", sdbus.ModeReplace)
-			runJob(ctx, t, j, err)
-			r := rawBus(t, s)
-			var job dbus.ObjectPath
-			r.mustManager(t, "StartUnit", []any{"capture-job.service", "replace"}, &job)
-			r.mustManager(t, "LoadUnit", []any{"capture-file.service"}, new(dbus.ObjectPath))
-			for kind, path := range map[string]dbus.ObjectPath{
-				"manager":      managerPath,
-				"job":          job,
-				"service":      sdbus.UnitPath("capture-service.service"),
-				"service-file": sdbus.UnitPath("capture-file.service"),
-				"slice":        sdbus.UnitPath("capture.slice"),
-				"target":       sdbus.UnitPath("capture.target"),
-				"scope":        sdbus.UnitPath("capture-scope.scope"),
-				// Units the fake does not make: answered as not found.
-				"socket":    sdbus.UnitPath("capture-socket.socket"),
-				"mount":     sdbus.UnitPath("run-capture.mount"),
-				"swap":      sdbus.UnitPath("run-captureswap.swap"),
-				"timer":     sdbus.UnitPath("capture-timer.timer"),
-				"path":      sdbus.UnitPath("capture-path.path"),
-				"automount": sdbus.UnitPath("run-captureauto.automount"),
-				"device":    sdbus.UnitPath("dev-capture.device"),
-			} {
-				t.Run(kind, func(t *testing.T) {
-					checkCapturedProps(t, r, path, capt.Objects[kind], modeledProps(kind))
-					if strings.Contains(modeled[kind], "TasksMax") {
-						checkTasksMax(t, r, path, capt, kind)
-					}
-				})
-			}
+			f(t, capt)
 		})
 	}
+}
+
+// capturedObjects starts a fake playing capt's release, makes its units
+// as the capture made them (data/README.md), and returns the fake, a raw
+// connection to it, and the path of each captured object kind: the
+// manager, a running job, a unit of each type (the types the fake does not
+// make are answered as not found), the inner nodes of the tree.
+func capturedObjects(t *testing.T, capt *sdversions.Capture) (*fakebus.Server, *raw, map[string]dbus.ObjectPath) {
+	t.Helper()
+	s := fakebus.New(t, fakebus.WithVersion(capt.Release),
+		fakebus.WithUnitFile(fakebus.UnitFile{
+			Name: "capture-job.service",
+			Properties: []sdbus.Property{
+				sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/sleep", "600"}, false),
+			},
+		}),
+		fakebus.WithUnitFile(fakebus.UnitFile{
+			Name:       "capture-file.service",
+			Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
+		}),
+		fakebus.WithUnitFile(fakebus.UnitFile{
+			Name:       "capture.target",
+			Properties: []sdbus.Property{sdbus.PropDescription("capture target")},
+		}))
+	c := s.Conn(t)
+	ctx := ctxFor(t)
+	j, err := c.StartTransientUnit(ctx, "capture-service.service", sdbus.ModeReplace, sleeper())
+	runJob(ctx, t, j, err)
+	j, err = c.StartTransientUnit(ctx, "capture.slice", sdbus.ModeReplace, nil)
+	runJob(ctx, t, j, err)
+	j, err = c.StartTransientUnit(ctx, "capture-scope.scope", sdbus.ModeReplace, []sdbus.Property{sdbus.PropPIDs(uint32(os.Getpid()))})
+	runJob(ctx, t, j, err)
+	j, err = c.StartUnit(ctx, "capture.target", sdbus.ModeReplace)
+	runJob(ctx, t, j, err)
+	r := rawBus(t, s)
+	var job dbus.ObjectPath
+	r.mustManager(t, "StartUnit", []any{"capture-job.service", "replace"}, &job)
+	r.mustManager(t, "LoadUnit", []any{"capture-file.service"}, new(dbus.ObjectPath))
+	return s, r, map[string]dbus.ObjectPath{
+		"manager":          managerPath,
+		"job":              job,
+		"service":          sdbus.UnitPath("capture-service.service"),
+		"service-file":     sdbus.UnitPath("capture-file.service"),
+		"slice":            sdbus.UnitPath("capture.slice"),
+		"target":           sdbus.UnitPath("capture.target"),
+		"scope":            sdbus.UnitPath("capture-scope.scope"),
+		"socket":           sdbus.UnitPath("capture-socket.socket"),
+		"mount":            sdbus.UnitPath("run-capture.mount"),
+		"swap":             sdbus.UnitPath("run-captureswap.swap"),
+		"timer":            sdbus.UnitPath("capture-timer.timer"),
+		"path":             sdbus.UnitPath("capture-path.path"),
+		"automount":        sdbus.UnitPath("run-captureauto.automount"),
+		"device":           sdbus.UnitPath("dev-capture.device"),
+		"node-root":        "/",
+		"node-org":         "/org",
+		"node-freedesktop": "/org/freedesktop",
+		"node-unit":        managerPath + "/unit",
+		"node-job":         managerPath + "/job",
+	}
+}
+
+// TestPropertiesCaptured: every property a captured release answered
+// for the manager, a job and a unit of each type (internal/sdversions/data),
+// the fake playing that release answers with the same signature through
+// Get, GetAll of its interface and GetAll(""), and its introspection lists
+// it with that type; GetAll("") answers exactly the names systemd's did
+// (262's hidden cgroup-v1 settings left out, still answered by Get). A
+// value that is the same on every boot, and that the fake does not model
+// (modeledProps), is the captured one; a usage counter is infinity (not
+// measured), as on a unit that never ran.
+func TestPropertiesCaptured(t *testing.T) {
+	forEachCapture(t, func(t *testing.T, capt *sdversions.Capture) {
+		_, r, objects := capturedObjects(t, capt)
+		for kind, path := range objects {
+			if strings.HasPrefix(kind, "node-") {
+				continue // no properties
+			}
+			t.Run(kind, func(t *testing.T) {
+				checkCapturedProps(t, r, path, capt.Objects[kind], modeledProps(kind))
+				if strings.Contains(modeled[kind], "TasksMax") {
+					checkTasksMax(t, r, path, capt, kind)
+				}
+			})
+		}
+	})
 }
 
 // checkTasksMax: a unit's TasksMax, when it sets none, is the manager's
@@ -322,92 +347,43 @@ func checkCapturedProps(t *testing.T, r *raw, path dbus.ObjectPath, want *sdvers
 // sandbox had at that moment: those lists are checked for what the fake
 // made, not against the capture.
 func TestIntrospectCaptured(t *testing.T) {
-	fsys := os.DirFS("internal/sdversions")
-	releases, err := sdversions.CapturedReleases(fsys)
-	if err != nil || len(releases) == 0 {
-		t.Fatalf("captured releases: %v, %v", releases, err)
-	}
-	for _, major := range releases {
-		t.Run(major, func(t *testing.T) {
-			capt, err := sdversions.LoadCapture(fsys, major)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := fakebus.New(t, fakebus.WithVersion(capt.Release), fakebus.WithUnitFile(fakebus.UnitFile{
-				Name: "capture-job.service",
-				Properties: []sdbus.Property{
-					sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/sleep", "600"}, false),
-				},
-			}), fakebus.WithUnitFile(fakebus.UnitFile{
-				Name:       "capture-file.service",
-				Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
-			}))
-			c := s.Conn(t)
-			ctx := ctxFor(t)
-			j, err := c.StartTransientUnit(ctx, "capture-service.service", sdbus.ModeReplace, sleeper())
-			runJob(ctx, t, j, err)
-			j, err = c.StartTransientUnit(ctx, "capture.slice", sdbus.ModeReplace, nil)
-			runJob(ctx, t, j, err)
-			r := rawBus(t, s)
-			var job dbus.ObjectPath
-			r.mustManager(t, "StartUnit", []any{"capture-job.service", "replace"}, &job)
-			r.mustManager(t, "LoadUnit", []any{"capture-file.service"}, new(dbus.ObjectPath))
-			for kind, path := range map[string]dbus.ObjectPath{
-				"manager":          managerPath,
-				"job":              job,
-				"service":          sdbus.UnitPath("capture-service.service"),
-				"service-file":     sdbus.UnitPath("capture-file.service"),
-				"slice":            sdbus.UnitPath("capture.slice"),
-				"target":           sdbus.UnitPath("multi-user.target"),
-				"scope":            sdbus.UnitPath("init.scope"),
-				"socket":           sdbus.UnitPath("capture-socket.socket"),
-				"mount":            sdbus.UnitPath("run-capture.mount"),
-				"swap":             sdbus.UnitPath("run-captureswap.swap"),
-				"timer":            sdbus.UnitPath("capture-timer.timer"),
-				"path":             sdbus.UnitPath("capture-path.path"),
-				"automount":        sdbus.UnitPath("run-captureauto.automount"),
-				"device":           sdbus.UnitPath("dev-capture.device"),
-				"node-root":        "/",
-				"node-org":         "/org",
-				"node-freedesktop": "/org/freedesktop",
-				"node-unit":        managerPath + "/unit",
-				"node-job":         managerPath + "/job",
-			} {
-				t.Run(kind, func(t *testing.T) {
-					want := capt.Objects[kind]
-					if want == nil {
-						t.Fatal("not captured")
-					}
-					var data string
-					if err := r.Object(systemd1, path).Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
-						t.Fatal(err)
-					}
-					wantLines, wantKids := xmlLines(want.XML)
-					gotLines, gotKids := xmlLines(data)
-					if diff := cmp.Diff(wantLines, gotLines); diff != "" {
-						t.Errorf("Introspect (-want +got):\n%s", diff)
-					}
-					switch kind {
-					case "node-unit":
-						// The sandbox's loaded units; the fake's are its own.
-						for _, u := range []string{"capture_2dservice_2eservice", "capture_2djob_2eservice", "init_2escope"} {
-							if !slices.Contains(gotKids, u) {
-								t.Errorf("child nodes %v lack %s", gotKids, u)
-							}
-						}
-					case "node-job":
-						if diff := cmp.Diff([]string{strings.TrimPrefix(string(job), string(managerPath)+"/job/")}, gotKids); diff != "" {
-							t.Errorf("child nodes (-want +got):\n%s", diff)
-						}
-					default:
-						if diff := cmp.Diff(wantKids, gotKids); diff != "" {
-							t.Errorf("child nodes (-want +got):\n%s", diff)
+	forEachCapture(t, func(t *testing.T, capt *sdversions.Capture) {
+		_, r, objects := capturedObjects(t, capt)
+		for kind, path := range objects {
+			t.Run(kind, func(t *testing.T) {
+				want := capt.Objects[kind]
+				if want == nil {
+					t.Fatal("not captured")
+				}
+				var data string
+				if err := r.Object(systemd1, path).Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
+					t.Fatal(err)
+				}
+				wantLines, wantKids := xmlLines(want.XML)
+				gotLines, gotKids := xmlLines(data)
+				if diff := cmp.Diff(wantLines, gotLines); diff != "" {
+					t.Errorf("Introspect (-want +got):\n%s", diff)
+				}
+				switch kind {
+				case "node-unit":
+					// The sandbox's loaded units; the fake's are its own.
+					for _, u := range []string{"capture_2dservice_2eservice", "capture_2djob_2eservice", "init_2escope"} {
+						if !slices.Contains(gotKids, u) {
+							t.Errorf("child nodes %v lack %s", gotKids, u)
 						}
 					}
-				})
-			}
-		})
-	}
+				case "node-job":
+					if diff := cmp.Diff([]string{strings.TrimPrefix(string(objects["job"]), string(managerPath)+"/job/")}, gotKids); diff != "" {
+						t.Errorf("child nodes (-want +got):\n%s", diff)
+					}
+				default:
+					if diff := cmp.Diff(wantKids, gotKids); diff != "" {
+						t.Errorf("child nodes (-want +got):\n%s", diff)
+					}
+				}
+			})
+		}
+	})
 }
 
 // xmlLines splits introspection XML into its lines without the child
