@@ -20,7 +20,7 @@ const (
 	testService   = "org.test.Service"
 	testIface     = "org.test.Iface"
 	testPath      = dbus.ObjectPath("/org/test")
-	testTimeout   = 10 * time.Second
+	testTimeout   = time.Minute // a bound on a hang, never a speed: busctl monitor took over 10 s at a load of 15
 	testErrorName = "org.test.Error.Failed"
 )
 
