@@ -1,11 +1,13 @@
 package fakebus_test
 
 import (
+	"encoding/xml"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/godbus/dbus/v5/introspect"
 	"github.com/sdbus-go/sdbus/fakebus"
 	"go.uber.org/goleak"
 )
@@ -93,4 +95,18 @@ func errName(err error) string {
 		return de.Name
 	}
 	return ""
+}
+
+// introspectNode returns obj's introspection data, parsed.
+func introspectNode(t *testing.T, obj dbus.BusObject) introspect.Node {
+	t.Helper()
+	var data string
+	if err := obj.Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
+		t.Fatal(err)
+	}
+	var node introspect.Node
+	if err := xml.Unmarshal([]byte(data), &node); err != nil {
+		t.Fatal(err)
+	}
+	return node
 }

@@ -1,7 +1,6 @@
 package fakebus_test
 
 import (
-	"encoding/xml"
 	"os"
 	"slices"
 	"sort"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/godbus/dbus/v5"
-	"github.com/godbus/dbus/v5/introspect"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/sdbus-go/sdbus"
@@ -256,14 +254,7 @@ func checkCapturedProps(t *testing.T, r *raw, path dbus.ObjectPath, want *sdvers
 	if diff := cmp.Diff(want.GetAllEmpty, names, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("GetAll(\"\") names (-want +got):\n%s", diff)
 	}
-	var data string
-	if err := obj.Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
-		t.Fatal(err)
-	}
-	var node introspect.Node
-	if err := xml.Unmarshal([]byte(data), &node); err != nil {
-		t.Fatal(err)
-	}
+	node := introspectNode(t, obj)
 	introspected := map[string]string{}
 	for _, i := range node.Interfaces {
 		for _, p := range i.Properties {

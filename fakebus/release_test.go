@@ -1,12 +1,10 @@
 package fakebus_test
 
 import (
-	"encoding/xml"
 	"errors"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
-	"github.com/godbus/dbus/v5/introspect"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus/fakebus"
 )
@@ -58,14 +56,7 @@ func TestHiddenProperties(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, got.GetAll = all["CPUAccounting"]
-			var data string
-			if err := obj.Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
-				t.Fatal(err)
-			}
-			var node introspect.Node
-			if err := xml.Unmarshal([]byte(data), &node); err != nil {
-				t.Fatal(err)
-			}
+			node := introspectNode(t, obj)
 			for _, i := range node.Interfaces {
 				for _, p := range i.Properties {
 					if i.Name == sliceIface && p.Name == "CPUAccounting" {
@@ -115,14 +106,7 @@ func TestManagerMethodsByRelease(t *testing.T) {
 		t.Run(tc.version, func(t *testing.T) {
 			r := fakebus.New(t, fakebus.WithVersion(tc.version)).RawConn(t)
 			obj := r.Object(systemd1, managerPath)
-			var data string
-			if err := obj.Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
-				t.Fatal(err)
-			}
-			var node introspect.Node
-			if err := xml.Unmarshal([]byte(data), &node); err != nil {
-				t.Fatal(err)
-			}
+			node := introspectNode(t, obj)
 			listed := map[string]bool{}
 			for _, i := range node.Interfaces {
 				for _, m := range i.Methods {

@@ -1,7 +1,6 @@
 package fakebus_test
 
 import (
-	"encoding/xml"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
@@ -119,14 +118,7 @@ func TestUnitObjectMethods(t *testing.T) {
 func TestIntrospectManager(t *testing.T) {
 	s := fakebus.New(t)
 	r := rawBus(t, s)
-	var data string
-	if err := r.Object(systemd1, managerPath).Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Store(&data); err != nil {
-		t.Fatal(err)
-	}
-	var node introspect.Node
-	if err := xml.Unmarshal([]byte(data), &node); err != nil {
-		t.Fatal(err)
-	}
+	node := introspectNode(t, r.Object(systemd1, managerPath))
 	var getUnit *introspect.Method
 	var signals []string
 	for _, i := range node.Interfaces {
