@@ -48,6 +48,12 @@ const watchBuffer = 16
 // over); beyond that the oldest undelivered state is dropped, so a slow
 // reader sees fewer intermediate states but always the most recent one. A
 // change that does not alter any UnitState field is not reported.
+//
+// Unloading is not a change WatchUnit reports: systemd announces it with
+// UnitRemoved only, and reading the state of a unit that is not loaded
+// loads it again. WatchUnits reports it, as an event with Removed set; to
+// wait for a unit to be unloaded, start WatchUnits and then ask GetUnit,
+// which fails with ErrNoSuchUnit once the unit is gone.
 func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, error) {
 	const op = "WatchUnit"
 	if err := checkUnitName(op, name); err != nil {

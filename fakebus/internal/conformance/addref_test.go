@@ -51,5 +51,5 @@ func testAddRef(t *testing.T, e *env) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	settle(t, e, name, "unloaded", func(s sdbus.UnitState) bool { return s.LoadState == sdbus.LoadNotFound })
+	unloaded(t, e, name)
 }

@@ -272,6 +272,6 @@ func testTransientSocket(t *testing.T, e *env) {
 		t.Errorf("%s: %+v, want loaded inactive", svc, st)
 	}
 	stop(t, e, e.c, sock)
-	settle(t, e, sock, "unloaded", func(s sdbus.UnitState) bool { return s.LoadState == sdbus.LoadNotFound })
-	settle(t, e, svc, "unloaded", func(s sdbus.UnitState) bool { return s.LoadState == sdbus.LoadNotFound })
+	unloaded(t, e, sock)
+	unloaded(t, e, svc)
 }

@@ -140,7 +140,7 @@ func testRefUnit(t *testing.T, e *env) {
 	if got := managerCall(t, e, raw, "UnrefUnit", nil, name); got != "ok" {
 		t.Errorf("UnrefUnit: %s", got)
 	}
-	settle(t, e, name, "unloaded", func(s sdbus.UnitState) bool { return s.LoadState == sdbus.LoadNotFound })
+	unloaded(t, e, name)
 }
 
 // testJobMethods: ClearJobs with nothing queued, GetJobAfter and

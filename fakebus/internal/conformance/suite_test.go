@@ -331,6 +331,34 @@ func settle(t *testing.T, e *env, name string, what string, pred func(sdbus.Unit
 	return st
 }
 
+// unloaded waits until the manager has unloaded name. WatchUnit cannot
+// tell (systemd announces an unload with UnitRemoved only, and reading a
+// unit's state loads it again), so the stream of WatchUnits is installed
+// first and then GetUnit asks whether the unit is still loaded: an unload
+// after that answer arrives as a Removed event.
+func unloaded(t *testing.T, e *env, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	defer cancel()
+	ch, err := e.c.WatchUnits(ctx, func(n string) bool { return n == name })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.GetUnit(ctx, name); errors.Is(err, sdbus.ErrNoSuchUnit) {
+		return
+	} else if err != nil {
+		t.Fatalf("GetUnit(%s): %v", name, err)
+	}
+	var last sdbus.UnitEvent
+	for ev := range ch {
+		if ev.Removed {
+			return
+		}
+		last = ev
+	}
+	t.Fatalf("%s never unloaded: %v (last state %+v)", name, ctx.Err(), last.UnitState)
+}
+
 func gone(s sdbus.UnitState) bool {
 	return s.LoadState == sdbus.LoadNotFound || s.ActiveState == sdbus.StateInactive && s.JobID == 0
 }
