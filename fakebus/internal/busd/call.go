@@ -22,6 +22,11 @@ type Call struct {
 	counted bool        // counted in Peer.pendingReplies until replied
 	tracked bool        // in Bus.pending until answered (pending.go)
 	dropped atomic.Bool // answered by the bus with NoReply (pending.go)
+	// handling is set while Handler.HandleCall runs for c on the
+	// connection's reader goroutine; moreAtReply is MoreInput as the
+	// reply was sent then (1 no, 2 yes), 0 when it was not.
+	handling    atomic.Bool
+	moreAtReply atomic.Int32
 }
 
 // NoReply reports whether the caller set NO_REPLY_EXPECTED (then Reply and
@@ -31,9 +36,32 @@ func (c *Call) NoReply() bool { return c.Flags&dbus.FlagNoReplyExpected != 0 }
 // MoreInput reports whether the connection that sent c has more input
 // waiting, read and not yet routed or still in the kernel's socket buffer:
 // a message it sent after c has arrived, as sd-bus sees one in its read
-// buffer or epoll sees its socket readable. Only HandleCall may ask,
-// before it returns (it runs on the connection's reader goroutine).
-func (c *Call) MoreInput() bool { return c.Peer.MoreInput() }
+// buffer or epoll sees its socket readable. Once HandleCall has replied
+// it is the answer of the moment the reply was sent: a message the client
+// sent in answer to the reply does not count, whatever HandleCall does
+// after replying. Only HandleCall may ask, before it returns (it runs on
+// the connection's reader goroutine).
+func (c *Call) MoreInput() bool {
+	switch c.moreAtReply.Load() {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	return c.Peer.MoreInput()
+}
+
+// noteInput records MoreInput as a reply is sent during HandleCall.
+func (c *Call) noteInput() {
+	if !c.handling.Load() {
+		return
+	}
+	v := int32(1)
+	if c.Peer.MoreInput() {
+		v = 2
+	}
+	c.moreAtReply.Store(v)
+}
 
 // MoreInput reports whether p has input waiting, read and not yet routed
 // or still in the kernel's socket buffer. Only code running on p's reader
@@ -59,6 +87,7 @@ func (c *Call) Reply(body ...any) {
 	if !c.claim() {
 		return
 	}
+	c.noteInput()
 	dest, sender := c.routing()
 	after := c.Peer.bus.replying(c.Peer, c.Member)
 	if err := c.Peer.bus.sendFromService(c.Peer, newReply(c.serial, dest, sender, body)); err != nil {
@@ -77,6 +106,7 @@ func (c *Call) ReplyError(name string, body ...any) {
 		body = []any{"busd: service replied with invalid error name " + name}
 		name = "org.freedesktop.DBus.Error.Failed"
 	}
+	c.noteInput()
 	after := c.Peer.bus.replying(c.Peer, c.Member)
 	c.sendError(name, body)
 	after()

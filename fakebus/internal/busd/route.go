@@ -107,7 +107,9 @@ func (b *Bus) serviceCall(p *Peer, m *inMsg) {
 		c.tracked = true
 		b.pending.add(c)
 	}
+	c.handling.Store(true)
 	b.cfg.Handler.HandleCall(c)
+	c.handling.Store(false)
 }
 
 // maxPendingReplies is Config.MaxPendingReplies with its default.
