@@ -6,41 +6,53 @@ package fakebus
 import (
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
 
-// evalConditions checks a unit's Conditions and Asserts. It returns ok
-// false when one fails, and whether it was an assertion.
-func evalConditions(u *unit) (ok bool, failedAssert bool) {
-	for _, which := range []string{"Asserts", "Conditions"} {
-		v, found := u.props[which]
-		if !found {
+// testConditions tests u's conditions and, when they hold, its
+// assertions, as systemd's unit_start does (unit_test_condition, then
+// unit_test_assert): it records each result it tested and when
+// (ConditionResult, ConditionTimestamp, AssertResult, AssertTimestamp;
+// a unit never started has tested nothing: false, never) and reports
+// whether the start may go on, and when not whether an assertion failed.
+func testConditions(u *unit, now time.Time) (ok bool, failedAssert bool) {
+	t := dualNow(now)
+	u.condition, u.conditionAt = holds(u, "Conditions"), t
+	if !u.condition {
+		return false, false
+	}
+	u.assert, u.assertAt = holds(u, "Asserts"), t
+	return u.assert, !u.assert
+}
+
+// holds evaluates the list of conditions which ("Conditions" or
+// "Asserts") of u.
+func holds(u *unit, which string) bool {
+	v, found := u.props[which]
+	if !found {
+		return true
+	}
+	var conds []condition
+	if dbus.Store([]any{v.Value()}, &conds) != nil {
+		return true
+	}
+	// Conditions of one kind are ANDed, except triggering ones, which
+	// are ORed among themselves.
+	anyTrigger, triggerOK := false, false
+	for _, c := range conds {
+		r := c.eval()
+		if c.Trigger {
+			anyTrigger = true
+			triggerOK = triggerOK || r
 			continue
 		}
-		var conds []condition
-		if dbus.Store([]any{v.Value()}, &conds) != nil {
-			continue
-		}
-		// Conditions of one kind are ANDed, except triggering ones, which
-		// are ORed among themselves.
-		anyTrigger, triggerOK := false, false
-		for _, c := range conds {
-			r := c.eval()
-			if c.Trigger {
-				anyTrigger = true
-				triggerOK = triggerOK || r
-				continue
-			}
-			if !r {
-				return false, which == "Asserts"
-			}
-		}
-		if anyTrigger && !triggerOK {
-			return false, which == "Asserts"
+		if !r {
+			return false
 		}
 	}
-	return true, false
+	return !anyTrigger || triggerOK
 }
 
 // condition is one entry of the Conditions or Asserts property, (sbbs).

@@ -230,7 +230,7 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 			return nil, "", &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
 		}
 		u = &unit{name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "not-found",
-			active: "inactive", sub: "dead", props: map[string]dbus.Variant{}, condition: true, assert: true}
+			active: "inactive", sub: "dead", props: map[string]dbus.Variant{}}
 	}
 	kind := capturedKind(u)
 	switch iface {

@@ -77,6 +77,10 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 	props["InactiveExitTimestampMonotonic"] = dbus.MakeVariant(u.times.inactiveExit.mono)
 	props["InactiveEnterTimestamp"] = dbus.MakeVariant(u.times.inactiveEnter.real)
 	props["InactiveEnterTimestampMonotonic"] = dbus.MakeVariant(u.times.inactiveEnter.mono)
+	props["ConditionTimestamp"] = dbus.MakeVariant(u.conditionAt.real)
+	props["ConditionTimestampMonotonic"] = dbus.MakeVariant(u.conditionAt.mono)
+	props["AssertTimestamp"] = dbus.MakeVariant(u.assertAt.real)
+	props["AssertTimestampMonotonic"] = dbus.MakeVariant(u.assertAt.mono)
 	if !m.has("CollectMode") {
 		delete(props, "CollectMode")
 	}

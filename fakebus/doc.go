@@ -85,7 +85,11 @@
 //     does not propagate, nor does anything under the modes
 //     ignore-requirements and ignore-dependencies; a unit that stops or
 //     fails by itself stops the units BoundTo= it (Requires= does not);
-//     Condition*= (done, unit stays inactive) and Assert*= (assert).
+//     Condition*= (done, unit stays inactive) and Assert*= (assert),
+//     tested in that order at each start: assertions only when the
+//     conditions hold, each result recorded with when it was tested
+//     (ConditionResult, ConditionTimestamp, AssertResult,
+//     AssertTimestamp; false and never until a start tests them).
 //   - Services run a few commands it understands: /bin/true, /bin/false,
 //     /bin/sleep N, and sh -c 'exit N' or 'sleep N'; other commands run
 //     until they are stopped. A start job lasts as long as the start

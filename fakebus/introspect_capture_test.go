@@ -216,10 +216,8 @@ var modeled = map[string]string{
 	// share of the host's (15%): the fake's is infinity (TestPropertiesCaptured
 	// checks that a unit answers the fake's DefaultTasksMax); a slice's is
 	// infinity on both.
-	"service": `TasksMax`,
-	// A unit that never ran: systemd evaluated no condition (false),
-	// the fake answers true.
-	"service-file": `TasksMax ConditionResult AssertResult`,
+	"service":      `TasksMax`,
+	"service-file": `TasksMax`,
 	"scope":        `TasksMax`,
 	"mount":        `TasksMax`,
 }

@@ -20,40 +20,42 @@ import (
 
 // unit is a loaded unit.
 type unit struct {
-	name       string
-	kind       string // "service", "scope", "slice", "target", "socket", ...
-	transient  bool
-	fromFile   bool     // loaded from a unit file (or an AddUnitFile one)
-	file       string   // the unit file on disk, if any (install.go)
-	fragment   string   // FragmentPath: the file's path on the unit path (install.go)
-	dropIns    []string // DropInPaths, in the order they apply (load_fragment.go)
-	fileState  string   // UnitFileState once read, until reloaded (install.go)
-	aliases    []string // its other names, from symlinks to file
-	perpetual  bool     // -.slice and friends: never stopped or collected
-	masked     bool
-	load       string
-	active     string
-	sub        string
-	result     string // the type interface's Result
-	props      map[string]dbus.Variant
-	job        *job
-	proc       *process
-	control    *control // the running ExecStartPre= commands (service.go)
-	exec       execMain // the main process's last run (service.go)
-	pids       []uint32
-	watches    map[uint32]*procWatch // the watched live processes among pids (procwatch.go)
-	invocation []byte
-	condition  bool // ConditionResult
-	assert     bool // AssertResult
-	changed    time.Time
-	activeAt   time.Time
-	gone       bool   // removed from m.units
-	parent     string // the slice it is indexed under in m.members
-	objPath    dbus.ObjectPath
-	freezer    string             // FreezerState: "running" or "frozen"
-	subcgroups map[string]bool    // sub-cgroups made with MakeSubcgroup (cgroup.go)
-	refs       map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
-	times      stateTimes         // when it last left and entered its states (setStateLocked)
+	name        string
+	kind        string // "service", "scope", "slice", "target", "socket", ...
+	transient   bool
+	fromFile    bool     // loaded from a unit file (or an AddUnitFile one)
+	file        string   // the unit file on disk, if any (install.go)
+	fragment    string   // FragmentPath: the file's path on the unit path (install.go)
+	dropIns     []string // DropInPaths, in the order they apply (load_fragment.go)
+	fileState   string   // UnitFileState once read, until reloaded (install.go)
+	aliases     []string // its other names, from symlinks to file
+	perpetual   bool     // -.slice and friends: never stopped or collected
+	masked      bool
+	load        string
+	active      string
+	sub         string
+	result      string // the type interface's Result
+	props       map[string]dbus.Variant
+	job         *job
+	proc        *process
+	control     *control // the running ExecStartPre= commands (service.go)
+	exec        execMain // the main process's last run (service.go)
+	pids        []uint32
+	watches     map[uint32]*procWatch // the watched live processes among pids (procwatch.go)
+	invocation  []byte
+	condition   bool     // ConditionResult (condition.go)
+	assert      bool     // AssertResult
+	conditionAt dualTime // ConditionTimestamp
+	assertAt    dualTime // AssertTimestamp
+	changed     time.Time
+	activeAt    time.Time
+	gone        bool   // removed from m.units
+	parent      string // the slice it is indexed under in m.members
+	objPath     dbus.ObjectPath
+	freezer     string             // FreezerState: "running" or "frozen"
+	subcgroups  map[string]bool    // sub-cgroups made with MakeSubcgroup (cgroup.go)
+	refs        map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
+	times       stateTimes         // when it last left and entered its states (setStateLocked)
 
 	// loaded is what its unit file and drop-ins were on disk when it was
 	// loaded (install.go: NeedDaemonReload).
@@ -63,7 +65,7 @@ type unit struct {
 func (m *manager) newUnitLocked(name string) *unit {
 	u := &unit{
 		name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "loaded",
-		active: "inactive", sub: "dead", props: map[string]dbus.Variant{}, condition: true, assert: true,
+		active: "inactive", sub: "dead", props: map[string]dbus.Variant{},
 		changed: time.Now(), freezer: "running",
 	}
 	if u.kind == "service" || u.kind == "scope" {
@@ -197,15 +199,21 @@ type stateTimes struct {
 // microseconds, as systemd's dual_timestamp; zero is never.
 type dualTime struct{ real, mono uint64 }
 
+// dualNow is now (the realtime clock's reading) with the monotonic
+// clock's reading of this moment.
+func dualNow(now time.Time) dualTime {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return dualTime{real: uint64(now.UnixMicro()), mono: uint64(ts.Nano() / 1000)}
+}
+
 // record notes a state change at now, from the states the was flags
 // describe to those the is flags do. A change is recorded at least a
 // microsecond after the unit's previous one, as systemd's are (each is
 // an event-loop iteration apart), so a command the fake runs at once
 // still has a runtime (InactiveEnter after InactiveExit).
 func (st *stateTimes) record(now time.Time, wasActive, wasInactive, isActive, isInactive bool) {
-	var ts unix.Timespec
-	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
-	d := dualTime{real: uint64(now.UnixMicro()), mono: uint64(ts.Nano() / 1000)}
+	d := dualNow(now)
 	for _, prev := range []dualTime{st.inactiveExit, st.activeEnter, st.activeExit, st.inactiveEnter} {
 		d.real, d.mono = max(d.real, prev.real+1), max(d.mono, prev.mono+1)
 	}
@@ -502,8 +510,7 @@ func activeSub(u *unit) string {
 // startUnitLocked activates u for a start (or restart) job.
 func (m *manager) startUnitLocked(j *job) {
 	u := j.unit
-	if ok, failedAssert := evalConditions(u); !ok {
-		u.condition, u.assert = failedAssert, !failedAssert
+	if ok, failedAssert := testConditions(u, time.Now()); !ok {
 		if failedAssert {
 			m.finishJobLocked(j, "assert")
 		} else {
@@ -511,7 +518,6 @@ func (m *manager) startUnitLocked(j *job) {
 		}
 		return
 	}
-	u.condition, u.assert = true, true
 	if u.kind == "service" || u.kind == "scope" {
 		u.result = "success"
 	}

@@ -94,6 +94,7 @@ var cases = []suiteCase{
 	{name: "ResultCanceledByReplacingJob", run: testResultCanceled},
 	{name: "ConditionFailedIsDone", run: testConditionFailed},
 	{name: "AssertFailed", run: testAssertFailed},
+	{name: "ConditionsThenAsserts", run: testConditionsThenAsserts},
 	{name: "FailedUnitLingers", run: testFailedUnitLingers},
 	{name: "CollectModeInactiveOrFailed", run: testCollectMode},
 	{name: "UnitExistsForActiveUnit", run: testUnitExistsActive},
@@ -469,6 +470,50 @@ func testAssertFailed(t *testing.T, e *env) {
 	cleanup(t, e, name)
 	props := append(oneshot("/bin/true"), conditions("Asserts", cond{Type: "AssertPathExists", Param: "/nonexistent/sdbus-conformance"}))
 	wait(t, e, start(t, e, e.c, name, props), sdbus.JobAssert)
+}
+
+// testConditionsThenAsserts: a start tests a unit's conditions, then,
+// only when they hold, its assertions, and records each result it tested
+// with when it did (ConditionResult, ConditionTimestamp, AssertResult,
+// AssertTimestamp); what it did not test stays false and never. The
+// units are kept loaded after they end with AddRef, by a client of their
+// own.
+func testConditionsThenAsserts(t *testing.T, e *env) {
+	c := e.connect(t)
+	raw := e.rawBus(t)
+	missing := "/nonexistent/sdbus-conformance"
+	for _, tc := range []struct {
+		name       string
+		props      []sdbus.Property
+		want       sdbus.JobResult
+		cond, asrt bool // ConditionResult, AssertResult
+		tested     [2]bool
+	}{
+		{"both-fail", []sdbus.Property{
+			conditions("Conditions", cond{Type: "ConditionPathExists", Param: missing}),
+			conditions("Asserts", cond{Type: "AssertPathExists", Param: missing}),
+		}, sdbus.JobDone, false, false, [2]bool{true, false}},
+		{"assert-fails", []sdbus.Property{
+			conditions("Conditions", cond{Type: "ConditionPathExists", Param: "/"}),
+			conditions("Asserts", cond{Type: "AssertPathExists", Param: missing}),
+		}, sdbus.JobAssert, true, false, [2]bool{true, true}},
+		{"none", nil, sdbus.JobDone, true, true, [2]bool{true, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := e.unit("condassert-"+tc.name, "service")
+			cleanup(t, e, name)
+			props := append(oneshot("/bin/true"), sdbus.Property{Name: "AddRef", Value: dbus.MakeVariant(true)})
+			wait(t, e, start(t, e, c, name, append(props, tc.props...)), tc.want)
+			const unit = "org.freedesktop.systemd1.Unit"
+			got := []any{unitProp(t, e, raw, name, unit, "ConditionResult"), unitProp(t, e, raw, name, unit, "AssertResult"),
+				unitProp(t, e, raw, name, unit, "ConditionTimestamp").(uint64) != 0,
+				unitProp(t, e, raw, name, unit, "AssertTimestampMonotonic").(uint64) != 0}
+			want := []any{tc.cond, tc.asrt, tc.tested[0], tc.tested[1]}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("ConditionResult, AssertResult, ConditionTimestamp set, AssertTimestampMonotonic set (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 func testFailedUnitLingers(t *testing.T, e *env) {
