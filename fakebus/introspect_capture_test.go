@@ -200,8 +200,6 @@ var modeled = map[string]string{
 	// host), its standard error default, its compile-time features (the
 	// fake's are fixed).
 	"manager": `LogTarget DefaultStandardError Features`,
-	// The fake's job has finished starting, systemd's was running.
-	"job": `State`,
 	// Every unit: the fake adds no implicit or default dependencies
 	// (sysinit.target, basic.target, shutdown.target, the slice, the
 	// mount points of its paths), so these lists hold only what the
