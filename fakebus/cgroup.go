@@ -254,7 +254,7 @@ func (m *manager) effectiveLocked(u *unit) (mem, high, tasks uint64) {
 	for x := u; x != nil; {
 		mem = min(mem, x.u64("MemoryMax", infinity))
 		high = min(high, x.u64("MemoryHigh", infinity))
-		tasks = min(tasks, x.u64("TasksMax", infinity))
+		tasks = min(tasks, m.tasksMaxLocked(x))
 		parent := x.slice()
 		if parent == "" {
 			break
@@ -337,4 +337,48 @@ func (m *manager) unitByCgroupLocked(cg string) *unit {
 		}
 		p = p[:i]
 	}
+}
+
+// tasksMaxLocked is u's TasksMax: its setting, else the manager's
+// DefaultTasksMax; a slice's is infinity unless set (systemd's
+// unit_get_cgroup_context defaults every cgroup unit but slices).
+func (m *manager) tasksMaxLocked(u *unit) uint64 {
+	if u.kind == "slice" {
+		return u.u64("TasksMax", infinity)
+	}
+	return u.u64("TasksMax", m.defaultTasksMax)
+}
+
+// systemTasksMax is TASKS_MAX, systemd's bound on the tasks a system can
+// have (a PID is below 2²²).
+const systemTasksMax = 4194303
+
+// defaultTasksMax is the manager's DefaultTasksMax: 15% of the tasks the
+// system allows, systemd's default (DefaultTasksMax=15%, resolved by
+// system_tasks_max_scale), that is of the smaller of kernel.threads-max
+// and kernel.pid_max minus one, as this process reads them (a pid
+// namespace has its own pid_max on recent kernels, so a systemd booted in
+// a new one reads another than the host's). systemd also bounds it by
+// its root cgroup's pids.max (in a container), which the fake does not
+// read. Measured on 247, 252 and 262 in the sandbox: 28908, with
+// threads-max 192725 and pid_max 4194304.
+func defaultTasksMax() uint64 {
+	n := uint64(systemTasksMax)
+	if v, ok := readProcUint("/proc/sys/kernel/threads-max"); ok && v > 0 {
+		n = min(n, v)
+	}
+	if v, ok := readProcUint("/proc/sys/kernel/pid_max"); ok && v > 1 {
+		n = min(n, v-1)
+	}
+	return n * 15 / 100
+}
+
+// readProcUint reads a number from a file of /proc.
+func readProcUint(path string) (uint64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	return v, err == nil
 }

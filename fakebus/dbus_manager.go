@@ -824,7 +824,7 @@ func (m *manager) managerPropsLocked() map[string]dbus.Variant {
 		"NNames":          dbus.MakeVariant(uint32(len(m.units))),
 		"NFailedUnits":    dbus.MakeVariant(m.nFailedLocked()),
 		"NJobs":           dbus.MakeVariant(uint32(len(m.jobs))),
-		"DefaultTasksMax": dbus.MakeVariant(infinity),
+		"DefaultTasksMax": dbus.MakeVariant(m.defaultTasksMax),
 	}
 }
 

@@ -90,7 +90,7 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		add("BlockIOWeight", u.u64("BlockIOWeight", infinity))
 		add("DefaultMemoryLow", u.u64("DefaultMemoryLow", 0))
 		add("DefaultMemoryMin", u.u64("DefaultMemoryMin", 0))
-		add("TasksMax", u.u64("TasksMax", infinity))
+		add("TasksMax", m.tasksMaxLocked(u))
 		add("DevicePolicy", strOr(u.str("DevicePolicy"), "auto"))
 		if m.has("EffectiveMemoryMax") {
 			mm, mh, tm := m.effectiveLocked(u)

@@ -494,8 +494,10 @@
 // PIDs, counts, what the host decides) or names the captured unit itself
 // (paths, listen addresses), with systemd's "never" value (zero, empty).
 // A unit's accounting settings default as the release's do (CPU, memory
-// and tasks accounting on); TasksMax is the manager's DefaultTasksMax,
-// infinity, not a share of the host's.
+// and tasks accounting on); TasksMax is the manager's DefaultTasksMax
+// (a slice's infinity), which is 15% of the tasks the host allows, as
+// systemd reckons it (the smaller of kernel.threads-max and
+// kernel.pid_max minus one; a container's pids.max is not read).
 // internal/sdversions/cmd/fakediff gives the figures.
 //
 // # Where each thing lives

@@ -210,10 +210,11 @@ var modeled = map[string]string{
 	"not made": `LoadState ActiveState SubState UnitFileState CanStart CanStop CanReload CanClean
 		AssertResult ConditionResult Transient Slice Description UnitFilePreset
 		Where What Listen FileDescriptorName Paths Unit ControlGroup`,
-	// TasksMax: a unit's default is the manager's DefaultTasksMax, a
-	// share of the host's (15%): the fake's is infinity (TestPropertiesCaptured
-	// checks that a unit answers the fake's DefaultTasksMax); a slice's is
-	// infinity on both.
+	// TasksMax: a unit's default is the manager's DefaultTasksMax, 15%
+	// of what the host allows: the captured host's, not this one's
+	// (TestPropertiesCaptured checks that a unit answers the fake's
+	// DefaultTasksMax, conformance DefaultTasksMax the share); a slice's
+	// is infinity on both.
 	"service":      `TasksMax`,
 	"service-file": `TasksMax`,
 	"scope":        `TasksMax`,

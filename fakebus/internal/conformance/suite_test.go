@@ -95,6 +95,7 @@ var cases = []suiteCase{
 	{name: "ConditionFailedIsDone", run: testConditionFailed},
 	{name: "AssertFailed", run: testAssertFailed},
 	{name: "ConditionsThenAsserts", run: testConditionsThenAsserts},
+	{name: "DefaultTasksMax", run: testDefaultTasksMax},
 	{name: "FailedUnitLingers", run: testFailedUnitLingers},
 	{name: "CollectModeInactiveOrFailed", run: testCollectMode},
 	{name: "UnitExistsForActiveUnit", run: testUnitExistsActive},
