@@ -159,6 +159,9 @@ func (m *manager) HandleCall(c *busd.Call) {
 	m.lock()
 	defer func() {
 		m.callEndedLocked(c)
+		// Once the lock is released, a job's end can reply to c from
+		// another goroutine before this one has returned.
+		c.Handled()
 		m.unlock()
 	}()
 	if m.closed {

@@ -472,3 +472,25 @@ func TestListening(t *testing.T) {
 		})
 	}
 }
+
+// TestReplyFromAnotherGoroutine: a reply sent from another goroutine
+// while HandleCall, having called Handled, has not returned yet does not
+// touch the connection's input, which the reader goroutine reads next
+// (-race saw it before Handled existed). The calls are pipelined so that
+// the next one is being read.
+func TestReplyFromAnotherGoroutine(t *testing.T) {
+	b, _ := newTestBus(t)
+	c := busClient(t, b)
+	obj := c.Object(testService, testPath)
+	calls := make([]*dbus.Call, 200)
+	for i := range calls {
+		calls[i] = obj.Go(testIface+".Handoff", 0, nil)
+	}
+	for i, call := range calls {
+		<-call.Done
+		var s string
+		if err := call.Store(&s); err != nil || s != "handed off" {
+			t.Fatalf("call %d: %q, %v", i, s, err)
+		}
+	}
+}

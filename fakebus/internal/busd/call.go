@@ -22,9 +22,10 @@ type Call struct {
 	counted bool        // counted in Peer.pendingReplies until replied
 	tracked bool        // in Bus.pending until answered (pending.go)
 	dropped atomic.Bool // answered by the bus with NoReply (pending.go)
-	// handling is set while Handler.HandleCall runs for c on the
-	// connection's reader goroutine; moreAtReply is MoreInput as the
-	// reply was sent then (1 no, 2 yes), 0 when it was not.
+	// handling is set from before Handler.HandleCall runs for c, on the
+	// connection's reader goroutine, until it calls Handled or returns;
+	// moreAtReply is MoreInput as the reply was sent then (1 no, 2 yes),
+	// 0 when it was not.
 	handling    atomic.Bool
 	moreAtReply atomic.Int32
 }
@@ -50,6 +51,14 @@ func (c *Call) MoreInput() bool {
 	}
 	return c.Peer.MoreInput()
 }
+
+// Handled tells busd that HandleCall, on its goroutine, will neither
+// reply to c nor ask MoreInput any more. A handler that lets another
+// goroutine reply to c while HandleCall has not yet returned (it hands c
+// on, or releases a lock such a goroutine waits for) calls it first:
+// until then a reply reads the connection's input buffer, which only the
+// reader goroutine may.
+func (c *Call) Handled() { c.handling.Store(false) }
 
 // noteInput records MoreInput as a reply is sent during HandleCall.
 func (c *Call) noteInput() {

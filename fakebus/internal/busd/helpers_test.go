@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -80,6 +81,16 @@ func (s *fakeService) HandleCall(c *Call) {
 			close(done)
 		}()
 		<-done
+	case "Handoff":
+		// Another goroutine replies while HandleCall has not returned,
+		// and nothing orders its reply before this goroutine's next read
+		// (as fakebus's job that ends once its lock is released): the
+		// handler says Handled first.
+		c.Handled()
+		go c.Reply("handed off")
+		for !c.replied.Load() {
+			runtime.Gosched()
+		}
 	case "Block":
 		if s.entered != nil {
 			s.entered <- struct{}{}
