@@ -26,12 +26,22 @@ func TestManagerProperties(t *testing.T) {
 	if got.UserspaceTimestamp.IsZero() || got.NNames == 0 || got.Architecture == "" || got.Features == "" {
 		t.Errorf("ManagerProperties = %+v: missing timestamp, names, architecture or features", got)
 	}
+	// DefaultTasksMax is a share of what the host allows (conformance
+	// DefaultTasksMax checks the share): a number, as the raw read says.
+	def, err := c.ManagerProperty(ctx, "DefaultTasksMax")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := def.Value().(uint64)
+	if !ok || n == 0 || n == 1<<64-1 {
+		t.Fatalf("DefaultTasksMax = %v, want a number of tasks", def)
+	}
 	want := sdbus.ManagerProperties{
 		Version:               "252.38-1~deb12u1",
 		SystemState:           sdbus.SystemRunning,
 		DefaultStandardOutput: "journal",
 		DefaultStandardError:  "inherit",
-		DefaultTasksMax:       sdbus.Limit{Unlimited: true},
+		DefaultTasksMax:       sdbus.Limit{Value: n},
 		LogLevel:              "info",
 		LogTarget:             "journal-or-kmsg",
 	}
