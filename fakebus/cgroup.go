@@ -231,7 +231,10 @@ func (u *unit) slice() string {
 	if s := u.str("Slice"); s != "" {
 		return s
 	}
-	if u.kind == "service" || u.kind == "scope" {
+	switch u.kind {
+	case "service", "scope", "socket", "mount", "swap":
+		// systemd's default slice of the units with a control group
+		// (unit_set_default_slice); -.mount sets -.slice.
 		return "system.slice"
 	}
 	return ""

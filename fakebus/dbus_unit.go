@@ -38,37 +38,40 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		return uint64(u.activeAt.UnixMicro())
 	}
 	props := map[string]dbus.Variant{
-		"Id":                   dbus.MakeVariant(u.name),
-		"Names":                dbus.MakeVariant(m.namesLocked(u)),
-		"Following":            dbus.MakeVariant(""),
-		"Description":          dbus.MakeVariant(m.descriptionLocked(u)),
-		"LoadState":            dbus.MakeVariant(u.load),
-		"ActiveState":          dbus.MakeVariant(u.active),
-		"SubState":             dbus.MakeVariant(u.sub),
-		"FreezerState":         dbus.MakeVariant(strOr(u.freezer, "running")),
-		"FragmentPath":         dbus.MakeVariant(u.fragment),
-		"Transient":            dbus.MakeVariant(u.transient),
-		"CollectMode":          dbus.MakeVariant(collect),
-		"Job":                  dbus.MakeVariant(job),
-		"InvocationID":         dbus.MakeVariant(inv),
-		"ConditionResult":      dbus.MakeVariant(u.condition),
-		"AssertResult":         dbus.MakeVariant(u.assert),
-		"Requires":             lists("Requires"),
-		"Wants":                lists("Wants"),
-		"BindsTo":              lists("BindsTo"),
-		"After":                lists("After"),
-		"Before":               lists("Before"),
-		"Conflicts":            lists("Conflicts"),
-		"DefaultDependencies":  dbus.MakeVariant(u.boolProp("DefaultDependencies", true)),
-		"RefuseManualStart":    dbus.MakeVariant(u.boolProp("RefuseManualStart", false)),
-		"RefuseManualStop":     dbus.MakeVariant(u.boolProp("RefuseManualStop", false)),
-		"StopWhenUnneeded":     dbus.MakeVariant(u.boolProp("StopWhenUnneeded", false)),
-		"CanStart":             dbus.MakeVariant(u.load == "loaded" && u.kind != "scope"), // a scope is made, not started (false on 247-262)
-		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual),
-		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil),
+		"Id":                  dbus.MakeVariant(u.name),
+		"Names":               dbus.MakeVariant(m.namesLocked(u)),
+		"Following":           dbus.MakeVariant(""),
+		"Description":         dbus.MakeVariant(m.descriptionLocked(u)),
+		"LoadState":           dbus.MakeVariant(u.load),
+		"ActiveState":         dbus.MakeVariant(u.active),
+		"SubState":            dbus.MakeVariant(u.sub),
+		"FreezerState":        dbus.MakeVariant(strOr(u.freezer, "running")),
+		"FragmentPath":        dbus.MakeVariant(u.fragment),
+		"Transient":           dbus.MakeVariant(u.transient),
+		"CollectMode":         dbus.MakeVariant(collect),
+		"Job":                 dbus.MakeVariant(job),
+		"InvocationID":        dbus.MakeVariant(inv),
+		"ConditionResult":     dbus.MakeVariant(u.condition),
+		"AssertResult":        dbus.MakeVariant(u.assert),
+		"Requires":            lists("Requires"),
+		"Wants":               lists("Wants"),
+		"BindsTo":             lists("BindsTo"),
+		"After":               lists("After"),
+		"Before":              lists("Before"),
+		"Conflicts":           lists("Conflicts"),
+		"DefaultDependencies": dbus.MakeVariant(u.boolProp("DefaultDependencies", true)),
+		"RefuseManualStart":   dbus.MakeVariant(u.boolProp("RefuseManualStart", false)),
+		"RefuseManualStop":    dbus.MakeVariant(u.boolProp("RefuseManualStop", false)),
+		"StopWhenUnneeded":    dbus.MakeVariant(u.boolProp("StopWhenUnneeded", false)),
+		// A scope is made, not started (false on 247-262); a device
+		// appears and goes with the kernel's.
+		"CanStart":             dbus.MakeVariant(u.load == "loaded" && u.kind != "scope" && u.kind != "device"),
+		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual && u.kind != "device"),
+		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil || u.kind == "mount" && u.load == "loaded"),
 		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
 		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),
 		"NeedDaemonReload":     dbus.MakeVariant(m.needDaemonReloadLocked(u)),
+		"Triggers":             dbus.MakeVariant(m.triggersLocked(u)),
 	}
 	props["ActiveEnterTimestampMonotonic"] = dbus.MakeVariant(u.times.activeEnter.mono)
 	props["ActiveExitTimestamp"] = dbus.MakeVariant(u.times.activeExit.real)
@@ -90,11 +93,27 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 // descriptionLocked is u's Description property: its own, else, for a
 // slice from 252 on, "Slice " and the path its name stands for ("Slice
 // /capture" for capture.slice; measured on 252, 257, 262: 247 answers the
-// name, as for other units), else its name.
+// name, as for other units), for a mount its Where, a swap its What, a
+// device its path (measured on 247-262; an automount answers its name),
+// else its name.
 func (m *manager) descriptionLocked(u *unit) string {
-	if u.kind == "slice" && u.str("Description") == "" && m.release.AtLeast(sdversions.R("252")) {
-		if p, err := sdbus.UnescapeUnitPath(strings.TrimSuffix(u.name, ".slice")); err == nil {
-			return "Slice " + p
+	if u.str("Description") == "" {
+		switch u.kind {
+		case "slice":
+			if !m.release.AtLeast(sdversions.R("252")) {
+				break
+			}
+			if p, err := sdbus.UnescapeUnitPath(strings.TrimSuffix(u.name, ".slice")); err == nil {
+				return "Slice " + p
+			}
+		case "mount", "swap":
+			if w := u.where(); w != "" {
+				return w
+			}
+		case "device":
+			if p := namedPath(u); p != "" {
+				return p
+			}
 		}
 	}
 	return description(u)

@@ -5,7 +5,10 @@ package fakebus
 // dbus-scope.c, ... with the shared groups of dbus-cgroup.c,
 // dbus-execute.c and dbus-kill.c): their properties.
 
-import "github.com/godbus/dbus/v5"
+import (
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+)
 
 // typePropsLocked returns the properties of a unit's type interface.
 func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
@@ -49,13 +52,37 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		add("NRestarts", uint32(0))
 		add("StatusErrno", int32(0))
 	}
-	if u.kind == "mount" {
-		add("Where", u.str("Where"))
+	switch u.kind {
+	case "mount":
+		add("Where", u.where())
+		add("What", u.str("What"))
+		add("Type", u.str("Type"))
+		add("Options", u.str("Options"))
+	case "automount":
+		add("Where", u.where())
+	case "swap":
+		add("What", u.where())
+		add("Options", u.str("Options"))
+		add("Slice", u.slice())
+	case "socket":
+		add("FileDescriptorName", strOr(u.str("FileDescriptorName"), u.name))
+		add("Slice", u.slice())
+		// The fake's sockets run no commands.
+		cg := ""
+		if u.isActive() && !sdversions.Behaves(m.release, sdversions.SocketCgroupWithProcesses) {
+			cg = u.cgroup()
+		}
+		add("ControlGroup", cg)
+	case "timer", "path":
+		add("Unit", u.triggers())
 	}
 	if u.kind == "service" || u.kind == "scope" || u.kind == "slice" || u.kind == "mount" {
 		cg := ""
 		if u.isActive() || u.active == "activating" || u.active == "deactivating" {
 			cg = u.cgroup()
+		}
+		if u.kind == "mount" && u.perpetual {
+			cg = "" // -.mount ran no mount command (measured on 252)
 		}
 		add("Slice", u.slice())
 		add("ControlGroup", cg)

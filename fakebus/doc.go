@@ -38,7 +38,9 @@
 //   - Units with load, active and sub states and the type's Result;
 //     transient services, scopes, slices and sockets (a socket listens in
 //     name only, never triggers its service, and keeps that service
-//     loaded); slices created implicitly with their parents; the units of
+//     loaded); sockets, timers, paths, mounts, automounts and swaps from
+//     unit files, which load the unit they trigger, and devices (see Unit
+//     files); slices created implicitly with their parents; the units of
 //     a booted system always active and never stopped: -.slice,
 //     system.slice, -.mount (SetUnitProperties takes its cgroup settings)
 //     and init.scope, which holds PID 1 (GetUnitByPID(1)); unit files
@@ -306,14 +308,40 @@
 //     string, boolean or string-list property StartTransientUnit takes for
 //     the type (Type=, RemainAfterExit=, Restart=, Slice=, User=, KillMode=,
 //     Delegate=, ...);
+//   - in the type's section of a socket: ListenStream=, ListenDatagram=,
+//     ListenSequentialPacket=, ListenFIFO=, ListenSpecial=,
+//     ListenNetlink=, ListenMessageQueue=, ListenUSBFunction= (Listen,
+//     addresses as written), Service=, Accept=, FileDescriptorName=; of a
+//     timer: OnActiveSec=, OnBootSec=, OnStartupSec=, OnUnitActiveSec=,
+//     OnUnitInactiveSec= (TimersMonotonic; OnCalendar= is ignored),
+//     Unit=, Persistent=, WakeSystem=, RemainAfterElapse=, AccuracySec=,
+//     RandomizedDelaySec=; of a path unit: PathExists=, PathExistsGlob=,
+//     PathChanged=, PathModified=, DirectoryNotEmpty= (Paths), Unit=,
+//     MakeDirectory=; of a mount: What=, Where=, Type=, Options=; of a
+//     swap: What=, Options=; of an automount: Where=;
 //   - [Install] WantedBy=, RequiredBy= and Alias=, which EnableUnitFiles
 //     and DisableUnitFiles act on.
 //
 // Like systemd, the fake ignores keys it does not know and assignments
 // whose value it cannot use; an empty assignment resets a list. It says
 // so: WithNotes gets a NoteSettings naming them ("Section.Key") as the
-// unit loads. A service with neither ExecStart= nor ExecStop= has
-// LoadState bad-setting.
+// unit loads. As systemd, it loads with LoadState bad-setting a service
+// with neither ExecStart= nor ExecStop=, a socket without a Listen
+// setting, a timer without a timer, a path unit without a path, a mount
+// without What=, a mount or automount whose Where= is not the path its
+// name stands for (a mount's and an automount's Where, a swap's What,
+// default to that path).
+//
+// Loading a socket, timer, path unit or automount loads the unit it
+// triggers (Triggers, and that unit's TriggeredBy): a socket's Service=,
+// else the service of its name (none with Accept=yes); a timer's or path
+// unit's Unit=, else the service of its name; an automount's mount of its
+// name. The fake listens on no socket, arms no timer, watches no path and
+// mounts nothing: started, such a unit is active in its type's sub-state
+// (listening, waiting, mounted) and never triggers its unit (a timer's
+// next elapse is never). A device unit needs no file (its Description is
+// its path); the fake has no udev, so, as systemd without it (in a
+// container), a device's start job ends unsupported.
 //
 // Drop-ins apply as in systemd: the *.conf files of NAME.d/ (for each of
 // the unit's names), of its template's (a@.service.d/), of its name's
@@ -333,9 +361,9 @@
 // "enabled" (the fake's
 // preset policy enables everything, as Debian's does what no rule names;
 // from 262 only units loaded from a file have a preset). A transient
-// unit's FragmentPath is "" (systemd writes a file under
-// /run/systemd/transient, the fake none), as is that of a unit added with
-// AddUnitFile, which has no file.
+// unit's FragmentPath is /run/systemd/transient/NAME, where systemd writes
+// its settings (the fake writes no file there); that of a unit added
+// with AddUnitFile, which has no file, is "".
 // NeedDaemonReload says whether the unit file or its drop-ins changed on
 // disk since the unit was loaded (modified, removed, a drop-in added or
 // removed; before 257 a drop-in in a directory made since then goes
@@ -533,11 +561,14 @@
 //     (PID 1's one thing at a time), unit.go (states, loading, garbage
 //     collection, start, stop, reset-failed, freeze, clean), job.go (jobs,
 //     their end and signals), transaction.go (checks, requirements,
-//     conflicts, propagation, merging), service.go, exec.go, condition.go,
-//     cgroup.go, kill.go, transient.go, aliases.go, dynamicusers.go,
-//     dump.go, reexec.go.
+//     conflicts, propagation, merging), service.go, trigger.go (sockets,
+//     timers, paths and automounts, the units they trigger; what a
+//     mount's, swap's or device's name stands for; which files load as
+//     bad-setting), exec.go, condition.go, cgroup.go, kill.go,
+//     transient.go, aliases.go, dynamicusers.go, dump.go, reexec.go.
 //   - Unit files on disk: install.go (the unit directories, enable,
-//     disable, presets, masks, links, revert), load_fragment.go (parsing).
+//     disable, presets, masks, links, revert), load_fragment.go (parsing,
+//     with the settings of each type's section and time spans).
 //   - server.go: Server, New, Start, options, connections; control.go: the
 //     test-side controls (AddUnitFile, Unit, Jobs, FinishJob, ...);
 //     script.go, scriptcheck.go: scripted job results; notes.go: notes;

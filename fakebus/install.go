@@ -257,7 +257,7 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 		pu := m.parseUnitFile(name, append([][]byte{data}, readDropIns(src.dropIns)...)...)
 		src.props = append(pu.props, m.wantsDirsLocked(name)...)
 		src.ignored = pu.ignored
-		src.bad = strings.HasSuffix(name, ".service") && !hasProp(pu.props, "ExecStart") && !hasProp(pu.props, "ExecStop")
+		src.bad = badSetting(name, pu.props)
 		return src, true
 	}
 	if f, ok := m.files[name]; ok {
@@ -286,15 +286,6 @@ func (m *manager) wantsDirsLocked(name string) []sdbus.Property {
 		}
 	}
 	return out
-}
-
-func hasProp(props []sdbus.Property, name string) bool {
-	for _, p := range props {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // diskAliasesLocked returns the names symlinked to file in the unit
@@ -351,6 +342,7 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 		m.setPropLocked(u, p.Name, p.Value)
 	}
 	m.indexLocked(u)
+	m.loadTriggeredLocked(u)
 }
 
 // reloadUnitsLocked is the unit part of daemon-reload: every unit loaded
@@ -727,10 +719,11 @@ func mtimes(paths []string) map[string]time.Time {
 // rule names: "enabled", for the units of the booted system and
 // transient units too (measured on 247, 252 and 257; 262 has a preset
 // only for units loaded from a unit file, sdversions.PresetOnlyUnitFiles);
-// "" for a unit that is not found, and on 247 for a masked one.
+// "" for a unit that is not found, a device (which has no file, measured
+// on 247-262), and on 247 for a masked one.
 func (m *manager) unitFilePresetLocked(u *unit) string {
 	switch {
-	case u.load == "not-found":
+	case u.load == "not-found", u.kind == "device" && !u.fromFile:
 		return ""
 	case !u.fromFile && sdversions.Behaves(m.release, sdversions.PresetOnlyUnitFiles):
 		return ""

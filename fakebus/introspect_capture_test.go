@@ -2,6 +2,7 @@ package fakebus_test
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -37,39 +38,38 @@ func forEachCapture(t *testing.T, f func(t *testing.T, capt *sdversions.Capture)
 // capturedObjects starts a fake playing capt's release, makes its units
 // as the capture made them (data/README.md), and returns the fake, a raw
 // connection to it, and the path of each captured object kind: the
-// manager, a running job, a unit of each type (the types the fake does not
-// make are answered as not found), the inner nodes of the tree.
+// manager, a running job, a unit of each type, the inner nodes of the
+// tree. The units from files are made from the capture's unit files
+// (sdversions.CaptureUnitFiles) in the fake's runtime unit directory.
 func capturedObjects(t *testing.T, capt *sdversions.Capture) (*fakebus.Server, *raw, map[string]dbus.ObjectPath) {
 	t.Helper()
-	s := fakebus.New(t, fakebus.WithVersion(capt.Release),
-		fakebus.WithUnitFile(fakebus.UnitFile{
-			Name: "capture-job.service",
-			Properties: []sdbus.Property{
-				sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/sleep", "600"}, false),
-			},
-		}),
-		fakebus.WithUnitFile(fakebus.UnitFile{
-			Name:       "capture-file.service",
-			Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)},
-		}),
-		fakebus.WithUnitFile(fakebus.UnitFile{
-			Name:       "capture.target",
-			Properties: []sdbus.Property{sdbus.PropDescription("capture target")},
-		}))
+	s := fakebus.New(t, fakebus.WithVersion(capt.Release))
+	for name, text := range sdversions.CaptureUnitFiles {
+		if err := os.WriteFile(filepath.Join(s.RuntimeUnitDir(), name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c := s.Conn(t)
 	ctx := ctxFor(t)
+	if err := c.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"capture.target", "capture-socket.socket", "capture-timer.timer", "capture-path.path", "run-capture.mount"} {
+		j, err := c.StartUnit(ctx, name, sdbus.ModeReplace)
+		runJob(ctx, t, j, err)
+	}
 	j, err := c.StartTransientUnit(ctx, "capture-service.service", sdbus.ModeReplace, sleeper())
 	runJob(ctx, t, j, err)
 	j, err = c.StartTransientUnit(ctx, "capture.slice", sdbus.ModeReplace, nil)
 	runJob(ctx, t, j, err)
 	j, err = c.StartTransientUnit(ctx, "capture-scope.scope", sdbus.ModeReplace, []sdbus.Property{sdbus.PropPIDs(uint32(os.Getpid()))})
 	runJob(ctx, t, j, err)
-	j, err = c.StartUnit(ctx, "capture.target", sdbus.ModeReplace)
-	runJob(ctx, t, j, err)
 	r := rawBus(t, s)
 	var job dbus.ObjectPath
 	r.mustManager(t, "StartUnit", []any{"capture-job.service", "replace"}, &job)
-	r.mustManager(t, "LoadUnit", []any{"capture-file.service"}, new(dbus.ObjectPath))
+	for _, name := range []string{"capture-file.service", "run-captureauto.automount", "run-captureswap.swap", "dev-capture.device"} {
+		r.mustManager(t, "LoadUnit", []any{name}, new(dbus.ObjectPath))
+	}
 	return s, r, map[string]dbus.ObjectPath{
 		"manager":          managerPath,
 		"job":              job,
@@ -104,13 +104,13 @@ func capturedObjects(t *testing.T, capt *sdversions.Capture) (*fakebus.Server, *
 // measured), as on a unit that never ran.
 func TestPropertiesCaptured(t *testing.T) {
 	forEachCapture(t, func(t *testing.T, capt *sdversions.Capture) {
-		_, r, objects := capturedObjects(t, capt)
+		s, r, objects := capturedObjects(t, capt)
 		for kind, path := range objects {
 			if strings.HasPrefix(kind, "node-") {
 				continue // no properties
 			}
 			t.Run(kind, func(t *testing.T) {
-				checkCapturedProps(t, r, path, capt.Objects[kind], modeledProps(kind))
+				checkCapturedProps(t, r, path, capt.Objects[kind], modeledProps(kind), s.RuntimeUnitDir())
 				if strings.Contains(modeled[kind], "TasksMax") {
 					checkTasksMax(t, r, path, capt, kind)
 				}
@@ -164,17 +164,8 @@ func modeledProps(kind string) map[string]bool {
 			out[n] = true
 		}
 	}
-	if notMade[kind] {
-		for _, n := range strings.Fields(modeled["not made"]) {
-			out[n] = true
-		}
-	}
 	return out
 }
-
-// notMade are the unit types the fake does not make: their objects answer
-// as not found (with the type's measured defaults).
-var notMade = map[string]bool{"socket": true, "mount": true, "swap": true, "timer": true, "path": true, "automount": true, "device": true}
 
 // varies are the captured values marked as differing from boot to boot
 // (sdversions.Prop.Varies), which the test does not compare, and why. A
@@ -203,13 +194,14 @@ var modeled = map[string]string{
 	// Every unit: the fake adds no implicit or default dependencies
 	// (sysinit.target, basic.target, shutdown.target, the slice, the
 	// mount points of its paths), so these lists hold only what the
-	// unit's settings name; FragmentPath is the unit files' (empty here).
-	"unit": `After Before Requires Wants Conflicts RequiresMountsFor Triggers FragmentPath`,
-	// The types the fake does not make answer as not found: their state,
-	// and the settings of the captured unit's file.
-	"not made": `LoadState ActiveState SubState UnitFileState CanStart CanStop CanReload CanClean
-		AssertResult ConditionResult Transient Slice Description UnitFilePreset
-		Where What Listen FileDescriptorName Paths Unit ControlGroup`,
+	// unit's settings name (and a trigger's Triggers).
+	"unit": `After Before Requires Wants Conflicts RequiresMountsFor`,
+	// The capture's sandbox is a container, where systemd supports no
+	// automounts and no swaps (CanStart and CanStop false); the fake plays
+	// a host. A mount's Options are the kernel's (rw,relatime there), the
+	// fake mounts nothing: its Options are its unit file's.
+	"automount": `CanStart CanStop`,
+	"swap":      `CanStart CanStop`,
 	// TasksMax: a unit's default is the manager's DefaultTasksMax, 15%
 	// of what the host allows: the captured host's, not this one's
 	// (TestPropertiesCaptured checks that a unit answers the fake's
@@ -218,12 +210,14 @@ var modeled = map[string]string{
 	"service":      `TasksMax`,
 	"service-file": `TasksMax`,
 	"scope":        `TasksMax`,
-	"mount":        `TasksMax`,
+	"mount":        `TasksMax Options`,
 }
 
 // checkCapturedProps checks the properties of the object at path against
-// the captured object want (TestPropertiesCaptured).
-func checkCapturedProps(t *testing.T, r *raw, path dbus.ObjectPath, want *sdversions.Object, modeled map[string]bool) {
+// the captured object want (TestPropertiesCaptured). A path in the fake's
+// runtime unit directory, runtimeDir, compares as the same path in
+// systemd's, /run/systemd/system.
+func checkCapturedProps(t *testing.T, r *raw, path dbus.ObjectPath, want *sdversions.Object, modeled map[string]bool, runtimeDir string) {
 	t.Helper()
 	if want == nil {
 		t.Fatal("not captured")
@@ -305,6 +299,9 @@ func checkCapturedProps(t *testing.T, r *raw, path dbus.ObjectPath, want *sdvers
 				sort.Strings(l)
 				v = dbus.MakeVariant(l)
 			}
+		}
+		if s, ok := v.Value().(string); ok && strings.HasPrefix(s, runtimeDir+"/") {
+			v = dbus.MakeVariant("/run/systemd/system" + strings.TrimPrefix(s, runtimeDir))
 		}
 		got, err := sdversions.ValueJSON(v)
 		if err != nil {

@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -60,6 +62,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 		out.props = append(out.props, sdbus.Property{Name: key, Value: v})
 	}
 	var execs = map[string][]execCommand{}
+	var tl typeLists
 	for _, data := range files {
 		section := ""
 		sc := bufio.NewScanner(bytes.NewReader(data))
@@ -104,6 +107,8 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 				}
 			case section != "Unit" && section != typeSection(kind):
 				used = false
+			case section == typeSection(kind) && isTypeSetting(kind, key):
+				used = tl.read(kind, key, val, set)
 			case strings.HasPrefix(key, "Exec"):
 				spec, ok := settableProps[key]
 				if !ok || spec.sig != "a(sasb)" || !appliesTo(spec.scope, kind) {
@@ -153,6 +158,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 			}
 		}
 	}
+	tl.apply(m, kind, set)
 	for _, key := range order {
 		if l, ok := lists[key]; ok && len(l) > 0 {
 			m.useValue(kind, key, dbus.MakeVariant(l), set)
@@ -340,4 +346,205 @@ func unescapeByte(c byte) byte {
 		return '\t'
 	}
 	return c
+}
+
+// The settings of the type sections of sockets, timers, paths, mounts,
+// swaps and automounts that the fake reads from unit files (systemd's
+// load-fragment-gperf.gperf.in), by unit type: each sets the property of
+// the type's D-Bus interface that shows it, or, for a list setting, adds
+// to it (an empty assignment resets the list).
+var typeSettings = map[string]map[string]string{
+	"socket": {
+		"ListenStream": "Listen", "ListenDatagram": "Listen", "ListenSequentialPacket": "Listen",
+		"ListenFIFO": "Listen", "ListenSpecial": "Listen", "ListenNetlink": "Listen",
+		"ListenMessageQueue": "Listen", "ListenUSBFunction": "Listen",
+		"Service": "Service", "Accept": "Accept", "FileDescriptorName": "FileDescriptorName",
+	},
+	"timer": {
+		"OnActiveSec": "TimersMonotonic", "OnBootSec": "TimersMonotonic", "OnStartupSec": "TimersMonotonic",
+		"OnUnitActiveSec": "TimersMonotonic", "OnUnitInactiveSec": "TimersMonotonic",
+		"Unit": "Unit", "Persistent": "Persistent", "WakeSystem": "WakeSystem",
+		"RemainAfterElapse": "RemainAfterElapse", "AccuracySec": "AccuracyUSec",
+		"RandomizedDelaySec": "RandomizedDelayUSec",
+	},
+	"path": {
+		"PathExists": "Paths", "PathExistsGlob": "Paths", "PathChanged": "Paths",
+		"PathModified": "Paths", "DirectoryNotEmpty": "Paths",
+		"Unit": "Unit", "MakeDirectory": "MakeDirectory",
+	},
+	"mount":     {"What": "What", "Where": "Where", "Type": "Type", "Options": "Options"},
+	"swap":      {"What": "What", "Options": "Options"},
+	"automount": {"Where": "Where"},
+}
+
+func isTypeSetting(kind, key string) bool {
+	_, ok := typeSettings[kind][key]
+	return ok
+}
+
+// socketListen, pathSpec and timerSpec are the elements of a socket's
+// Listen (a(ss)), a path unit's Paths (a(ss)) and a timer's
+// TimersMonotonic (a(stt): the setting as systemd names it, its span
+// and the next elapse, which the fake, whose timers never elapse,
+// answers as never).
+type (
+	socketListen struct{ Type, Address string }
+	pathSpec     struct{ Type, Path string }
+	timerSpec    struct {
+		Base        string
+		Value, Next uint64
+	}
+)
+
+// typeLists gathers the list settings of a type section while a unit
+// file and its drop-ins are read; apply sets them once all are read.
+type typeLists struct {
+	listen []socketListen
+	paths  []pathSpec
+	timers []timerSpec
+	// set records the lists assigned (even if emptied again).
+	set map[string]bool
+}
+
+// read takes one setting of a type section (isTypeSetting), reporting
+// whether its value was usable.
+func (tl *typeLists) read(kind, key, val string, set func(string, dbus.Variant)) bool {
+	prop := typeSettings[kind][key]
+	if tl.set == nil {
+		tl.set = map[string]bool{}
+	}
+	switch prop {
+	case "Listen", "Paths", "TimersMonotonic":
+		tl.set[prop] = true
+		if val == "" {
+			switch prop {
+			case "Listen":
+				tl.listen = nil
+			case "Paths":
+				tl.paths = nil
+			default:
+				tl.timers = nil
+			}
+			return true
+		}
+		switch prop {
+		case "Listen":
+			tl.listen = append(tl.listen, socketListen{strings.TrimPrefix(key, "Listen"), val})
+		case "Paths":
+			if !strings.HasPrefix(val, "/") {
+				return false // systemd: "Path is not absolute"
+			}
+			tl.paths = append(tl.paths, pathSpec{key, path.Clean(val)})
+		default:
+			usec, ok := parseTimespan(val)
+			if !ok {
+				return false
+			}
+			tl.timers = append(tl.timers, timerSpec{strings.TrimSuffix(key, "Sec") + "USec", usec, 0})
+		}
+		return true
+	}
+	switch prop {
+	case "Accept", "Persistent", "WakeSystem", "RemainAfterElapse", "MakeDirectory":
+		b, ok := parseBool(val)
+		if ok {
+			set(prop, dbus.MakeVariant(b))
+		}
+		return ok
+	case "AccuracyUSec", "RandomizedDelayUSec":
+		usec, ok := parseTimespan(val)
+		if ok {
+			set(prop, dbus.MakeVariant(usec))
+		}
+		return ok
+	case "Service", "Unit":
+		if sdbus.ValidateUnitName(val) != nil || strings.HasSuffix(val, "."+kind) {
+			return false // systemd: "Failed to add to trigger unit"
+		}
+		set(prop, dbus.MakeVariant(val))
+		return true
+	case "Where":
+		if !strings.HasPrefix(val, "/") {
+			return false
+		}
+		val = path.Clean(val)
+	}
+	set(prop, dbus.MakeVariant(val))
+	return true
+}
+
+// apply sets the list properties gathered: Listen with the checks
+// StartTransientUnit makes.
+func (tl *typeLists) apply(m *manager, kind string, set func(string, dbus.Variant)) {
+	if len(tl.listen) > 0 {
+		m.useValue(kind, "Listen", dbus.MakeVariant(tl.listen), set)
+	}
+	if len(tl.paths) > 0 {
+		set("Paths", dbus.MakeVariant(tl.paths))
+	}
+	if len(tl.timers) > 0 {
+		set("TimersMonotonic", dbus.MakeVariant(tl.timers))
+	}
+}
+
+// timeUnits are the units of a time span, in microseconds
+// (parse_time in systemd's src/basic/time-util.c), longest name first
+// where one is the prefix of another.
+var timeUnits = []struct {
+	name string
+	usec float64
+}{
+	{"seconds", 1e6}, {"second", 1e6}, {"sec", 1e6}, {"s", 1e6},
+	{"minutes", 60e6}, {"minute", 60e6}, {"min", 60e6},
+	{"months", 2629800e6}, {"month", 2629800e6},
+	{"msec", 1e3}, {"ms", 1e3}, {"m", 60e6}, {"M", 2629800e6},
+	{"hours", 3600e6}, {"hour", 3600e6}, {"hr", 3600e6}, {"h", 3600e6},
+	{"days", 86400e6}, {"day", 86400e6}, {"d", 86400e6},
+	{"weeks", 604800e6}, {"week", 604800e6}, {"w", 604800e6},
+	{"years", 31557600e6}, {"year", 31557600e6}, {"y", 31557600e6},
+	{"usec", 1}, {"us", 1}, {"µs", 1}, {"μs", 1},
+}
+
+// parseTimespan parses a time span as systemd does ("1d", "5min 30s",
+// "1.5h", "90": seconds when no unit is given), in microseconds;
+// "infinity" is 2^64-1.
+func parseTimespan(s string) (uint64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "infinity" {
+		return infinity, true
+	}
+	if s == "" {
+		return 0, false
+	}
+	var total float64
+	for s != "" {
+		i := 0
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+			i++
+		}
+		n, err := strconv.ParseFloat(s[:i], 64)
+		if i == 0 || err != nil {
+			return 0, false
+		}
+		s = strings.TrimLeft(s[i:], " ")
+		mult := 0.0
+		for _, u := range timeUnits {
+			if rest, ok := strings.CutPrefix(s, u.name); ok && (rest == "" || rest[0] == ' ' || rest[0] >= '0' && rest[0] <= '9') {
+				mult, s = u.usec, rest
+				break
+			}
+		}
+		if mult == 0 {
+			if s != "" && !(s[0] >= '0' && s[0] <= '9') {
+				return 0, false
+			}
+			mult = 1e6 // no unit: seconds
+		}
+		total += n * mult
+		s = strings.TrimLeft(s, " ")
+	}
+	if total >= float64(infinity) {
+		return 0, false
+	}
+	return uint64(total), true
 }

@@ -198,12 +198,8 @@ func (m *manager) activateAtStartLocked(u *unit) {
 			return
 		}
 		m.setStateLocked(u, "active", "exited")
-	case "scope":
-		m.setStateLocked(u, "active", "running")
-	case "socket":
-		m.setStateLocked(u, "active", "listening")
 	default:
-		m.setStateLocked(u, "active", "active")
+		m.setStateLocked(u, "active", activeSub(u))
 	}
 }
 
@@ -214,7 +210,7 @@ var hostUnits = []struct {
 }{
 	{"-.slice", "active", map[string]any{"Description": "Root Slice"}},
 	{"system.slice", "active", map[string]any{"Description": "System Slice"}},
-	{"-.mount", "mounted", map[string]any{"Description": "Root Mount", "Where": "/"}},
+	{"-.mount", "mounted", map[string]any{"Description": "Root Mount", "Where": "/", "Slice": "-.slice"}},
 	{"init.scope", "running", map[string]any{"Description": "System and Service Manager", "Slice": "-.slice"}},
 }
 

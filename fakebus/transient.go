@@ -94,6 +94,9 @@ func (m *manager) startTransientLocked(c *call) error {
 		nu := todo[i]
 		u := m.newUnitLocked(nu.name)
 		u.transient = true
+		// Where systemd writes the unit's settings; the fake writes no
+		// file there.
+		u.fragment = transientUnitDir + "/" + u.name
 		names := make([]string, 0, len(nu.props))
 		for _, p := range nu.props {
 			names = append(names, p.Name)
@@ -119,6 +122,10 @@ func inTodo(n string, todo []newUnit) bool {
 	}
 	return false
 }
+
+// transientUnitDir is the directory systemd writes transient units' files
+// to: their FragmentPath (measured on 247-262).
+const transientUnitDir = "/run/systemd/transient"
 
 // newUnit is a unit StartTransientUnit is about to create.
 type newUnit struct {

@@ -96,6 +96,7 @@ var cases = []suiteCase{
 	{name: "AssertFailed", run: testAssertFailed},
 	{name: "ConditionsThenAsserts", run: testConditionsThenAsserts},
 	{name: "DefaultTasksMax", run: testDefaultTasksMax},
+	{name: "UnitTypesFromFiles", run: testUnitTypesFromFiles},
 	{name: "FailedUnitLingers", run: testFailedUnitLingers},
 	{name: "CollectModeInactiveOrFailed", run: testCollectMode},
 	{name: "UnitExistsForActiveUnit", run: testUnitExistsActive},

@@ -498,6 +498,12 @@ const (
 	// loaded it. Seen on 257 and 262, not on 247 or 252; the upstream
 	// release in between is not measured.
 	DropInDirsSeenAtOnce Behaviour = "DropInDirsSeenAtOnce"
+	// SocketCgroupWithProcesses: a listening socket that has run no
+	// command answers ControlGroup "", where 247 to 257 answer its control
+	// group (/system.slice/NAME.socket) while it is active. Seen on 262,
+	// not on 247, 252 or 257; the upstream release in between is not
+	// measured.
+	SocketCgroupWithProcesses Behaviour = "SocketCgroupWithProcesses"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -515,6 +521,7 @@ var Behaviours = map[Behaviour]Release{
 	MaskedUnitNoDropIns:         R("257"),
 	MaskedUnitFragmentIsLink:    R("252"),
 	DropInDirsSeenAtOnce:        R("257"),
+	SocketCgroupWithProcesses:   R("262"),
 }
 
 // Behaves reports whether release r has behaviour b.

@@ -147,6 +147,7 @@ func TestMeasuredReleases(t *testing.T) {
 		MaskedUnitNoDropIns:         {false, false, true, true},
 		MaskedUnitFragmentIsLink:    {false, true, true, true},
 		DropInDirsSeenAtOnce:        {false, false, true, true},
+		SocketCgroupWithProcesses:   {false, false, false, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {

@@ -7,11 +7,13 @@
 // answered on systemd the fake's GetAll("") lacks (and its GetAll of the
 // property's interface), and how many of the
 // captured properties the fake's Get answers with the captured signature
-// (and, of those whose value does not vary, with the same value).
+// (and, of those whose value does not vary, or varies only in order, with
+// the same value).
 //
 //	go run ./fakebus/internal/sdversions/cmd/fakediff [-v] [RELEASE...]
 //
-// -v lists the members and GetAll("") names the fake lacks. Run from the
+// -v lists the members and GetAll("") names the fake lacks and the values
+// that differ. Run from the
 // repository's root (it reads fakebus/internal/sdversions/data).
 package main
 
@@ -21,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -90,7 +93,7 @@ func compare(want *sdversions.Capture, verbose bool) error {
 	defer conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	got, err := capture.Run(ctx, conn, capture.Options{UnitDir: srv.UnitDir(), JobWait: -1})
+	got, err := capture.Run(ctx, conn, capture.Options{UnitDir: srv.RuntimeUnitDir(), JobWait: -1})
 	if err != nil {
 		return err
 	}
@@ -104,6 +107,34 @@ func compare(want *sdversions.Capture, verbose bool) error {
 			return fmt.Errorf("starting %s again: %w", j.Unit, err)
 		}
 		j.Path = jp
+	}
+	// Its scopes ended with their processes too: the same scopes again,
+	// each of a process of its own.
+	for _, u := range capture.Units {
+		if !u.ScopePID {
+			continue
+		}
+		cmd := exec.Command("/bin/sleep", "infinity")
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		props := []struct {
+			Name  string
+			Value dbus.Variant
+		}{{"PIDs", dbus.MakeVariant([]uint32{uint32(cmd.Process.Pid)})}}
+		aux := []struct {
+			Name  string
+			Props []struct {
+				Name  string
+				Value dbus.Variant
+			}
+		}{}
+		call := conn.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").CallWithContext(ctx,
+			"org.freedesktop.systemd1.Manager.StartTransientUnit", 0, u.Name, "replace", props, aux)
+		if call.Err != nil {
+			return fmt.Errorf("making %s again: %w", u.Name, call.Err)
+		}
 	}
 	fmt.Printf("fakebus playing %s (%s) against the capture of systemd %s\n", got.Release, want.Release, want.Release)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -143,7 +174,10 @@ func compare(want *sdversions.Capture, verbose bool) error {
 			lacks = append(lacks, kind+": child nodes "+strings.Join(chMiss, " "))
 		}
 		gi := getAllIfaces(conn, g.Path, w)
-		gs, gv := gets(conn, g.Path, w)
+		gs, gv, vMiss := gets(conn, g.Path, w, srv.RuntimeUnitDir())
+		for _, x := range vMiss {
+			lacks = append(lacks, kind+": value "+x)
+		}
 		for i, c := range []count{m, p, s, ch, ga, gi, gs, gv} {
 			sum[i].add(c)
 		}
@@ -344,15 +378,17 @@ func getAllIfaces(conn *dbus.Conn, path dbus.ObjectPath, w *sdversions.Object) c
 // gets reads every captured property of w (GetAll's and the Get-only
 // ones) from the fake's object with Get: how many come with the captured
 // signature, and how many of those that do not vary have the captured
-// value.
-func gets(conn *dbus.Conn, path dbus.ObjectPath, w *sdversions.Object) (sig, val count) {
+// value, and those that differ ("name: fake's, want captured"). A path
+// in the fake's runtime unit directory, unitDir, compares as the same
+// path in systemd's, /run/systemd/system.
+func gets(conn *dbus.Conn, path dbus.ObjectPath, w *sdversions.Object, unitDir string) (sig, val count, differ []string) {
 	if path == "" {
 		path = w.Path
 	}
 	obj := conn.Object("org.freedesktop.systemd1", path)
 	for _, p := range append(append([]sdversions.Prop{}, w.Properties...), w.GetOnly...) {
 		sig.total++
-		if p.Varies == "" {
+		if p.Varies == "" || p.Varies == "order" {
 			val.total++
 		}
 		c := obj.Call("org.freedesktop.DBus.Properties.Get", 0, p.Interface, p.Name)
@@ -364,12 +400,27 @@ func gets(conn *dbus.Conn, path dbus.ObjectPath, w *sdversions.Object) (sig, val
 			continue
 		}
 		sig.ok++
-		if p.Varies != "" {
+		switch p.Varies {
+		case "":
+		case "order":
+			// Recorded sorted (systemd answers in hash order).
+			var l []string
+			if err := v.Store(&l); err == nil {
+				sort.Strings(l)
+				v = dbus.MakeVariant(l)
+			}
+		default:
 			continue
 		}
-		if j, err := sdversions.ValueJSON(v); err == nil && bytes.Equal(j, p.Value) {
-			val.ok++
+		if s, ok := v.Value().(string); ok && strings.HasPrefix(s, unitDir+"/") {
+			v = dbus.MakeVariant("/run/systemd/system" + strings.TrimPrefix(s, unitDir))
 		}
+		j, err := sdversions.ValueJSON(v)
+		if err == nil && bytes.Equal(j, p.Value) {
+			val.ok++
+			continue
+		}
+		differ = append(differ, fmt.Sprintf("%s: %s, want %s", p.Name, j, p.Value))
 	}
-	return sig, val
+	return sig, val, differ
 }

@@ -33,22 +33,9 @@ const (
 )
 
 // UnitFiles are the unit files the capture loads, by name: written to
-// Options.UnitDir before the manager reloads.
-var UnitFiles = map[string]string{
-	"capture-file.service":      "[Service]\nExecStart=/bin/sleep infinity\n",
-	"capture-job.service":       "[Service]\nType=oneshot\nExecStart=/bin/sleep 600\n",
-	"capture.target":            "[Unit]\nDescription=capture target\n",
-	"capture-socket.socket":     "[Socket]\nListenStream=/run/capture-socket.sock\n",
-	"capture-socket.service":    "[Service]\nExecStart=/bin/sleep infinity\n",
-	"capture-timer.timer":       "[Timer]\nOnActiveSec=1d\n",
-	"capture-timer.service":     "[Service]\nExecStart=/bin/sleep infinity\n",
-	"capture-path.path":         "[Path]\nPathExists=/run/capture-path-trigger\n",
-	"capture-path.service":      "[Service]\nExecStart=/bin/sleep infinity\n",
-	"run-capture.mount":         "[Mount]\nWhat=tmpfs\nWhere=/run/capture\nType=tmpfs\n",
-	"run-captureauto.automount": "[Automount]\nWhere=/run/captureauto\n",
-	"run-captureauto.mount":     "[Mount]\nWhat=tmpfs\nWhere=/run/captureauto\nType=tmpfs\n",
-	"run-captureswap.swap":      "[Swap]\nWhat=/run/captureswap\n",
-}
+// Options.UnitDir before the manager reloads (fakebus's tests make the
+// same units on the fake from them).
+var UnitFiles = sdversions.CaptureUnitFiles
 
 // Unit is how the capture makes one unit object.
 type Unit struct {

@@ -1,0 +1,208 @@
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+)
+
+// testUnitTypesFromFiles: sockets, timers, paths, mounts, automounts and
+// swaps load from unit files with their type's settings, and a device
+// needs no file. Loading a socket, timer, path unit or automount loads the
+// unit it triggers (Triggers, TriggeredBy: a socket's service of its name,
+// a timer's Unit=, an automount's mount; none for Accept=yes); started,
+// each is active in its type's sub-state (listening, waiting, mounted);
+// Listen, Paths, TimersMonotonic, Unit, FileDescriptorName, Where, What
+// and Type show the file's settings, a mount's, swap's and device's
+// Description its path. A device's start job ends unsupported (there is
+// no udev). A file without
+// what its type needs (a socket without Listen, a timer without a timer,
+// a path unit without a path, a mount without What= or with a Where= not
+// its name's) loads as bad-setting.
+func testUnitTypesFromFiles(t *testing.T, e *env) {
+	raw := e.rawBus(t)
+	base := func(kind string) string { n := e.unit(kind, "x"); return n[:len(n)-2] }
+	sock, timer, pathU := base("trsock")+".socket", base("trtimer")+".timer", base("trpath")+".path"
+	sockSvc := strings.TrimSuffix(sock, ".socket") + ".service"
+	timerSvc, pathSvc := base("trtimerunit")+".service", strings.TrimSuffix(pathU, ".path")+".service"
+	accept := base("traccept") + ".socket"
+	where := "/run/" + base("trmnt")
+	mount := sdbus.EscapeUnitPath(where) + ".mount"
+	autoWhere := "/run/" + base("trauto")
+	automount, autoMount := sdbus.EscapeUnitPath(autoWhere)+".automount", sdbus.EscapeUnitPath(autoWhere)+".mount"
+	swapWhat := "/run/" + base("trswap")
+	swap := sdbus.EscapeUnitPath(swapWhat) + ".swap"
+	devPath := "/dev/" + base("trdev")
+	device := sdbus.EscapeUnitPath(devPath) + ".device"
+	sockPath := "/run/" + base("trlisten") + ".sock"
+	never := "/run/" + base("trnever") // a path that never exists: the path unit waits
+	svc := "[Service]\nExecStart=/bin/sleep 300\n"
+	bad := map[string]string{
+		base("trbadsock") + ".socket":                               "[Socket]\nAccept=no\n",
+		base("trbadtimer") + ".timer":                               "[Timer]\nPersistent=yes\n",
+		base("trbadpath") + ".path":                                 "[Path]\nMakeDirectory=yes\n",
+		sdbus.EscapeUnitPath("/run/"+base("trbadwhat")) + ".mount":  "[Mount]\nType=tmpfs\n",
+		sdbus.EscapeUnitPath("/run/"+base("trbadwhere")) + ".mount": "[Mount]\nWhat=tmpfs\nWhere=/run/elsewhere\nType=tmpfs\n",
+	}
+	files := map[string]string{
+		sock:      "[Socket]\nListenStream=" + sockPath + "\n",
+		sockSvc:   svc,
+		accept:    "[Socket]\nListenStream=" + sockPath + ".accept\nAccept=yes\n",
+		timer:     "[Timer]\nOnActiveSec=1d\nUnit=" + timerSvc + "\n",
+		timerSvc:  svc,
+		pathU:     "[Path]\nPathExists=" + never + "\n",
+		pathSvc:   svc,
+		mount:     "[Mount]\nWhat=tmpfs\nWhere=" + where + "\nType=tmpfs\n",
+		automount: "[Automount]\nWhere=" + autoWhere + "\n",
+		autoMount: "[Mount]\nWhat=tmpfs\nWhere=" + autoWhere + "\nType=tmpfs\n",
+		swap:      "[Swap]\nWhat=" + swapWhat + "\n",
+	}
+	for n, text := range bad {
+		files[n] = text
+	}
+	t.Cleanup(func() {
+		for n := range files {
+			os.Remove(filepath.Join(e.runtimeDir, n))
+		}
+		os.Remove(sockPath)
+		os.Remove(sockPath + ".accept")
+		os.Remove(where) // the mount point systemd made
+		_ = e.c.Reload(e.ctx)
+	})
+	for n, text := range files {
+		if err := os.WriteFile(filepath.Join(e.runtimeDir, n), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{sock, timer, pathU, mount} {
+		cleanup(t, e, n)
+		j, err := e.c.StartUnit(e.ctx, n, sdbus.ModeReplace)
+		if err != nil {
+			t.Fatalf("StartUnit %s: %v", n, err)
+		}
+		wait(t, e, j, sdbus.JobDone)
+	}
+	for _, n := range []string{accept, automount, swap, device} {
+		if _, err := e.c.LoadUnit(e.ctx, n); err != nil {
+			t.Fatalf("LoadUnit %s: %v", n, err)
+		}
+	}
+
+	const unitIface = "org.freedesktop.systemd1.Unit"
+	type shown struct {
+		Load, Active, Sub, Description string
+		Triggers, TriggeredBy          []string
+	}
+	show := func(n string) shown {
+		return shown{
+			Load:        unitProp(t, e, raw, n, unitIface, "LoadState").(string),
+			Active:      unitProp(t, e, raw, n, unitIface, "ActiveState").(string),
+			Sub:         unitProp(t, e, raw, n, unitIface, "SubState").(string),
+			Description: unitProp(t, e, raw, n, unitIface, "Description").(string),
+			Triggers:    unitProp(t, e, raw, n, unitIface, "Triggers").([]string),
+			TriggeredBy: unitProp(t, e, raw, n, unitIface, "TriggeredBy").([]string),
+		}
+	}
+	for _, tc := range []struct {
+		unit string
+		want shown
+	}{
+		{sock, shown{"loaded", "active", "listening", sock, []string{sockSvc}, []string{}}},
+		{sockSvc, shown{"loaded", "inactive", "dead", sockSvc, []string{}, []string{sock}}},
+		{accept, shown{"loaded", "inactive", "dead", accept, []string{}, []string{}}},
+		{timer, shown{"loaded", "active", "waiting", timer, []string{timerSvc}, []string{}}},
+		{timerSvc, shown{"loaded", "inactive", "dead", timerSvc, []string{}, []string{timer}}},
+		{pathU, shown{"loaded", "active", "waiting", pathU, []string{pathSvc}, []string{}}},
+		{pathSvc, shown{"loaded", "inactive", "dead", pathSvc, []string{}, []string{pathU}}},
+		{mount, shown{"loaded", "active", "mounted", where, []string{}, []string{}}},
+		{automount, shown{"loaded", "inactive", "dead", automount, []string{autoMount}, []string{}}},
+		// The automount, inactive and loaded by LoadUnit only, has been
+		// collected, and loading a mount does not load its automount.
+		{autoMount, shown{"loaded", "inactive", "dead", autoWhere, []string{}, []string{}}},
+		{swap, shown{"loaded", "inactive", "dead", swapWhat, []string{}, []string{}}},
+		{device, shown{"loaded", "inactive", "dead", devPath, []string{}, []string{}}},
+	} {
+		if diff := cmp.Diff(tc.want, show(tc.unit)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.unit, diff)
+		}
+	}
+
+	// The settings of the type sections, as the type's interface shows them.
+	type entry struct{ A, B string }
+	pairs := func(v any) []entry {
+		var out []entry
+		if err := dbus.Store([]any{v}, &out); err != nil {
+			t.Fatalf("%v: %v", v, err)
+		}
+		return out
+	}
+	prop := func(n, iface, p string) any { return unitProp(t, e, raw, n, "org.freedesktop.systemd1."+iface, p) }
+	var timers []struct {
+		Base        string
+		Value, Next uint64
+	}
+	if err := dbus.Store([]any{prop(timer, "Timer", "TimersMonotonic")}, &timers); err != nil {
+		t.Fatal(err)
+	}
+	type settings struct {
+		Listen, Paths                          []entry
+		FDName, TimerUnit, PathUnit            string
+		TimerBase                              string
+		TimerValue                             uint64
+		Where, What, Type, AutoWhere, SwapWhat string
+		DeviceCanStart                         bool
+	}
+	got := settings{
+		Listen: pairs(prop(sock, "Socket", "Listen")), Paths: pairs(prop(pathU, "Path", "Paths")),
+		FDName: prop(sock, "Socket", "FileDescriptorName").(string), TimerUnit: prop(timer, "Timer", "Unit").(string),
+		PathUnit: prop(pathU, "Path", "Unit").(string),
+		Where:    prop(mount, "Mount", "Where").(string), What: prop(mount, "Mount", "What").(string),
+		Type: prop(mount, "Mount", "Type").(string), AutoWhere: prop(automount, "Automount", "Where").(string),
+		SwapWhat:       prop(swap, "Swap", "What").(string),
+		DeviceCanStart: unitProp(t, e, raw, device, unitIface, "CanStart").(bool),
+	}
+	if len(timers) == 1 {
+		got.TimerBase, got.TimerValue = timers[0].Base, timers[0].Value
+	}
+	want := settings{
+		Listen: []entry{{"Stream", sockPath}}, Paths: []entry{{"PathExists", never}},
+		FDName: sock, TimerUnit: timerSvc, PathUnit: pathSvc, TimerBase: "OnActiveUSec", TimerValue: 86400_000_000,
+		Where: where, What: "tmpfs", Type: "tmpfs", AutoWhere: autoWhere, SwapWhat: swapWhat,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("type settings (-want +got):\n%s", diff)
+	}
+
+	for n := range bad {
+		if _, err := e.c.LoadUnit(e.ctx, n); err != nil {
+			t.Fatalf("LoadUnit %s: %v", n, err)
+		}
+		if got := unitProp(t, e, raw, n, unitIface, "LoadState").(string); got != "bad-setting" {
+			t.Errorf("%s: LoadState %s, want bad-setting", n, got)
+		}
+	}
+
+	// A device's start job ends unsupported: systemd supports device
+	// units only with udev, which neither its sandbox (a container) nor
+	// the fake has.
+	j, err := e.c.StartUnit(e.ctx, device, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatalf("StartUnit %s: %v", device, err)
+	}
+	wait(t, e, j, sdbus.JobUnsupported)
+
+	for _, n := range []string{sock, timer, pathU, mount} {
+		stop(t, e, e.c, n)
+	}
+	for _, n := range []string{sock, sockSvc, timer, timerSvc, pathU, pathSvc, mount} {
+		unloaded(t, e, n)
+	}
+}

@@ -1,0 +1,139 @@
+package fakebus
+
+// Units that trigger others and units named for a path (systemd's
+// src/core/socket.c, timer.c, path.c and automount.c; mount.c, swap.c and
+// device.c): which unit a socket, timer, path or automount triggers, how
+// loading one loads that unit, and what the fake takes from a mount's,
+// swap's, automount's or device's name.
+//
+// The fake listens on no socket, arms no timer, watches no path and
+// mounts nothing: starting such a unit makes it active in its type's
+// sub-state (listening, waiting, mounted), and it never triggers its unit.
+
+import (
+	"strings"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus"
+)
+
+// triggers returns the unit u triggers, "" for none: a socket's Service=,
+// else the service of its name (none with Accept=yes, whose services are
+// instances made per connection); a timer's or path unit's Unit=, else
+// the service of its name; an automount's mount of its name.
+func (u *unit) triggers() string {
+	base := strings.TrimSuffix(u.name, "."+u.kind)
+	switch u.kind {
+	case "socket":
+		if u.boolProp("Accept", false) {
+			return ""
+		}
+		if s := u.str("Service"); s != "" {
+			return s
+		}
+		return base + ".service"
+	case "timer", "path":
+		if s := u.str("Unit"); s != "" {
+			return s
+		}
+		return base + ".service"
+	case "automount":
+		return base + ".mount"
+	}
+	return ""
+}
+
+// triggersLocked is u's Triggers property: the unit it triggers, when
+// that is loaded.
+func (m *manager) triggersLocked(u *unit) []string {
+	if t := u.triggers(); t != "" {
+		if o := m.units[m.primaryLocked(t)]; o != nil {
+			return []string{o.name}
+		}
+	}
+	return []string{}
+}
+
+// triggeredByLocked is u's TriggeredBy property: the loaded units that
+// trigger it, sorted.
+func (m *manager) triggeredByLocked(u *unit) []string {
+	out := []string{}
+	for _, o := range m.sortedUnitsLocked() {
+		if t := o.triggers(); t != "" && m.primaryLocked(t) == u.name {
+			out = append(out, o.name)
+		}
+	}
+	return out
+}
+
+// loadTriggeredLocked loads the unit u triggers, as systemd loads a
+// unit's dependencies with it (a unit without a file stays unloaded in
+// the fake; systemd loads it as not-found).
+func (m *manager) loadTriggeredLocked(u *unit) {
+	if u.load != "loaded" {
+		return
+	}
+	if t := u.triggers(); t != "" {
+		m.loadLocked(t)
+	}
+}
+
+// namedPath returns the path a mount's, automount's, swap's or device's
+// name stands for (run-capture.mount: /run/capture), "" for other types
+// or a name that does not unescape to an absolute path.
+func namedPath(u *unit) string {
+	switch u.kind {
+	case "mount", "automount", "swap", "device":
+	default:
+		return ""
+	}
+	p, err := sdbus.UnescapeUnitPath(strings.TrimSuffix(u.name, "."+u.kind))
+	if err != nil || !strings.HasPrefix(p, "/") {
+		return ""
+	}
+	return p
+}
+
+// where is a mount's or automount's Where, a swap's What: its setting,
+// else the path of its name.
+func (u *unit) where() string {
+	prop := "Where"
+	if u.kind == "swap" {
+		prop = "What"
+	}
+	if s := u.str(prop); s != "" {
+		return s
+	}
+	return namedPath(u)
+}
+
+// badSetting reports whether systemd refuses to load unit file name
+// with these settings (LoadState bad-setting; what it logs in brackets):
+// a service without ExecStart= and ExecStop= ("Service has no
+// ExecStart=, ExecStop=, or SuccessAction=. Refusing."), a socket without
+// a Listen setting, a timer without a timer, a path unit without a path,
+// a mount without What= ("What= setting is missing. Refusing."), a mount
+// or automount whose Where= is not the path of its name ("Where= setting
+// doesn't match unit name. Refusing.").
+func badSetting(name string, props []sdbus.Property) bool {
+	u := &unit{name: name, kind: name[strings.LastIndexByte(name, '.')+1:], props: map[string]dbus.Variant{}}
+	for _, p := range props {
+		u.props[p.Name] = p.Value
+	}
+	has := func(n string) bool { _, ok := u.props[n]; return ok }
+	switch u.kind {
+	case "service":
+		return !has("ExecStart") && !has("ExecStop")
+	case "socket":
+		return !has("Listen")
+	case "timer":
+		return !has("TimersMonotonic")
+	case "path":
+		return !has("Paths")
+	case "mount":
+		return !has("What") || u.where() != namedPath(u)
+	case "automount":
+		return u.where() != namedPath(u)
+	}
+	return false
+}

@@ -1,0 +1,94 @@
+package fakebus_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+// TestTriggers: the unit a socket, timer, path unit or automount
+// triggers, loaded with it, as its Triggers and that unit's TriggeredBy
+// show: Service= or Unit= over the service of its name, none for a socket
+// with Accept=yes; a daemon-reload that changes Service= moves the
+// relation.
+func TestTriggers(t *testing.T) {
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	ctx := ctxFor(t)
+	r := rawBus(t, s)
+	svc := "[Service]\nExecStart=/bin/sleep 300\n"
+	write := func(files map[string]string) {
+		t.Helper()
+		for n, text := range files {
+			if err := os.WriteFile(filepath.Join(s.RuntimeUnitDir(), n), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Reload(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(map[string]string{
+		"a.socket": "[Socket]\nListenStream=/run/a.sock\nService=b.service\n", "b.service": svc, "a.service": svc,
+		"acc.socket": "[Socket]\nListenStream=/run/acc.sock\nAccept=yes\n",
+		"t.timer":    "[Timer]\nOnBootSec=5min\n", "t.service": svc,
+		"p.path":      "[Path]\nPathChanged=/run/p\nUnit=a.service\n",
+		"x.automount": "[Automount]\n", "x.mount": "[Mount]\nWhat=tmpfs\nType=tmpfs\n",
+	})
+	type rel struct{ Triggers, TriggeredBy []string }
+	read := func(name string) rel {
+		t.Helper()
+		var out rel
+		for _, p := range []struct {
+			name string
+			to   *[]string
+		}{{"Triggers", &out.Triggers}, {"TriggeredBy", &out.TriggeredBy}} {
+			v, err := r.Object("org.freedesktop.systemd1", sdbus.UnitPath(name)).GetProperty("org.freedesktop.systemd1.Unit." + p.name)
+			if err != nil {
+				t.Fatalf("%s of %s: %v", p.name, name, err)
+			}
+			*p.to = v.Value().([]string)
+		}
+		return out
+	}
+	// Each trigger is started, so that it stays loaded while the units it
+	// triggers are read.
+	for _, n := range []string{"a.socket", "acc.socket", "t.timer", "p.path", "x.automount"} {
+		j, err := c.StartUnit(ctx, n, sdbus.ModeReplace)
+		runJob(ctx, t, j, err)
+	}
+	for _, tc := range []struct {
+		unit string
+		want rel
+	}{
+		{"a.socket", rel{[]string{"b.service"}, []string{}}},
+		{"b.service", rel{[]string{}, []string{"a.socket"}}},
+		{"acc.socket", rel{[]string{}, []string{}}},
+		{"t.timer", rel{[]string{"t.service"}, []string{}}},
+		{"t.service", rel{[]string{}, []string{"t.timer"}}},
+		{"p.path", rel{[]string{"a.service"}, []string{}}},
+		{"a.service", rel{[]string{}, []string{"p.path"}}},
+		{"x.automount", rel{[]string{"x.mount"}, []string{}}},
+		{"x.mount", rel{[]string{}, []string{"x.automount"}}},
+	} {
+		if diff := cmp.Diff(tc.want, read(tc.unit)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.unit, diff)
+		}
+	}
+	write(map[string]string{"a.socket": "[Socket]\nListenStream=/run/a.sock\n"})
+	for _, tc := range []struct {
+		unit string
+		want rel
+	}{
+		{"a.socket", rel{[]string{"a.service"}, []string{}}},
+		{"a.service", rel{[]string{}, []string{"a.socket", "p.path"}}},
+	} {
+		if diff := cmp.Diff(tc.want, read(tc.unit)); diff != "" {
+			t.Errorf("after daemon-reload: %s (-want +got):\n%s", tc.unit, diff)
+		}
+	}
+}
