@@ -458,8 +458,12 @@ func (tl *typeLists) read(kind, key, val string, set func(string, dbus.Variant))
 		}
 		return ok
 	case "Service", "Unit":
-		if sdbus.ValidateUnitName(val) != nil || strings.HasSuffix(val, "."+kind) {
-			return false // systemd: "Failed to add to trigger unit"
+		// A socket's Service= is a service; a timer's or path unit's
+		// Unit= any unit of another type (systemd: "Unit must be of type
+		// service", "Unit cannot be of the same type").
+		if sdbus.ValidateUnitName(val) != nil || strings.HasSuffix(val, "."+kind) ||
+			prop == "Service" && !strings.HasSuffix(val, ".service") {
+			return false
 		}
 		set(prop, dbus.MakeVariant(val))
 		return true

@@ -111,6 +111,9 @@ func (m *manager) startTransientLocked(c *call) error {
 		m.indexLocked(u)
 		main = u
 	}
+	for _, nu := range todo {
+		m.loadTriggeredLocked(m.units[nu.name])
+	}
 	return m.queueAndReplyLocked(c.Call, main, jobStart, sdbus.JobMode(mode), pathReply)
 }
 

@@ -11,6 +11,7 @@ package fakebus
 // sub-state (listening, waiting, mounted), and it never triggers its unit.
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -22,7 +23,6 @@ import (
 // instances made per connection); a timer's or path unit's Unit=, else
 // the service of its name; an automount's mount of its name.
 func (u *unit) triggers() string {
-	base := strings.TrimSuffix(u.name, "."+u.kind)
 	switch u.kind {
 	case "socket":
 		if u.boolProp("Accept", false) {
@@ -31,14 +31,14 @@ func (u *unit) triggers() string {
 		if s := u.str("Service"); s != "" {
 			return s
 		}
-		return base + ".service"
+		return u.name[:len(u.name)-len("socket")] + "service"
 	case "timer", "path":
 		if s := u.str("Unit"); s != "" {
 			return s
 		}
-		return base + ".service"
+		return u.name[:len(u.name)-len(u.kind)] + "service"
 	case "automount":
-		return base + ".mount"
+		return u.name[:len(u.name)-len("automount")] + "mount"
 	}
 	return ""
 }
@@ -58,11 +58,12 @@ func (m *manager) triggersLocked(u *unit) []string {
 // trigger it, sorted.
 func (m *manager) triggeredByLocked(u *unit) []string {
 	out := []string{}
-	for _, o := range m.sortedUnitsLocked() {
+	for _, o := range m.units {
 		if t := o.triggers(); t != "" && m.primaryLocked(t) == u.name {
 			out = append(out, o.name)
 		}
 	}
+	sort.Strings(out)
 	return out
 }
 

@@ -12,9 +12,9 @@ import (
 
 // TestTriggers: the unit a socket, timer, path unit or automount
 // triggers, loaded with it, as its Triggers and that unit's TriggeredBy
-// show: Service= or Unit= over the service of its name, none for a socket
-// with Accept=yes; a daemon-reload that changes Service= moves the
-// relation.
+// show: Service= or Unit= over the service of its name (a Service= that
+// is not a service ignored), none for a socket with Accept=yes; a
+// daemon-reload that changes Service= moves the relation.
 func TestTriggers(t *testing.T) {
 	s := fakebus.New(t)
 	c := s.Conn(t)
@@ -38,6 +38,8 @@ func TestTriggers(t *testing.T) {
 		"t.timer":    "[Timer]\nOnBootSec=5min\n", "t.service": svc,
 		"p.path":      "[Path]\nPathChanged=/run/p\nUnit=a.service\n",
 		"x.automount": "[Automount]\n", "x.mount": "[Mount]\nWhat=tmpfs\nType=tmpfs\n",
+		// Service= names a service; another type is ignored.
+		"y.socket": "[Socket]\nListenStream=/run/y.sock\nService=x.mount\n", "y.service": svc,
 	})
 	type rel struct{ Triggers, TriggeredBy []string }
 	read := func(name string) rel {
@@ -57,7 +59,7 @@ func TestTriggers(t *testing.T) {
 	}
 	// Each trigger is started, so that it stays loaded while the units it
 	// triggers are read.
-	for _, n := range []string{"a.socket", "acc.socket", "t.timer", "p.path", "x.automount"} {
+	for _, n := range []string{"a.socket", "acc.socket", "t.timer", "p.path", "x.automount", "y.socket"} {
 		j, err := c.StartUnit(ctx, n, sdbus.ModeReplace)
 		runJob(ctx, t, j, err)
 	}
@@ -74,6 +76,7 @@ func TestTriggers(t *testing.T) {
 		{"a.service", rel{[]string{}, []string{"p.path"}}},
 		{"x.automount", rel{[]string{"x.mount"}, []string{}}},
 		{"x.mount", rel{[]string{}, []string{"x.automount"}}},
+		{"y.socket", rel{[]string{"y.service"}, []string{}}},
 	} {
 		if diff := cmp.Diff(tc.want, read(tc.unit)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.unit, diff)
