@@ -322,7 +322,7 @@ func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.V
 		props["UnitFilePreset"] = dbus.MakeVariant(m.unitFilePresetLocked(u))
 		props["DropInPaths"] = dbus.MakeVariant(append([]string{}, u.dropIns...))
 		props["SourcePath"] = dbus.MakeVariant("")
-		props["TriggeredBy"] = dbus.MakeVariant(m.triggeredByLocked(u))
+		props["TriggeredBy"] = dbus.MakeVariant(m.depsLocked(u, "TriggeredBy"))
 	case u.kind == "service":
 		props["ExecMainPID"] = dbus.MakeVariant(u.exec.pid)
 		props["ExecMainCode"] = dbus.MakeVariant(u.exec.code)

@@ -24,13 +24,6 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 	if collect == "" {
 		collect = "inactive"
 	}
-	lists := func(name string) dbus.Variant {
-		l := u.list(name)
-		if l == nil {
-			l = []string{}
-		}
-		return dbus.MakeVariant(l)
-	}
 	ts := func(t bool) uint64 {
 		if !t || u.activeAt.IsZero() {
 			return 0
@@ -53,12 +46,12 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"InvocationID":        dbus.MakeVariant(inv),
 		"ConditionResult":     dbus.MakeVariant(u.condition),
 		"AssertResult":        dbus.MakeVariant(u.assert),
-		"Requires":            lists("Requires"),
-		"Wants":               lists("Wants"),
-		"BindsTo":             lists("BindsTo"),
-		"After":               lists("After"),
-		"Before":              lists("Before"),
-		"Conflicts":           lists("Conflicts"),
+		"Requires":            dbus.MakeVariant(m.depsLocked(u, "Requires")),
+		"Wants":               dbus.MakeVariant(m.depsLocked(u, "Wants")),
+		"BindsTo":             dbus.MakeVariant(m.depsLocked(u, "BindsTo")),
+		"After":               dbus.MakeVariant(m.depsLocked(u, "After")),
+		"Before":              dbus.MakeVariant(m.depsLocked(u, "Before")),
+		"Conflicts":           dbus.MakeVariant(m.depsLocked(u, "Conflicts")),
 		"DefaultDependencies": dbus.MakeVariant(u.boolProp("DefaultDependencies", true)),
 		"RefuseManualStart":   dbus.MakeVariant(u.boolProp("RefuseManualStart", false)),
 		"RefuseManualStop":    dbus.MakeVariant(u.boolProp("RefuseManualStop", false)),
@@ -71,7 +64,8 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
 		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),
 		"NeedDaemonReload":     dbus.MakeVariant(m.needDaemonReloadLocked(u)),
-		"Triggers":             dbus.MakeVariant(m.triggersLocked(u)),
+		"Triggers":             dbus.MakeVariant(m.depsLocked(u, "Triggers")),
+		"RequiresMountsFor":    dbus.MakeVariant(u.mountPaths()),
 	}
 	props["ActiveEnterTimestampMonotonic"] = dbus.MakeVariant(u.times.activeEnter.mono)
 	props["ActiveExitTimestamp"] = dbus.MakeVariant(u.times.activeExit.real)
@@ -84,6 +78,13 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 	props["ConditionTimestampMonotonic"] = dbus.MakeVariant(u.conditionAt.mono)
 	props["AssertTimestamp"] = dbus.MakeVariant(u.assertAt.real)
 	props["AssertTimestampMonotonic"] = dbus.MakeVariant(u.assertAt.mono)
+	// The other dependency lists, where the release has them.
+	for _, name := range []string{"Requisite", "PartOf", "OnFailure", "RequiredBy", "RequisiteOf", "WantedBy",
+		"BoundBy", "ConsistsOf", "ConflictedBy", "OnFailureOf"} {
+		if m.has(name) {
+			props[name] = dbus.MakeVariant(m.depsLocked(u, name))
+		}
+	}
 	if !m.has("CollectMode") {
 		delete(props, "CollectMode")
 	}

@@ -82,7 +82,9 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 			cg = u.cgroup()
 		}
 		if u.kind == "mount" && u.perpetual {
-			cg = "" // -.mount ran no mount command (measured on 252)
+			// -.mount ran no mount command: "" on 252, 257 and 262, and
+			// on 247 until another mount starts (then /-.mount).
+			cg = ""
 		}
 		add("Slice", u.slice())
 		add("ControlGroup", cg)

@@ -561,7 +561,9 @@
 //     (PID 1's one thing at a time), unit.go (states, loading, garbage
 //     collection, start, stop, reset-failed, freeze, clean), job.go (jobs,
 //     their end and signals), transaction.go (checks, requirements,
-//     conflicts, propagation, merging), service.go, trigger.go (sockets,
+//     conflicts, propagation, merging), dependencies.go (the dependency
+//     lists as systemd shows them: implicit ones and inverses),
+//     service.go, trigger.go (sockets,
 //     timers, paths and automounts, the units they trigger; what a
 //     mount's, swap's or device's name stands for; which files load as
 //     bad-setting), exec.go, condition.go, cgroup.go, kill.go,

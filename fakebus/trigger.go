@@ -11,7 +11,6 @@ package fakebus
 // sub-state (listening, waiting, mounted), and it never triggers its unit.
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -41,30 +40,6 @@ func (u *unit) triggers() string {
 		return u.name[:len(u.name)-len("automount")] + "mount"
 	}
 	return ""
-}
-
-// triggersLocked is u's Triggers property: the unit it triggers, when
-// that is loaded.
-func (m *manager) triggersLocked(u *unit) []string {
-	if t := u.triggers(); t != "" {
-		if o := m.units[m.primaryLocked(t)]; o != nil {
-			return []string{o.name}
-		}
-	}
-	return []string{}
-}
-
-// triggeredByLocked is u's TriggeredBy property: the loaded units that
-// trigger it, sorted.
-func (m *manager) triggeredByLocked(u *unit) []string {
-	out := []string{}
-	for _, o := range m.units {
-		if t := o.triggers(); t != "" && m.primaryLocked(t) == u.name {
-			out = append(out, o.name)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // loadTriggeredLocked loads the unit u triggers, as systemd loads a

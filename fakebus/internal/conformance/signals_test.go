@@ -162,6 +162,15 @@ func testJobSignalsWithoutSubscribe(t *testing.T, e *env) {
 		return append(before, more...)
 	}
 
+	// The previous case's client, which subscribed, closed as that case
+	// ended, but its disconnect reaches the manager asynchronously (on
+	// systemd through dbus-daemon's NameOwnerChanged): until it has, unit
+	// signals still go out. Wait for that, then check.
+	for deadline := time.Now().Add(10 * time.Second); len(unitSignals(ownJob("settle", nil, "/bin/true"))) != 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("unit signals still reach the bus 10 s after the last subscribed client closed")
+		}
+	}
 	if got := unitSignals(ownJob("plain", nil, "/bin/true")); len(got) != 0 {
 		t.Errorf("unit signals without any subscriber: %v", got)
 	}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,7 +20,10 @@ import (
 // each is active in its type's sub-state (listening, waiting, mounted);
 // Listen, Paths, TimersMonotonic, Unit, FileDescriptorName, Where, What
 // and Type show the file's settings, a mount's, swap's and device's
-// Description its path. A device's start job ends unsupported (there is
+// Description its path. RequiresMountsFor holds the paths those settings
+// name (a mount's and automount's: the directory of its Where), with
+// After= -.mount; a unit in a slice Requires= and is After= it, and the
+// slice lists it in RequiredBy. A device's start job ends unsupported (there is
 // no udev). A file without
 // what its type needs (a socket without Listen, a timer without a timer,
 // a path unit without a path, a mount without What= or with a Where= not
@@ -179,6 +183,40 @@ func testUnitTypesFromFiles(t *testing.T, e *env) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("type settings (-want +got):\n%s", diff)
+	}
+
+	// The paths a unit needs mounted, and the dependencies that come with
+	// them and with its slice: After= -.mount, which holds every path
+	// here; Requires= and After= its slice, which lists it back.
+	for _, tc := range []struct {
+		unit   string
+		mounts []string
+		slice  string
+	}{
+		{sock, []string{sockPath}, "system.slice"},
+		{pathU, []string{never}, ""},
+		{mount, []string{"/run"}, "system.slice"},
+		{automount, []string{"/run"}, ""},
+		{swap, []string{swapWhat}, "system.slice"},
+		{timer, []string{}, ""},
+	} {
+		if diff := cmp.Diff(tc.mounts, unitProp(t, e, raw, tc.unit, unitIface, "RequiresMountsFor")); diff != "" {
+			t.Errorf("%s RequiresMountsFor (-want +got):\n%s", tc.unit, diff)
+		}
+		after := unitProp(t, e, raw, tc.unit, unitIface, "After").([]string)
+		if len(tc.mounts) > 0 && !slices.Contains(after, "-.mount") {
+			t.Errorf("%s: After %q lacks -.mount", tc.unit, after)
+		}
+		if tc.slice == "" {
+			continue
+		}
+		requires := unitProp(t, e, raw, tc.unit, unitIface, "Requires").([]string)
+		if !slices.Contains(after, tc.slice) || !slices.Contains(requires, tc.slice) {
+			t.Errorf("%s: After %q, Requires %q: want %s in both", tc.unit, after, requires, tc.slice)
+		}
+	}
+	if by := unitProp(t, e, raw, "system.slice", unitIface, "RequiredBy").([]string); !slices.Contains(by, sock) || !slices.Contains(by, mount) {
+		t.Errorf("system.slice: RequiredBy %q lacks %s or %s", by, sock, mount)
 	}
 
 	for n := range bad {

@@ -1,0 +1,87 @@
+package fakebus_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+// TestDependencyLists: a unit's dependency lists as systemd shows them:
+// its settings, then the implicit dependencies on its slice and on the
+// mount units of its paths, and the inverse of the other loaded units'
+// (a.service Requires=b.service is b.service RequiredBy a.service).
+func TestDependencyLists(t *testing.T) {
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	ctx := ctxFor(t)
+	r := rawBus(t, s)
+	files := map[string]string{
+		"a.service": "[Unit]\nRequires=b.service\nAfter=b.service\nWants=c.service\nPartOf=d.service\nConflicts=e.service\n" +
+			"[Service]\nExecStart=/bin/sleep 300\n",
+		"s.socket":    "[Socket]\nListenStream=/run/x/s.sock\nListenNetlink=route 1\n",
+		"s.service":   "[Service]\nExecStart=/bin/sleep 300\n",
+		"run-x.mount": "[Mount]\nWhat=tmpfs\nWhere=/run/x\nType=tmpfs\n",
+	}
+	for n, text := range files {
+		if err := os.WriteFile(filepath.Join(s.RuntimeUnitDir(), n), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"b.service", "c.service", "d.service", "e.service"} {
+		j, err := c.StartTransientUnit(ctx, n, sdbus.ModeReplace, []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "300"}, false)})
+		runJob(ctx, t, j, err)
+	}
+	for _, n := range []string{"run-x.mount", "s.socket"} {
+		j, err := c.StartUnit(ctx, n, sdbus.ModeReplace)
+		runJob(ctx, t, j, err)
+	}
+	// a.service is started, so that it stays loaded: the inverse lists of
+	// the others name the loaded units only.
+	j, err := c.StartUnit(ctx, "a.service", sdbus.ModeReplace)
+	runJob(ctx, t, j, err)
+	list := func(unit, name string) []string {
+		t.Helper()
+		v, err := r.Object("org.freedesktop.systemd1", sdbus.UnitPath(unit)).GetProperty("org.freedesktop.systemd1.Unit." + name)
+		if err != nil {
+			t.Fatalf("%s of %s: %v", name, unit, err)
+		}
+		return v.Value().([]string)
+	}
+	for _, tc := range []struct {
+		unit, name string
+		want       []string
+	}{
+		{"a.service", "Requires", []string{"b.service", "system.slice"}},
+		{"a.service", "After", []string{"b.service", "system.slice"}},
+		{"a.service", "Wants", []string{"c.service"}},
+		{"a.service", "RequiresMountsFor", []string{}},
+		{"b.service", "RequiredBy", []string{"a.service"}},
+		{"b.service", "Before", []string{"a.service"}},
+		{"c.service", "WantedBy", []string{"a.service"}},
+		{"d.service", "ConsistsOf", []string{"a.service"}},
+		{"e.service", "ConflictedBy", []string{"a.service"}},
+		// A socket's file system addresses (not its netlink one) need
+		// their mounts: run-x.mount, from a file, is required; -.mount
+		// only ordered.
+		{"s.socket", "RequiresMountsFor", []string{"/run/x/s.sock"}},
+		{"s.socket", "Requires", []string{"system.slice", "run-x.mount"}},
+		{"s.socket", "After", []string{"system.slice", "run-x.mount", "-.mount"}},
+		{"s.socket", "Before", []string{"s.service"}},
+		{"s.service", "After", []string{"system.slice", "s.socket"}},
+		{"run-x.mount", "RequiresMountsFor", []string{"/run"}},
+		{"run-x.mount", "After", []string{"system.slice", "-.mount"}},
+		{"run-x.mount", "RequiredBy", []string{"s.socket"}},
+		{"-.mount", "Before", []string{"run-x.mount", "s.socket"}},
+	} {
+		if diff := cmp.Diff(tc.want, list(tc.unit, tc.name)); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", tc.unit, tc.name, diff)
+		}
+	}
+}
