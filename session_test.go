@@ -143,17 +143,23 @@ func TestEnsureTransientUnitSurvivesDisconnectDuringWait(t *testing.T) {
 
 // DestroyUnit keeps its promise when the connection drops while it waits
 // for the stop job: a reconnecting Conn stops again (idempotent) and
-// finishes; any other Conn reports ErrOutcomeUnknown.
+// finishes; any other Conn reports ErrOutcomeUnknown. When the connection
+// drops before the stop's reply, a Conn that does not reconnect reports
+// DestroyUnit's ErrDisconnected, saying the stop may have reached
+// systemd (a reconnecting one sends StopUnit again, as every idempotent
+// call: TestReconnectNeverReplaysJobCalls).
 func TestDestroyUnitSurvivesDisconnectDuringWait(t *testing.T) {
 	leakCheck(t)
 	ctx := testCtx(t)
 	for _, tc := range []struct {
-		name      string
-		reconnect bool
-		want      error
+		name        string
+		reconnect   bool
+		beforeReply bool // drop before the StopUnit reply
+		want        error
 	}{
-		{"reconnecting", true, nil},
-		{"not reconnecting", false, sdbus.ErrOutcomeUnknown},
+		{"reconnecting", true, false, nil},
+		{"not reconnecting", false, false, sdbus.ErrOutcomeUnknown},
+		{"not reconnecting, before the reply", false, true, sdbus.ErrDisconnected},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := fakebus.New(t)
@@ -163,16 +169,31 @@ func TestDestroyUnitSurvivesDisconnectDuringWait(t *testing.T) {
 			}
 			c := s.Conn(t, opts...)
 			startSlice(ctx, t, c, "destroy.slice")
-			if err := s.Script("destroy.slice", fakebus.Script{Delay: 300 * time.Millisecond}); err != nil {
+			script := fakebus.Script{Delay: 300 * time.Millisecond}
+			if tc.beforeReply {
+				script.ReplyDelay = time.Hour
+			}
+			if err := s.Script("destroy.slice", script); err != nil {
 				t.Fatal(err)
 			}
 			done := make(chan error, 1)
 			go func() { done <- c.DestroyUnit(ctx, "destroy.slice") }()
 			waitFor(t, func() bool { return s.Jobs() == 1 })
+			if !tc.beforeReply {
+				// The reply to StopUnit has reached the Conn once that
+				// of a later call on it has.
+				if _, err := c.ListJobs(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
 			s.DropConnections()
 			err := <-done
 			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 				t.Fatalf("DestroyUnit = %v, want %v", err, tc.want)
+			}
+			var e *sdbus.Error
+			if err != nil && (!errors.As(err, &e) || e.Op != "DestroyUnit") {
+				t.Errorf("DestroyUnit = %v, want DestroyUnit's error", err)
 			}
 			if tc.want == nil {
 				if u, ok := s.Unit("destroy.slice"); ok && u.ActiveState != "inactive" {

@@ -348,7 +348,11 @@ func startJobEnded(r JobResult) string {
 // unit's failed state, so that its name is free. A unit that is not
 // loaded counts as destroyed. A stop job that does not succeed is reported
 // (*JobError) after the reset. Across a daemon-reexec its calls are sent
-// again (both are idempotent: see ReconnectPolicy).
+// again (both are idempotent: see ReconnectPolicy). When a Conn that does
+// not reconnect loses its connection, DestroyUnit reports ErrOutcomeUnknown
+// if the stop job was running, and ErrDisconnected, saying the stop may
+// have reached systemd, if its reply had not come; both errors are
+// DestroyUnit's.
 func (c *Conn) DestroyUnit(ctx context.Context, name string) error {
 	if err := checkUnitName("DestroyUnit", name); err != nil {
 		return err
@@ -358,7 +362,7 @@ func (c *Conn) DestroyUnit(ctx context.Context, name string) error {
 		return nil
 	}
 	if err != nil {
-		return err
+		return destroyStopError(name, err)
 	}
 	_, werr := job.Wait(ctx)
 	// Stopping is idempotent: when the connection ended during the wait,
@@ -369,7 +373,7 @@ func (c *Conn) DestroyUnit(ctx context.Context, name string) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			return destroyStopError(name, err)
 		}
 		_, werr = job.Wait(ctx)
 	}
@@ -399,6 +403,18 @@ func (c *Conn) DestroyUnit(ctx context.Context, name string) error {
 		return c.destroyError(name, stopped+", failed state not reset ("+causeText(err)+")", werr)
 	}
 	return c.destroyError(name, stopped+", failed state reset", werr)
+}
+
+// destroyStopError is DestroyUnit's error for its StopUnit call that
+// failed: one that lost the connection is DestroyUnit's, saying so (the
+// stop may have reached systemd; DestroyUnit, idempotent, can be called
+// again), with the same cause; any other is StopUnit's.
+func destroyStopError(name string, err error) error {
+	var e *Error
+	if !lostConnection(err) || errors.Is(err, ErrClosed) || !errors.As(err, &e) || e.Op != "StopUnit" {
+		return err
+	}
+	return &Error{Op: "DestroyUnit", Unit: name, Message: "the connection was lost before systemd answered the stop; it may be stopping", Err: e.Err}
 }
 
 // destroyError is DestroyUnit's error for a stop job that did not

@@ -6,7 +6,6 @@ package fakebus
 import (
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -17,8 +16,7 @@ import (
 // (ConditionResult, ConditionTimestamp, AssertResult, AssertTimestamp;
 // a unit never started has tested nothing: false, never) and reports
 // whether the start may go on, and when not whether an assertion failed.
-func testConditions(u *unit, now time.Time) (ok bool, failedAssert bool) {
-	t := dualNow(now)
+func testConditions(u *unit, t dualTime) (ok bool, failedAssert bool) {
 	u.condition, u.conditionAt = holds(u, "Conditions"), t
 	if !u.condition {
 		return false, false

@@ -45,6 +45,8 @@ type manager struct {
 	cgroupRoot string
 	// started is when the manager started (UserspaceTimestamp).
 	started time.Time
+	// clock reads moments on the realtime and monotonic clocks (unit.go).
+	clock clock
 	// defaultTasksMax is DefaultTasksMax, read from the host at start
 	// (cgroup.go).
 	defaultTasksMax uint64
@@ -130,7 +132,7 @@ func newManager(cfg config) (*manager, error) {
 	}
 	m := &manager{
 		cfg: cfg, dirs: dirs, cgroupRoot: cgroupRoot, release: sdversions.Release{Major: v.Major, Minor: v.Minor},
-		environment: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, version: cfg.version, started: time.Now(), defaultTasksMax: defaultTasksMax(),
+		environment: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, version: cfg.version, started: time.Now(), clock: newClock(), defaultTasksMax: defaultTasksMax(),
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		waiting: map[uint64]bool{}, subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}

@@ -151,7 +151,7 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 	}
 	wasActive, wasInactive := u.isActive(), u.active == "inactive" || u.active == "failed"
 	u.active, u.sub, u.changed = active, sub, time.Now()
-	u.times.record(u.changed, wasActive, wasInactive, u.isActive(), active == "inactive" || active == "failed")
+	u.times.record(m.clock.dual(u.changed), wasActive, wasInactive, u.isActive(), active == "inactive" || active == "failed")
 	if active == "inactive" || active == "failed" {
 		u.freezer = "running"
 	}
@@ -190,21 +190,32 @@ type stateTimes struct {
 // microseconds, as systemd's dual_timestamp; zero is never.
 type dualTime struct{ real, mono uint64 }
 
-// dualNow is now (the realtime clock's reading) with the monotonic
-// clock's reading of this moment.
-func dualNow(now time.Time) dualTime {
-	var ts unix.Timespec
-	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
-	return dualTime{real: uint64(now.UnixMicro()), mono: uint64(ts.Nano() / 1000)}
+// clock gives a moment on both of systemd's clocks: the realtime clock,
+// and CLOCK_MONOTONIC as read once when the manager started plus the time
+// elapsed since by Go's monotonic clock (CLOCK_MONOTONIC too), so that no
+// state change costs a system call.
+type clock struct {
+	at   time.Time // when mono was read, with Go's monotonic reading
+	mono uint64    // CLOCK_MONOTONIC then, in microseconds
 }
 
-// record notes a state change at now, from the states the was flags
+func newClock() clock {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return clock{at: time.Now(), mono: uint64(ts.Nano() / 1000)}
+}
+
+// dual is the moment now on both clocks.
+func (c clock) dual(now time.Time) dualTime {
+	return dualTime{real: uint64(now.UnixMicro()), mono: c.mono + uint64(max(now.Sub(c.at), 0)/time.Microsecond)}
+}
+
+// record notes a state change at d, from the states the was flags
 // describe to those the is flags do. A change is recorded at least a
 // microsecond after the unit's previous one, as systemd's are (each is
 // an event-loop iteration apart), so a command the fake runs at once
 // still has a runtime (InactiveEnter after InactiveExit).
-func (st *stateTimes) record(now time.Time, wasActive, wasInactive, isActive, isInactive bool) {
-	d := dualNow(now)
+func (st *stateTimes) record(d dualTime, wasActive, wasInactive, isActive, isInactive bool) {
 	for _, prev := range []dualTime{st.inactiveExit, st.activeEnter, st.activeExit, st.inactiveEnter} {
 		d.real, d.mono = max(d.real, prev.real+1), max(d.mono, prev.mono+1)
 	}
@@ -287,28 +298,18 @@ func (m *manager) keptLocked(u *unit, seen map[*unit]bool) bool {
 		return true
 	}
 	seen[u] = true
-	for _, o := range m.referrersLocked(u) {
-		if !seen[o] && m.keptLocked(o, seen) {
+	for _, o := range m.units {
+		if o != u && !seen[o] && m.refersLocked(o, u) && m.keptLocked(o, seen) {
 			return true
 		}
 	}
 	return false
 }
 
-// referrersLocked returns the loaded units that refer to u: by a
-// dependency setting, as a member of slice u, as the socket that
-// triggers u.
-func (m *manager) referrersLocked(u *unit) []*unit {
-	var out []*unit
-	for _, o := range m.sortedUnitsLocked() {
-		if o == u {
-			continue
-		}
-		if o.parent == u.name || o.triggers() == u.name || refersTo(o, u.name) {
-			out = append(out, o)
-		}
-	}
-	return out
+// refersLocked reports whether o refers to u: by a dependency setting,
+// as a member of slice u, as the unit that triggers u.
+func (m *manager) refersLocked(o, u *unit) bool {
+	return o.parent == u.name || o.triggers() == u.name || refersTo(o, u.name)
 }
 
 // referencedByLocked returns the loaded units u refers to.
@@ -512,7 +513,7 @@ func activeSub(u *unit) string {
 // startUnitLocked activates u for a start (or restart) job.
 func (m *manager) startUnitLocked(j *job) {
 	u := j.unit
-	if ok, failedAssert := testConditions(u, time.Now()); !ok {
+	if ok, failedAssert := testConditions(u, m.clock.dual(time.Now())); !ok {
 		if failedAssert {
 			m.finishJobLocked(j, "assert")
 		} else {
