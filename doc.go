@@ -169,7 +169,9 @@
 // became of the unit. Neither is a unit-file change, whose change list
 // would be lost with its reply; calling it again is safe. EnsureTransientUnit and DestroyUnit reconcile by
 // themselves when the connection drops while they wait, and finish; on a
-// Conn that does not reconnect they report ErrOutcomeUnknown. WithFallback
+// Conn that does not reconnect they report ErrOutcomeUnknown (DestroyUnit:
+// ErrDisconnected when the drop came before systemd answered its stop,
+// which may have reached it). WithFallback
 // adds addresses every new connection tries after the Conn's own (the
 // system bus, then systemd's private socket, as go-systemd's
 // NewWithContext). A Conn also keeps at most 64 calls waiting for replies
