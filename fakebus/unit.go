@@ -275,8 +275,8 @@ func (m *manager) collectLocked(u *unit) {
 // pinnedLocked reports whether u stays loaded whatever refers to it: it
 // has a job, a client's reference (RefUnit), is perpetual, has no
 // configuration to load it again from (neither transient nor from a
-// file, and not a slice or a device), or is not inactive (failed units stay, unless
-// CollectMode=inactive-or-failed).
+// file, and not a slice or a device), or is not inactive (failed units
+// stay, unless CollectMode=inactive-or-failed).
 func pinnedLocked(u *unit) bool {
 	if u.job != nil || u.perpetual || len(u.refs) > 0 || !(u.transient || u.fromFile || u.kind == "slice" || u.kind == "device") {
 		return true
