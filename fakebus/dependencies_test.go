@@ -1,8 +1,6 @@
 package fakebus_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,11 +24,7 @@ func TestDependencyLists(t *testing.T) {
 		"s.service":   "[Service]\nExecStart=/bin/sleep 300\n",
 		"run-x.mount": "[Mount]\nWhat=tmpfs\nWhere=/run/x\nType=tmpfs\n",
 	}
-	for n, text := range files {
-		if err := os.WriteFile(filepath.Join(s.RuntimeUnitDir(), n), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeRuntimeUnits(t, s, files)
 	if err := c.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -46,14 +40,6 @@ func TestDependencyLists(t *testing.T) {
 	// the others name the loaded units only.
 	j, err := c.StartUnit(ctx, "a.service", sdbus.ModeReplace)
 	runJob(ctx, t, j, err)
-	list := func(unit, name string) []string {
-		t.Helper()
-		v, err := r.Object("org.freedesktop.systemd1", sdbus.UnitPath(unit)).GetProperty("org.freedesktop.systemd1.Unit." + name)
-		if err != nil {
-			t.Fatalf("%s of %s: %v", name, unit, err)
-		}
-		return v.Value().([]string)
-	}
 	for _, tc := range []struct {
 		unit, name string
 		want       []string
@@ -80,7 +66,7 @@ func TestDependencyLists(t *testing.T) {
 		{"run-x.mount", "RequiredBy", []string{"s.socket"}},
 		{"-.mount", "Before", []string{"run-x.mount", "s.socket"}},
 	} {
-		if diff := cmp.Diff(tc.want, list(tc.unit, tc.name)); diff != "" {
+		if diff := cmp.Diff(tc.want, r.unitList(t, tc.unit, tc.name)); diff != "" {
 			t.Errorf("%s %s (-want +got):\n%s", tc.unit, tc.name, diff)
 		}
 	}

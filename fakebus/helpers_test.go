@@ -3,11 +3,14 @@ package fakebus_test
 import (
 	"encoding/xml"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/introspect"
+	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus"
 	"go.uber.org/goleak"
 )
@@ -109,4 +112,26 @@ func introspectNode(t *testing.T, obj dbus.BusObject) introspect.Node {
 		t.Fatal(err)
 	}
 	return node
+}
+
+// writeRuntimeUnits writes unit files, by name, into s's runtime unit
+// directory (the caller reloads).
+func writeRuntimeUnits(t *testing.T, s *fakebus.Server, files map[string]string) {
+	t.Helper()
+	for n, text := range files {
+		if err := os.WriteFile(filepath.Join(s.RuntimeUnitDir(), n), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// unitList reads a string-list property of unit's Unit interface.
+func (r *raw) unitList(t *testing.T, unit, name string) []string {
+	t.Helper()
+	v, err := r.Object(systemd1, sdbus.UnitPath(unit)).GetProperty("org.freedesktop.systemd1.Unit." + name)
+	if err != nil {
+		t.Fatalf("%s of %s: %v", name, unit, err)
+	}
+	l, _ := v.Value().([]string)
+	return l
 }

@@ -2,7 +2,6 @@ package fakebus_test
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -44,11 +43,7 @@ func forEachCapture(t *testing.T, f func(t *testing.T, capt *sdversions.Capture)
 func capturedObjects(t *testing.T, capt *sdversions.Capture) (*fakebus.Server, *raw, map[string]dbus.ObjectPath) {
 	t.Helper()
 	s := fakebus.New(t, fakebus.WithVersion(capt.Release))
-	for name, text := range sdversions.CaptureUnitFiles {
-		if err := os.WriteFile(filepath.Join(s.RuntimeUnitDir(), name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeRuntimeUnits(t, s, sdversions.CaptureUnitFiles)
 	c := s.Conn(t)
 	ctx := ctxFor(t)
 	if err := c.Reload(ctx); err != nil {

@@ -1,8 +1,6 @@
 package fakebus_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,11 +21,7 @@ func TestTriggers(t *testing.T) {
 	svc := "[Service]\nExecStart=/bin/sleep 300\n"
 	write := func(files map[string]string) {
 		t.Helper()
-		for n, text := range files {
-			if err := os.WriteFile(filepath.Join(s.RuntimeUnitDir(), n), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		writeRuntimeUnits(t, s, files)
 		if err := c.Reload(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -44,18 +38,7 @@ func TestTriggers(t *testing.T) {
 	type rel struct{ Triggers, TriggeredBy []string }
 	read := func(name string) rel {
 		t.Helper()
-		var out rel
-		for _, p := range []struct {
-			name string
-			to   *[]string
-		}{{"Triggers", &out.Triggers}, {"TriggeredBy", &out.TriggeredBy}} {
-			v, err := r.Object("org.freedesktop.systemd1", sdbus.UnitPath(name)).GetProperty("org.freedesktop.systemd1.Unit." + p.name)
-			if err != nil {
-				t.Fatalf("%s of %s: %v", p.name, name, err)
-			}
-			*p.to = v.Value().([]string)
-		}
-		return out
+		return rel{r.unitList(t, name, "Triggers"), r.unitList(t, name, "TriggeredBy")}
 	}
 	// Each trigger is started, so that it stays loaded while the units it
 	// triggers are read.
