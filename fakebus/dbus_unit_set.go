@@ -57,6 +57,11 @@ func rangeU64(lo, hi uint64, inf bool) func(any) error {
 	}
 }
 
+// standardOutputs are the StandardOutput= and StandardError= values the
+// fake takes (systemd's exec_output table, without the file: and fd:
+// forms, which the fake does not model).
+var standardOutputs = []string{"inherit", "null", "tty", "journal", "kmsg", "journal+console", "kmsg+console", "syslog", "syslog+console", "socket"}
+
 // settableProps is the fake's own, independent model of systemd's
 // transient-unit property parser (src/core/dbus-{unit,service,scope,
 // kill,cgroup}.c). It is read-only.
@@ -106,6 +111,8 @@ var settableProps = map[string]settable{
 	"Environment":      {"as", forService, nil},
 	"Nice":             {"i", forService, nil},
 	"OOMScoreAdjust":   {"i", forService, nil},
+	"StandardOutput":   {"s", forService, oneOf(standardOutputs...)},
+	"StandardError":    {"s", forService, oneOf(standardOutputs...)},
 	"PIDs":             {"au", forScope, checkPIDs},
 	"Listen":           {"a(ss)", forSocket, checkListen},
 	"OOMPolicy":        {"s", forExec, oneOf("continue", "stop", "kill")},

@@ -10,24 +10,28 @@ package fakebus
 // The implicit dependencies modelled: a unit's slice (Requires= and
 // After=, as systemd's unit_add_slice_dependencies adds them whatever
 // DefaultDependencies= says); the unit a socket, timer, path unit or
-// automount triggers (Triggers and Before=, trigger.go), named whether or
-// not it is loaded (systemd loads a unit without a file as not-found;
-// the fake does not load it); the mount units of the paths a unit needs
-// (RequiresMountsFor: its setting and the paths its type's settings name;
-// After= each loaded mount unit of such a path or one of its parents,
-// and Requires= it when the mount has a unit file, as systemd's
-// unit_add_mount_dependencies). The default dependencies on
-// sysinit.target, basic.target, sockets.target, shutdown.target and the
-// like are not: the fake has none of those units.
+// automount triggers (Triggers and Before=, trigger.go); the mount units
+// of the paths a unit needs (RequiresMountsFor: its setting and the paths
+// its type's settings name; After= each loaded mount unit of such a path
+// or one of its parents, and Requires= it when the mount has a unit file,
+// as systemd's unit_add_mount_dependencies); After=systemd-journald.socket
+// of a unit whose commands log to the journal (exec context, below); and
+// with DefaultDependencies=yes the default dependencies of its type
+// (defaultDeps, below), as systemd 247 to 262 add them for the system
+// manager in a container (the sandbox's: devices unsupported, swaps
+// without default dependencies). A named unit that is not loaded stays
+// unloaded in the fake (systemd loads it as not-found).
 
 import (
 	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // inverseDeps maps each dependency list to its inverse.
@@ -64,7 +68,178 @@ func (m *manager) ownDepsLocked(u *unit, name string) []string {
 	case "Before", "Triggers":
 		add(u.triggers())
 	}
+	if name == "After" && logsToJournal(u) {
+		add("systemd-journald.socket")
+	}
+	if name == "After" && u.kind == "swap" && !strings.HasPrefix(u.where(), "/dev/") {
+		// A swap file may need a writable file system (systemd's
+		// swap_add_device_dependencies); a device's swap would be
+		// bound to its device, which a container has none of.
+		add("systemd-remount-fs.service")
+	}
+	if u.boolProp("DefaultDependencies", true) {
+		for _, n := range m.defaultDepsLocked(u, name) {
+			add(n)
+		}
+	}
 	return out
+}
+
+// logsToJournal reports whether u's commands log to the journal, for
+// which systemd orders it after systemd-journald.socket
+// (unit_add_exec_dependencies): a service, mount or swap (a socket with
+// commands too, which the fake does not read) whose StandardOutput= or
+// StandardError= is the journal, syslog or kmsg (alone or with the
+// console), which they are unless set otherwise (StandardError= inherits
+// StandardOutput=).
+func logsToJournal(u *unit) bool {
+	switch u.kind {
+	case "service", "mount", "swap":
+	default:
+		return false
+	}
+	out := u.str("StandardOutput")
+	if out == "" {
+		out = "journal"
+	}
+	errOut := u.str("StandardError")
+	if errOut == "" || errOut == "inherit" {
+		errOut = out
+	}
+	journal := func(s string) bool {
+		switch strings.TrimSuffix(s, "+console") {
+		case "journal", "syslog", "kmsg":
+			return true
+		}
+		return false
+	}
+	return journal(out) || journal(errOut)
+}
+
+// defaultDepsLocked is what list name of u holds by DefaultDependencies=yes
+// (each type's *_add_default_dependencies in src/core). Every unit but a
+// mount, automount, swap or device conflicts with shutdown.target and is
+// ordered before it; a service, socket, timer and path unit requires
+// sysinit.target and is ordered after it, and is ordered before its type's
+// target (sockets.target, timers.target, paths.target) or, a service,
+// after basic.target; a calendar timer is ordered after time-sync.target
+// (and time-set.target, sdversions.TimerAfterTimeSet); a target is
+// ordered after every loaded unit it requires or wants that has default
+// dependencies itself, unless ordered before it. A mount or automount
+// is ordered after local-fs-pre.target and before local-fs.target, a
+// network file system's mount (Type=nfs and the like, or _netdev) after
+// network.target, network-online.target (which it wants) and
+// remote-fs-pre.target and before remote-fs.target instead; a tmpfs
+// after swap.target; all three conflict with umount.target and are
+// ordered before it, except the mounts of / and /usr, which have none.
+func (m *manager) defaultDepsLocked(u *unit, name string) []string {
+	type deps struct{ requires, wants, after, before, conflicts []string }
+	var d deps
+	shutdown := func(target string) {
+		d.conflicts = append(d.conflicts, target)
+		d.before = append(d.before, target)
+	}
+	sysinit := func() {
+		d.requires = append(d.requires, "sysinit.target")
+		d.after = append(d.after, "sysinit.target")
+	}
+	switch u.kind {
+	case "service":
+		sysinit()
+		d.after = append(d.after, "basic.target")
+		shutdown("shutdown.target")
+	case "socket", "path":
+		sysinit()
+		d.before = append(d.before, map[string]string{"socket": "sockets.target", "path": "paths.target"}[u.kind])
+		shutdown("shutdown.target")
+	case "timer":
+		sysinit()
+		if _, ok := u.props["TimersCalendar"]; ok {
+			d.after = append(d.after, "time-sync.target")
+			if sdversions.Behaves(m.release, sdversions.TimerAfterTimeSet) {
+				d.after = append(d.after, "time-set.target")
+			}
+		}
+		d.before = append(d.before, "timers.target")
+		shutdown("shutdown.target")
+	case "target":
+		if name == "After" {
+			d.after = m.targetOrderLocked(u)
+		}
+		if u.name != "shutdown.target" {
+			shutdown("shutdown.target")
+		}
+	case "slice", "scope":
+		shutdown("shutdown.target")
+	case "mount":
+		switch w := u.where(); {
+		case w == "/", w == "/usr", w == "/run/initramfs", strings.HasPrefix(w, "/run/initramfs/"):
+			return nil
+		case isNetworkMount(u):
+			d.wants = append(d.wants, "network-online.target")
+			d.after = append(d.after, "network-online.target", "network.target", "remote-fs-pre.target")
+			d.before = append(d.before, "remote-fs.target")
+		default:
+			d.after = append(d.after, "local-fs-pre.target")
+			d.before = append(d.before, "local-fs.target")
+		}
+		if u.str("Type") == "tmpfs" {
+			d.after = append(d.after, "swap.target")
+		}
+		shutdown("umount.target")
+	case "automount":
+		d.after = append(d.after, "local-fs-pre.target")
+		d.before = append(d.before, "local-fs.target")
+		shutdown("umount.target")
+	}
+	switch name {
+	case "Requires":
+		return d.requires
+	case "Wants":
+		return d.wants
+	case "After":
+		return d.after
+	case "Before":
+		return d.before
+	case "Conflicts":
+		return d.conflicts
+	}
+	return nil
+}
+
+// targetOrderLocked returns the units target t is ordered after by its
+// default dependencies (unit_add_default_target_dependency): the loaded
+// units it requires, requisites, wants, binds to or is part of, that have
+// default dependencies themselves and that t is not ordered before.
+func (m *manager) targetOrderLocked(t *unit) []string {
+	var out []string
+	for _, list := range []string{"Requires", "Requisite", "Wants", "BindsTo", "PartOf"} {
+		for _, n := range t.list(list) {
+			o := m.units[m.primaryLocked(n)]
+			if o == nil || o == t || o.load != "loaded" || !o.boolProp("DefaultDependencies", true) ||
+				contains(t.list("Before"), o.name) || contains(o.list("After"), t.name) || contains(out, o.name) {
+				continue
+			}
+			out = append(out, o.name)
+		}
+	}
+	return out
+}
+
+// networkFileSystems are the file system types systemd mounts over the
+// network (fstype_is_network in src/basic/mountpoint-util.c).
+var networkFileSystems = []string{
+	"afs", "ceph", "cifs", "smb3", "smbfs", "sshfs", "ncpfs", "ncp", "nfs", "nfs4",
+	"gfs", "gfs2", "glusterfs", "gpfs", "pvfs2", "ocfs2", "lustre", "davfs",
+}
+
+// isNetworkMount reports whether mount u is a network file system's: by
+// its Type= (a FUSE type by what follows "fuse.") or the _netdev option.
+func isNetworkMount(u *unit) bool {
+	if slices.Contains(strings.Split(u.str("Options"), ","), "_netdev") {
+		return true
+	}
+	return slices.Contains(networkFileSystems, strings.TrimPrefix(u.str("Type"), "fuse."))
 }
 
 // mountPaths is u's RequiresMountsFor: its setting, then the paths its
@@ -94,6 +269,11 @@ func (u *unit) mountPaths() []string {
 	case "mount", "automount":
 		if w := u.where(); w != "" && w != "/" {
 			add(path.Dir(w))
+		}
+		// The source of a mount that is not a network file system's
+		// (a bind mount's directory, a device node).
+		if u.kind == "mount" && (!isNetworkMount(u) || slices.Contains(strings.Split(u.str("Options"), ","), "bind")) {
+			add(path.Clean(u.str("What")))
 		}
 	}
 	return out

@@ -9,9 +9,12 @@ import (
 )
 
 // TestDependencyLists: a unit's dependency lists as systemd shows them:
-// its settings, then the implicit dependencies on its slice and on the
-// mount units of its paths, and the inverse of the other loaded units'
-// (a.service Requires=b.service is b.service RequiredBy a.service).
+// its settings, then the implicit dependencies on its slice, on the
+// mount units of its paths, on the journal and its type's default ones,
+// and the inverse of the other loaded units' (a.service
+// Requires=b.service is b.service RequiredBy a.service). The conformance
+// case DefaultDependencies holds the default ones of every type against
+// systemd.
 func TestDependencyLists(t *testing.T) {
 	s := fakebus.New(t)
 	c := s.Conn(t)
@@ -44,12 +47,12 @@ func TestDependencyLists(t *testing.T) {
 		unit, name string
 		want       []string
 	}{
-		{"a.service", "Requires", []string{"b.service", "system.slice"}},
-		{"a.service", "After", []string{"b.service", "system.slice"}},
+		{"a.service", "Requires", []string{"b.service", "system.slice", "sysinit.target"}},
+		{"a.service", "After", []string{"b.service", "system.slice", "systemd-journald.socket", "sysinit.target", "basic.target"}},
 		{"a.service", "Wants", []string{"c.service"}},
 		{"a.service", "RequiresMountsFor", []string{}},
 		{"b.service", "RequiredBy", []string{"a.service"}},
-		{"b.service", "Before", []string{"a.service"}},
+		{"b.service", "Before", []string{"shutdown.target", "a.service"}},
 		{"c.service", "WantedBy", []string{"a.service"}},
 		{"d.service", "ConsistsOf", []string{"a.service"}},
 		{"e.service", "ConflictedBy", []string{"a.service"}},
@@ -57,12 +60,12 @@ func TestDependencyLists(t *testing.T) {
 		// their mounts: run-x.mount, from a file, is required; -.mount
 		// only ordered.
 		{"s.socket", "RequiresMountsFor", []string{"/run/x/s.sock"}},
-		{"s.socket", "Requires", []string{"system.slice", "run-x.mount"}},
-		{"s.socket", "After", []string{"system.slice", "run-x.mount", "-.mount"}},
-		{"s.socket", "Before", []string{"s.service"}},
-		{"s.service", "After", []string{"system.slice", "s.socket"}},
+		{"s.socket", "Requires", []string{"system.slice", "run-x.mount", "sysinit.target"}},
+		{"s.socket", "After", []string{"system.slice", "run-x.mount", "-.mount", "sysinit.target"}},
+		{"s.socket", "Before", []string{"s.service", "sockets.target", "shutdown.target"}},
+		{"s.service", "After", []string{"system.slice", "systemd-journald.socket", "sysinit.target", "basic.target", "s.socket"}},
 		{"run-x.mount", "RequiresMountsFor", []string{"/run"}},
-		{"run-x.mount", "After", []string{"system.slice", "-.mount"}},
+		{"run-x.mount", "After", []string{"system.slice", "-.mount", "systemd-journald.socket", "local-fs-pre.target", "swap.target"}},
 		{"run-x.mount", "RequiredBy", []string{"s.socket"}},
 		{"-.mount", "Before", []string{"run-x.mount", "s.socket"}},
 	} {

@@ -313,7 +313,9 @@
 //     ListenNetlink=, ListenMessageQueue=, ListenUSBFunction= (Listen,
 //     addresses as written), Service=, Accept=, FileDescriptorName=; of a
 //     timer: OnActiveSec=, OnBootSec=, OnStartupSec=, OnUnitActiveSec=,
-//     OnUnitInactiveSec= (TimersMonotonic; OnCalendar= is ignored),
+//     OnUnitInactiveSec= (TimersMonotonic), OnCalendar= (TimersCalendar:
+//     a shorthand such as daily spelled out as systemd does, another
+//     spec as written),
 //     Unit=, Persistent=, WakeSystem=, RemainAfterElapse=, AccuracySec=,
 //     RandomizedDelaySec=; of a path unit: PathExists=, PathExistsGlob=,
 //     PathChanged=, PathModified=, DirectoryNotEmpty= (Paths), Unit=,
@@ -342,6 +344,19 @@
 // next elapse is never). A device unit needs no file (its Description is
 // its path); the fake has no udev, so, as systemd without it (in a
 // container), a device's start job ends unsupported.
+//
+// A unit's dependency lists (Requires, After, ...) are systemd's: what
+// its settings name, the dependencies systemd adds by itself (its slice;
+// the mount units of the paths it needs, RequiresMountsFor; the unit it
+// triggers; systemd-journald.socket for a unit that logs to the journal;
+// with DefaultDependencies=yes its type's default dependencies on
+// sysinit.target, basic.target, shutdown.target, sockets.target,
+// local-fs.target, umount.target and the like, as systemd adds them in a
+// container), and the inverse of every other loaded unit's (RequiredBy,
+// WantedBy, ConsistsOf, ...). They name units the fake has not loaded
+// (the standard targets; systemd loads those it has no file for as
+// not-found), and only the dependencies that settings name drive jobs:
+// starting shutdown.target stops nothing.
 //
 // Drop-ins apply as in systemd: the *.conf files of NAME.d/ (for each of
 // the unit's names), of its template's (a@.service.d/), of its name's
@@ -392,9 +407,10 @@
 //	MemoryAccounting MemoryHigh MemoryLimit MemoryLow MemoryMax MemoryMin
 //	MemorySwapMax MemoryZSwapMax Nice OOMPolicy OOMScoreAdjust OnFailure
 //	PartOf Restart RestartUSec RuntimeMaxUSec SendSIGHUP SendSIGKILL
-//	StartLimitBurst StartLimitIntervalUSec StartupAllowedCPUs
-//	StartupCPUWeight StartupIOWeight StopWhenUnneeded TasksAccounting
-//	TasksMax TimeoutStartUSec TimeoutStopUSec User WorkingDirectory
+//	StandardError StandardOutput StartLimitBurst StartLimitIntervalUSec
+//	StartupAllowedCPUs StartupCPUWeight StartupIOWeight StopWhenUnneeded
+//	TasksAccounting TasksMax TimeoutStartUSec TimeoutStopUSec User
+//	WorkingDirectory
 //
 // The others are modelled: Description, the dependencies Wants=,
 // Requires=, Requisite=, BindsTo= and Conflicts=, RefuseManualStart=,

@@ -186,11 +186,6 @@ var modeled = map[string]string{
 	// host), its standard error default, its compile-time features (the
 	// fake's are fixed).
 	"manager": `LogTarget DefaultStandardError Features`,
-	// Every unit: the fake adds no default dependencies (sysinit.target,
-	// basic.target, shutdown.target, ...: it has none of those units), so
-	// these lists hold only what the unit's settings name and the
-	// implicit dependencies it models (dependencies.go).
-	"unit": `After Before Requires Conflicts`,
 	// The capture's sandbox is a container, where systemd supports no
 	// automounts and no swaps (CanStart and CanStop false); the fake plays
 	// a host. A mount's Options are the kernel's (rw,relatime there), the

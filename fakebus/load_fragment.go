@@ -363,7 +363,8 @@ var typeSettings = map[string]map[string]string{
 	"timer": {
 		"OnActiveSec": "TimersMonotonic", "OnBootSec": "TimersMonotonic", "OnStartupSec": "TimersMonotonic",
 		"OnUnitActiveSec": "TimersMonotonic", "OnUnitInactiveSec": "TimersMonotonic",
-		"Unit": "Unit", "Persistent": "Persistent", "WakeSystem": "WakeSystem",
+		"OnCalendar": "TimersCalendar",
+		"Unit":       "Unit", "Persistent": "Persistent", "WakeSystem": "WakeSystem",
 		"RemainAfterElapse": "RemainAfterElapse", "AccuracySec": "AccuracyUSec",
 		"RandomizedDelaySec": "RandomizedDelayUSec",
 	},
@@ -382,11 +383,12 @@ func isTypeSetting(kind, key string) bool {
 	return ok
 }
 
-// socketListen, pathSpec and timerSpec are the elements of a socket's
-// Listen (a(ss)), a path unit's Paths (a(ss)) and a timer's
+// socketListen, pathSpec, timerSpec and calendarSpec are the elements of
+// a socket's Listen (a(ss)), a path unit's Paths (a(ss)), a timer's
 // TimersMonotonic (a(stt): the setting as systemd names it, its span
 // and the next elapse, which the fake, whose timers never elapse,
-// answers as never).
+// answers as never) and TimersCalendar (a(sst): "OnCalendar", the
+// calendar spec, the next elapse, never).
 type (
 	socketListen struct{ Type, Address string }
 	pathSpec     struct{ Type, Path string }
@@ -394,14 +396,19 @@ type (
 		Base        string
 		Value, Next uint64
 	}
+	calendarSpec struct {
+		Base, Spec string
+		Next       uint64
+	}
 )
 
 // typeLists gathers the list settings of a type section while a unit
 // file and its drop-ins are read; apply sets them once all are read.
 type typeLists struct {
-	listen []socketListen
-	paths  []pathSpec
-	timers []timerSpec
+	listen    []socketListen
+	paths     []pathSpec
+	timers    []timerSpec
+	calendars []calendarSpec
 	// set records the lists assigned (even if emptied again).
 	set map[string]bool
 }
@@ -414,7 +421,7 @@ func (tl *typeLists) read(kind, key, val string, set func(string, dbus.Variant))
 		tl.set = map[string]bool{}
 	}
 	switch prop {
-	case "Listen", "Paths", "TimersMonotonic":
+	case "Listen", "Paths", "TimersMonotonic", "TimersCalendar":
 		tl.set[prop] = true
 		if val == "" {
 			switch prop {
@@ -422,12 +429,16 @@ func (tl *typeLists) read(kind, key, val string, set func(string, dbus.Variant))
 				tl.listen = nil
 			case "Paths":
 				tl.paths = nil
+			case "TimersCalendar":
+				tl.calendars = nil
 			default:
 				tl.timers = nil
 			}
 			return true
 		}
 		switch prop {
+		case "TimersCalendar":
+			tl.calendars = append(tl.calendars, calendarSpec{key, normalizeCalendar(val), 0})
 		case "Listen":
 			tl.listen = append(tl.listen, socketListen{strings.TrimPrefix(key, "Listen"), val})
 		case "Paths":
@@ -489,6 +500,35 @@ func (tl *typeLists) apply(m *manager, kind string, set func(string, dbus.Varian
 	if len(tl.timers) > 0 {
 		set("TimersMonotonic", dbus.MakeVariant(tl.timers))
 	}
+	if len(tl.calendars) > 0 {
+		set("TimersCalendar", dbus.MakeVariant(tl.calendars))
+	}
+}
+
+// calendarShorthands are the calendar specs systemd names by a word
+// (systemd.time(7)), as systemd writes them out.
+var calendarShorthands = map[string]string{
+	"minutely":     "*-*-* *:*:00",
+	"hourly":       "*-*-* *:00:00",
+	"daily":        "*-*-* 00:00:00",
+	"weekly":       "Mon *-*-* 00:00:00",
+	"monthly":      "*-*-01 00:00:00",
+	"quarterly":    "*-01,04,07,10-01 00:00:00",
+	"semiannually": "*-01,07-01 00:00:00",
+	"yearly":       "*-01-01 00:00:00",
+	"annually":     "*-01-01 00:00:00",
+}
+
+// normalizeCalendar writes a calendar spec as systemd answers it: a
+// shorthand spelled out; any other spec as written (systemd rewrites
+// those too, "Mon 9:00" as "Mon *-*-* 09:00:00"; the fake does not parse
+// them).
+func normalizeCalendar(spec string) string {
+	spec = strings.TrimSpace(spec)
+	if full, ok := calendarShorthands[strings.ToLower(spec)]; ok {
+		return full
+	}
+	return spec
 }
 
 // timeUnits are the units of a time span, in microseconds

@@ -210,10 +210,10 @@ var hostUnits = []struct {
 	name, sub string
 	props     map[string]any
 }{
-	{"-.slice", "active", map[string]any{"Description": "Root Slice"}},
-	{"system.slice", "active", map[string]any{"Description": "System Slice"}},
-	{"-.mount", "mounted", map[string]any{"Description": "Root Mount", "Where": "/", "Slice": "-.slice"}},
-	{"init.scope", "running", map[string]any{"Description": "System and Service Manager", "Slice": "-.slice"}},
+	{"-.slice", "active", map[string]any{"Description": "Root Slice", "DefaultDependencies": false}},
+	{"system.slice", "active", map[string]any{"Description": "System Slice", "DefaultDependencies": false}},
+	{"-.mount", "mounted", map[string]any{"Description": "Root Mount", "Where": "/", "Slice": "-.slice", "DefaultDependencies": false}},
+	{"init.scope", "running", map[string]any{"Description": "System and Service Manager", "Slice": "-.slice", "DefaultDependencies": false}},
 }
 
 // close stops the manager: no timer fires and no watch of a process

@@ -103,7 +103,7 @@ func badSetting(name string, props []sdbus.Property) bool {
 	case "socket":
 		return !has("Listen")
 	case "timer":
-		return !has("TimersMonotonic")
+		return !has("TimersMonotonic") && !has("TimersCalendar")
 	case "path":
 		return !has("Paths")
 	case "mount":

@@ -97,6 +97,7 @@ var cases = []suiteCase{
 	{name: "ConditionsThenAsserts", run: testConditionsThenAsserts},
 	{name: "DefaultTasksMax", run: testDefaultTasksMax},
 	{name: "UnitTypesFromFiles", run: testUnitTypesFromFiles},
+	{name: "DefaultDependencies", run: testDefaultDependencies},
 	{name: "FailedUnitLingers", run: testFailedUnitLingers},
 	{name: "CollectModeInactiveOrFailed", run: testCollectMode},
 	{name: "UnitExistsForActiveUnit", run: testUnitExistsActive},

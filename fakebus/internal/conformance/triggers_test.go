@@ -70,22 +70,11 @@ func testUnitTypesFromFiles(t *testing.T, e *env) {
 		files[n] = text
 	}
 	t.Cleanup(func() {
-		for n := range files {
-			os.Remove(filepath.Join(e.runtimeDir, n))
-		}
 		os.Remove(sockPath)
 		os.Remove(sockPath + ".accept")
 		os.Remove(where) // the mount point systemd made
-		_ = e.c.Reload(e.ctx)
 	})
-	for n, text := range files {
-		if err := os.WriteFile(filepath.Join(e.runtimeDir, n), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := e.c.Reload(e.ctx); err != nil {
-		t.Fatal(err)
-	}
+	writeUnitFiles(t, e, files)
 	for _, n := range []string{sock, timer, pathU, mount} {
 		cleanup(t, e, n)
 		j, err := e.c.StartUnit(e.ctx, n, sdbus.ModeReplace)
@@ -242,5 +231,26 @@ func testUnitTypesFromFiles(t *testing.T, e *env) {
 	}
 	for _, n := range []string{sock, sockSvc, timer, timerSvc, pathU, pathSvc, mount} {
 		unloaded(t, e, n)
+	}
+}
+
+// writeUnitFiles writes unit files, by name, to the backend's runtime
+// unit directory and reloads; at cleanup it removes them and reloads
+// again.
+func writeUnitFiles(t *testing.T, e *env, files map[string]string) {
+	t.Helper()
+	t.Cleanup(func() {
+		for n := range files {
+			os.Remove(filepath.Join(e.runtimeDir, n))
+		}
+		_ = e.c.Reload(e.ctx)
+	})
+	for n, text := range files {
+		if err := os.WriteFile(filepath.Join(e.runtimeDir, n), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
 	}
 }

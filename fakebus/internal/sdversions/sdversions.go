@@ -504,6 +504,11 @@ const (
 	// not on 247, 252 or 257; the upstream release in between is not
 	// measured.
 	SocketCgroupWithProcesses Behaviour = "SocketCgroupWithProcesses"
+	// TimerAfterTimeSet: a timer with OnCalendar= and default
+	// dependencies is ordered after time-set.target as well as
+	// time-sync.target. Seen on 252, 257 and 262, not on 247; the
+	// upstream release in between is not measured.
+	TimerAfterTimeSet Behaviour = "TimerAfterTimeSet"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -522,6 +527,7 @@ var Behaviours = map[Behaviour]Release{
 	MaskedUnitFragmentIsLink:    R("252"),
 	DropInDirsSeenAtOnce:        R("257"),
 	SocketCgroupWithProcesses:   R("262"),
+	TimerAfterTimeSet:           R("252"),
 }
 
 // Behaves reports whether release r has behaviour b.

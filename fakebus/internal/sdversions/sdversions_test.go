@@ -148,6 +148,7 @@ func TestMeasuredReleases(t *testing.T) {
 		MaskedUnitFragmentIsLink:    {false, true, true, true},
 		DropInDirsSeenAtOnce:        {false, false, true, true},
 		SocketCgroupWithProcesses:   {false, false, false, true},
+		TimerAfterTimeSet:           {false, true, true, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {
