@@ -58,8 +58,8 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"StopWhenUnneeded":    dbus.MakeVariant(u.boolProp("StopWhenUnneeded", false)),
 		// A scope is made, not started (false on 247-262); a device
 		// appears and goes with the kernel's.
-		"CanStart":             dbus.MakeVariant(u.load == "loaded" && u.kind != "scope" && u.kind != "device"),
-		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual && u.kind != "device"),
+		"CanStart":             dbus.MakeVariant(u.load == "loaded" && u.kind != "scope" && !unsupportedKind(u.kind)),
+		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual && !unsupportedKind(u.kind)),
 		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil || u.kind == "mount" && u.load == "loaded"),
 		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
 		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),

@@ -342,8 +342,10 @@
 // mounts nothing: started, such a unit is active in its type's sub-state
 // (listening, waiting, mounted) and never triggers its unit (a timer's
 // next elapse is never). A device unit needs no file (its Description is
-// its path); the fake has no udev, so, as systemd without it (in a
-// container), a device's start job ends unsupported.
+// its path). The fake plays systemd where its releases were measured, a
+// container: devices (no udev), swaps and automounts are unit types it
+// does not support there, so such a unit loads, CanStart and CanStop are
+// false, and its start job ends unsupported.
 //
 // A unit's dependency lists (Requires, After, ...) are systemd's: what
 // its settings name, the dependencies systemd adds by itself (its slice;

@@ -186,12 +186,8 @@ var modeled = map[string]string{
 	// host), its standard error default, its compile-time features (the
 	// fake's are fixed).
 	"manager": `LogTarget DefaultStandardError Features`,
-	// The capture's sandbox is a container, where systemd supports no
-	// automounts and no swaps (CanStart and CanStop false); the fake plays
-	// a host. A mount's Options are the kernel's (rw,relatime there), the
-	// fake mounts nothing: its Options are its unit file's.
-	"automount": `CanStart CanStop`,
-	"swap":      `CanStart CanStop`,
+	// A mount's Options are the kernel's (rw,relatime in the capture's
+	// sandbox); the fake mounts nothing: its Options are its unit file's.
 	// TasksMax: a unit's default is the manager's DefaultTasksMax, 15%
 	// of what the host allows: the captured host's, not this one's
 	// (TestPropertiesCaptured checks that a unit answers the fake's

@@ -510,6 +510,15 @@ func activeSub(u *unit) string {
 	return "active"
 }
 
+// unsupportedKind reports whether systemd supports units of kind where the
+// fake plays it: as in a container, the sandbox the releases were measured
+// in (247, 252, 257 and 262), devices (no udev; with udev systemd would wait for the kernel to
+// announce the device), swaps and automounts are not: such a unit loads,
+// but CanStart and CanStop are false and a start job ends unsupported.
+func unsupportedKind(kind string) bool {
+	return kind == "device" || kind == "swap" || kind == "automount"
+}
+
 // startUnitLocked activates u for a start (or restart) job.
 func (m *manager) startUnitLocked(j *job) {
 	u := j.unit
@@ -531,11 +540,9 @@ func (m *manager) startUnitLocked(j *job) {
 		m.setStateLocked(u, "active", "running")
 		m.finishJobLocked(j, "done")
 		m.scopeEmptyLocked(u) // its processes ended before it started
-	case "device":
-		// The fake has no udev: as systemd where device units are not
-		// supported (a container; measured on 247, 252 and 262 in the
-		// sandbox), a device's start job ends unsupported. (With udev,
-		// systemd's waits for the kernel to announce the device.)
+	case "device", "swap", "automount":
+		// unsupportedKind: the start job ends unsupported, the unit
+		// stays inactive.
 		m.finishJobLocked(j, "unsupported")
 	default:
 		// The fake opens no socket, arms no timer, watches no path and

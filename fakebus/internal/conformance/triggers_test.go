@@ -23,8 +23,9 @@ import (
 // Description its path. RequiresMountsFor holds the paths those settings
 // name (a mount's and automount's: the directory of its Where), with
 // After= -.mount; a unit in a slice Requires= and is After= it, and the
-// slice lists it in RequiredBy. A device's start job ends unsupported (there is
-// no udev). A file without
+// slice lists it in RequiredBy. A device's, swap's and automount's
+// start job ends unsupported and CanStart is false (no udev; a container,
+// as the sandbox is). A file without
 // what its type needs (a socket without Listen, a timer without a timer,
 // a path unit without a path, a mount without What= or with a Where= not
 // its name's) loads as bad-setting.
@@ -151,7 +152,7 @@ func testUnitTypesFromFiles(t *testing.T, e *env) {
 		TimerBase                              string
 		TimerValue                             uint64
 		Where, What, Type, AutoWhere, SwapWhat string
-		DeviceCanStart                         bool
+		CanStart                               [3]bool // the device's, the swap's, the automount's
 	}
 	got := settings{
 		Listen: pairs(prop(sock, "Socket", "Listen")), Paths: pairs(prop(pathU, "Path", "Paths")),
@@ -159,8 +160,11 @@ func testUnitTypesFromFiles(t *testing.T, e *env) {
 		PathUnit: prop(pathU, "Path", "Unit").(string),
 		Where:    prop(mount, "Mount", "Where").(string), What: prop(mount, "Mount", "What").(string),
 		Type: prop(mount, "Mount", "Type").(string), AutoWhere: prop(automount, "Automount", "Where").(string),
-		SwapWhat:       prop(swap, "Swap", "What").(string),
-		DeviceCanStart: unitProp(t, e, raw, device, unitIface, "CanStart").(bool),
+		SwapWhat: prop(swap, "Swap", "What").(string),
+		CanStart: [3]bool{
+			unitProp(t, e, raw, device, unitIface, "CanStart").(bool), unitProp(t, e, raw, swap, unitIface, "CanStart").(bool),
+			unitProp(t, e, raw, automount, unitIface, "CanStart").(bool),
+		},
 	}
 	if len(timers) == 1 {
 		got.TimerBase, got.TimerValue = timers[0].Base, timers[0].Value
@@ -217,14 +221,19 @@ func testUnitTypesFromFiles(t *testing.T, e *env) {
 		}
 	}
 
-	// A device's start job ends unsupported: systemd supports device
-	// units only with udev, which neither its sandbox (a container) nor
-	// the fake has.
-	j, err := e.c.StartUnit(e.ctx, device, sdbus.ModeReplace)
-	if err != nil {
-		t.Fatalf("StartUnit %s: %v", device, err)
+	// A device's, a swap's and an automount's start job ends unsupported:
+	// systemd supports device units only with udev, swaps and automounts
+	// not in a container, and its sandbox is one; the fake plays it.
+	for _, n := range []string{device, swap, automount} {
+		j, err := e.c.StartUnit(e.ctx, n, sdbus.ModeReplace)
+		if err != nil {
+			t.Fatalf("StartUnit %s: %v", n, err)
+		}
+		wait(t, e, j, sdbus.JobUnsupported)
+		if st := status(t, e, n); st.ActiveState != "inactive" {
+			t.Errorf("%s: %s after its start, want inactive", n, st.ActiveState)
+		}
 	}
-	wait(t, e, j, sdbus.JobUnsupported)
 
 	for _, n := range []string{sock, timer, pathU, mount} {
 		stop(t, e, e.c, n)
