@@ -815,7 +815,6 @@ func (m *manager) managerPropsLocked() map[string]dbus.Variant {
 	}
 	return map[string]dbus.Variant{
 		"Version":         dbus.MakeVariant(m.version),
-		"Features":        dbus.MakeVariant("+PAM -SELINUX default-hierarchy=unified"),
 		"Virtualization":  dbus.MakeVariant(virt),
 		"Architecture":    dbus.MakeVariant(goarchToSystemd(runtime.GOARCH)),
 		"Tainted":         dbus.MakeVariant(""),

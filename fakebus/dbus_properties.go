@@ -310,8 +310,6 @@ func logLevel(s string) (string, bool) {
 func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.Variant) map[string]dbus.Variant {
 	switch {
 	case u == nil:
-		props["DefaultStandardOutput"] = dbus.MakeVariant("journal")
-		props["DefaultStandardError"] = dbus.MakeVariant("inherit")
 		props["LogLevel"] = dbus.MakeVariant("info")
 		props["LogTarget"] = dbus.MakeVariant("journal-or-kmsg")
 		props["Environment"] = dbus.MakeVariant(append([]string{}, m.environment...))

@@ -183,9 +183,8 @@ var varies = map[string]string{
 var modeled = map[string]string{
 	// The manager's log target (the sandbox's systemd logs to the console
 	// it was given; the fake answers journal-or-kmsg, as on a booted
-	// host), its standard error default, its compile-time features (the
-	// fake's are fixed).
-	"manager": `LogTarget DefaultStandardError Features`,
+	// host).
+	"manager": `LogTarget`,
 	// A mount's Options are the kernel's (rw,relatime in the capture's
 	// sandbox); the fake mounts nothing: its Options are its unit file's.
 	// TasksMax: a unit's default is the manager's DefaultTasksMax, 15%
