@@ -313,9 +313,9 @@
 //     ListenNetlink=, ListenMessageQueue=, ListenUSBFunction= (Listen,
 //     addresses as written), Service=, Accept=, FileDescriptorName=; of a
 //     timer: OnActiveSec=, OnBootSec=, OnStartupSec=, OnUnitActiveSec=,
-//     OnUnitInactiveSec= (TimersMonotonic), OnCalendar= (TimersCalendar:
-//     a shorthand such as daily spelled out as systemd does, another
-//     spec as written),
+//     OnUnitInactiveSec= (TimersMonotonic), OnCalendar= (TimersCalendar,
+//     in systemd's normalized form, calendar.go; a spec systemd would
+//     refuse is ignored),
 //     Unit=, Persistent=, WakeSystem=, RemainAfterElapse=, AccuracySec=,
 //     RandomizedDelaySec=; of a path unit: PathExists=, PathExistsGlob=,
 //     PathChanged=, PathModified=, DirectoryNotEmpty= (Paths), Unit=,
@@ -580,15 +580,16 @@
 //     collection, start, stop, reset-failed, freeze, clean), job.go (jobs,
 //     their end and signals), transaction.go (checks, requirements,
 //     conflicts, propagation, merging), dependencies.go (the dependency
-//     lists as systemd shows them: implicit ones and inverses),
-//     service.go, trigger.go (sockets,
-//     timers, paths and automounts, the units they trigger; what a
-//     mount's, swap's or device's name stands for; which files load as
-//     bad-setting), exec.go, condition.go, cgroup.go, kill.go,
-//     transient.go, aliases.go, dynamicusers.go, dump.go, reexec.go.
+//     lists as systemd shows them: implicit, default and inverse ones),
+//     service.go, trigger.go (sockets, timers, paths and automounts, the
+//     units they trigger; what a mount's, swap's or device's name stands
+//     for; which files load as bad-setting), exec.go, condition.go,
+//     cgroup.go, kill.go, transient.go, aliases.go, dynamicusers.go,
+//     dump.go, reexec.go.
 //   - Unit files on disk: install.go (the unit directories, enable,
 //     disable, presets, masks, links, revert), load_fragment.go (parsing,
-//     with the settings of each type's section and time spans).
+//     with the settings of each type's section and time spans),
+//     calendar.go (calendar specs, as OnCalendar= takes them).
 //   - server.go: Server, New, Start, options, connections; control.go: the
 //     test-side controls (AddUnitFile, Unit, Jobs, FinishJob, ...);
 //     script.go, scriptcheck.go: scripted job results; notes.go: notes;

@@ -438,7 +438,11 @@ func (tl *typeLists) read(kind, key, val string, set func(string, dbus.Variant))
 		}
 		switch prop {
 		case "TimersCalendar":
-			tl.calendars = append(tl.calendars, calendarSpec{key, normalizeCalendar(val), 0})
+			spec, ok := normalizeCalendar(val)
+			if !ok {
+				return false // systemd: "Failed to parse calendar specification, ignoring"
+			}
+			tl.calendars = append(tl.calendars, calendarSpec{key, spec, 0})
 		case "Listen":
 			tl.listen = append(tl.listen, socketListen{strings.TrimPrefix(key, "Listen"), val})
 		case "Paths":
@@ -503,32 +507,6 @@ func (tl *typeLists) apply(m *manager, kind string, set func(string, dbus.Varian
 	if len(tl.calendars) > 0 {
 		set("TimersCalendar", dbus.MakeVariant(tl.calendars))
 	}
-}
-
-// calendarShorthands are the calendar specs systemd names by a word
-// (systemd.time(7)), as systemd writes them out.
-var calendarShorthands = map[string]string{
-	"minutely":     "*-*-* *:*:00",
-	"hourly":       "*-*-* *:00:00",
-	"daily":        "*-*-* 00:00:00",
-	"weekly":       "Mon *-*-* 00:00:00",
-	"monthly":      "*-*-01 00:00:00",
-	"quarterly":    "*-01,04,07,10-01 00:00:00",
-	"semiannually": "*-01,07-01 00:00:00",
-	"yearly":       "*-01-01 00:00:00",
-	"annually":     "*-01-01 00:00:00",
-}
-
-// normalizeCalendar writes a calendar spec as systemd answers it: a
-// shorthand spelled out; any other spec as written (systemd rewrites
-// those too, "Mon 9:00" as "Mon *-*-* 09:00:00"; the fake does not parse
-// them).
-func normalizeCalendar(spec string) string {
-	spec = strings.TrimSpace(spec)
-	if full, ok := calendarShorthands[strings.ToLower(spec)]; ok {
-		return full
-	}
-	return spec
 }
 
 // timeUnits are the units of a time span, in microseconds

@@ -26,8 +26,9 @@ import (
 // directory's, a bind mount's source. Each list is compared sorted
 // (systemd gives some in hash order), without the names of this case's
 // other units that it does not expect (inverse entries that come and go
-// as they are loaded and collected). A calendar timer's OnCalendar=daily
-// reads back spelled out.
+// as they are loaded and collected). A calendar timer's specs read back
+// normalized (OnCalendar=daily as "*-*-* 00:00:00"), an invalid one is
+// ignored.
 func testDefaultDependencies(t *testing.T, e *env) {
 	raw := e.rawBus(t)
 	base := func(kind string) string { n := e.unit(kind, "x"); return n[:len(n)-2] }
@@ -53,7 +54,7 @@ func testDefaultDependencies(t *testing.T, e *env) {
 		targetNodef:                 nodef + "Wants=" + svc + "\n",
 		sock:                        "[Socket]\nListenStream=" + sockPath + "\n",
 		sockNodef:                   nodef + "[Socket]\nListenStream=" + sockNodefPath + "\n",
-		calendar:                    "[Timer]\nOnCalendar=daily\nUnit=" + svc + "\n",
+		calendar:                    "[Timer]\nOnCalendar=daily\nOnCalendar=Wed..Fri,Mon 9:00\nOnCalendar=junk\nUnit=" + svc + "\n",
 		mono:                        "[Timer]\nOnActiveSec=1h\nUnit=" + svc + "\n",
 		timerNodef:                  nodef + "[Timer]\nOnActiveSec=1h\nUnit=" + svc + "\n",
 		pathU:                       "[Path]\nPathExists=" + never + "\nUnit=" + svc + "\n",
@@ -90,8 +91,13 @@ func testDefaultDependencies(t *testing.T, e *env) {
 	if err := dbus.Store([]any{unitProp(t, e, raw, calendar, "org.freedesktop.systemd1.Timer", "TimersCalendar")}, &calendars); err != nil {
 		t.Fatal(err)
 	}
-	if len(calendars) != 1 || calendars[0].Base != "OnCalendar" || calendars[0].Spec != "*-*-* 00:00:00" {
-		t.Errorf("%s: TimersCalendar %+v, want one OnCalendar *-*-* 00:00:00", calendar, calendars)
+	var specs []string
+	for _, c := range calendars {
+		specs = append(specs, c.Base+" "+c.Spec)
+	}
+	slices.Sort(specs)
+	if diff := cmp.Diff([]string{"OnCalendar *-*-* 00:00:00", "OnCalendar Mon,Wed..Fri *-*-* 09:00:00"}, specs); diff != "" {
+		t.Errorf("%s: TimersCalendar (-want +got):\n%s", calendar, diff)
 	}
 
 	calendarAfter := []string{"sysinit.target", "time-sync.target"}
