@@ -103,3 +103,21 @@ func TestNormalizeCalendarCrossCheck(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNormalizeCalendar: any string is parsed or refused without a panic,
+// and a normalized spec normalizes to itself.
+func FuzzNormalizeCalendar(f *testing.F) {
+	for _, tc := range calendarCases {
+		f.Add(tc.spec)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		got, ok := normalizeCalendar(spec)
+		if !ok {
+			return
+		}
+		again, ok := normalizeCalendar(got)
+		if !ok || again != got {
+			t.Errorf("normalizeCalendar(%q) = %q, which normalizes to %q, %v", spec, got, again, ok)
+		}
+	})
+}
