@@ -59,7 +59,7 @@ func normalizeCalendar(spec string) (string, bool) {
 		tz, fields = fields[n-1], fields[:n-1]
 	}
 	var out []string
-	if len(fields) > 0 && fields[0] != "" && isLetter(fields[0][0]) {
+	if len(fields) > 0 && isLetter(fields[0][0]) {
 		days, ok := parseWeekdays(fields[0])
 		if !ok {
 			return "", false

@@ -17,7 +17,7 @@ package fakebus
 // as systemd's unit_add_mount_dependencies); After=systemd-journald.socket
 // of a unit whose commands log to the journal (exec context, below); and
 // with DefaultDependencies=yes the default dependencies of its type
-// (defaultDeps, below), as systemd 247 to 262 add them for the system
+// (defaultDepsLocked, below), as systemd 247 to 262 add them for the system
 // manager in a container (the sandbox's: devices unsupported, swaps
 // without default dependencies). A named unit that is not loaded stays
 // unloaded in the fake (systemd loads it as not-found).
@@ -148,19 +148,15 @@ func (m *manager) defaultDepsLocked(u *unit, name string) []string {
 		sysinit()
 		d.after = append(d.after, "basic.target")
 		shutdown("shutdown.target")
-	case "socket", "path":
+	case "socket", "path", "timer":
 		sysinit()
-		d.before = append(d.before, map[string]string{"socket": "sockets.target", "path": "paths.target"}[u.kind])
-		shutdown("shutdown.target")
-	case "timer":
-		sysinit()
-		if _, ok := u.props["TimersCalendar"]; ok {
+		if _, ok := u.props["TimersCalendar"]; ok && u.kind == "timer" {
 			d.after = append(d.after, "time-sync.target")
 			if sdversions.Behaves(m.release, sdversions.TimerAfterTimeSet) {
 				d.after = append(d.after, "time-set.target")
 			}
 		}
-		d.before = append(d.before, "timers.target")
+		d.before = append(d.before, u.kind+"s.target") // sockets.target, paths.target, timers.target
 		shutdown("shutdown.target")
 	case "target":
 		if name == "After" {
