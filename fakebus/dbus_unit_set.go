@@ -406,7 +406,10 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 	u.props[name] = v
 	switch name {
 	case "Requires", "BindsTo", "PartOf", "Conflicts":
-		m.reverse[u] = true
+		if !m.reverse[u] {
+			m.reverse[u] = true
+			m.reverseSorted = nil
+		}
 	}
 }
 

@@ -43,9 +43,15 @@
 //     files); slices created implicitly with their parents; the units of
 //     a booted system always active and never stopped: -.slice,
 //     system.slice, -.mount (SetUnitProperties takes its cgroup settings)
-//     and init.scope, which holds PID 1 (GetUnitByPID(1)); unit files
-//     declared Active (UnitFile.Active) are active from the start too, a
-//     service running its command (a systemd-journald.service fixture).
+//     and init.scope, which holds PID 1 (GetUnitByPID(1)); systemd's
+//     standard targets as vendor unit files (boot.go: sysinit.target,
+//     basic.target, shutdown.target, the targets of each unit type, the
+//     file-system, network and time targets), those a boot to
+//     multi-user.target pulls in active, the others loadable and
+//     inactive, with the played release's descriptions (a unit file of
+//     the same name replaces one); unit files declared Active
+//     (UnitFile.Active) are active from the start too, a service running
+//     its command (a systemd-journald.service fixture).
 //   - A process's unit (GetUnitByPID; GetUnitByPID(0) and
 //     /org/freedesktop/systemd1/unit/self for the caller's PID from its
 //     bus credentials): the unit that
@@ -355,10 +361,11 @@
 // sysinit.target, basic.target, shutdown.target, sockets.target,
 // local-fs.target, umount.target and the like, as systemd adds them in a
 // container), and the inverse of every other loaded unit's (RequiredBy,
-// WantedBy, ConsistsOf, ...). They name units the fake has not loaded
-// (the standard targets; systemd loads those it has no file for as
-// not-found), and only the dependencies that settings name drive jobs:
-// starting shutdown.target stops nothing.
+// WantedBy, ConsistsOf, ...). The targets they name are the standard
+// ones (boot.go), loaded as a client reads them; a unit no file defines
+// (systemd-journald.socket, systemd-remount-fs.service) stays unloaded,
+// where systemd loads it as not-found. Only the dependencies that
+// settings name drive jobs: starting shutdown.target stops nothing.
 //
 // Drop-ins apply as in systemd: the *.conf files of NAME.d/ (for each of
 // the unit's names), of its template's (a@.service.d/), of its name's
@@ -581,6 +588,7 @@
 //     their end and signals), transaction.go (checks, requirements,
 //     conflicts, propagation, merging), dependencies.go (the dependency
 //     lists as systemd shows them: implicit, default and inverse ones),
+//     boot.go (the standard targets and the boot to multi-user.target),
 //     service.go, trigger.go (sockets, timers, paths and automounts, the
 //     units they trigger; what a mount's, swap's or device's name stands
 //     for; which files load as bad-setting), exec.go, condition.go,

@@ -335,7 +335,7 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	if from == "" {
 		from = "AddUnitFile"
 	}
-	if !src.masked {
+	if !src.masked && !m.standard[src.name] {
 		m.settingsNoteLocked(u.name, from, names, src.ignored)
 	}
 	for _, p := range m.control[src.name] {

@@ -47,7 +47,7 @@ func TestAddDependencyUnitFiles(t *testing.T) {
 				{[]string{"a.service"}, "t.target", "Wants", false, "", []change{{"symlink", filepath.Join(etc, "t.target.wants/a.service"), file}}},
 				{[]string{"a.service"}, "t.target", "Wants", false, "", []change{}},
 				{[]string{"a.service"}, "t.target", "Requires", false, "", []change{{"symlink", filepath.Join(etc, "t.target.requires/a.service"), file}}},
-				{[]string{"a.service", "static.service"}, "multi-user.target", "Requires", true, noSuch, nil},
+				{[]string{"a.service", "static.service"}, "none.target", "Requires", true, noSuch, nil},
 				{[]string{"a.service", "static.service"}, "t.target", "Requires", true, "", []change{
 					{"symlink", filepath.Join(run, "a.service"), file},
 					{"symlink", filepath.Join(run, "t.target.requires/a.service"), file},

@@ -84,10 +84,13 @@ type manager struct {
 	// reverse are the loaded units with Requires=, BindsTo=, PartOf= or
 	// Conflicts=, the ones a stop, restart or start may act on in reverse.
 	reverse map[*unit]bool
-	control map[string][]setProp // SetUnitProperties on units from files, by name (install.go)
-	aliases map[string]string    // alias -> primary name (aliases.go)
-	jobs    map[uint32]*job
-	lastJob uint32
+	// reverseSorted is reverse sorted by name, nil when reverse changed
+	// since (reverseLocked); never changed in place.
+	reverseSorted []*unit
+	control       map[string][]setProp // SetUnitProperties on units from files, by name (install.go)
+	aliases       map[string]string    // alias -> primary name (aliases.go)
+	jobs          map[uint32]*job
+	lastJob       uint32
 	// lateReply holds the jobs whose reply a script delays, until it is
 	// sent (reexec.go releases their JobRemoved when the bus drops it).
 	lateReply  map[*job]bool
@@ -110,6 +113,9 @@ type manager struct {
 	// measuredFor declares them, by captured kind and interface
 	// (declaredLocked, vtable.go).
 	declared map[string][]sdversions.Member
+	// standard are the standard targets the manager has (boot.go), whose
+	// settings are not noted.
+	standard map[string]bool
 	// settings are the Manager properties a client Set (LogLevel,
 	// LogTarget, the watchdogs; dbus_properties.go).
 	settings map[string]dbus.Variant
@@ -160,9 +166,30 @@ func (m *manager) init() error {
 		m.indexLocked(u)
 		m.cgroupDirLocked(u)
 	}
+	// The standard targets, unless a unit file of the same name is given.
+	given := map[string]bool{}
+	for _, f := range m.cfg.units {
+		given[f.Name] = true
+	}
+	standard, booted := standardUnitFiles(m.release)
+	m.standard = map[string]bool{}
+	for _, f := range standard {
+		if given[f.Name] {
+			continue
+		}
+		if err := m.addFileLocked(f); err != nil {
+			return err
+		}
+		m.standard[f.Name] = true
+	}
 	for _, f := range m.cfg.units {
 		if err := m.addFileLocked(f); err != nil {
 			return err
+		}
+	}
+	for _, name := range booted {
+		if u := m.loadLocked(name); u != nil && !given[name] {
+			m.activateAtStartLocked(u)
 		}
 	}
 	for _, f := range m.cfg.units {

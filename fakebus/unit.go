@@ -339,7 +339,10 @@ func refersTo(o *unit, name string) bool {
 func (m *manager) removeUnitLocked(u *unit) {
 	u.gone = true
 	m.unwatchLocked(u)
-	delete(m.reverse, u)
+	if m.reverse[u] {
+		delete(m.reverse, u)
+		m.reverseSorted = nil
+	}
 	m.indexLocked(u)
 	delete(m.units, u.name)
 	m.signalLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
@@ -369,13 +372,18 @@ func (m *manager) stopDependentsLocked(u *unit) {
 	}
 }
 
-// reverseLocked returns the units of m.reverse, sorted by name.
+// reverseLocked returns the units of m.reverse, sorted by name. The
+// slice is shared until m.reverse changes: callers must not change it.
 func (m *manager) reverseLocked() []*unit {
+	if m.reverseSorted != nil || len(m.reverse) == 0 {
+		return m.reverseSorted
+	}
 	out := make([]*unit, 0, len(m.reverse))
 	for u := range m.reverse {
 		out = append(out, u)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	m.reverseSorted = out
 	return out
 }
 

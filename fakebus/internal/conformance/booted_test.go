@@ -63,6 +63,36 @@ func testHostUnits(t *testing.T, e *env) {
 	}
 }
 
+// testStandardTargets: the standard targets that units' default
+// dependencies name load from their unit files, and sysinit.target,
+// basic.target and multi-user.target, which the boot pulled in, are
+// active. (Their descriptions, and whether the others are active, are the
+// sandbox's stub files' on systemd, so they are not compared.)
+func testStandardTargets(t *testing.T, e *env) {
+	for _, name := range []string{
+		"sysinit.target", "basic.target", "multi-user.target", "sockets.target", "timers.target", "paths.target",
+		"slices.target", "local-fs.target", "swap.target", "shutdown.target", "umount.target",
+	} {
+		if _, err := e.c.LoadUnit(e.ctx, name); err != nil {
+			t.Fatalf("LoadUnit %s: %v", name, err)
+		}
+		st := status(t, e, name)
+		if st.LoadState != "loaded" {
+			t.Errorf("%s: LoadState %s, want loaded", name, st.LoadState)
+		}
+		switch name {
+		case "sysinit.target", "basic.target", "multi-user.target":
+			if st.ActiveState != "active" {
+				t.Errorf("%s: %s, want active", name, st.ActiveState)
+			}
+		case "shutdown.target", "umount.target":
+			if st.ActiveState != "inactive" {
+				t.Errorf("%s: %s, want inactive", name, st.ActiveState)
+			}
+		}
+	}
+}
+
 // testExecCommands: a failing ExecStartPre= or ExecStartPost= fails the
 // start (unit failed, exit-code) unless prefixed with "-"; a failing
 // ExecReload= fails the reload job and leaves the unit running; a failing

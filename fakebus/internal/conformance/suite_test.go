@@ -155,6 +155,7 @@ var cases = []suiteCase{
 	{name: "ReexecUnreadIdempotentCalls", run: testReexecUnreadIdempotent},
 	{name: "ReexecUnreadJobCalls", run: testReexecJobCalls},
 	{name: "HostUnits", run: testHostUnits},
+	{name: "StandardTargets", run: testStandardTargets},
 	{name: "ExecCommands", run: testExecCommands},
 	{name: "KillUnitSignals", run: testKillUnitSignals},
 	{name: "Requisite", run: testRequisite},

@@ -509,6 +509,13 @@ const (
 	// time-sync.target. Seen on 252, 257 and 262, not on 247; the
 	// upstream release in between is not measured.
 	TimerAfterTimeSet Behaviour = "TimerAfterTimeSet"
+	// TargetDescriptionsRenamed: the standard targets' descriptions name
+	// what they gather ("Socket Units", "Swaps", "System Shutdown",
+	// "Preparation for Local File Systems") where 247's say "Sockets",
+	// "Swap", "Shutdown", "Local File Systems (Pre)". Seen in Debian's
+	// unit files of 252, 257 and 262, not 247; the upstream release in
+	// between is not measured.
+	TargetDescriptionsRenamed Behaviour = "TargetDescriptionsRenamed"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -528,6 +535,7 @@ var Behaviours = map[Behaviour]Release{
 	DropInDirsSeenAtOnce:        R("257"),
 	SocketCgroupWithProcesses:   R("262"),
 	TimerAfterTimeSet:           R("252"),
+	TargetDescriptionsRenamed:   R("252"),
 }
 
 // Behaves reports whether release r has behaviour b.

@@ -149,6 +149,7 @@ func TestMeasuredReleases(t *testing.T) {
 		DropInDirsSeenAtOnce:        {false, false, true, true},
 		SocketCgroupWithProcesses:   {false, false, false, true},
 		TimerAfterTimeSet:           {false, true, true, true},
+		TargetDescriptionsRenamed:   {false, true, true, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {

@@ -1,0 +1,93 @@
+package fakebus
+
+// The units a booted system has: systemd's standard targets (its units/
+// directory; systemd.special(7)), as vendor unit files, and the ones
+// multi-user.target pulls in active, as after a boot to it. They are the
+// targets the default dependencies name (dependencies.go), so that
+// sysinit.target, basic.target or shutdown.target is a unit a client can
+// read, as on systemd. A unit file given with WithUnitFile of the same
+// name replaces one.
+
+import (
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+)
+
+// standardTarget is one of systemd's standard targets, with the settings
+// of its unit file that the fake takes.
+type standardTarget struct {
+	name string
+	// description is its Description=, old its description before
+	// sdversions.TargetDescriptionsRenamed ("" if the same).
+	description, old string
+	nodef            bool // DefaultDependencies=no
+	requires, wants  []string
+	after, conflicts []string
+	refuseStart      bool // RefuseManualStart=yes
+	allowIsolate     bool
+	booted           bool // active from the start: multi-user.target pulls it in
+}
+
+// standardTargets are systemd's units/*.target for the targets that the
+// default dependencies name and the boot to multi-user.target, as
+// Debian's systemd 247 to 262 ship them (the fake leaves out what names
+// units it does not have: emergency and rescue, tmp.mount, the mounts
+// basic.target needs).
+var standardTargets = []standardTarget{
+	{name: "multi-user.target", description: "Multi-User System", requires: []string{"basic.target"}, after: []string{"basic.target"}, allowIsolate: true, booted: true},
+	{name: "basic.target", description: "Basic System", nodef: false, requires: []string{"sysinit.target"},
+		wants: []string{"sockets.target", "timers.target", "paths.target", "slices.target"},
+		after: []string{"sysinit.target", "sockets.target", "paths.target", "slices.target"}, booted: true},
+	{name: "sysinit.target", description: "System Initialization", nodef: true, wants: []string{"local-fs.target", "swap.target"},
+		after: []string{"local-fs.target", "swap.target"}, booted: true},
+	{name: "sockets.target", description: "Socket Units", old: "Sockets", booted: true},
+	{name: "timers.target", description: "Timer Units", old: "Timers", nodef: true, conflicts: []string{"shutdown.target"}, booted: true},
+	{name: "paths.target", description: "Path Units", old: "Paths", booted: true},
+	{name: "slices.target", description: "Slice Units", old: "Slices", wants: []string{"-.slice", "system.slice"}, after: []string{"-.slice", "system.slice"}, booted: true},
+	{name: "local-fs.target", description: "Local File Systems", nodef: true, conflicts: []string{"shutdown.target"}, after: []string{"local-fs-pre.target"}, booted: true},
+	{name: "local-fs-pre.target", description: "Preparation for Local File Systems", old: "Local File Systems (Pre)", refuseStart: true},
+	{name: "swap.target", description: "Swaps", old: "Swap", booted: true},
+	{name: "shutdown.target", description: "System Shutdown", old: "Shutdown", nodef: true, refuseStart: true},
+	{name: "umount.target", description: "Unmount All Filesystems", nodef: true, refuseStart: true},
+	{name: "network.target", description: "Network", refuseStart: true},
+	{name: "network-online.target", description: "Network is Online", after: []string{"network.target"}},
+	{name: "remote-fs-pre.target", description: "Preparation for Remote File Systems", refuseStart: true},
+	{name: "remote-fs.target", description: "Remote File Systems", nodef: true, conflicts: []string{"shutdown.target"}, after: []string{"remote-fs-pre.target"}},
+	{name: "time-set.target", description: "System Time Set", refuseStart: true},
+	{name: "time-sync.target", description: "System Time Synchronized", refuseStart: true, wants: []string{"time-set.target"}, after: []string{"time-set.target"}},
+}
+
+// standardUnitFiles returns the standard targets as vendor unit files
+// for release r, and the names of those active from the start.
+func standardUnitFiles(r sdversions.Release) (files []UnitFile, booted []string) {
+	for _, t := range standardTargets {
+		desc := t.description
+		if t.old != "" && !sdversions.Behaves(r, sdversions.TargetDescriptionsRenamed) {
+			desc = t.old
+		}
+		props := []sdbus.Property{sdbus.PropDescription(desc)}
+		add := func(name string, v []string) {
+			if len(v) > 0 {
+				props = append(props, sdbus.PropRaw(name, v))
+			}
+		}
+		add("Requires", t.requires)
+		add("Wants", t.wants)
+		add("After", t.after)
+		add("Conflicts", t.conflicts)
+		if t.nodef {
+			props = append(props, sdbus.PropRaw("DefaultDependencies", false))
+		}
+		if t.refuseStart {
+			props = append(props, sdbus.PropRaw("RefuseManualStart", true))
+		}
+		if t.allowIsolate {
+			props = append(props, sdbus.PropRaw("AllowIsolate", true))
+		}
+		files = append(files, UnitFile{Name: t.name, Properties: props})
+		if t.booted {
+			booted = append(booted, t.name)
+		}
+	}
+	return files, booted
+}
