@@ -9,6 +9,8 @@ package fakebus
 // name replaces one.
 
 import (
+	"slices"
+
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
@@ -22,7 +24,9 @@ type standardTarget struct {
 	description, old string
 	nodef            bool // DefaultDependencies=no
 	requires, wants  []string
-	after, conflicts []string
+	after, before    []string
+	conflicts        []string
+	onFailure        []string
 	refuseStart      bool // RefuseManualStart=yes
 	allowIsolate     bool
 	booted           bool // active from the start: multi-user.target pulls it in
@@ -30,26 +34,31 @@ type standardTarget struct {
 
 // standardTargets are systemd's units/*.target for the targets that the
 // default dependencies name and the boot to multi-user.target, as
-// Debian's systemd 247 to 262 ship them (the fake leaves out what names
-// units it does not have: emergency and rescue, tmp.mount, the mounts
-// basic.target needs).
+// Debian's systemd 252 to 262 ship them (247's differ in the
+// descriptions and in sysinit.target's order against emergency.target:
+// standardUnitFiles). The fake does not take basic.target's
+// RequiresMountsFor= nor local-fs.target's OnFailureJobMode=.
 var standardTargets = []standardTarget{
-	{name: "multi-user.target", description: "Multi-User System", requires: []string{"basic.target"}, after: []string{"basic.target"}, allowIsolate: true, booted: true},
-	{name: "basic.target", description: "Basic System", nodef: false, requires: []string{"sysinit.target"},
-		wants: []string{"sockets.target", "timers.target", "paths.target", "slices.target"},
-		after: []string{"sysinit.target", "sockets.target", "paths.target", "slices.target"}, booted: true},
-	{name: "sysinit.target", description: "System Initialization", nodef: true, wants: []string{"local-fs.target", "swap.target"},
-		after: []string{"local-fs.target", "swap.target"}, booted: true},
+	{name: "multi-user.target", description: "Multi-User System", requires: []string{"basic.target"},
+		conflicts: []string{"rescue.service", "rescue.target"}, after: []string{"basic.target", "rescue.service", "rescue.target"},
+		allowIsolate: true, booted: true},
+	{name: "basic.target", description: "Basic System", requires: []string{"sysinit.target"},
+		wants: []string{"sockets.target", "timers.target", "paths.target", "slices.target", "tmp.mount"},
+		after: []string{"sysinit.target", "sockets.target", "paths.target", "slices.target", "tmp.mount"}, booted: true},
+	{name: "sysinit.target", description: "System Initialization", wants: []string{"local-fs.target", "swap.target"},
+		after: []string{"local-fs.target", "swap.target"}, conflicts: []string{"emergency.service", "emergency.target"},
+		before: []string{"emergency.service", "emergency.target"}, booted: true},
 	{name: "sockets.target", description: "Socket Units", old: "Sockets", booted: true},
 	{name: "timers.target", description: "Timer Units", old: "Timers", nodef: true, conflicts: []string{"shutdown.target"}, booted: true},
 	{name: "paths.target", description: "Path Units", old: "Paths", booted: true},
 	{name: "slices.target", description: "Slice Units", old: "Slices", wants: []string{"-.slice", "system.slice"}, after: []string{"-.slice", "system.slice"}, booted: true},
-	{name: "local-fs.target", description: "Local File Systems", nodef: true, conflicts: []string{"shutdown.target"}, after: []string{"local-fs-pre.target"}, booted: true},
+	{name: "local-fs.target", description: "Local File Systems", nodef: true, conflicts: []string{"shutdown.target"},
+		after: []string{"local-fs-pre.target"}, onFailure: []string{"emergency.target"}, booted: true},
 	{name: "local-fs-pre.target", description: "Preparation for Local File Systems", old: "Local File Systems (Pre)", refuseStart: true},
 	{name: "swap.target", description: "Swaps", old: "Swap", booted: true},
 	{name: "shutdown.target", description: "System Shutdown", old: "Shutdown", nodef: true, refuseStart: true},
 	{name: "umount.target", description: "Unmount All Filesystems", nodef: true, refuseStart: true},
-	{name: "network.target", description: "Network", refuseStart: true},
+	{name: "network.target", description: "Network", after: []string{"network-pre.target"}, refuseStart: true},
 	{name: "network-online.target", description: "Network is Online", after: []string{"network.target"}},
 	{name: "remote-fs-pre.target", description: "Preparation for Remote File Systems", refuseStart: true},
 	{name: "remote-fs.target", description: "Remote File Systems", nodef: true, conflicts: []string{"shutdown.target"}, after: []string{"remote-fs-pre.target"}},
@@ -62,8 +71,16 @@ var standardTargets = []standardTarget{
 func standardUnitFiles(r sdversions.Release) (files []UnitFile, booted []string) {
 	for _, t := range standardTargets {
 		desc := t.description
-		if t.old != "" && !sdversions.Behaves(r, sdversions.TargetDescriptionsRenamed) {
-			desc = t.old
+		if !sdversions.Behaves(r, sdversions.TargetDescriptionsRenamed) {
+			if t.old != "" {
+				desc = t.old
+			}
+			if t.name == "sysinit.target" {
+				// 247's orders it after emergency.service and
+				// emergency.target, not before.
+				t.after = append(slices.Clone(t.after), t.before...)
+				t.before = nil
+			}
 		}
 		props := []sdbus.Property{sdbus.PropDescription(desc)}
 		add := func(name string, v []string) {
@@ -74,7 +91,9 @@ func standardUnitFiles(r sdversions.Release) (files []UnitFile, booted []string)
 		add("Requires", t.requires)
 		add("Wants", t.wants)
 		add("After", t.after)
+		add("Before", t.before)
 		add("Conflicts", t.conflicts)
+		add("OnFailure", t.onFailure)
 		if t.nodef {
 			props = append(props, sdbus.PropRaw("DefaultDependencies", false))
 		}

@@ -15,13 +15,17 @@ import (
 // multi-user.target: it and the targets it pulls in are active, the other
 // standard targets load from their vendor unit files, inactive, with the
 // played release's descriptions; ListUnitFiles lists them static; one
-// refuses a manual start as systemd's does; a unit file of the same name
-// given to the fake replaces the standard one.
+// refuses a manual start as systemd's does; sysinit.target is ordered
+// before emergency.target, after it on 247, as their files say; a unit
+// file of the same name given to the fake replaces the standard one.
 func TestStandardTargets(t *testing.T) {
 	type state struct{ Load, Active, Description string }
 	for _, tc := range []struct {
 		version string
 		want    map[string]state
+		// emergency is the list of sysinit.target that names
+		// emergency.target: Before from 252, After on 247.
+		emergency string
 	}{
 		{"252.38-1~deb12u1", map[string]state{
 			"multi-user.target": {"loaded", "active", "Multi-User System"},
@@ -32,13 +36,13 @@ func TestStandardTargets(t *testing.T) {
 			"shutdown.target":   {"loaded", "inactive", "System Shutdown"},
 			"umount.target":     {"loaded", "inactive", "Unmount All Filesystems"},
 			"time-sync.target":  {"loaded", "inactive", "System Time Synchronized"},
-		}},
+		}, "Before"},
 		{"247.3-7+deb11u8", map[string]state{
 			"sockets.target":      {"loaded", "active", "Sockets"},
 			"swap.target":         {"loaded", "active", "Swap"},
 			"shutdown.target":     {"loaded", "inactive", "Shutdown"},
 			"local-fs-pre.target": {"loaded", "inactive", "Local File Systems (Pre)"},
-		}},
+		}, "After"},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			s := fakebus.New(t, fakebus.WithVersion(tc.version))
@@ -55,6 +59,12 @@ func TestStandardTargets(t *testing.T) {
 				got := state{string(st.LoadState), string(st.ActiveState), st.Description}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("%s (-want +got):\n%s", name, diff)
+				}
+			}
+			r := rawBus(t, s)
+			for _, list := range []string{"Before", "After"} {
+				if got := slices.Contains(r.unitList(t, "sysinit.target", list), "emergency.target"); got != (list == tc.emergency) {
+					t.Errorf("sysinit.target: emergency.target in %s is %v", list, got)
 				}
 			}
 		})

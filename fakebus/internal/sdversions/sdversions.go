@@ -512,9 +512,10 @@ const (
 	// TargetDescriptionsRenamed: the standard targets' descriptions name
 	// what they gather ("Socket Units", "Swaps", "System Shutdown",
 	// "Preparation for Local File Systems") where 247's say "Sockets",
-	// "Swap", "Shutdown", "Local File Systems (Pre)". Seen in Debian's
-	// unit files of 252, 257 and 262, not 247; the upstream release in
-	// between is not measured.
+	// "Swap", "Shutdown", "Local File Systems (Pre)", and sysinit.target
+	// is ordered before emergency.service and emergency.target (247's:
+	// after). Seen in Debian's unit files of 252, 257 and 262, not 247;
+	// the upstream release in between is not measured.
 	TargetDescriptionsRenamed Behaviour = "TargetDescriptionsRenamed"
 )
 
