@@ -56,8 +56,8 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"RefuseManualStart":   dbus.MakeVariant(u.boolProp("RefuseManualStart", false)),
 		"RefuseManualStop":    dbus.MakeVariant(u.boolProp("RefuseManualStop", false)),
 		"StopWhenUnneeded":    dbus.MakeVariant(u.boolProp("StopWhenUnneeded", false)),
-		// A scope is made, not started (false on 247-262); a device
-		// appears and goes with the kernel's.
+		// A scope is made, not started (false on 247-262); devices,
+		// swaps and automounts are not supported (unsupportedKind).
 		"CanStart":             dbus.MakeVariant(u.load == "loaded" && u.kind != "scope" && !unsupportedKind(u.kind)),
 		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual && !unsupportedKind(u.kind)),
 		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil || u.kind == "mount" && u.load == "loaded"),

@@ -518,11 +518,12 @@ func activeSub(u *unit) string {
 	return "active"
 }
 
-// unsupportedKind reports whether systemd supports units of kind where the
-// fake plays it: as in a container, the sandbox the releases were measured
-// in (247, 252, 257 and 262), devices (no udev; with udev systemd would wait for the kernel to
-// announce the device), swaps and automounts are not: such a unit loads,
-// but CanStart and CanStop are false and a start job ends unsupported.
+// unsupportedKind reports whether systemd does not support units of kind
+// where the fake plays it, a container as the sandbox its releases were
+// measured in (247, 252, 257 and 262): devices (no udev; with udev
+// systemd would wait for the kernel to announce the device), swaps and
+// automounts. Such a unit loads, but CanStart and CanStop are false and
+// its start job ends unsupported.
 func unsupportedKind(kind string) bool {
 	return kind == "device" || kind == "swap" || kind == "automount"
 }
