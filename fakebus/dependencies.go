@@ -229,10 +229,15 @@ var networkFileSystems = []string{
 	"gfs", "gfs2", "glusterfs", "gpfs", "pvfs2", "ocfs2", "lustre", "davfs",
 }
 
+// hasOption reports whether a mount's or swap's Options= names opt.
+func (u *unit) hasOption(opt string) bool {
+	return slices.Contains(strings.Split(u.str("Options"), ","), opt)
+}
+
 // isNetworkMount reports whether mount u is a network file system's: by
 // its Type= (a FUSE type by what follows "fuse.") or the _netdev option.
 func isNetworkMount(u *unit) bool {
-	if slices.Contains(strings.Split(u.str("Options"), ","), "_netdev") {
+	if u.hasOption("_netdev") {
 		return true
 	}
 	return slices.Contains(networkFileSystems, strings.TrimPrefix(u.str("Type"), "fuse."))
@@ -268,7 +273,7 @@ func (u *unit) mountPaths() []string {
 		}
 		// The source of a mount that is not a network file system's
 		// (a bind mount's directory, a device node).
-		if u.kind == "mount" && (!isNetworkMount(u) || slices.Contains(strings.Split(u.str("Options"), ","), "bind")) {
+		if u.kind == "mount" && (!isNetworkMount(u) || u.hasOption("bind")) {
 			add(path.Clean(u.str("What")))
 		}
 	}
