@@ -3,6 +3,7 @@ package sdbus
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand"
 	"time"
 
@@ -95,6 +96,13 @@ import (
 // attempt after a stable session at once, then 100 ms to 10 s between
 // attempts, 10 s per attempt, no limit on attempts, and calls wait up to
 // 30 s for a connection.
+//
+// Every value is valid. A duration of 0 or less takes its default (but
+// WaitForConnection, whose negative values mean "do not wait"); a
+// MaxDelay below MinDelay is raised to it; a negative MaxAttempts is no
+// limit, as 0. Any positive duration up to the longest time.Duration
+// (math.MaxInt64, about 292 years) works as written: the doubling and the
+// jitter saturate there instead of overflowing.
 type ReconnectPolicy struct {
 	// MinDelay is the delay after the first failed attempt; each further
 	// failed attempt in a row doubles it, up to MaxDelay. Each delay is
@@ -106,7 +114,8 @@ type ReconnectPolicy struct {
 	AttemptTimeout time.Duration
 	// MaxAttempts is how many failed attempts in a row, short-lived
 	// sessions included, end reconnecting (the Conn is then done and
-	// calls fail with ErrDisconnected); 0 means no limit.
+	// calls fail with ErrDisconnected); 0 or a negative value means no
+	// limit.
 	MaxAttempts int
 	// StableAfter is how long a session must last, from the moment the
 	// Conn made it current, for its attempt to count as a success: one
@@ -200,9 +209,20 @@ func (p *ReconnectPolicy) backoff(failed int) time.Duration {
 	return min(d, p.MaxDelay)
 }
 
-// jitter spreads d by ±50%, so that many clients do not redial at once.
+// jitter spreads d by ±50%, so that many clients do not redial at once:
+// a delay drawn from [d/2, d+d/2], at most the longest Duration (d of any
+// size, math.MaxInt64 included, neither overflows nor panics). A d of 0
+// or less is 0.
 func jitter(d time.Duration) time.Duration {
-	return d/2 + time.Duration(rand.Int63n(int64(d)+1))
+	if d <= 0 {
+		return 0
+	}
+	// In uint64, d/2 + d (at most 1.5·MaxInt64) cannot overflow.
+	v := uint64(d/2) + rand.Uint64()%(uint64(d)+1)
+	if v > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(v)
 }
 
 // retries is how often an idempotent call is retried on new connections.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -524,5 +525,54 @@ func TestReconnectAfterStableSessionIsImmediate(t *testing.T) {
 	}
 	if n := d.dials.Load(); n != 1+drops {
 		t.Errorf("%d connections, want %d: one per stable session", n, 1+drops)
+	}
+}
+
+// Every value of a ReconnectPolicy works: the longest durations make the
+// supervisor wait (a Close ends it) instead of panicking on the jitter of
+// the backoff or redialing at once on an overflowed, negative delay; a
+// negative MaxAttempts is no limit, as 0.
+func TestReconnectPolicyExtremeValues(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	const longest = time.Duration(math.MaxInt64)
+	for _, tc := range []struct {
+		name string
+		p    sdbus.ReconnectPolicy
+	}{
+		{"longest durations", sdbus.ReconnectPolicy{MinDelay: longest, MaxDelay: longest, AttemptTimeout: longest,
+			StableAfter: longest, WaitForConnection: 20 * time.Millisecond}},
+		{"two thirds of the longest", sdbus.ReconnectPolicy{MinDelay: longest / 3 * 2, MaxDelay: longest / 3 * 2,
+			StableAfter: longest, WaitForConnection: 20 * time.Millisecond}},
+		{"negative MaxAttempts", sdbus.ReconnectPolicy{MinDelay: time.Hour, MaxAttempts: -1,
+			StableAfter: longest, WaitForConnection: 20 * time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := fakebus.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			c, err := s.Dial(ctx, sdbus.WithReconnect(tc.p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.DropConnections()
+			// The session was short-lived (StableAfter is never reached):
+			// the next attempt waits the backoff, far away, and the Conn is
+			// not done (no limit on attempts).
+			time.Sleep(50 * time.Millisecond)
+			if _, err := c.GetUnit(ctx, "-.slice"); !errors.Is(err, sdbus.ErrDisconnected) {
+				t.Errorf("call while the redial is far away = %v, want ErrDisconnected after WaitForConnection", err)
+			}
+			select {
+			case <-c.Done():
+				t.Error("the Conn gave up reconnecting")
+			default:
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -359,3 +359,25 @@ func TestSessionStable(t *testing.T) {
 		})
 	}
 }
+
+// jitter spreads a delay by ±50% for every Duration, the largest
+// included: no panic, no negative or overflowed delay.
+func TestJitterBounds(t *testing.T) {
+	for _, d := range []time.Duration{-time.Second, 0, 1, 2, 3, 100 * time.Millisecond, time.Hour,
+		math.MaxInt64 / 3 * 2, math.MaxInt64/3*2 + 12345, math.MaxInt64 - 1, math.MaxInt64} {
+		t.Run(fmt.Sprint(int64(d)), func(t *testing.T) {
+			lo, hi := d/2, d+d/2
+			if d <= 0 {
+				lo, hi = 0, 0
+			}
+			if hi < d { // d+d/2 overflowed
+				hi = math.MaxInt64
+			}
+			for i := 0; i < 1000; i++ {
+				if got := jitter(d); got < lo || got > hi {
+					t.Fatalf("jitter(%d) = %d, want within [%d, %d]", int64(d), int64(got), int64(lo), int64(hi))
+				}
+			}
+		})
+	}
+}
