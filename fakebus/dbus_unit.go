@@ -4,6 +4,7 @@ package fakebus
 // (systemd's src/core/dbus-unit.c): its properties.
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -66,6 +67,7 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"NeedDaemonReload":     dbus.MakeVariant(m.needDaemonReloadLocked(u)),
 		"Triggers":             dbus.MakeVariant(m.depsLocked(u, "Triggers")),
 		"RequiresMountsFor":    dbus.MakeVariant(u.mountPaths()),
+		"Refs":                 dbus.MakeVariant(refNames(u)),
 	}
 	props["ActiveEnterTimestampMonotonic"] = dbus.MakeVariant(u.times.activeEnter.mono)
 	props["ActiveExitTimestamp"] = dbus.MakeVariant(u.times.activeExit.real)
@@ -202,4 +204,18 @@ func cgroupMethods() []vmethod {
 		{"AttachProcesses", "sau", "", "subcgroup,pids", "", nil},
 		{"RemoveSubgroup", "st", "", "subcgroup,flags", "", nil},
 	}
+}
+
+// refNames is a unit's Refs: the unique name of each client holding a
+// reference on it (RefUnit, AddRef=), once per reference, as systemd
+// lists its bus track (sorted here; systemd's order is its hash table's).
+func refNames(u *unit) []string {
+	names := []string{}
+	for p, n := range u.refs {
+		for i := 0; i < n; i++ {
+			names = append(names, p.UniqueName())
+		}
+	}
+	sort.Strings(names)
+	return names
 }

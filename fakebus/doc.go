@@ -428,7 +428,9 @@
 // a scope's PIDs, Delegate= and DelegateControllers=, and a transient
 // unit's AddRef= (a reference held by the client that made the unit, as
 // RefUnit's: the unit stays loaded after it ends until that client
-// disconnects).
+// disconnects, across a daemon-reexec too, and Refs lists the client;
+// refused with InvalidArgs on the private socket, where a client has no
+// bus name to track, as on 247, 252 and 262).
 //
 // # Faults
 //
@@ -439,7 +441,9 @@
 // (FaultDropConnection) or right after the job's JobRemoved
 // (FaultDropAfterJobRemoved: reply, JobRemoved, EOF, in that order), the
 // bus's reply timeout (FaultBusTimeout: NoReply "Message did not receive a
-// reply (timeout by message bus)", systemd still on the bus). DropConnections,
+// reply (timeout by message bus)", systemd still on the bus), or systemd
+// forwarding polkit's NoReply with dbus-daemon's own text
+// (FaultPolkitNoReply: a refusal, nothing done). DropConnections,
 // FinishJob, EmitJobRemoved and EmitJobRemovedFrom do the same on demand.
 // WithNotes gets a NoteScript for each job a rule matches: the rule
 // (Rule: its index, pattern and step, "results[1]" say), the job and the

@@ -42,6 +42,14 @@ const (
 	// bus)"): the job exists and runs, systemd keeps its name. Callers
 	// on a bus only.
 	FaultBusTimeout
+	// FaultPolkitNoReply has the manager itself refuse the job call with
+	// org.freedesktop.DBus.Error.NoReply and dbus-daemon's text "Message
+	// recipient disconnected from message bus without replying": what
+	// systemd answers when polkitd leaves the bus during the call's
+	// authorization check (systemd copies polkit's error into its reply).
+	// Nothing is created and no job queued; systemd keeps its name. It
+	// applies to StartTransientUnit and the unit job methods.
+	FaultPolkitNoReply
 )
 
 // Script scripts the jobs of the units that match a pattern.
@@ -121,6 +129,23 @@ func (s *Server) ScriptConflicts() []ScriptConflict {
 	s.m.lock()
 	defer s.m.unlock()
 	return append([]ScriptConflict(nil), s.m.conflicts...)
+}
+
+// polkitNoReplyLocked returns the refusal of a job call for unit name
+// that a script's FaultPolkitNoReply asks for, nil if none does. It reads
+// the rule that applies to the unit without taking a step of its Results.
+func (m *manager) polkitNoReplyLocked(name string) error {
+	for i := len(m.scripts) - 1; i >= 0; i-- {
+		r := &m.scripts[i]
+		if ok, _ := path.Match(r.pattern, name); !ok {
+			continue
+		}
+		if r.script.Faults&FaultPolkitNoReply == 0 {
+			return nil
+		}
+		return &callErr{dbusErr + "NoReply", "Message recipient disconnected from message bus without replying"}
+	}
+	return nil
 }
 
 // scriptForLocked returns the script of the rule for a new job of type typ

@@ -47,6 +47,10 @@ func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType, re
 	if err != nil {
 		return err
 	}
+	// systemd asks polkit once the unit is loaded, before the job.
+	if err := m.polkitNoReplyLocked(name); err != nil {
+		return err
+	}
 	return m.queueAndReplyLocked(c, u, typ, sdbus.JobMode(mode), reply)
 }
 

@@ -21,6 +21,10 @@ func (m *manager) startTransientLocked(c *call) error {
 	if err := m.checkModeLocked(mode, jobStart); err != nil {
 		return err
 	}
+	// systemd asks polkit right after reading the name and the mode.
+	if err := m.polkitNoReplyLocked(name); err != nil {
+		return err
+	}
 	var aux []struct {
 		Name  string
 		Props []setProp
@@ -58,6 +62,12 @@ func (m *manager) startTransientLocked(c *call) error {
 		var err error
 		if nu.props, err = m.checkPropsLocked(nu.kind, body); err != nil {
 			return err
+		}
+		if c.Peer.Mode() == busd.PeerMode && addsRef(nu.props) {
+			// systemd tracks a reference by the sender's bus name, which a
+			// private-socket client has none of (measured on 247, 252 and
+			// 262: InvalidArgs "Invalid argument", nothing created).
+			return errInvalidArgs("Invalid argument")
 		}
 	}
 	// Check what makes the units unloadable before creating any.
@@ -115,6 +125,18 @@ func (m *manager) startTransientLocked(c *call) error {
 		m.loadTriggeredLocked(m.units[nu.name])
 	}
 	return m.queueAndReplyLocked(c.Call, main, jobStart, sdbus.JobMode(mode), pathReply)
+}
+
+// addsRef reports whether props set AddRef=true.
+func addsRef(props []setProp) bool {
+	for _, p := range props {
+		if p.Name == "AddRef" {
+			if b, ok := p.Value.Value().(bool); ok && b {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func inTodo(n string, todo []newUnit) bool {
