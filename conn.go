@@ -288,7 +288,7 @@ func (c *Conn) open(ctx context.Context) (*session, error) {
 // session up on it.
 func (c *Conn) openEndpoint(ctx context.Context, ep endpoint, own bool) (*session, error) {
 	s := c.newSession()
-	s.p2p = ep.p2p
+	s.p2p, s.ordered = ep.p2p, true
 	bus, err := c.dial(ctx, ep.address, own, signalHandler{s})
 	if err != nil {
 		return nil, err
@@ -378,7 +378,7 @@ func (c *Conn) setup(ctx context.Context, s *session) error {
 		dbus.WithMatchInterface(busName), dbus.WithMatchMember("NameOwnerChanged"),
 		dbus.WithMatchArg(0, systemdName))
 	if err != nil {
-		return c.opError(s, "AddMatch", "", err, true)
+		return c.opError(s, ownerMark{}, "AddMatch", "", err, true)
 	}
 	// No sender in this rule: systemd 262's new instance may send
 	// JobRemoved after a re-execution before it owns the name again, which
@@ -387,12 +387,12 @@ func (c *Conn) setup(ctx context.Context, s *session) error {
 	err = s.bus.AddMatchSignalContext(ctx, dbus.WithMatchObjectPath(managerPath),
 		dbus.WithMatchInterface(managerIface), dbus.WithMatchMember("JobRemoved"))
 	if err != nil {
-		return c.opError(s, "AddMatch", "", err, true)
+		return c.opError(s, ownerMark{}, "AddMatch", "", err, true)
 	}
 	var owner string
 	call := s.bus.BusObject().CallWithContext(ctx, busName+".GetNameOwner", 0, systemdName)
 	if err := call.Store(&owner); err != nil {
-		return c.opError(s, "GetNameOwner", "", err, true)
+		return c.opError(s, ownerMark{}, "GetNameOwner", "", err, true)
 	}
 	for _, held := range s.setOwner(owner, call.ResponseSequence) {
 		s.dispatch(held)
@@ -617,16 +617,17 @@ func (c *Conn) givenUp() bool {
 	}
 }
 
-// opError wraps err from a D-Bus operation on session s as an *Error.
-// When the connection ended under the call, or systemd left the bus
-// without answering it (the bus's NoReply says so: noreply.go), an
+// opError wraps err from a D-Bus operation on session s, sent when the
+// session knew sent of systemd's name, as an *Error. When the connection
+// ended under the call, or systemd left the bus without answering it (the
+// bus's NoReply after systemd's name changed owner: noreply.go), an
 // operation that is not idempotent and was sent reports
 // ErrOutcomeUnknown: systemd may or may not have carried it out.
-func (c *Conn) opError(s *session, op, unit string, err error, idempotent bool) error {
+func (c *Conn) opError(s *session, sent ownerMark, op, unit string, err error, idempotent bool) error {
 	if err == nil {
 		return nil
 	}
-	if !s.p2p && recipientLeft(err) {
+	if s.systemdLeft(err, sent) {
 		return leftError(op, unit, idempotent) // noreply.go
 	}
 	if s.alive() && !transportError(err) {

@@ -23,10 +23,19 @@ import (
 //
 // dbus-daemon also answers NoReply when its own reply timeout runs out
 // ("Message did not receive a reply (timeout by message bus)"), systemd
-// still on the bus. The rule that tells them apart: a NoReply means
-// "systemd left the bus" when its text is one of the two above, or when
+// still on the bus; and systemd itself answers NoReply, with dbus-daemon's
+// text for a recipient that left, when polkitd leaves the bus during the
+// authorization check of the call (src/shared/bus-polkit.c copies
+// polkit's error into its reply): a refusal, systemd never left. The rule
+// that tells them apart: a NoReply means "systemd left the bus" when
 // org.freedesktop.systemd1 changed owner between the sending of the call
-// and its answer; any other NoReply is a timeout (ErrTimeout).
+// and its answer. Both buses send the NameOwnerChanged of a departing
+// owner before they answer the calls it left unread, and sdbus processes
+// signals and replies in wire order, so that change is always seen first
+// (a connection wrapped by NewConn, whose signals come through a channel
+// and may lag behind replies, waits up to ownerLag for it).
+// The text is never evidence. Any other NoReply is ErrTimeout, with the
+// peer's text: the call was not carried out by a systemd that left.
 //
 // When systemd left the bus under a call:
 //   - an idempotent call (see ReconnectPolicy for the list) is sent again
@@ -36,13 +45,7 @@ import (
 //     it before it left (it reads the Reexecute call itself, and never
 //     answers it); Conn.Reconcile tells what became of a job call.
 
-const (
-	noReplyName = "org.freedesktop.DBus.Error.NoReply"
-	// noReplyDaemon and noReplyBroker are dbus-daemon's and dbus-broker's
-	// texts for a call whose recipient left the bus.
-	noReplyDaemon = "Message recipient disconnected from message bus without replying"
-	noReplyBroker = "Remote peer disconnected"
-)
+const noReplyName = "org.freedesktop.DBus.Error.NoReply"
 
 // ownerMark is what a session knew of org.freedesktop.systemd1's owner
 // when a call was sent.
@@ -57,8 +60,8 @@ func (s *session) ownerMark() ownerMark {
 	return ownerMark{s.owner, s.ownerSeq}
 }
 
-// noReplyText returns the text of the bus's NoReply answer err, and
-// whether err is one.
+// noReplyText returns the text of the NoReply answer err, and whether
+// err is one.
 func noReplyText(err error) (string, bool) {
 	var de dbus.Error
 	if !errors.As(err, &de) || de.Name != noReplyName {
@@ -71,16 +74,12 @@ func noReplyText(err error) (string, bool) {
 	return text, true
 }
 
-// recipientLeft reports whether err is a NoReply whose text says that the
-// recipient left the bus.
-func recipientLeft(err error) bool {
-	text, ok := noReplyText(err)
-	return ok && (text == noReplyDaemon || text == noReplyBroker)
-}
-
 // systemdLeft reports whether err is the bus's answer to a call systemd
 // left the bus without answering, the call having been sent on s when
-// the name's owner was sent (see the rule above).
+// the name's owner was sent: a NoReply after org.freedesktop.systemd1
+// changed owner (see the rule above). The text alone proves nothing:
+// systemd sends dbus-daemon's very words itself when polkitd leaves the
+// bus during the call's authorization check.
 func (s *session) systemdLeft(err error, sent ownerMark) bool {
 	if s.p2p {
 		return false // no bus: systemd leaving ends the connection
@@ -88,8 +87,38 @@ func (s *session) systemdLeft(err error, sent ownerMark) bool {
 	if _, ok := noReplyText(err); !ok {
 		return false
 	}
-	return recipientLeft(err) || s.ownerMark() != sent
+	if s.ownerMark() != sent {
+		return true
+	}
+	if s.ordered {
+		return false
+	}
+	// The NameOwnerChanged, sent before the NoReply, may still be on its
+	// way through the channel NewConn reads signals from: wait for it,
+	// briefly. A connection that ends meanwhile leaves the call's fate
+	// unknown: it counts as left unanswered.
+	t := time.NewTimer(ownerLag)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		changed := s.ownerChanged
+		s.mu.Unlock()
+		if s.ownerMark() != sent {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-s.ended:
+			return true
+		case <-t.C:
+			return false
+		}
+	}
 }
+
+// ownerLag bounds how long systemdLeft waits, on a connection wrapped by
+// NewConn, for the NameOwnerChanged that precedes a NoReply.
+const ownerLag = time.Second
 
 // leftError is the error of a call systemd left the bus without answering
 // and that is not sent again: ErrOutcomeUnknown unless it is idempotent.

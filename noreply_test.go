@@ -3,6 +3,7 @@ package sdbus_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -287,5 +288,84 @@ func TestAbandonedJobCallSystemdLeftIsCanceled(t *testing.T) {
 			t.Fatalf("the job the abandoned call created is still queued: %+v", u)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// A NoReply that systemd sends itself, with dbus-daemon's text for a
+// departed recipient (polkitd left the bus during the authorization
+// check: systemd copies polkit's error into its reply), is the refusal it
+// is: systemd never changed owner, so it is not "systemd left the bus".
+// A job call is not an unknown outcome (nothing was created), and an
+// idempotent call is not sent again after waiting for a systemd that
+// never left: both fail at once, matching ErrTimeout with systemd's text.
+func TestNoReplyFromSystemdItselfIsARefusal(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	dialed := s.Conn(t, sdbus.WithReconnect(sdbus.ReconnectPolicy{}))
+	// A wrapped connection sees signals through a channel, possibly after
+	// later replies: it must not take a NoReply for systemd's departure
+	// either.
+	wrapped, err := sdbus.NewConn(ctx, s.RawConn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wrapped.Close()
+	for _, conn := range []struct {
+		name string
+		c    *sdbus.Conn
+	}{{"dialed", dialed}, {"NewConn", wrapped}} {
+		c := conn.c
+		t.Run(conn.name, func(t *testing.T) {
+			for _, tc := range []struct {
+				name  string
+				setup bool // start the unit first
+				call  func(ctx context.Context, unit string) error
+			}{
+				{"StartTransientUnit", false, func(ctx context.Context, unit string) error {
+					_, err := c.StartTransientUnit(ctx, unit, sdbus.ModeReplace, sliceProps())
+					return err
+				}},
+				{"StartUnit", true, func(ctx context.Context, unit string) error {
+					_, err := c.StartUnit(ctx, unit, sdbus.ModeReplace)
+					return err
+				}},
+				{"StopUnit (idempotent)", true, func(ctx context.Context, unit string) error {
+					_, err := c.StopUnit(ctx, unit, sdbus.ModeReplace)
+					return err
+				}},
+				{"EnsureTransientUnit", false, func(ctx context.Context, unit string) error {
+					_, err := c.EnsureTransientUnit(ctx, unit, sliceProps(), sdbus.EnsureOptions{})
+					return err
+				}},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					unit := "polkit-" + conn.name + "-" + strings.NewReplacer(" ", "", "(", "", ")", "").Replace(tc.name) + ".slice"
+					if tc.setup {
+						startSlice(ctx, t, c, unit)
+					}
+					if err := s.Script(unit, fakebus.Script{Faults: fakebus.FaultPolkitNoReply}); err != nil {
+						t.Fatal(err)
+					}
+					defer s.ClearScripts()
+					// Far below WaitForConnection (30 s): a call that waits for
+					// systemd to come back ends with this deadline instead.
+					short, cancel := context.WithTimeout(ctx, 3*time.Second)
+					defer cancel()
+					err := tc.call(short, unit)
+					var e *sdbus.Error
+					switch {
+					case errors.Is(err, sdbus.ErrOutcomeUnknown), errors.Is(err, sdbus.ErrDisconnected),
+						errors.Is(err, sdbus.ErrServiceUnknown), errors.Is(err, context.DeadlineExceeded):
+						t.Fatalf("%s refused by systemd with NoReply = %v, want a refusal (systemd never left)", tc.name, err)
+					case !errors.Is(err, sdbus.ErrTimeout) || !errors.As(err, &e) || !strings.Contains(e.Message, "disconnected from message bus"):
+						t.Fatalf("%s refused by systemd with NoReply = %v, want ErrTimeout with systemd's text", tc.name, err)
+					}
+					if u, ok := s.Unit(unit); tc.setup && (!ok || u.JobID != 0) || !tc.setup && ok {
+						t.Errorf("%s after the refusal: %+v, %v; want it as it was (no job, nothing created)", unit, u, ok)
+					}
+				})
+			}
+		})
 	}
 }

@@ -59,14 +59,15 @@ import (
 //     happened. EnsureTransientUnit and DestroyUnit finish what they
 //     promise; a job call abandoned by its ctx has its job canceled.
 //
-// The rule: a NoReply means systemd left the bus when its text says the
-// recipient disconnected (dbus-daemon's "Message recipient disconnected
-// from message bus without replying", dbus-broker's "Remote peer
-// disconnected"), or when org.freedesktop.systemd1 changed owner between
-// the call and its answer (both buses send NameOwnerChanged first). Any
-// other NoReply, such as dbus-daemon's own reply timeout ("Message did
-// not receive a reply (timeout by message bus)") while systemd stays on
-// the bus, is ErrTimeout.
+// The rule: a NoReply means systemd left the bus when
+// org.freedesktop.systemd1 changed owner between the call and its answer
+// (both buses send NameOwnerChanged first). Its text is no evidence:
+// systemd itself answers NoReply with dbus-daemon's words for a departed
+// recipient when polkitd leaves during the call's authorization check.
+// Any other NoReply, such as dbus-daemon's own reply timeout ("Message
+// did not receive a reply (timeout by message bus)") or that refusal, is
+// ErrTimeout, at once: it is not sent again, and systemd is not waited
+// for.
 //
 // # Failed attempts and backoff
 //
@@ -264,14 +265,14 @@ func (c *Conn) do(ctx context.Context, op, unit string, idempotent bool, f func(
 			continue
 		}
 		if !transportError(err) {
-			return c.opError(s, op, unit, err, idempotent)
+			return c.opError(s, sent, op, unit, err, idempotent)
 		}
 		// The transport failed. godbus ends the session when its read
 		// loop meets the end of the stream, after delivering what had
 		// arrived; closing it here would throw replies away.
 		c.awaitEnd(ctx, s)
 		if c.cfg.reconnect == nil || attempt >= retries || !(idempotent || notSent(err)) {
-			return c.opError(s, op, unit, err, idempotent)
+			return c.opError(s, sent, op, unit, err, idempotent)
 		}
 	}
 }

@@ -74,7 +74,12 @@ type session struct {
 	bus *dbus.Conn
 	// p2p is set for a direct connection to systemd (no bus): no match
 	// rules, no Hello, signals without sender.
-	p2p     bool
+	p2p bool
+	// ordered is set when signals reach the session on godbus's read
+	// goroutine, in wire order with replies (every connection sdbus
+	// dials); a bus connection wrapped by NewConn hands them over through
+	// a channel, so a reply may be seen before a signal sent earlier.
+	ordered bool
 	mgr     dbus.BusObject
 	jobs    *jobTracker
 	watches *watchSet

@@ -64,8 +64,9 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 		return nil, err
 	}
 	// systemd broadcasts unit changes only while somebody is subscribed.
+	sent := s.ownerMark()
 	if err := s.subscribe(ctx); err != nil {
-		return nil, c.opError(s, "Subscribe", name, err, true)
+		return nil, c.opError(s, sent, "Subscribe", name, err, true)
 	}
 	ok := false
 	defer func() {
@@ -77,8 +78,9 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 	// primary name only; for an alias (sshd.service for ssh.service,
 	// dbus-org.*) LoadUnit returns that path.
 	var path dbus.ObjectPath
+	sent = s.ownerMark()
 	if err := storeCall(s.mgr.CallWithContext(ctx, managerIface+".LoadUnit", c.flags(), name), &path); err != nil {
-		return nil, c.opError(s, "LoadUnit", name, err, true)
+		return nil, c.opError(s, sent, "LoadUnit", name, err, true)
 	}
 	matchOpts := []dbus.MatchOption{
 		// No sender: see the JobRemoved rule in setup.
@@ -87,7 +89,7 @@ func (c *Conn) WatchUnit(ctx context.Context, name string) (<-chan UnitState, er
 	}
 	if !s.p2p {
 		if err := s.bus.AddMatchSignalContext(ctx, matchOpts...); err != nil {
-			return nil, c.opError(s, "AddMatch", name, err, true)
+			return nil, c.opError(s, ownerMark{}, "AddMatch", name, err, true)
 		}
 	}
 	w := &unitWatch{path: path, typeIface: unitTypeIface(name), notify: make(chan struct{}, 1),
@@ -225,10 +227,11 @@ func (j *Job) WaitUnitState(ctx context.Context, pred func(UnitState) bool) (Uni
 // so that older signals are not applied on top.
 func (c *Conn) snapshot(ctx context.Context, s *session, w *unitWatch, name string) error {
 	read := func(iface string) (map[string]dbus.Variant, dbus.Sequence, error) {
+		sent := s.ownerMark()
 		call := s.bus.Object(systemdName, w.path).CallWithContext(ctx, propsIface+".GetAll", c.flags(), iface)
 		var m map[string]dbus.Variant
 		if err := call.Store(&m); err != nil {
-			return nil, 0, c.opError(s, "GetAll "+iface, name, err, true)
+			return nil, 0, c.opError(s, sent, "GetAll "+iface, name, err, true)
 		}
 		return m, call.ResponseSequence, nil
 	}

@@ -52,8 +52,9 @@ func (c *Conn) WatchUnits(ctx context.Context, match func(name string) bool) (<-
 	if err != nil {
 		return nil, err
 	}
+	sent := s.ownerMark()
 	if err := s.subscribe(ctx); err != nil {
-		return nil, c.opError(s, "Subscribe", "", err, true)
+		return nil, c.opError(s, sent, "Subscribe", "", err, true)
 	}
 	ok := false
 	defer func() {
@@ -82,7 +83,7 @@ func (c *Conn) WatchUnits(ctx context.Context, match func(name string) bool) (<-
 		for _, r := range rules {
 			if err := s.bus.AddMatchSignalContext(ctx, r...); err != nil {
 				removeRules()
-				return nil, c.opError(s, "AddMatch", "", err, true)
+				return nil, c.opError(s, ownerMark{}, "AddMatch", "", err, true)
 			}
 			added = append(added, r)
 		}
@@ -95,6 +96,7 @@ func (c *Conn) WatchUnits(ctx context.Context, match func(name string) bool) (<-
 	}
 	for attempt := 1; ; attempt++ {
 		var rows []unitStatusWire
+		sent := s.ownerMark()
 		call := s.mgr.CallWithContext(ctx, managerIface+".ListUnits", c.flags())
 		err := storeCall(call, &rows)
 		if err == nil && w.applySnapshot(rows, call.ResponseSequence) {
@@ -106,7 +108,7 @@ func (c *Conn) WatchUnits(ctx context.Context, match func(name string) bool) (<-
 		if err != nil {
 			s.watches.removeAll(w)
 			removeRules()
-			return nil, c.opError(s, "ListUnits", "", err, true)
+			return nil, c.opError(s, sent, "ListUnits", "", err, true)
 		}
 	}
 	out := make(chan UnitEvent)
