@@ -89,6 +89,12 @@ type Conn struct {
 	// absent holds "interface\x00property" for the properties typed
 	// reads want that the manager answered UnknownProperty for.
 	absent map[string]bool
+
+	// ensureMu guards ensuring, which holds, for each unit name an
+	// EnsureTransientUnit runs for, a channel closed when it returns
+	// (transient.go: ensureTurn). Held only for map updates.
+	ensureMu sync.Mutex
+	ensuring map[string]chan struct{}
 }
 
 // Option configures a connection.

@@ -166,7 +166,8 @@
 // for the next connection at most ReconnectPolicy.WaitForConnection. A
 // job-creating call in flight when the connection dropped is never
 // replayed: it fails with ErrOutcomeUnknown, and Reconcile tells what
-// became of the unit. Neither is a unit-file change, whose change list
+// the unit is now (not loaded is no proof that nothing was created: a
+// transient unit that ran is unloaded once inactive). Neither is a unit-file change, whose change list
 // would be lost with its reply; calling it again is safe. EnsureTransientUnit and DestroyUnit reconcile by
 // themselves when the connection drops while they wait, and finish; on a
 // Conn that does not reconnect they report ErrOutcomeUnknown (DestroyUnit:

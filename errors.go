@@ -210,6 +210,15 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
+// outcomeUnknown marks the cause of an error after which the outcome of
+// what was asked is unknown (a job that may still run): it matches
+// ErrOutcomeUnknown, and whatever its cause matches.
+type outcomeUnknown struct{ cause error }
+
+func (e outcomeUnknown) Error() string        { return e.cause.Error() }
+func (e outcomeUnknown) Unwrap() error        { return e.cause }
+func (e outcomeUnknown) Is(target error) bool { return target == ErrOutcomeUnknown }
+
 // causeText is the text of an error wrapped in an *Error, without the
 // "sdbus: " prefix when it is an sdbus error itself.
 func causeText(err error) string {

@@ -153,6 +153,8 @@ func (c *Conn) Supports(ctx context.Context, f Feature) (bool, error) {
 		v, err = c.acceptsValue(ctx, UnitTypeScope, PropOOMPolicy(OOMContinue))
 	case FeatureMemoryZSwapMax:
 		v, err = c.hasProperty(ctx, "-.slice", sliceIface, "MemoryZSwapMax")
+	case featureAddRef:
+		v, err = c.acceptsValue(ctx, UnitTypeSlice, Property{Name: "AddRef", Value: dbus.MakeVariant(true)})
 	case FeatureDeviceAllowMajor:
 		var ver Version
 		ver, err = c.Version(ctx)
@@ -209,7 +211,15 @@ func (c *Conn) acceptsValue(ctx context.Context, t UnitType, p Property) (bool, 
 		return false, err
 	}
 	var job dbus.ObjectPath
-	err = c.call(ctx, op, name, []any{name, string(ModeFail), props, []auxUnitWire{}}, &job)
+	args := []any{name, string(ModeFail), props, []auxUnitWire{}}
+	if err := checkWire(op, name, wireArgNames(op), args); err != nil {
+		return false, err
+	}
+	// The trial creates nothing, whatever happens to it: it is sent again
+	// after a lost connection or a daemon-reexec, as an idempotent call.
+	err = c.do(ctx, op, name, true, func(s *session) error {
+		return storeCall(s.mgr.CallWithContext(ctx, managerIface+"."+op, c.flags(), args...), &job)
+	})
 	var se *Error
 	switch {
 	case err == nil:

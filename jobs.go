@@ -668,6 +668,12 @@ func (c *Conn) ReloadOrTryRestartUnit(ctx context.Context, name string, mode Job
 // created with CollectMode inactive-or-failed. EnsureTransientUnit wraps
 // this with an explicit policy for that case.
 func (c *Conn) StartTransientUnit(ctx context.Context, name string, mode JobMode, props []Property, aux ...AuxUnit) (*Job, error) {
+	return c.startTransientRef(ctx, name, mode, props, aux, nil)
+}
+
+// startTransientRef is StartTransientUnit, for EnsureTransientUnit with
+// ref: on a bus it adds AddRef=true (see refRequest).
+func (c *Conn) startTransientRef(ctx context.Context, name string, mode JobMode, props []Property, aux []AuxUnit, ref *refRequest) (*Job, error) {
 	const op = "StartTransientUnit"
 	if err := checkUnitArgs(op, name, mode); err != nil {
 		return nil, err
@@ -687,8 +693,30 @@ func (c *Conn) StartTransientUnit(ctx context.Context, name string, mode JobMode
 		}
 		a = append(a, auxUnitWire{u.Name, up})
 	}
-	job, err := c.startJob(ctx, op, name, name, string(mode), p, a)
+	job, err := c.startJob(ctx, op, name, ref, name, string(mode), p, a)
 	return job, withPropertyHint(err)
+}
+
+// refRequest asks startJob to send a StartTransientUnit with
+// AddRef=true when it goes out on a bus: systemd then keeps the unit
+// loaded while the connection that made it holds the reference (also
+// across daemon-reexec; measured on 247, 252 and 262), until UnrefUnit or
+// the connection's end. On systemd's private socket, where a client has
+// no bus name to track, systemd refuses AddRef with InvalidArgs: the call
+// goes without it there.
+type refRequest struct {
+	// sess is the session the call was last sent on with AddRef=true; nil
+	// when it went without.
+	sess *session
+}
+
+// withAddRef returns StartTransientUnit's arguments with AddRef=true
+// appended to the unit's properties (args[2]).
+func withAddRef(args []any) []any {
+	out := append([]any(nil), args...)
+	p := args[2].([]propertyWire)
+	out[2] = append(p[:len(p):len(p)], propertyWire{"AddRef", dbus.MakeVariant(true)})
+	return out
 }
 
 type auxUnitWire struct {
@@ -700,7 +728,7 @@ func (c *Conn) unitJob(ctx context.Context, op, name string, mode JobMode) (*Job
 	if err := checkUnitArgs(op, name, mode); err != nil {
 		return nil, err
 	}
-	return c.startJob(ctx, op, name, name, string(mode))
+	return c.startJob(ctx, op, name, nil, name, string(mode))
 }
 
 func checkUnitArgs(op, name string, mode JobMode) error {
@@ -724,7 +752,11 @@ func checkUnitArgs(op, name string, mode JobMode) error {
 // When the connection drops under the call, a call that was never sent is
 // made again on the next connection (reconnecting Conns only), as is
 // StopUnit; any other reports ErrOutcomeUnknown.
-func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job, error) {
+//
+// ref, for StartTransientUnit only, adds AddRef=true where the call goes
+// out on a bus (see refRequest); the late reply of such a call whose
+// caller gave up has that reference dropped with its job.
+func (c *Conn) startJob(ctx context.Context, op, unit string, ref *refRequest, args ...any) (*Job, error) {
 	if err := checkWire(op, unit, wireArgNames(op), args); err != nil {
 		return nil, err
 	}
@@ -733,9 +765,16 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 	}
 	var job *Job
 	err := c.do(ctx, op, unit, idempotentMethod(op), func(s *session) error {
+		callArgs, refd := args, false
+		if ref != nil {
+			ref.sess = nil
+			if !s.p2p {
+				callArgs, refd, ref.sess = withAddRef(args), true, s
+			}
+		}
 		ticket := s.jobs.begin(unit)
 		sent := s.ownerMark()
-		call := s.mgr.Go(managerIface+"."+op, c.flags(), make(chan *dbus.Call, 1), args...)
+		call := s.mgr.Go(managerIface+"."+op, c.flags(), make(chan *dbus.Call, 1), callArgs...)
 		select {
 		case <-call.Done:
 		case <-ctx.Done():
@@ -744,10 +783,17 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 			default:
 				err := &Error{Op: op, Unit: unit, Message: "no reply before the context ended; the job, if created, will be canceled", Err: ctx.Err()}
 				if !c.goTracked(func() {
-					handOver, path := c.cancelLateJob(s, ticket, unit, call, sent)
+					handOver, path := c.cancelLateJob(s, ticket, unit, call, sent, refd)
 					c.release()
 					if handOver {
 						c.cancelHandedOver(op, unit, path)
+					}
+					if refd && handOver {
+						// systemd may have read the call before it left
+						// the bus: the unit it made holds this
+						// connection's reference (a daemon-reexec keeps
+						// it).
+						c.dropRef(s, unit)
 					}
 				}) {
 					s.jobs.end(ticket)
@@ -783,9 +829,15 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, args ...any) (*Job
 // reports handOver, with the job's path if it is known, and the Conn
 // cancels it on its current connection, a reconnecting Conn on its next
 // one (cancelHandedOver).
-func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.Call, sent ownerMark) (handOver bool, path dbus.ObjectPath) {
+func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.Call, sent ownerMark, refd bool) (handOver bool, path dbus.ObjectPath) {
 	<-call.Done // godbus ends every pending call when the connection closes
-	if err := storeCall(call, &path); err != nil {
+	err := storeCall(call, &path)
+	if err == nil && refd {
+		// The call made the unit with this connection's reference
+		// (AddRef): it is dropped once the job is dealt with below.
+		defer c.dropRef(s, unit)
+	}
+	if err != nil {
 		s.jobs.end(ticket)
 		// A call that never left has created nothing; one whose answer
 		// the connection lost, or that systemd left the bus without
@@ -805,7 +857,7 @@ func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.
 	}
 	// Bounded by the connection's life: Close cancels it.
 	sent = s.ownerMark()
-	err := storeCall(s.mgr.CallWithContext(s.bus.Context(), managerIface+".CancelJob", c.flags(), jobIDFromPath(path)))
+	err = storeCall(s.mgr.CallWithContext(s.bus.Context(), managerIface+".CancelJob", c.flags(), jobIDFromPath(path)))
 	if err != nil && s.systemdLeft(err, sent) {
 		// systemd left the bus under the cancel (daemon-reexec): the job
 		// survives, and is canceled once systemd is back (cancelOrphan's
@@ -821,6 +873,43 @@ func (c *Conn) cancelLateJob(s *session, ticket uint64, unit string, call *dbus.
 // lateCancelTimeout bounds the calls that cancel a late job on the next
 // connection.
 const lateCancelTimeout = 10 * time.Second
+
+// dropRef drops, for a Conn-owned goroutine, the reference on unit that
+// a StartTransientUnit with AddRef=true may have left on s (see unref).
+func (c *Conn) dropRef(s *session, unit string) {
+	ctx, cancel := context.WithTimeout(c.stop, lateCancelTimeout)
+	defer cancel()
+	_ = c.unref(ctx, s, unit)
+}
+
+// unref drops the reference on unit this connection holds
+// (Manager.UnrefUnit on s). A reference it does not hold, a unit that is
+// gone, and a session that has ended (its references went with it) are
+// not errors. A daemon-reexec keeps references: when systemd leaves the
+// bus under the call, it is sent again once systemd is back.
+func (c *Conn) unref(ctx context.Context, s *session, unit string) error {
+	const op = "UnrefUnit"
+	for attempt := 0; ; attempt++ {
+		if !s.alive() {
+			return nil
+		}
+		sent := s.ownerMark()
+		err := storeCall(s.mgr.CallWithContext(ctx, managerIface+"."+op, c.flags(), unit))
+		var de dbus.Error
+		switch {
+		case err == nil, !s.alive():
+			return nil
+		case errors.As(err, &de) && (de.Name == "org.freedesktop.systemd1.NotReferenced" || de.Name == "org.freedesktop.systemd1.NoSuchUnit"):
+			return nil
+		case s.systemdLeft(err, sent) && attempt < retries:
+			if err := c.awaitSystemd(ctx, s, op, unit, sent); err != nil {
+				return err
+			}
+			continue
+		}
+		return c.opError(s, sent, op, unit, err, true)
+	}
+}
 
 // cancelHandedOver cancels, on the Conn's current connection (a
 // reconnecting Conn's next one), the job a call abandoned by its caller

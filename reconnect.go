@@ -319,9 +319,16 @@ func idempotentMethod(method string) bool {
 
 // Reconciliation is what Conn.Reconcile found out about a unit.
 type Reconciliation struct {
-	// Loaded reports whether the unit exists. After a StartTransientUnit
-	// whose outcome is unknown, false means it was never created: calling
-	// it again is safe.
+	// Loaded reports whether the unit is loaded now. It is no proof that
+	// a StartTransientUnit whose outcome is unknown created nothing:
+	// systemd unloads a transient unit once it is inactive (a oneshot
+	// that ran, a scope whose processes exited, a failed unit with
+	// CollectMode=inactive-or-failed), so false reads the same for "never
+	// created" and "created, ran, collected", and sending the call again
+	// may run the unit twice. Only a reference the call's own connection
+	// still holds (AddRef=true) makes "not loaded" mean "never created":
+	// EnsureTransientUnit works that way (see its table); by hand, treat
+	// false as unknown.
 	Loaded bool
 	// Job is the unit's queued job, if any: the job the lost call created,
 	// or one that replaced it. Wait on it for its result.
@@ -333,9 +340,12 @@ type Reconciliation struct {
 
 // Reconcile finds out what became of a job-creating call that failed with
 // ErrOutcomeUnknown, or of a job whose Wait ended with ErrDisconnected:
-// whether the unit exists, whether it has a job queued (returned as a Job
-// that can be waited on), and its state. It works on any Conn, but is
-// meant for reconnecting ones.
+// whether the unit is loaded, whether it has a job queued (returned as a
+// Job that can be waited on), and its state. It reports what systemd
+// shows now, not what the call did: a unit that is not loaded may never
+// have been created or may have run and been unloaded (see
+// Reconciliation.Loaded), and a loaded one may be another client's. It
+// works on any Conn, but is meant for reconnecting ones.
 func (c *Conn) Reconcile(ctx context.Context, unit string) (Reconciliation, error) {
 	const op = "Reconcile"
 	if err := checkUnitName(op, unit); err != nil {

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
+
+	"github.com/godbus/dbus/v5"
 )
 
 // ExistsPolicy says what EnsureTransientUnit does when a unit of the same
@@ -110,23 +113,63 @@ const cleanupTimeout = 5 * time.Second
 //   - CollectMode=inactive-or-failed is added when the manager supports it
 //     (probed, see Conn.Supports) and props do not set CollectMode, so a
 //     failed unit does not keep its name;
+//   - on a bus, AddRef=true is added unless props set AddRef: the unit
+//     stays loaded while this connection holds that reference, so that
+//     what became of a call whose reply was lost can be told (below);
+//     the reference is dropped before EnsureTransientUnit returns;
 //   - when the start job does not succeed, or ctx ends while waiting, the
 //     job is canceled if still queued and the unit's failed state reset,
 //     so that the name is free for the next attempt; the error says what
 //     was done ("sdbus: EnsureTransientUnit run-x.scope: start job
 //     canceled, name freed: context deadline exceeded") and wraps the
-//     *JobError or the ctx error;
+//     *JobError or the ctx error. "Name freed" is said only after the
+//     job's end was seen; when it could not be (the connection is gone,
+//     or the cancel went unanswered) the error says the job may still
+//     run and matches ErrOutcomeUnknown too;
 //   - an existing unit is never silently accepted while placing PIDs;
-//   - when StartTransientUnit's outcome is unknown (the connection
-//     dropped, or systemd left the bus at a daemon-reexec, before its
-//     reply), Conn.Reconcile decides: a unit that is not loaded was
-//     never created and is created again; a loaded one's start job is
-//     waited for (a unit found loaded is taken to be the one the call
-//     created).
+//   - a unit is never created twice: StartTransientUnit is sent again
+//     only when there is proof that the first call created nothing.
+//
+// Two EnsureTransientUnit calls for the same name on one Conn run one
+// after the other.
+//
+// # When StartTransientUnit's reply is lost
+//
+// systemd may have carried out a call whose reply never came, and a
+// transient unit that ran is unloaded once inactive (a oneshot that
+// finished, a scope whose processes exited, a failed unit with
+// CollectMode=inactive-or-failed), so "not loaded" alone does not tell
+// "never created" from "created, ran, collected". The evidence is the
+// reference AddRef=true gives this connection, which systemd keeps across
+// daemon-reexec but drops with the connection:
+//
+//	what happened                    what EnsureTransientUnit does
+//	reply in time                    waits for the start job
+//	ctx ends before the reply        returns ctx's error; the late reply's
+//	                                 job is canceled, its reference dropped
+//	systemd left the bus (daemon-    the connection kept the reference:
+//	reexec) before the reply         not loaded: never created, sent again;
+//	                                 loaded with this connection's
+//	                                 reference: the call made it, its job
+//	                                 is waited for or its state read;
+//	                                 loaded without it: another client's
+//	                                 unit (ErrUnitExists, then the policy)
+//	the connection dropped before    no evidence survives: ErrOutcomeUnknown,
+//	the reply                        saying what the unit is now; nothing
+//	                                 is sent again
+//	the unit ran and was collected   cannot happen while the reference
+//	before the check                 holds it; without the reference
+//	                                 (private socket, AddRef in props,
+//	                                 a manager refusing it) not loaded is
+//	                                 ErrOutcomeUnknown
+//	the start job's result lost      the reply named the job: Reconcile
+//	(connection dropped while        finds it queued (waited for), the unit
+//	waiting)                         active (success), failed (cleaned
+//	                                 up), or gone (ErrOutcomeUnknown)
 //
 // Errors match ErrUnitExists (policy ExistsFail, or a unit that exists and
 // has not failed under ExistsResetAndRetry), ErrInvalidArgs, ErrJobFailed,
-// ctx.Err(), and the errors of the calls it makes.
+// ErrOutcomeUnknown, ctx.Err(), and the errors of the calls it makes.
 func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Property, opt EnsureOptions) (Outcome, error) {
 	const op = "EnsureTransientUnit"
 	if err := checkUnitName(op, name); err != nil {
@@ -143,6 +186,17 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 	if opt.Exists == ExistsJoin && len(pids) == 0 {
 		return 0, invalidArg(op, name, "policy join without PIDs to place (AttachProcessesToUnit takes PIDs, not PIDFDs)")
 	}
+	if opt.Exists < ExistsFail || opt.Exists > ExistsIgnore {
+		return 0, invalidArg(op, name, "unknown ExistsPolicy %d", int(opt.Exists))
+	}
+	if err := c.usable(op, name); err != nil {
+		return 0, err
+	}
+	turnDone, err := c.ensureTurn(ctx, op, name)
+	if err != nil {
+		return 0, err
+	}
+	defer turnDone()
 	if !opt.KeepFailed && !hasProperty(props, "CollectMode") {
 		ok, err := c.Supports(ctx, FeatureCollectMode)
 		if err != nil {
@@ -152,8 +206,49 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 			props = append(append([]Property(nil), props...), PropCollectMode(CollectInactiveOrFailed))
 		}
 	}
+	e := &ensure{c: c, name: name, mode: mode, props: props, aux: opt.Aux}
+	if !hasProperty(props, "AddRef") {
+		ok, err := c.Supports(ctx, featureAddRef)
+		if err != nil {
+			return 0, err
+		}
+		e.addRef = ok
+	}
+	out, err := e.run(ctx, opt, pids)
+	if rerr := e.dropRef(); rerr != nil && err == nil {
+		// The unit is up, but stays loaded until this connection ends.
+		return out, &Error{Op: op, Unit: name, Message: "the unit is up; dropping the reference EnsureTransientUnit held on it failed (it stays loaded until this connection ends)", Err: rerr}
+	}
+	return out, err
+}
+
+// featureAddRef is StartTransientUnit's AddRef=true, probed with a trial
+// (see Supports). On systemd's private socket it is refused, whatever the
+// release: systemd tracks references by bus name.
+const featureAddRef Feature = "AddRef"
+
+// ensure is one EnsureTransientUnit call.
+type ensure struct {
+	c     *Conn
+	name  string
+	mode  JobMode
+	props []Property
+	aux   []AuxUnit
+	// addRef: StartTransientUnit goes with AddRef=true where it goes out
+	// on a bus.
+	addRef bool
+	// refs is the session a StartTransientUnit created the unit on with
+	// this connection's reference (nil: none was, or none is known).
+	refs *session
+}
+
+// run creates the unit (see EnsureTransientUnit) and waits for its start
+// job.
+func (e *ensure) run(ctx context.Context, opt EnsureOptions, pids []uint32) (Outcome, error) {
+	const op = "EnsureTransientUnit"
+	c, name := e.c, e.name
 	outcome := Created
-	job, ended, err := c.startTransient(ctx, name, mode, props, opt.Aux)
+	job, ended, err := e.start(ctx)
 	if errors.Is(err, ErrUnitExists) {
 		switch opt.Exists {
 		case ExistsFail:
@@ -177,16 +272,14 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 				return 0, err
 			}
 			outcome = Recreated
-			job, ended, err = c.startTransient(ctx, name, mode, props, opt.Aux)
-		default:
-			return 0, invalidArg(op, name, "unknown ExistsPolicy %d", int(opt.Exists))
+			job, ended, err = e.start(ctx)
 		}
 	}
 	if err != nil {
 		return 0, err
 	}
 	if ended != nil {
-		return c.ensureEnded(name, outcome, nil, *ended)
+		return c.ensureEnded(ctx, name, outcome, nil, *ended)
 	}
 	if _, err := job.Wait(ctx); err != nil {
 		if lostConnection(err) {
@@ -197,17 +290,187 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 	return outcome, nil
 }
 
+// start is StartTransientUnit for EnsureTransientUnit. When the call's
+// outcome is unknown (the connection dropped, or systemd left the bus at
+// a daemon-reexec, before its reply), the reference it asked for tells
+// what became of it (see EnsureTransientUnit): the call is sent again
+// only when it created nothing; a unit it created is returned as its
+// queued job, or as ended (for ensureEnded) when it has none.
+func (e *ensure) start(ctx context.Context) (*Job, *Reconciliation, error) {
+	c, name := e.c, e.name
+	for attempt := 0; ; attempt++ {
+		var ref *refRequest
+		if e.addRef {
+			ref = &refRequest{}
+		}
+		job, err := c.startTransientRef(ctx, name, e.mode, e.props, e.aux, ref)
+		if err == nil && ref != nil {
+			e.refs = ref.sess
+		}
+		if !errors.Is(err, ErrOutcomeUnknown) {
+			return job, nil, err
+		}
+		var made created
+		if ref != nil && ref.sess != nil {
+			made = c.createdByRef(ctx, ref.sess, name)
+		}
+		switch made {
+		case createdNothing:
+			if attempt < retries {
+				continue
+			}
+		case createdOther:
+			return nil, nil, &Error{Op: "StartTransientUnit", Unit: name,
+				Message: "its reply was lost, and the unit loaded now holds no reference of this connection: another client made it",
+				Err:     ErrUnitExists}
+		case createdByCall:
+			e.refs = ref.sess
+			r, rerr := c.Reconcile(ctx, name)
+			switch {
+			case rerr != nil:
+				return nil, nil, &Error{Op: "EnsureTransientUnit", Unit: name,
+					Message: "StartTransientUnit created the unit (its reply was lost), and reading it failed (" + causeText(rerr) + "); its start job may run",
+					Err:     outcomeUnknown{rerr}}
+			case r.Job != nil:
+				return r.Job, nil, nil
+			}
+			return nil, &r, nil
+		}
+		return nil, nil, e.unknown(ctx, err)
+	}
+}
+
+// unknown is EnsureTransientUnit's error when nothing tells whether its
+// StartTransientUnit, whose reply was lost (err), created the unit: it
+// says what the unit is now, and the call is not sent again.
+func (e *ensure) unknown(ctx context.Context, err error) error {
+	now := "could not be read"
+	if r, rerr := e.c.Reconcile(ctx, e.name); rerr == nil {
+		now = "is " + describeState(r)
+		if r.Job != nil {
+			now += fmt.Sprintf(" with job %d queued", r.Job.ID())
+		}
+	}
+	return &Error{Op: "EnsureTransientUnit", Unit: e.name,
+		Message: "StartTransientUnit's reply was lost and nothing shows whether it created the unit (which " + now + "); it was not sent again",
+		Err:     err}
+}
+
+// dropRef drops the reference the unit's creation gave this connection,
+// if it still holds one (see unref).
+func (e *ensure) dropRef() error {
+	if e.refs == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(e.c.stop, cleanupTimeout)
+	defer cancel()
+	return e.c.unref(ctx, e.refs, e.name)
+}
+
+// created is what a reference tells about a StartTransientUnit whose
+// reply was lost.
+type created int
+
+const (
+	createdUnknown created = iota // no evidence either way
+	createdNothing                // not loaded though the reference would keep it
+	createdByCall                 // loaded, holding this connection's reference
+	createdOther                  // loaded without it: the call did not make it
+)
+
+// createdByRef tells what a StartTransientUnit sent with AddRef=true on
+// s, whose reply was lost, did: on s, still alive (so the reference, if
+// the call made the unit, still holds it), GetUnit and the unit's Refs
+// say. systemd leaving the bus meanwhile (a daemon-reexec keeps
+// references) is waited out.
+func (c *Conn) createdByRef(ctx context.Context, s *session, unit string) created {
+	me := ""
+	if names := s.bus.Names(); len(names) > 0 {
+		me = names[0]
+	}
+	for attempt := 0; attempt <= retries; attempt++ {
+		if me == "" || !s.alive() || c.sess.Load() != s {
+			return createdUnknown
+		}
+		sent := s.ownerMark()
+		var path dbus.ObjectPath
+		err := storeCall(s.mgr.CallWithContext(ctx, managerIface+".GetUnit", c.flags(), unit), &path)
+		var refs []string
+		if err == nil {
+			var v dbus.Variant
+			err = storeCall(s.bus.Object(systemdName, path).CallWithContext(ctx, propsIface+".Get", c.flags(), unitIface, "Refs"), &v)
+			if err == nil {
+				refs, _ = v.Value().([]string)
+			}
+		}
+		var de dbus.Error
+		switch {
+		case err == nil && slices.Contains(refs, me):
+			return createdByCall
+		case err == nil:
+			return createdOther
+		case errors.As(err, &de) && de.Name == "org.freedesktop.systemd1.NoSuchUnit" && s.alive():
+			return createdNothing
+		case s.systemdLeft(err, sent):
+			if c.awaitSystemd(ctx, s, "GetUnit", unit, sent) != nil {
+				return createdUnknown
+			}
+			continue
+		}
+		return createdUnknown
+	}
+	return createdUnknown
+}
+
+// ensureTurn waits until no other EnsureTransientUnit of name runs on c
+// (bounded by ctx and Close) and takes the turn; done gives it back. A
+// unit's references are per connection: two calls for one name sharing
+// one could not tell their units apart.
+func (c *Conn) ensureTurn(ctx context.Context, op, name string) (done func(), err error) {
+	for {
+		c.ensureMu.Lock()
+		busy, ok := c.ensuring[name]
+		if !ok {
+			if c.ensuring == nil {
+				c.ensuring = make(map[string]chan struct{})
+			}
+			mine := make(chan struct{})
+			c.ensuring[name] = mine
+			c.ensureMu.Unlock()
+			return func() {
+				c.ensureMu.Lock()
+				delete(c.ensuring, name)
+				c.ensureMu.Unlock()
+				close(mine)
+			}, nil
+		}
+		c.ensureMu.Unlock()
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return nil, &Error{Op: op, Unit: name, Message: "waiting for another EnsureTransientUnit of this unit on this Conn", Err: ctx.Err()}
+		case <-c.stop.Done():
+			return nil, &Error{Op: op, Unit: name, Err: ErrClosed}
+		}
+	}
+}
+
 // failedStart cleans up after a start job that did not succeed, or whose
 // wait ended with the caller's ctx, and returns the error of the public
 // call op: what was done about the job and the name, wrapping the cause
-// (the *JobError, or the ctx error).
+// (the *JobError, or the ctx error), and ErrOutcomeUnknown too when the
+// job's end was not seen.
 func (c *Conn) failedStart(op, name string, job *Job, werr error) error {
 	cause := werr
 	var e *Error
 	if errors.As(werr, &e) && e.Op == opWait && e.Err != nil {
 		cause = e.Err
 	}
-	return &Error{Op: op, Unit: name, Message: c.cleanUpFailedStart(job, name), Err: cause}
+	msg, seen := c.cleanUpFailedStart(job, name)
+	if !seen {
+		cause = outcomeUnknown{cause}
+	}
+	return &Error{Op: op, Unit: name, Message: msg, Err: cause}
 }
 
 // lostConnection reports whether a Wait ended because the connection did,
@@ -236,7 +499,7 @@ func (c *Conn) ensureAfterDisconnect(ctx context.Context, name string, outcome O
 			continue
 		}
 		if err != nil {
-			return 0, &Error{Op: op, Unit: name, Message: c.cleanUpFailedStart(job, name), Err: err}
+			return 0, c.failedStart(op, name, job, err)
 		}
 		if r.Job != nil && r.Job.ID() == job.ID() {
 			// The start job is still queued: wait for it here.
@@ -246,54 +509,36 @@ func (c *Conn) ensureAfterDisconnect(ctx context.Context, name string, outcome O
 			if lostConnection(werr) {
 				continue
 			}
-			return 0, c.failedStart(op, name, job, werr)
+			return 0, c.failedStart(op, name, r.Job, werr)
 		}
 		// The start job ended while the connection was down.
-		return c.ensureEnded(name, outcome, job, r)
+		return c.ensureEnded(ctx, name, outcome, job, r)
 	}
 }
 
 // ensureEnded finishes EnsureTransientUnit when its start job ended
 // unseen (the connection was down, or systemd left the bus, when its
 // result came) and Reconcile found r: success when the unit is active,
-// the failure cleaned up when it failed, an unknown outcome otherwise.
-func (c *Conn) ensureEnded(name string, outcome Outcome, job *Job, r Reconciliation) (Outcome, error) {
+// or inactive after it ran and exited successfully (a oneshot without
+// RemainAfterExit, kept loaded by this connection's reference); the
+// failure cleaned up when it failed; an unknown outcome otherwise.
+func (c *Conn) ensureEnded(ctx context.Context, name string, outcome Outcome, job *Job, r Reconciliation) (Outcome, error) {
 	const op = "EnsureTransientUnit"
 	switch {
 	case r.Loaded && (r.State.ActiveState == StateActive || r.State.ActiveState == StateReloading):
 		return outcome, nil
 	case r.Loaded && r.State.ActiveState == StateFailed:
-		done := c.cleanUpFailedStart(job, name)
+		done, _ := c.cleanUpFailedStart(job, name)
 		return 0, &Error{Op: op, Unit: name, Message: "the start job failed unseen (Result " + r.State.Result + "); " + done, Err: ErrJobFailed}
+	case r.Loaded && r.State.ActiveState == StateInactive && r.State.Result == "success":
+		// Inactive and successful: it ran and exited well, or it never
+		// left inactive (its job canceled): when it left is the proof.
+		var left uint64
+		if c.getProperty(ctx, UnitPath(name), unitIface, "InactiveExitTimestampMonotonic", name, &left) == nil && left > 0 {
+			return outcome, nil
+		}
 	}
 	return 0, &Error{Op: op, Unit: name, Message: fmt.Sprintf("the start job ended unseen and the unit is %s now", describeState(r)), Err: ErrOutcomeUnknown}
-}
-
-// startTransient is StartTransientUnit for EnsureTransientUnit. When the
-// call's outcome is unknown (the connection dropped, or systemd left the
-// bus at a daemon-reexec, before its reply), Reconcile tells what became
-// of it: a unit that is not loaded was never created (or was collected,
-// its start having failed), and is created again; a loaded unit's queued
-// job is returned as the start job; a loaded unit without a job is
-// returned as ended, for ensureEnded. A unit found loaded is taken to be
-// the one the call created.
-func (c *Conn) startTransient(ctx context.Context, name string, mode JobMode, props []Property, aux []AuxUnit) (*Job, *Reconciliation, error) {
-	for attempt := 0; ; attempt++ {
-		job, err := c.StartTransientUnit(ctx, name, mode, props, aux...)
-		if !errors.Is(err, ErrOutcomeUnknown) || attempt >= retries {
-			return job, nil, err
-		}
-		r, rerr := c.Reconcile(ctx, name)
-		switch {
-		case rerr != nil:
-			return nil, nil, err
-		case !r.Loaded:
-			continue
-		case r.Job != nil:
-			return r.Job, nil, nil
-		}
-		return nil, &r, nil
-	}
 }
 
 func describeState(r Reconciliation) string {
@@ -306,35 +551,54 @@ func describeState(r Reconciliation) string {
 // cleanUpFailedStart cancels a start job that may still be queued and
 // resets the unit's failed state, with its own time limit since the
 // caller's ctx may have ended. It returns what it did, as the error
-// message says it: "start job canceled, name freed", "start job failed,
-// name freed", or what stopped it.
-func (c *Conn) cleanUpFailedStart(job *Job, name string) string {
+// message says it ("start job canceled, name freed", "start job failed,
+// name freed", or what stopped it), and whether it saw the job end (its
+// result, or the unit without it after the cancel). Without that, the
+// job may still run, and the name is never called free.
+func (c *Conn) cleanUpFailedStart(job *Job, name string) (string, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	what := "start job failed"
-	if job == nil {
+	switch {
+	case job == nil:
 		// Its job was not seen (EnsureTransientUnit after an unknown
-		// outcome): only the name is freed.
-	} else if !job.st.finished() {
+		// outcome, the unit found failed): only the name is freed.
+	case !job.st.finished():
 		if err := job.Cancel(ctx); err != nil {
-			return "start job not canceled (" + causeText(err) + "); it may still run"
+			return "start job not canceled (" + causeText(err) + "); it may still run", false
 		}
 		r, err := job.Wait(ctx)
 		switch {
 		case r == "":
-			return "start job canceled, its end not seen (" + causeText(err) + ")"
+			return "start job canceled, its end not seen (" + causeText(err) + "); it may still run", false
 		case r.Succeeded():
-			return "start job finished before it could be canceled; the unit is up"
-		default:
-			what = startJobEnded(r)
+			return "start job finished before it could be canceled; the unit is up", true
 		}
-	} else if r, _ := job.st.outcome(job); r != "" {
 		what = startJobEnded(r)
+	case job.st.err == nil:
+		what = startJobEnded(job.st.result)
+	default:
+		// The connection ended before the job's result came: the job is
+		// canceled on the current connection (a reconnecting Conn's),
+		// and the unit read to see it gone.
+		if err := job.Cancel(ctx); err != nil {
+			return "start job not canceled (" + causeText(err) + "); it may still run", false
+		}
+		st, err := c.UnitStatus(ctx, name)
+		switch {
+		case err != nil:
+			return "start job canceled, its end not seen (" + causeText(err) + "); it may still run", false
+		case st.JobID == job.ID():
+			return fmt.Sprintf("start job %d still queued after its cancel; it may still run", job.ID()), false
+		case st.JobID == 0 && (st.ActiveState == StateActive || st.ActiveState == StateReloading):
+			return "start job finished before it could be canceled; the unit is up", true
+		}
+		what = "start job canceled (its result unseen)"
 	}
 	if err := c.ResetFailedUnit(ctx, name); err != nil && !errors.Is(err, ErrNoSuchUnit) {
-		return what + ", name not freed (" + causeText(err) + ")"
+		return what + ", name not freed (" + causeText(err) + ")", true
 	}
-	return what + ", name freed"
+	return what + ", name freed", true
 }
 
 func startJobEnded(r JobResult) string {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus"
@@ -248,5 +250,155 @@ func TestWaitErrorsNameTheCall(t *testing.T) {
 				t.Errorf("error (-want +got):\n%s\nmatches %v: %v", cmp.Diff(tc.want, got), tc.target, errors.Is(err, tc.target))
 			}
 		})
+	}
+}
+
+// countCalls returns a fakebus option that counts the calls of member
+// for unit (their first argument) the fake receives, and the count.
+func countCalls(member, unit string) (fakebus.Option, func() int) {
+	var mu sync.Mutex
+	n := 0
+	return fakebus.WithTrace(func(e fakebus.Event) {
+			if e.In && e.Msg.Type == dbus.TypeMethodCall {
+				m, _ := e.Msg.Headers[dbus.FieldMember].Value().(string)
+				if m == member && len(e.Msg.Body) > 0 && e.Msg.Body[0] == unit {
+					mu.Lock()
+					n++
+					mu.Unlock()
+				}
+			}
+		}), func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			return n
+		}
+}
+
+// A unit is never started twice. systemd carried out StartTransientUnit
+// and only its reply was lost (systemd left the bus, daemon-reexec),
+// and the oneshot ran and ended meanwhile, so a unit unloaded once
+// inactive would read "not loaded" as if never created: the reference
+// EnsureTransientUnit holds keeps it loaded, so that it is not created
+// again. The reference is dropped afterwards, and the unit unloaded.
+func TestEnsureNeverStartsAUnitTwice(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	const unit = "once.service"
+	opt, calls := countCalls("StartTransientUnit", unit)
+	s := fakebus.New(t, opt)
+	c := s.Conn(t, sdbus.WithReconnect(sdbus.ReconnectPolicy{}))
+	if err := s.Script(unit, fakebus.Script{ReplyDelay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	before := calls()
+	type result struct {
+		out sdbus.Outcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := c.EnsureTransientUnit(ctx, unit, oneshot("/bin/true"), sdbus.EnsureOptions{})
+		done <- result{out, err}
+	}()
+	// The oneshot has run: its start job is done, its reply an hour away.
+	for calls() == before || s.Jobs() > 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the start job never ran")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s.ClearScripts()
+	s.Reexecute(fakebus.Reexec{Pending: 1})
+	r := <-done
+	if got := calls() - before; got != 1 {
+		t.Errorf("the fake received %d StartTransientUnit calls for %s, want 1 (EnsureTransientUnit = %v, %v)", got, unit, r.out, r.err)
+	}
+	if r.err != nil || r.out != sdbus.Created {
+		t.Errorf("EnsureTransientUnit = %v, %v; want created (the oneshot ran and exited 0)", r.out, r.err)
+	}
+	if u, ok := s.Unit(unit); ok {
+		t.Errorf("%s still loaded after EnsureTransientUnit returned (its reference not dropped?): %+v", unit, u)
+	}
+}
+
+// Without the evidence of a reference (the connection that sent the
+// call dropped before its reply), a unit that is not loaded may have
+// run and been collected: EnsureTransientUnit reports ErrOutcomeUnknown
+// and does not create it again.
+func TestEnsureOutcomeUnknownAfterDisconnect(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	const unit = "once-dropped.service"
+	opt, calls := countCalls("StartTransientUnit", unit)
+	s := fakebus.New(t, opt)
+	c := s.Conn(t, sdbus.WithReconnect(sdbus.ReconnectPolicy{}))
+	if err := s.Script(unit, fakebus.Script{ReplyDelay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	before := calls()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.EnsureTransientUnit(ctx, unit, oneshot("/bin/true"), sdbus.EnsureOptions{})
+		errc <- err
+	}()
+	for calls() == before || s.Jobs() > 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the start job never ran")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s.ClearScripts()
+	s.DropConnections()
+	err := <-errc
+	if !errors.Is(err, sdbus.ErrOutcomeUnknown) {
+		t.Errorf("EnsureTransientUnit after its reply was lost with the connection = %v, want ErrOutcomeUnknown", err)
+	}
+	if got := calls() - before; got != 1 {
+		t.Errorf("the fake received %d StartTransientUnit calls for %s, want 1", got, unit)
+	}
+}
+
+// EnsureTransientUnit never calls a name free while its start job may
+// still be queued: the connection drops once the job is queued, the
+// caller's ctx ends while the Conn reconnects; the job is canceled on the
+// new connection and its end seen before "name freed" is said, or the
+// error says the job may still run (ErrOutcomeUnknown).
+func TestEnsureNeverCallsANameFreeWhileItsJobIsQueued(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t, sdbus.WithReconnect(sdbus.ReconnectPolicy{}))
+	const unit = "slow.slice"
+	if err := s.Script(unit, fakebus.Script{Delay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.EnsureTransientUnit(short, unit, sliceProps(), sdbus.EnsureOptions{})
+		errc <- err
+	}()
+	for {
+		if u, ok := s.Unit(unit); ok && u.JobID != 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// Mostly the reply has reached the caller by now, which then waits
+	// for the job; either way the rule below holds.
+	time.Sleep(20 * time.Millisecond)
+	s.DropConnections()
+	err := <-errc
+	if err == nil {
+		t.Fatal("EnsureTransientUnit succeeded with its start job an hour away")
+	}
+	u, loaded := s.Unit(unit)
+	queued := loaded && u.JobID != 0
+	switch {
+	case strings.Contains(err.Error(), "name freed") && (queued || loaded):
+		t.Errorf("EnsureTransientUnit said %q, but the fake has %s: %+v", err, unit, u)
+	case queued && !errors.Is(err, sdbus.ErrOutcomeUnknown):
+		t.Errorf("EnsureTransientUnit = %v with the start job still queued; want ErrOutcomeUnknown", err)
 	}
 }

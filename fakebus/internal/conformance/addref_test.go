@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
@@ -52,4 +53,72 @@ func testAddRef(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	unloaded(t, e, name)
+}
+
+// testAddRefAcrossReexec: what EnsureTransientUnit takes as evidence when
+// a StartTransientUnit reply is lost at daemon-reexec. A unit made with
+// AddRef=true stays loaded after its oneshot ended (CollectMode
+// inactive-or-failed notwithstanding), Refs naming the one client, and
+// so it stays across a daemon-reexec while that client is connected
+// (measured on 247, 252 and 262); it is unloaded when the client leaves.
+// On the private socket, where a client has no bus name, AddRef=true is
+// refused with InvalidArgs and nothing is created.
+func testAddRefAcrossReexec(t *testing.T, e *env) {
+	c := e.connect(t)
+	raw := e.rawBus(t)
+	name := e.unit("addrefreexec", "service")
+	cleanup(t, e, name)
+	props := append(oneshot("/bin/true"), sdbus.PropCollectMode(sdbus.CollectInactiveOrFailed),
+		sdbus.Property{Name: "AddRef", Value: dbus.MakeVariant(true)})
+	wait(t, e, start(t, e, c, name, props), sdbus.JobDone)
+	settle(t, e, name, "inactive", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateInactive })
+	refs := unitProp(t, e, raw, name, "org.freedesktop.systemd1.Unit", "Refs").([]string)
+	if len(refs) != 1 || refs[0] == raw.Names()[0] {
+		t.Fatalf("Refs of a unit made with AddRef = %q, want the one client that made it", refs)
+	}
+	if err := e.c.Reexecute(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The re-executed manager answers once it owns its name again.
+	after, err := c.UnitProperty(e.ctx, name, "org.freedesktop.systemd1.Unit", "Refs")
+	if err != nil {
+		t.Fatalf("reading %s after daemon-reexec: %v", name, err)
+	}
+	if diff := cmp.Diff(refs, after.Value()); diff != "" {
+		t.Errorf("Refs across daemon-reexec (-before +after):\n%s", diff)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	unloaded(t, e, name)
+
+	pc := e.connectPrivate(t)
+	slice := e.unit("addrefp2p", "slice")
+	cleanup(t, e, slice)
+	_, err = pc.StartTransientUnit(e.ctx, slice, sdbus.ModeReplace, append(sliceProps(), sdbus.Property{Name: "AddRef", Value: dbus.MakeVariant(true)}))
+	if !errors.Is(err, sdbus.ErrInvalidArgs) {
+		t.Errorf("StartTransientUnit with AddRef=true on the private socket = %v, want ErrInvalidArgs", err)
+	}
+	if _, err := e.c.GetUnit(e.ctx, slice); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("GetUnit of the refused unit = %v, want ErrNoSuchUnit", err)
+	}
+}
+
+// testEnsureDropsItsReference: EnsureTransientUnit holds a reference on
+// the unit it makes (AddRef, on a bus) only until it returns: a oneshot
+// that ran is unloaded afterwards as without it, over the bus and over
+// the private socket (where no reference is asked for).
+func testEnsureDropsItsReference(t *testing.T, e *env) {
+	for _, conn := range []struct {
+		name string
+		c    *sdbus.Conn
+	}{{"bus", e.c}, {"private", e.connectPrivate(t)}} {
+		name := e.unit("ensureref"+conn.name, "service")
+		cleanup(t, e, name)
+		out, err := conn.c.EnsureTransientUnit(e.ctx, name, oneshot("/bin/true"), sdbus.EnsureOptions{})
+		if err != nil || out != sdbus.Created {
+			t.Fatalf("EnsureTransientUnit over the %s = %v, %v; want created", conn.name, out, err)
+		}
+		unloaded(t, e, name)
+	}
 }

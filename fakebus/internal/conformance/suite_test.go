@@ -167,6 +167,8 @@ var cases = []suiteCase{
 	{name: "UnitProcesses", run: testUnitProcesses},
 	{name: "RefUnit", run: testRefUnit},
 	{name: "AddRefKeepsEndedUnit", run: testAddRef},
+	{name: "AddRefAcrossReexec", run: testAddRefAcrossReexec},
+	{name: "EnsureDropsItsReference", run: testEnsureDropsItsReference},
 	{name: "JobMethods", run: testJobMethods},
 	{name: "AbandonScope", run: testAbandonScope},
 	{name: "ManagerEnvironment", run: testManagerEnvironment},
