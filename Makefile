@@ -9,7 +9,7 @@ STATICCHECK_VERSION := v0.8.2
 FUZZTIME    ?= 60s
 CHECK_FUZZTIME ?= 5s
 
-.PHONY: demo check test lint vet fmt staticcheck fuzz fuzz-short bench conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential tools
+.PHONY: demo check test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential tools
 
 demo:
 	$(GO) run ./examples/demo
@@ -52,6 +52,14 @@ fuzz-short:
 # prints the results table. Groups and rounds: see the header of bench/run.
 bench:
 	bench/run
+
+# Many goroutines on one reconnecting Conn for 10 minutes per target while
+# the manager re-executes every 5 s, reloads and sees bursts of other
+# units; every outcome checked against the manager's record, one line per
+# target (fakebus, systemd 252 and 262 by default; root for the real ones).
+# Not part of `check`. Settings: see scripts/soak.
+soak:
+	@scripts/soak
 
 # The conformance suite on both backends, with its pass counts: on
 # fakebus playing 247, 252, 257 and 262 (one line each), and on those real
