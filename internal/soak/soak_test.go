@@ -46,12 +46,13 @@ type settings struct {
 	reload    time.Duration // SDBUS_SOAK_RELOAD, default 7s; 0: none
 	busDown   time.Duration // SDBUS_SOAK_BUS_RESTART, default 0: none
 	burst     time.Duration // SDBUS_SOAK_BURST, default 1s; 0: none
+	watch     bool          // SDBUS_SOAK_WATCH, default 1: a WatchUnits consumer on the Conn
 	callLimit time.Duration // a call or wait still running this long is hung
 }
 
 func readSettings(t *testing.T) settings {
 	s := settings{duration: time.Minute, workers: 32, reexec: 5 * time.Second, reload: 7 * time.Second,
-		burst: time.Second, callLimit: 2 * time.Minute}
+		burst: time.Second, callLimit: 2 * time.Minute, watch: os.Getenv("SDBUS_SOAK_WATCH") != "0"}
 	dur := func(name string, into *time.Duration) {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -197,6 +198,31 @@ func TestSoak(t *testing.T) {
 	}
 	end := time.Now().Add(cfg.duration)
 	var wg sync.WaitGroup
+	if cfg.watch {
+		// A consumer of every unit's changes, as a node agent has: the
+		// Conn is subscribed, and systemd broadcasts every unit's
+		// changes to it, across each re-execution too.
+		wctx, wcancel := context.WithCancel(ctx)
+		defer wcancel()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(end) {
+				ch, err := c.WatchUnits(wctx, func(string) bool { return true })
+				if err != nil {
+					cnt.add("watch/error", 1)
+					time.Sleep(100 * time.Millisecond)
+					continue
+				}
+				stop := time.AfterFunc(time.Until(end), wcancel)
+				for range ch {
+					cnt.add("watch/events", 1)
+				}
+				stop.Stop()
+				cnt.add("watch/restarted", 1)
+			}
+		}()
+	}
 	for w := 0; w < cfg.workers; w++ {
 		wg.Add(1)
 		go func(w int) {
@@ -230,6 +256,7 @@ func TestSoak(t *testing.T) {
 					j, err := c.StartTransientUnit(cctx, unit, sdbus.ModeReplace, b.slow(unit))
 					if err != nil {
 						cnt.add("forgotten/call-failed", 1)
+						t.Logf("StartTransientUnit %s: %v", unit, err)
 						break
 					}
 					cnt.add("forgotten/started", 1)
@@ -240,6 +267,7 @@ func TestSoak(t *testing.T) {
 					j, err := c.StartTransientUnit(cctx, unit, sdbus.ModeReplace, b.recorded(unit))
 					if err != nil {
 						cnt.add("waited/call-failed", 1)
+						t.Logf("StartTransientUnit %s: %v", unit, err)
 						break
 					}
 					res, err := j.Wait(cctx)
