@@ -134,6 +134,10 @@ func TestLostReplyEveryJobCall(t *testing.T) {
 					if err != nil {
 						t.Errorf("EnsureTransientUnit after its reply was lost at daemon-reexec = %v; want created", err)
 					}
+					// It dropped the reference before it returned.
+					if u, ok := s.Unit(unit); ok {
+						t.Errorf("%s still loaded after EnsureTransientUnit returned: %+v", unit, u)
+					}
 				case !errors.Is(err, sdbus.ErrOutcomeUnknown) || !errors.Is(err, sdbus.ErrDisconnected):
 					t.Errorf("%s after its reply was lost (%s) = %v; want ErrOutcomeUnknown and ErrDisconnected", tc.member, loss, err)
 				}
