@@ -400,8 +400,9 @@ func (c *Conn) setup(ctx context.Context, s *session) error {
 	if err := call.Store(&owner); err != nil {
 		return c.opError(s, ownerMark{}, "GetNameOwner", "", err, true)
 	}
-	for _, held := range s.setOwner(owner, call.ResponseSequence) {
-		s.dispatch(held)
+	held, _ := s.setOwner(owner, call.ResponseSequence)
+	for _, sig := range held {
+		s.dispatch(sig)
 	}
 	return nil
 }

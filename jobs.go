@@ -198,7 +198,10 @@ const opWait = "Job.Wait"
 // first, the error matches ctx.Err(); when the connection ends first, it
 // matches ErrDisconnected (or ErrClosed after Close) and the job's outcome
 // is unknown to this Conn: look at the unit's state, or Conn.Reconcile.
-// A nil or zero Job fails with ErrInvalidArgs.
+// When the job ended while systemd re-executed and no instance announced
+// it (the new one, once it owns its name, no longer lists the job), the
+// error matches ErrOutcomeUnknown and says so: a job's Done never stays
+// open after a daemon-reexec. A nil or zero Job fails with ErrInvalidArgs.
 func (j *Job) Wait(ctx context.Context) (JobResult, error) {
 	if !j.valid() {
 		return "", errNoJob(opWait)
@@ -234,7 +237,7 @@ func (j *Job) Cancel(ctx context.Context) error {
 	select {
 	case <-j.st.done:
 		switch {
-		case j.st.err == nil:
+		case j.st.err == nil, j.st.err == errResultLost:
 			return nil // it ended
 		case c.closing.Load():
 			return &Error{Op: op, Unit: j.unit, Err: ErrClosed}
@@ -310,6 +313,9 @@ func (s *jobState) finished() bool {
 }
 
 func (s *jobState) outcome(j *Job) (JobResult, error) {
+	if s.err == errResultLost {
+		return "", &Error{Op: opWait, Unit: j.unit, Message: fmt.Sprintf("job %d ended while systemd re-executed, and no result was sent; the unit's state (Conn.Reconcile) tells how it went", j.id), Err: ErrOutcomeUnknown}
+	}
 	if s.err != nil {
 		return "", &Error{Op: opWait, Unit: j.unit, Message: fmt.Sprintf("job %d may still run (see Conn.Reconcile)", j.id), Err: s.err}
 	}
@@ -585,6 +591,38 @@ func (t *jobTracker) fail(err error) {
 	if len(t.inFlight) == 0 {
 		for len(t.retired) > 0 {
 			t.dropOldestLocked()
+		}
+	}
+}
+
+// errResultLost marks a job the manager no longer had after it
+// re-executed, its JobRemoved never sent (see session.auditJobs).
+var errResultLost = errors.New("job ended unannounced during a daemon-reexec")
+
+// pendingPaths returns the paths of the jobs still waiting for their
+// results.
+func (t *jobTracker) pendingPaths() []dbus.ObjectPath {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []dbus.ObjectPath
+	for p, st := range t.jobs {
+		if !st.finished() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// lose ends the pending jobs of paths with errResultLost: the manager
+// no longer has them, and their JobRemoved never came.
+func (t *jobTracker) lose(paths []dbus.ObjectPath) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range paths {
+		if st := t.jobs[p]; st != nil && !st.finished() {
+			st.err = errResultLost
+			close(st.done)
+			delete(t.jobs, p)
 		}
 	}
 }

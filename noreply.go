@@ -37,6 +37,13 @@ import (
 // The text is never evidence. Any other NoReply is ErrTimeout, with the
 // peer's text: the call was not carried out by a systemd that left.
 //
+// When a new instance owns the name (daemon-reexec), the session's jobs
+// are audited (session.auditJobs): a job the manager no longer lists whose
+// JobRemoved never came ends with ErrOutcomeUnknown rather than never.
+// Seen on systemd 262 under load (one forgotten job in 10 minutes of
+// re-executions every 5 s: its Done never closed, systemd had no job
+// left).
+//
 // When systemd left the bus under a call:
 //   - an idempotent call (see ReconnectPolicy for the list) is sent again
 //     once systemd owns its name again (awaitSystemd), up to retries

@@ -369,3 +369,52 @@ func TestNoReplyFromSystemdItselfIsARefusal(t *testing.T) {
 		})
 	}
 }
+
+// No job result is lost across a daemon-reexec: a job that ends while
+// systemd re-executes, announced by neither instance (the old one has
+// stopped sending, the new one never had it), ends the Conn's Job with a
+// typed error once the new instance owns the name and no longer lists
+// it; Done never stays open. A job still queued is left alone.
+func TestJobEndedUnannouncedAtReexecEnds(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	if err := s.Script("unannounced-*", fakebus.Script{Delay: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	lost, err := c.StartTransientUnit(ctx, "unannounced-lost.slice", sdbus.ModeReplace, sliceProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := c.StartTransientUnit(ctx, "unannounced-kept.slice", sdbus.ModeReplace, sliceProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Reexecute(fakebus.Reexec{Lose: map[uint32]sdbus.JobResult{lost.ID(): sdbus.JobDone}})
+	select {
+	case <-lost.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the Done of a job that ended unannounced during a daemon-reexec is still open after 30 s")
+	}
+	res, err := lost.Wait(ctx)
+	if res != "" || !errors.Is(err, sdbus.ErrOutcomeUnknown) || !strings.Contains(err.Error(), "re-executed") {
+		t.Errorf("Wait on the job that ended unannounced = %q, %v; want ErrOutcomeUnknown saying it ended while systemd re-executed", res, err)
+	}
+	if err := lost.Cancel(ctx); err != nil {
+		t.Errorf("Cancel of the ended job = %v, want nil (it has ended)", err)
+	}
+	select {
+	case <-kept.Done():
+		t.Errorf("the job still queued ended too: %v", errOf(kept.Wait(ctx)))
+	default:
+	}
+	if !s.FinishJob(kept.ID(), sdbus.JobDone) {
+		t.Fatal("FinishJob")
+	}
+	if res, err := kept.Wait(ctx); res != sdbus.JobDone || err != nil {
+		t.Errorf("Wait on the job that survived the daemon-reexec = %q, %v", res, err)
+	}
+}
+
+func errOf(_ sdbus.JobResult, err error) error { return err }

@@ -98,9 +98,12 @@ type session struct {
 	// to read or update them, never across a call or a channel operation.
 	mu sync.Mutex
 	// owner is the unique name of org.freedesktop.systemd1's owner, as of
-	// the message with sequence ownerSeq ("" while it has none).
+	// the message with sequence ownerSeq ("" while it has none);
+	// instance is the last owner that was not "" (a new one means
+	// systemd re-executed, or was restarted: see auditJobs).
 	owner    string
 	ownerSeq dbus.Sequence
+	instance string
 	// ownerChanged is closed and replaced whenever owner is recorded
 	// (noreply.go waits on it).
 	ownerChanged chan struct{}
@@ -358,8 +361,12 @@ func (h signalHandler) DeliverSignal(iface, member string, sig *dbus.Signal) {
 		name, _ := sig.Body[0].(string)
 		newOwner, ok := sig.Body[2].(string)
 		if name == systemdName && ok {
-			for _, held := range s.setOwner(newOwner, sig.Sequence) {
-				s.dispatch(held)
+			held, audit := s.setOwner(newOwner, sig.Sequence)
+			for _, sig := range held {
+				s.dispatch(sig)
+			}
+			if audit && s.ordered {
+				s.c.goTracked(s.auditJobs)
 			}
 		}
 	case iface == managerIface && (member == "JobRemoved" || member == "UnitNew" || member == "UnitRemoved"),
@@ -416,26 +423,69 @@ func (s *session) admit(sig *dbus.Signal) bool {
 
 // setOwner records a new owner of org.freedesktop.systemd1, as of the
 // message with sequence seq, and returns the held signals its sender sent
-// (in order), which the caller delivers. A NameOwnerChanged processed after
-// the GetNameOwner reply is newer and wins.
-func (s *session) setOwner(owner string, seq dbus.Sequence) []*dbus.Signal {
+// (in order), which the caller delivers, and whether the owner is a new
+// instance of systemd (the jobs are audited then: auditJobs). A
+// NameOwnerChanged processed after the GetNameOwner reply is newer and
+// wins.
+func (s *session) setOwner(owner string, seq dbus.Sequence) (held []*dbus.Signal, newInstance bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if seq < s.ownerSeq {
-		return nil
+		return nil, false
 	}
 	s.owner, s.ownerSeq = owner, seq
 	close(s.ownerChanged)
 	s.ownerChanged = make(chan struct{})
 	if owner == "" {
-		return nil
+		return nil, false
 	}
-	var out []*dbus.Signal
+	newInstance = s.instance != "" && owner != s.instance
+	s.instance = owner
 	for _, sig := range s.held {
 		if sig.Sender == owner {
-			out = append(out, sig)
+			held = append(held, sig)
 		}
 	}
 	s.held = nil
-	return out
+	return held, newInstance
+}
+
+// auditTimeout bounds the ListJobs call of auditJobs.
+const auditTimeout = 30 * time.Second
+
+// auditJobs runs after org.freedesktop.systemd1 passed to a new instance
+// of systemd (daemon-reexec; a restart of the manager): every job this
+// session tracks that the manager no longer lists, and whose JobRemoved
+// never came, ends at once (Job.Wait: ErrOutcomeUnknown, saying so)
+// rather than never. A job can end while systemd re-executes without any
+// instance announcing it: the old one has stopped sending, the new one
+// never had it. The JobRemoved of a job that ended before the ListJobs
+// reply was sent arrives before that reply, in wire order (sessions
+// sdbus dials only), so the job is finished by then; a job that ends
+// later is listed. When the call fails (systemd left again, the
+// connection ended), the next instance's audit, or the end of the
+// connection, decides.
+func (s *session) auditJobs() {
+	pending := s.jobs.pendingPaths()
+	if len(pending) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.c.stop, auditTimeout)
+	defer cancel()
+	sent := s.ownerMark()
+	var rows []JobStatus
+	if err := storeCall(s.mgr.CallWithContext(ctx, managerIface+".ListJobs", s.c.flags()), &rows); err != nil || s.ownerMark() != sent {
+		return
+	}
+	listed := make(map[dbus.ObjectPath]bool, len(rows))
+	for _, r := range rows {
+		listed[r.Path] = true
+	}
+	gone := pending[:0]
+	for _, p := range pending {
+		if !listed[p] {
+			gone = append(gone, p)
+		}
+	}
+	s.jobs.lose(gone)
 }

@@ -149,7 +149,7 @@ func TestHeldSignalsBounded(t *testing.T) {
 	if got := len(s.held); got != maxHeld {
 		t.Errorf("held %d signals, want %d", got, maxHeld)
 	}
-	out := s.setOwner(":1.5", dbus.Sequence(3*maxHeld+1))
+	out, _ := s.setOwner(":1.5", dbus.Sequence(3*maxHeld+1))
 	if len(out) != maxHeld || out[len(out)-1].Sequence != dbus.Sequence(3*maxHeld) {
 		t.Errorf("replayed %d signals, last %v; want the newest %d", len(out), out[len(out)-1].Sequence, maxHeld)
 	}

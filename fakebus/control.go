@@ -77,7 +77,8 @@ func (s *Server) SetVersion(v string) error {
 }
 
 // SetReloadDuration makes each daemon-reload last d: JobRemoved signals
-// of jobs that end meanwhile are held back until Reloading(false).
+// of jobs that end meanwhile are held back until Reloading(false), and
+// calls are answered after it.
 func (s *Server) SetReloadDuration(d time.Duration) {
 	s.m.lock()
 	defer s.m.unlock()

@@ -168,6 +168,15 @@ func (m *manager) HandleCall(c *busd.Call) {
 		c.ReplyError(dbusErr+"Disconnected", "The manager is shutting down.")
 		return
 	}
+	if m.reloading {
+		m.reloadCalls = append(m.reloadCalls, c) // answered after the reload (manager.go)
+		return
+	}
+	m.answerLocked(c)
+}
+
+// answerLocked answers c, unless the bus answered it already.
+func (m *manager) answerLocked(c *busd.Call) {
 	if c.Dropped() {
 		// Queued to an instance that re-executed before reading it: the
 		// bus answered NoReply (reexec.go), and systemd never acts on it.

@@ -123,7 +123,9 @@
 //     ExecMainCode and ExecMainStatus (an exit, or the signal that ended
 //     the process: 15 when stopped) and their timestamps.
 //   - daemon-reload: Reloading(true), JobRemoved held back until
-//     Reloading(false). daemon-reexec: private connections dropped, the
+//     Reloading(false); calls received meanwhile are answered after it,
+//     as systemd reads no message while it reloads (a daemon-reexec
+//     ends a reload under way first). daemon-reexec: private connections dropped, the
 //     manager moves to a new unique name, jobs survive with their
 //     requesters. On every release the old instance releases
 //     org.freedesktop.systemd1 (NameOwnerChanged old → ""), the new one

@@ -46,6 +46,8 @@ type job struct {
 	queued     bool       // on the run queue (runqueue.go)
 	finished   bool
 	result     string
+	// unannounced: its JobRemoved is never sent (Reexec.Lose).
+	unannounced bool
 }
 
 func (j *job) path() dbus.ObjectPath { return jobPath(j.id) }
@@ -258,6 +260,10 @@ func (m *manager) repliedLocked(j *job) {
 func (m *manager) emitJobRemovedLocked(s jobSignal) {
 	if m.reloading {
 		m.held = append(m.held, s)
+		return
+	}
+	if s.job != nil && s.job.unannounced {
+		m.untrackLocked(s.job)
 		return
 	}
 	if s.faults&FaultForgedJobRemoved != 0 {

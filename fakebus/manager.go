@@ -98,12 +98,22 @@ type manager struct {
 	requested  map[*busd.Peer]map[*job]bool // bus clients -> the jobs they requested (dbus.go)
 	reloading  bool
 	held       []jobSignal // JobRemoved held back while reloading
-	reloadFor  time.Duration
-	reexecFor  time.Duration // SetReexecDuration (reexec.go)
-	scripts    []scriptRule
-	conflicts  []ScriptConflict // found as jobs ran (scriptcheck.go)
-	timers     map[*time.Timer]struct{}
-	closed     bool
+	// reloadCalls are the calls received while reloading, answered once the
+	// reload is over (systemd reads nothing meanwhile); reloadEnd ends
+	// the reload in progress at once (nil when none is); reloads counts
+	// the reloads, so that a reload's timer does not end a later one.
+	reloadCalls []*busd.Call
+	reloadEnd   func()
+	reloads     uint64
+	// answer is answerLocked (dbus.go), through which a reload answers
+	// the calls it held (a field: the method tables refer to reload).
+	answer func(*busd.Call)
+	reloadFor   time.Duration
+	reexecFor   time.Duration // SetReexecDuration (reexec.go)
+	scripts     []scriptRule
+	conflicts   []ScriptConflict // found as jobs ran (scriptcheck.go)
+	timers      map[*time.Timer]struct{}
+	closed      bool
 	// measured are the properties measured on the captured release
 	// nearest measuredFor, by captured kind and interface
 	// (dbus_properties.go).
@@ -142,6 +152,7 @@ func newManager(cfg config) (*manager, error) {
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		waiting: map[uint64]bool{}, subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
+	m.answer = m.answerLocked
 	return m, nil
 }
 
@@ -285,7 +296,10 @@ func (m *manager) afterLocked(d time.Duration, f func()) {
 
 // reloadLocked models daemon-reload: Reloading(true), JobRemoved held back
 // while the reload lasts, the reply, Reloading(false), then the held
-// signals.
+// signals, then the calls received meanwhile: systemd reads no message
+// while it reloads, so none is answered before the reload is over (a
+// ListJobs, say, never lists a job without its JobRemoved having gone
+// out first when it ended).
 func (m *manager) reloadLocked(c *busd.Call) {
 	m.reloading = true
 	m.reloadUnitsLocked()
@@ -293,7 +307,13 @@ func (m *manager) reloadLocked(c *busd.Call) {
 		m.signalLocked(managerPath, managerIface, "Reloading", func() []any { return []any{active} })
 	}
 	reloading(true)
+	m.reloads++
+	this := m.reloads
 	finish := func() {
+		if !m.reloading || m.reloads != this {
+			return // ended already (a daemon-reexec came first)
+		}
+		m.reloadEnd = nil
 		c.Reply()
 		m.reloading = false
 		reloading(false)
@@ -302,7 +322,13 @@ func (m *manager) reloadLocked(c *busd.Call) {
 		for _, s := range held {
 			m.emitJobRemovedLocked(s)
 		}
+		calls := m.reloadCalls
+		m.reloadCalls = nil
+		for _, w := range calls {
+			m.answer(w)
+		}
 	}
+	m.reloadEnd = finish
 	if m.reloadFor > 0 {
 		m.afterLocked(m.reloadFor, finish)
 		return

@@ -38,6 +38,12 @@ type Reexec struct {
 	// calls, before it waits for Pending: a test sends the calls to be
 	// left unread after that.
 	Begun chan<- struct{}
+	// Lose ends these jobs with these results while the manager
+	// re-executes, and no instance sends their JobRemoved: the old one
+	// no longer sends, the new one never had them. A client that tracks
+	// such a job hears nothing of its end; the manager no longer lists
+	// it. (How a client copes with a JobRemoved that never comes.)
+	Lose map[uint32]sdbus.JobResult
 }
 
 // Reexecute runs a daemon-reexec as r says: private connections are
@@ -70,6 +76,11 @@ func (s *Server) SetReexecDuration(d time.Duration) {
 // by the old instance; HandleCall drops them) and replies a script
 // delays. Jobs survive.
 func (m *manager) reexecLocked(r Reexec) (oldName, newName string) {
+	if m.reloadEnd != nil {
+		// systemd does one thing at a time: a reload under way ends
+		// before the re-execution begins.
+		m.reloadEnd()
+	}
 	if r.Begun != nil {
 		close(r.Begun)
 	}
@@ -84,6 +95,17 @@ func (m *manager) reexecLocked(r Reexec) (oldName, newName string) {
 	for _, p := range m.bus.Peers() {
 		if p.Mode() == busd.PeerMode {
 			p.Close()
+		}
+	}
+	lost := make([]uint32, 0, len(r.Lose))
+	for id := range r.Lose {
+		lost = append(lost, id)
+	}
+	sort.Slice(lost, func(i, k int) bool { return lost[i] < lost[k] })
+	for _, id := range lost {
+		if j, ok := m.jobs[id]; ok {
+			j.unannounced = true
+			m.scriptedLocked(j, r.Lose[id])
 		}
 	}
 	oldName, newName = m.bus.ReconnectService()
