@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus"
 )
@@ -57,6 +58,8 @@ func newFake(t *testing.T) (*fake, error) {
 	}
 	return f, nil
 }
+
+func (f *fake) witness(t *testing.T) (*dbus.Conn, error) { return f.s.RawConn(t), nil }
 
 func (f *fake) label() string {
 	return "fakebus"
@@ -128,6 +131,8 @@ func newSystemd() (*real, error) {
 }
 
 func (r *real) label() string { return "systemd " + r.version }
+
+func (r *real) witness(*testing.T) (*dbus.Conn, error) { return dbus.ConnectSystemBus() }
 
 func (r *real) dial(ctx context.Context) (*sdbus.Conn, error) {
 	return sdbus.ConnectSystem(ctx, sdbus.WithReconnect(policy))

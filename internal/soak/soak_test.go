@@ -35,6 +35,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 )
 
@@ -93,6 +94,10 @@ type backend interface {
 	recorded(unit string) []sdbus.Property
 	slow(unit string) []sdbus.Property
 	runs() (map[string]int, error)
+	// witness connects a raw client that sees every JobRemoved on the bus
+	// (the soaked Conn is subscribed): where a result goes missing, it
+	// tells whether systemd sent it.
+	witness(t *testing.T) (*dbus.Conn, error)
 	close()
 }
 
@@ -175,6 +180,32 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The witness: every JobRemoved on the bus, with its sender.
+	wit, err := b.witness(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wit.Close()
+	if err := wit.AddMatchSignal(dbus.WithMatchInterface("org.freedesktop.systemd1.Manager"), dbus.WithMatchMember("JobRemoved")); err != nil {
+		t.Fatal(err)
+	}
+	witCh := make(chan *dbus.Signal, 4096)
+	wit.Signal(witCh)
+	var witMu sync.Mutex
+	witSeen := map[dbus.ObjectPath]string{}
+	witDone := make(chan struct{})
+	go func() {
+		defer close(witDone)
+		for sig := range witCh {
+			if len(sig.Body) == 4 {
+				if p, ok := sig.Body[1].(dbus.ObjectPath); ok {
+					witMu.Lock()
+					witSeen[p] += fmt.Sprintf("%v from %s; ", sig.Body[3], sig.Sender)
+					witMu.Unlock()
+				}
+			}
+		}
+	}()
 	var (
 		cnt      counts
 		mu       sync.Mutex
@@ -388,7 +419,10 @@ func TestSoak(t *testing.T) {
 			case errors.Is(err, sdbus.ErrOutcomeUnknown):
 				// Ended while systemd re-executed, unannounced.
 				cnt.add("forgotten/unannounced", 1)
-				t.Logf("unannounced: %v", err)
+				witMu.Lock()
+				seen := witSeen[f.job.Path()]
+				witMu.Unlock()
+				t.Logf("unannounced: %v (the witness saw: %q)", err, seen)
 			case errors.Is(err, sdbus.ErrDisconnected):
 				cnt.add("forgotten/disconnected", 1)
 			default:
@@ -396,7 +430,10 @@ func TestSoak(t *testing.T) {
 			}
 		case <-deadline:
 			lost++
-			t.Logf("lost: the result of forgotten job %d (%s) never came", f.job.ID(), f.unit)
+			witMu.Lock()
+			seen := witSeen[f.job.Path()]
+			witMu.Unlock()
+			t.Logf("lost: the result of forgotten job %d (%s) never came (the witness saw: %q)", f.job.ID(), f.unit, seen)
 		}
 	}
 
@@ -446,6 +483,8 @@ func TestSoak(t *testing.T) {
 	if err := ctl.Close(); err != nil {
 		t.Error(err)
 	}
+	wit.Close()
+	<-witDone
 	goroutines := 0
 	for wait := time.Now().Add(5 * time.Second); ; {
 		goroutines = runtime.NumGoroutine() - baseline
