@@ -54,8 +54,8 @@ bench:
 	bench/run
 
 # Many goroutines on one reconnecting Conn for 10 minutes per target while
-# the manager re-executes every 5 s, reloads and sees bursts of other
-# units; every outcome checked against the manager's record, one line per
+# the manager re-executes every 5 s, reloads, loses its bus every 30 s and
+# sees bursts of other units; every outcome checked against the manager's record, one line per
 # target (fakebus, systemd 252 and 262 by default; root for the real ones).
 # Not part of `check`. Settings: see scripts/soak.
 soak:

@@ -935,7 +935,8 @@ func (c *Conn) unref(ctx context.Context, s *session, unit string) error {
 		err := storeCall(s.mgr.CallWithContext(ctx, managerIface+"."+op, c.flags(), unit))
 		var de dbus.Error
 		switch {
-		case err == nil, !s.alive():
+		case err == nil, !s.alive(), transportError(err):
+			// A connection that fails takes its references with it.
 			return nil
 		case errors.As(err, &de) && (de.Name == "org.freedesktop.systemd1.NotReferenced" || de.Name == "org.freedesktop.systemd1.NoSuchUnit"):
 			return nil

@@ -149,6 +149,9 @@ func (r *real) systemctl(ctx context.Context, args ...string) error {
 func (r *real) reexec(ctx context.Context) error { return r.systemctl(ctx, "daemon-reexec") }
 func (r *real) reload(ctx context.Context) error { return r.systemctl(ctx, "daemon-reload") }
 func (r *real) restartBus(ctx context.Context) error {
+	// Restarts every 30 s stay below dbus.service's start limit; a
+	// reset makes sure.
+	_ = r.systemctl(ctx, "reset-failed", "dbus.service")
 	return r.systemctl(ctx, "restart", "dbus.service")
 }
 

@@ -15,6 +15,11 @@
 //   - waited: StartTransientUnit of a oneshot and Job.Wait; a result must
 //     be the run's (done, and the command ran).
 //
+// Meanwhile the manager re-executes (every 5 s), reloads (7 s), loses its
+// bus (dbus-daemon restarted, every 30 s; on fakebus every connection is
+// dropped) and sees bursts of other units (every second), and a
+// WatchUnits consumer keeps the Conn subscribed.
+//
 // At the end the manager's jobs are waited out, and the soak reports in
 // one line: lost results (a Done never closed), duplicated runs,
 // contradicting outcomes, hung calls, units left loaded, and goroutines
@@ -45,7 +50,7 @@ type settings struct {
 	workers   int           // SDBUS_SOAK_WORKERS, default 32
 	reexec    time.Duration // SDBUS_SOAK_REEXEC, default 5s; 0: none
 	reload    time.Duration // SDBUS_SOAK_RELOAD, default 7s; 0: none
-	busDown   time.Duration // SDBUS_SOAK_BUS_RESTART, default 0: none
+	busDown   time.Duration // SDBUS_SOAK_BUS_RESTART, default 30s; 0: none
 	burst     time.Duration // SDBUS_SOAK_BURST, default 1s; 0: none
 	watch     bool          // SDBUS_SOAK_WATCH, default 1: a WatchUnits consumer on the Conn
 	callLimit time.Duration // a call or wait still running this long is hung
@@ -53,7 +58,7 @@ type settings struct {
 
 func readSettings(t *testing.T) settings {
 	s := settings{duration: time.Minute, workers: 32, reexec: 5 * time.Second, reload: 7 * time.Second,
-		burst: time.Second, callLimit: 2 * time.Minute, watch: os.Getenv("SDBUS_SOAK_WATCH") != "0"}
+		busDown: 30 * time.Second, burst: time.Second, callLimit: 2 * time.Minute, watch: os.Getenv("SDBUS_SOAK_WATCH") != "0"}
 	dur := func(name string, into *time.Duration) {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
