@@ -819,7 +819,7 @@ func (c *Conn) startJob(ctx context.Context, op, unit string, ref *refRequest, a
 			select {
 			case <-call.Done: // the reply won the race after all
 			default:
-				err := &Error{Op: op, Unit: unit, Message: "no reply before the context ended; the job, if created, will be canceled", Err: ctx.Err()}
+				err := &Error{Op: op, Unit: unit, Message: "no reply before the context ended; the job, if created, is canceled when the reply comes (on a reconnecting Conn, also after a lost connection)", Err: ctx.Err()}
 				if !c.goTracked(func() {
 					handOver, path := c.cancelLateJob(s, ticket, unit, call, sent, refd)
 					c.release()
