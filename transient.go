@@ -113,10 +113,12 @@ const cleanupTimeout = 5 * time.Second
 //   - CollectMode=inactive-or-failed is added when the manager supports it
 //     (probed, see Conn.Supports) and props do not set CollectMode, so a
 //     failed unit does not keep its name;
-//   - on a bus, AddRef=true is added unless props set AddRef: the unit
-//     stays loaded while this connection holds that reference, so that
-//     what became of a call whose reply was lost can be told (below);
-//     the reference is dropped before EnsureTransientUnit returns;
+//   - on a bus, AddRef=true is added unless props set AddRef (where the
+//     manager takes it: probed, see Conn.Supports): the unit stays loaded
+//     while this connection holds that reference, so that what became
+//     of a call whose reply was lost can be told (below); the reference
+//     is dropped (UnrefUnit) before EnsureTransientUnit returns, and goes
+//     anyway with the connection;
 //   - when the start job does not succeed, or ctx ends while waiting, the
 //     job is canceled if still queued and the unit's failed state reset,
 //     so that the name is free for the next attempt; the error says what
@@ -169,7 +171,10 @@ const cleanupTimeout = 5 * time.Second
 //
 // Errors match ErrUnitExists (policy ExistsFail, or a unit that exists and
 // has not failed under ExistsResetAndRetry), ErrInvalidArgs, ErrJobFailed,
-// ErrOutcomeUnknown, ctx.Err(), and the errors of the calls it makes.
+// ErrOutcomeUnknown, ctx.Err(), and the errors of the calls it makes. A
+// unit made and up comes with an error (and its Outcome) only when the
+// reference could not be dropped: it then stays loaded until the
+// connection ends.
 func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Property, opt EnsureOptions) (Outcome, error) {
 	const op = "EnsureTransientUnit"
 	if err := checkUnitName(op, name); err != nil {
@@ -215,11 +220,16 @@ func (c *Conn) EnsureTransientUnit(ctx context.Context, name string, props []Pro
 		e.addRef = ok
 	}
 	out, err := e.run(ctx, opt, pids)
-	if rerr := e.dropRef(); rerr != nil && err == nil {
+	rerr := e.dropRef()
+	switch {
+	case rerr == nil:
+		return out, err
+	case err == nil:
 		// The unit is up, but stays loaded until this connection ends.
 		return out, &Error{Op: op, Unit: name, Message: "the unit is up; dropping the reference EnsureTransientUnit held on it failed (it stays loaded until this connection ends)", Err: rerr}
 	}
-	return out, err
+	// Whatever err says of the name, the reference keeps the unit loaded.
+	return out, &Error{Op: op, Unit: name, Message: causeText(err) + "; dropping the reference EnsureTransientUnit held failed (" + causeText(rerr) + "): the unit stays loaded until this connection ends", Err: err}
 }
 
 // featureAddRef is StartTransientUnit's AddRef=true, probed with a trial
