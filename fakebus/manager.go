@@ -107,13 +107,13 @@ type manager struct {
 	reloads     uint64
 	// answer is answerLocked (dbus.go), through which a reload answers
 	// the calls it held (a field: the method tables refer to reload).
-	answer func(*busd.Call)
-	reloadFor   time.Duration
-	reexecFor   time.Duration // SetReexecDuration (reexec.go)
-	scripts     []scriptRule
-	conflicts   []ScriptConflict // found as jobs ran (scriptcheck.go)
-	timers      map[*time.Timer]struct{}
-	closed      bool
+	answer    func(*busd.Call)
+	reloadFor time.Duration
+	reexecFor time.Duration // SetReexecDuration (reexec.go)
+	scripts   []scriptRule
+	conflicts []ScriptConflict // found as jobs ran (scriptcheck.go)
+	timers    map[*time.Timer]struct{}
+	closed    bool
 	// measured are the properties measured on the captured release
 	// nearest measuredFor, by captured kind and interface
 	// (dbus_properties.go).
