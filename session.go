@@ -69,6 +69,14 @@ import (
 //
 // While no installed session is alive, calls wait for the next one (see
 // Conn.current), bounded by their ctx and ReconnectPolicy.WaitForConnection.
+//
+// Within a session on a bus, org.freedesktop.systemd1 changes owner when
+// systemd re-executes (old → "" → new; noreply.go). The session holds the
+// signals of unique names while the name has no owner (session.held) and
+// delivers the new owner's when it takes the name; then, on a session
+// sdbus dialed, it audits its pending jobs against the new instance's
+// ListJobs (auditJobs): none of them is left waiting for a JobRemoved
+// that no instance will send.
 type session struct {
 	c   *Conn
 	bus *dbus.Conn
