@@ -42,7 +42,9 @@ import (
 // JobRemoved never came ends with ErrOutcomeUnknown rather than never.
 // Seen on systemd 262 under load (one forgotten job in 10 minutes of
 // re-executions every 5 s: its Done never closed, systemd had no job
-// left).
+// left); in a later soak a witness saw systemd send that job's JobRemoved,
+// which the session dropped: a JobRemoved from an earlier instance is now
+// delivered, and a held JobRemoved outlives held unit changes (admit).
 //
 // When systemd left the bus under a call:
 //   - an idempotent call (see ReconnectPolicy for the list) is sent again

@@ -3,6 +3,7 @@ package sdbus
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -112,6 +113,12 @@ type session struct {
 	owner    string
 	ownerSeq dbus.Sequence
 	instance string
+	// past are the unique names that owned the name before instance
+	// (newest last, at most maxPast): systemd's earlier instances. A
+	// JobRemoved one of them, or instance while the name has no owner,
+	// sends late (systemd 262 releases the name before its old instance
+	// stops sending) is systemd's word, and delivered.
+	past []string
 	// ownerChanged is closed and replaced whenever owner is recorded
 	// (noreply.go waits on it).
 	ownerChanged chan struct{}
@@ -135,8 +142,11 @@ type session struct {
 }
 
 // maxHeld bounds the signals a session holds while systemd's name has no
-// owner; beyond it the oldest are dropped.
+// owner; beyond it the oldest are dropped, JobRemoved last.
 const maxHeld = 1024
+
+// maxPast bounds the earlier owners a session remembers (session.past).
+const maxPast = 8
 
 func (c *Conn) newSession() *session {
 	return &session{c: c, jobs: newJobTracker(), watches: newWatchSet(), ended: make(chan struct{}),
@@ -405,9 +415,10 @@ func (s *session) dispatch(sig *dbus.Signal) {
 // admit reports whether a signal comes from the manager: on a bus from the
 // current owner of org.freedesktop.systemd1; on a direct connection from
 // the peer itself, the only one who can send there, which names itself
-// org.freedesktop.systemd1 (systemd 252) or nothing. While the name has no
-// owner, signals from unique names are held (see session.held) and not
-// admitted now.
+// org.freedesktop.systemd1 (systemd 252) or nothing. A JobRemoved from an
+// instance of systemd that no longer owns the name is admitted too
+// (session.past). While the name has no owner, signals from other unique
+// names are held (see session.held) and not admitted now.
 func (s *session) admit(sig *dbus.Signal) bool {
 	if s.p2p {
 		return sig.Sender == "" || sig.Sender == systemdName
@@ -417,16 +428,35 @@ func (s *session) admit(sig *dbus.Signal) bool {
 	switch {
 	case sig.Sender == "":
 		return false
-	case s.owner != "":
-		return sig.Sender == s.owner
-	case sig.Sender[0] == ':':
-		if len(s.held) == maxHeld {
-			s.held[0] = nil
-			s.held = s.held[1:]
-		}
-		s.held = append(s.held, sig)
+	case sig.Sender == s.owner:
+		return true
+	case sig.Name == managerIface+".JobRemoved" && (sig.Sender == s.instance || slices.Contains(s.past, sig.Sender)):
+		// An instance of systemd that has released the name (or given it
+		// up to a later one) ended the job: its result is true, and no
+		// later instance will send it.
+		return true
+	case s.owner == "" && sig.Sender[0] == ':':
+		s.holdLocked(sig)
 	}
 	return false
+}
+
+// holdLocked keeps sig until the name has an owner again. When the
+// session holds maxHeld signals, the oldest that is not a JobRemoved
+// makes room (a flood of unit changes must not push a job's result out),
+// else the oldest.
+func (s *session) holdLocked(sig *dbus.Signal) {
+	if len(s.held) == maxHeld {
+		drop := 0
+		for i, h := range s.held {
+			if h.Name != managerIface+".JobRemoved" {
+				drop = i
+				break
+			}
+		}
+		s.held = slices.Delete(s.held, drop, drop+1)
+	}
+	s.held = append(s.held, sig)
 }
 
 // setOwner records a new owner of org.freedesktop.systemd1, as of the
@@ -448,6 +478,12 @@ func (s *session) setOwner(owner string, seq dbus.Sequence) (held []*dbus.Signal
 		return nil, false
 	}
 	newInstance = s.instance != "" && owner != s.instance
+	if newInstance {
+		s.past = append(s.past, s.instance)
+		if len(s.past) > maxPast {
+			s.past = slices.Delete(s.past, 0, 1)
+		}
+	}
 	s.instance = owner
 	for _, sig := range s.held {
 		if sig.Sender == owner {

@@ -381,3 +381,59 @@ func TestJitterBounds(t *testing.T) {
 		})
 	}
 }
+
+// A result systemd sent is never dropped at a daemon-reexec. The soak saw
+// it on 262: a forgotten job's JobRemoved ("done") went out on the bus
+// (a witness client saw it) and the Conn never delivered it. The two
+// ways a session could drop one: sent by the old instance after it
+// released the name (262 releases it before it stops sending), or by
+// the new one before it owns the name, then pushed out of the held
+// signals by a flood of unit changes (a subscribed Conn). Forgers stay
+// unheard.
+func TestSystemdResultNeverDroppedAtReexec(t *testing.T) {
+	deliver := func(s *session, sig *dbus.Signal) {
+		signalHandler{s}.DeliverSignal(interfaceOf(sig.Name), memberOf(sig.Name), sig)
+	}
+	owner := func(from, to string, seq dbus.Sequence) *dbus.Signal {
+		return &dbus.Signal{Sender: busName, Path: busPath, Name: busName + ".NameOwnerChanged",
+			Body: []any{systemdName, from, to}, Sequence: seq}
+	}
+	const old, reexeced, forger = ":1.1", ":1.7", ":1.9"
+	t.Run("from the old instance after it released the name", func(t *testing.T) {
+		s := newConn(newConfig(nil), "test").newSession()
+		s.setOwner(old, 1)
+		st := s.jobs.register(s.jobs.begin("a.service"), JobPath(5), true)
+		late := s.jobs.register(s.jobs.begin("c.service"), JobPath(7), true)
+		forged := s.jobs.register(s.jobs.begin("b.service"), JobPath(6), true)
+		deliver(s, owner(old, "", 2))
+		deliver(s, signal(old, "JobRemoved", 3, uint32(5), JobPath(5), "a.service", "done"))
+		deliver(s, signal(forger, "JobRemoved", 4, uint32(6), JobPath(6), "b.service", "done"))
+		deliver(s, owner("", reexeced, 5))
+		// Even after the new instance owns the name, the old one's word
+		// on a job it ended counts.
+		deliver(s, signal(old, "JobRemoved", 6, uint32(7), JobPath(7), "c.service", "failed"))
+		if !st.finished() || st.result != JobDone {
+			t.Errorf("the old instance's JobRemoved after it released the name: finished %v, result %q; want done", st.finished(), st.result)
+		}
+		if !late.finished() || late.result != JobFailed {
+			t.Errorf("the old instance's JobRemoved after the new one took the name: finished %v, result %q; want failed", late.finished(), late.result)
+		}
+		if forged.finished() {
+			t.Errorf("the forger's JobRemoved was delivered: %q", forged.result)
+		}
+	})
+	t.Run("from the new instance under a flood of unit changes", func(t *testing.T) {
+		s := newConn(newConfig(nil), "test").newSession()
+		s.setOwner(old, 1)
+		st := s.jobs.register(s.jobs.begin("a.service"), JobPath(5), true)
+		deliver(s, owner(old, "", 2))
+		deliver(s, signal(reexeced, "JobRemoved", 3, uint32(5), JobPath(5), "a.service", "done"))
+		for i := 0; i < 3*maxHeld; i++ {
+			deliver(s, signal(reexeced, "PropertiesChanged", dbus.Sequence(4+i), unitIface, unitChange("active", "running"), []string{}))
+		}
+		deliver(s, owner("", reexeced, dbus.Sequence(4+3*maxHeld)))
+		if !st.finished() || st.result != JobDone {
+			t.Errorf("a JobRemoved held under %d unit changes: finished %v, result %q; want done", 3*maxHeld, st.finished(), st.result)
+		}
+	})
+}

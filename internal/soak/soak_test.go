@@ -194,18 +194,29 @@ func TestSoak(t *testing.T) {
 	if err := wit.AddMatchSignal(dbus.WithMatchInterface("org.freedesktop.systemd1.Manager"), dbus.WithMatchMember("JobRemoved")); err != nil {
 		t.Fatal(err)
 	}
+	if err := wit.AddMatchSignal(dbus.WithMatchSender("org.freedesktop.DBus"), dbus.WithMatchMember("NameOwnerChanged"),
+		dbus.WithMatchArg(0, "org.freedesktop.systemd1")); err != nil {
+		t.Fatal(err)
+	}
 	witCh := make(chan *dbus.Signal, 4096)
 	wit.Signal(witCh)
 	var witMu sync.Mutex
 	witSeen := map[dbus.ObjectPath]string{}
+	var witOwners []string // systemd's owner changes, in order
 	witDone := make(chan struct{})
 	go func() {
 		defer close(witDone)
 		for sig := range witCh {
+			if sig.Name == "org.freedesktop.DBus.NameOwnerChanged" && len(sig.Body) == 3 {
+				witMu.Lock()
+				witOwners = append(witOwners, fmt.Sprintf("%v→%v", sig.Body[1], sig.Body[2]))
+				witMu.Unlock()
+				continue
+			}
 			if len(sig.Body) == 4 {
 				if p, ok := sig.Body[1].(dbus.ObjectPath); ok {
 					witMu.Lock()
-					witSeen[p] += fmt.Sprintf("%v from %s; ", sig.Body[3], sig.Sender)
+					witSeen[p] += fmt.Sprintf("%v from %s after owner change %d; ", sig.Body[3], sig.Sender, len(witOwners))
 					witMu.Unlock()
 				}
 			}
@@ -502,6 +513,11 @@ func TestSoak(t *testing.T) {
 
 	calls := cnt.get("ensure/created") + cnt.get("ensure/unknown") + cnt.get("ensure/error") + len(forgot) +
 		cnt.get("forgotten/call-failed") + cnt.get("waited/call-failed") + len(waits) + cnt.get("waited/disconnected") + cnt.get("waited/error")
+	if lost+cnt.get("forgotten/unannounced") > 0 {
+		witMu.Lock()
+		t.Logf("systemd's owner changes (numbered from 1): %v", witOwners)
+		witMu.Unlock()
+	}
 	t.Logf("counts:%s", &cnt)
 	summary := fmt.Sprintf("soak on %s: %s, %d workers, %d job calls, %d reexecs, %d reloads, %d bus restarts: %d lost, %d duplicated, %d contradicting, %d hung, %d units left, %d goroutines left",
 		b.label(), cfg.duration, cfg.workers, calls, cnt.get("fault/reexec"), cnt.get("fault/reload"), cnt.get("fault/bus-restart"),
