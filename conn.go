@@ -376,7 +376,11 @@ func (c *Conn) setup(ctx context.Context, s *session) error {
 	s.mgr = s.bus.Object(systemdName, managerPath)
 	if s.p2p {
 		// systemd sends every signal to every direct connection; there is
-		// no bus to add match rules to.
+		// no bus to add match rules to. Its first message must not be a
+		// caller's (firstcall.go).
+		if err := firstCall(ctx, s.bus); err != nil {
+			return c.opError(s, ownerMark{}, "connect", "", err, true)
+		}
 		return nil
 	}
 	err := s.bus.AddMatchSignalContext(ctx,
@@ -436,9 +440,8 @@ func handshake(ctx context.Context, bus *dbus.Conn, hello bool) error {
 // and wraps it in a godbus connection that delivers signals to h.
 //
 // Unix sockets use godbus's unix transport, which negotiates file
-// descriptor passing: systemd 252's private socket sometimes leaves the
-// first message unprocessed when it arrives right behind BEGIN without
-// that exchange (see the conformance suite).
+// descriptor passing. Whatever the transport, a direct connection's first
+// message is sdbus's own (firstcall.go).
 func (c *Conn) dial(ctx context.Context, address string, own bool, h signalHandler) (*dbus.Conn, error) {
 	opt := dbus.WithSignalHandler(h)
 	wrap := func(rwc io.ReadWriteCloser) (*dbus.Conn, error) {

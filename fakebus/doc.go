@@ -294,7 +294,13 @@
 //     AddUnitFile play vendor units without a file, behind the
 //     directories; ListUnitFiles lists them under /usr/lib/systemd/system.
 //   - On the private socket, messages carry the sender
-//     org.freedesktop.systemd1, as systemd 252 sets it.
+//     org.freedesktop.systemd1, as systemd 252 sets it, and the
+//     authentication is read as systemd reads it, into 256 bytes: a first
+//     message that came whole in the read that brought BEGIN waits, unread,
+//     until the client sends more (GetAll of the Manager sent with BEGIN:
+//     never answered on 247, 252, 257 and 262 until a second message came).
+//     A client that sends a small first call right behind BEGIN hangs on
+//     the fake as it would on systemd; sdbus opens with a longer message.
 //
 // # Unit files
 //
@@ -687,8 +693,4 @@
 //     to the job's requesters; references on units (Unit.Ref, AddRef=),
 //     which make systemd send a unit's signals without Subscribe.
 //   - polkit and access control: every caller may do everything.
-//   - A quirk of systemd 252's private socket: a client that does not
-//     negotiate unix fd passing may see its first message left unprocessed
-//     when it arrives right behind BEGIN. sdbus negotiates, so it is not
-//     affected.
 package fakebus

@@ -47,10 +47,23 @@ func dialRawWriter(t *testing.T, s *fakebus.Server) *rawWriter {
 	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "OK ") {
 		t.Fatalf("auth: %q, %v", line, err)
 	}
-	if _, err := c.Write([]byte("BEGIN\r\n")); err != nil {
+	// systemd leaves a small first message that came with BEGIN unread
+	// until more bytes arrive (busd.Config.PeerAuthBuffer): the first one
+	// is a Ping too long for that, as sdbus's.
+	p := &rawWriter{t: t, c: c, r: r, serial: 1}
+	ping := &dbus.Message{Type: dbus.TypeMethodCall, Headers: map[dbus.HeaderField]dbus.Variant{
+		dbus.FieldPath:      dbus.MakeVariant(managerPath + "/" + dbus.ObjectPath(strings.Repeat("p", 256))),
+		dbus.FieldInterface: dbus.MakeVariant("org.freedesktop.DBus.Peer"),
+		dbus.FieldMember:    dbus.MakeVariant("Ping"),
+	}}
+	var b bytes.Buffer
+	if err := ping.EncodeTo(&b, binary.LittleEndian); err != nil {
 		t.Fatal(err)
 	}
-	return &rawWriter{t: t, c: c, r: r}
+	binary.LittleEndian.PutUint32(b.Bytes()[8:12], p.serial)
+	p.write([]byte("BEGIN\r\n"), b.Bytes())
+	p.reply(p.serial)
+	return p
 }
 
 // call encodes a Manager method call and returns its bytes and serial.

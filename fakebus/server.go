@@ -130,9 +130,11 @@ func Start(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	// On its private socket systemd names itself as the sender of what it
-	// sends (sd_bus_set_sender), although nobody else could send there.
+	// sends (sd_bus_set_sender), although nobody else could send there, and
+	// reads the authentication in a buffer of 256 bytes, stalling a small
+	// first message that came with BEGIN (PeerAuthBuffer).
 	bcfg := busd.Config{ServiceName: "org.freedesktop.systemd1", Handler: m, PeerSender: "org.freedesktop.systemd1",
-		InputDrained: m.inputDrained, Limits: cfg.limits.busLimits()}
+		PeerAuthBuffer: 256, InputDrained: m.inputDrained, Limits: cfg.limits.busLimits()}
 	if cfg.notes != nil {
 		bcfg.LimitExceeded = func(e busd.LimitEvent) { cfg.notes(limitNote(e)) }
 	}

@@ -126,6 +126,13 @@ type Config struct {
 	// PeerSender, if set, is the SENDER of every message the service sends on a PeerMode connection.
 	// systemd sets it to "org.freedesktop.systemd1" on its private socket (sd_bus_set_sender).
 	PeerSender string
+	// PeerAuthBuffer, if positive, makes PeerMode connections authenticate as systemd's do (sd-bus,
+	// bus-socket.c): the SASL lines are read in reads of at most max(PeerAuthBuffer, twice what was read so
+	// far) bytes in all, and when the read that brought BEGIN also brought bytes after it and found nothing
+	// more waiting, those bytes (the client's first message) are not looked at until more bytes arrive.
+	// systemd's buffer is 256 bytes: a small first message sent right behind BEGIN is answered only once
+	// the client sends something else (measured on 247, 252, 257 and 262).
+	PeerAuthBuffer int
 	// Limits bound what clients can make the bus hold; the zero value means dbus-daemon-like defaults
 	// scaled for a test fake (see Limits).
 	Limits Limits

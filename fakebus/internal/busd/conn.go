@@ -255,6 +255,9 @@ func (b *Bus) serve(rwc io.ReadWriteCloser, mode Mode, c cred) {
 	}
 	p.qcond.L = &p.qmu
 	p.in = newReader(rwc, p.chargeInput)
+	if mode == PeerMode {
+		p.in.authBuffer = b.cfg.PeerAuthBuffer
+	}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
@@ -301,6 +304,15 @@ func (p *Peer) readLoop() {
 	defer p.bus.wg.Done()
 	if p.authenticate() && p.complete() {
 		b := p.bus
+		if p.in.authBuffer > 0 {
+			stalled := p.in.Buffered() > 0 && p.in.short
+			p.in.authBuffer = 0
+			if stalled {
+				// Config.PeerAuthBuffer: the first message waits for
+				// the next bytes (an error shows in readMessage).
+				_ = p.in.fill(p.in.Buffered() + 1)
+			}
+		}
 		for {
 			if b.cfg.InputDrained != nil && p.in.Buffered() == 0 {
 				b.cfg.InputDrained(p)

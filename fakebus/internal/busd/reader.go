@@ -41,6 +41,15 @@ type reader struct {
 	// grow: the last read filled the buffer; the next one gets a bigger
 	// one (up to readAhead).
 	grow bool
+
+	// authBuffer, when positive, makes reads take what sd-bus's
+	// authentication reads take (Config.PeerAuthBuffer): at most
+	// max(authBuffer, 2×authRead) bytes in all, authRead being what was
+	// read since authBuffer was set. short tells that the last read
+	// returned less than it asked for: nothing more was waiting.
+	authBuffer int
+	authRead   int
+	short      bool
 }
 
 func newReader(rd io.Reader, charge func(int) bool) *reader {
@@ -104,8 +113,14 @@ func (r *reader) fill(want int) error {
 			r.r = 0
 		}
 	}
-	n, err := r.rd.Read(r.buf[r.w:])
+	end := len(r.buf)
+	if r.authBuffer > 0 {
+		end = min(end, r.w+max(r.authBuffer, 2*r.authRead)-r.authRead)
+	}
+	n, err := r.rd.Read(r.buf[r.w:end])
 	r.grow = n > 0 && r.w+n == len(r.buf)
+	r.short = r.w+n < end
+	r.authRead += n
 	r.w += n
 	if err != nil {
 		r.err = err

@@ -49,6 +49,13 @@ func TestConformanceFakebus(t *testing.T) {
 					}
 					return addr
 				},
+				privateAddress: func(t *testing.T) string {
+					addr, err := s.PrivateAddress()
+					if err != nil {
+						t.Fatal(err)
+					}
+					return addr
+				},
 				subcgroup: func(t *testing.T, _ *env, unit, sub string) {
 					if err := s.MakeSubcgroup(unit, sub); err != nil {
 						t.Fatal(err)

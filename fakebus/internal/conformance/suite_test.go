@@ -45,8 +45,10 @@ type backend struct {
 	// would.
 	subcgroup func(t *testing.T, e *env, unit, sub string)
 	// busAddress is the D-Bus address of the bus, for a client in
-	// another process.
-	busAddress func(t *testing.T) string
+	// another process; privateAddress that of the manager's private
+	// socket.
+	busAddress     func(t *testing.T) string
+	privateAddress func(t *testing.T) string
 	// runtimeDir is the runtime unit directory: /run/systemd/system, the
 	// fake's RuntimeUnitDir.
 	runtimeDir string
@@ -89,6 +91,7 @@ var cases = []suiteCase{
 	{name: "StartStopSlice", run: testStartStopSlice},
 	{name: "StartStopService", run: testStartStopService},
 	{name: "StartOverPrivateSocket", run: testStartPrivate},
+	{name: "FirstCallOnPrivateSocket", run: testFirstCallPrivate, bare: true},
 	{name: "ResultFailed", run: testResultFailed},
 	{name: "ResultDependency", run: testResultDependency},
 	{name: "ResultCanceledByReplacingJob", run: testResultCanceled},

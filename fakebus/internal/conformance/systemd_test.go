@@ -42,6 +42,7 @@ func TestConformanceSystemd(t *testing.T) {
 		subcgroup:      systemdSubcgroup,
 		runtimeDir:     runtimeUnitDir,
 		busAddress:     func(*testing.T) string { return "unix:path=/run/dbus/system_bus_socket" },
+		privateAddress: func(*testing.T) string { return sdbus.PrivateAddress },
 		rawBus: func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
 			c, err := dbus.ConnectSystemBus(opts...)
 			if err != nil {
