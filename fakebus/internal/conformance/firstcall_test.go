@@ -158,3 +158,40 @@ func encodeCall(t *testing.T, m *dbus.Message, serial uint32) []byte {
 	binary.LittleEndian.PutUint32(b.Bytes()[8:12], serial)
 	return b.Bytes()
 }
+
+// testReexecPrivate: systemd closes its direct connections when it
+// re-executes and never answers the Reexecute call itself. Over the private
+// socket, Reexecute ends when the connection does, as success, whether or
+// not it was the connection's first call; a Conn without WithReconnect is
+// then done, one with it carries on with the new instance.
+func testReexecPrivate(t *testing.T, e *env) {
+	addr := e.privateAddress(t)
+	for _, reconnect := range []bool{false, true} {
+		opts := []sdbus.Option{sdbus.WithPeerToPeer()}
+		if reconnect {
+			opts = append(opts, sdbus.WithReconnect(sdbus.ReconnectPolicy{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second}))
+		}
+		c, err := sdbus.Connect(e.ctx, addr, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if err := c.Reexecute(e.ctx); err != nil {
+			t.Fatalf("reconnect %v: Reexecute = %v, want nil", reconnect, err)
+		}
+		if !reconnect {
+			select {
+			case <-c.Done():
+			case <-e.ctx.Done():
+				t.Fatal("a Conn without WithReconnect is not done after Reexecute closed its connection")
+			}
+			if _, err := c.Version(e.ctx); !errors.Is(err, sdbus.ErrDisconnected) {
+				t.Errorf("Version after Reexecute = %v, want ErrDisconnected", err)
+			}
+			continue
+		}
+		if _, err := c.Version(e.ctx); err != nil {
+			t.Errorf("Version after Reexecute on a reconnecting Conn = %v", err)
+		}
+	}
+}

@@ -92,6 +92,7 @@ var cases = []suiteCase{
 	{name: "StartStopService", run: testStartStopService},
 	{name: "StartOverPrivateSocket", run: testStartPrivate},
 	{name: "FirstCallOnPrivateSocket", run: testFirstCallPrivate, bare: true},
+	{name: "ReexecuteOverPrivateSocket", run: testReexecPrivate, bare: true},
 	{name: "ResultFailed", run: testResultFailed},
 	{name: "ResultDependency", run: testResultDependency},
 	{name: "ResultCanceledByReplacingJob", run: testResultCanceled},
