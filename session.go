@@ -73,8 +73,9 @@ import (
 //
 // Within a session on a bus, org.freedesktop.systemd1 changes owner when
 // systemd re-executes (old → "" → new; noreply.go). The session holds the
-// signals of unique names while the name has no owner (session.held) and
-// delivers the new owner's when it takes the name; then, on a session
+// signals of unique names while the name has no owner, and their
+// JobRemoved at any time (session.held), and delivers the new owner's when
+// it takes the name; then, on a session
 // sdbus dialed, it audits its pending jobs against the new instance's
 // ListJobs (auditJobs): none of them is left waiting for a JobRemoved
 // that no instance will send.
@@ -122,11 +123,13 @@ type session struct {
 	// ownerChanged is closed and replaced whenever owner is recorded
 	// (noreply.go waits on it).
 	ownerChanged chan struct{}
-	// held keeps, while the name has no owner, the signals systemd's
-	// instances may send before taking it (systemd 262 releases the name
-	// on daemon-reexec, and its new instance may send JobRemoved before it
-	// owns the name again). They are delivered if their sender becomes the
-	// owner, and dropped otherwise.
+	// held keeps the signals systemd's instances may send before taking
+	// the name: while it has no owner, any signal of a unique name; while
+	// it has one, a JobRemoved of another unique name (systemd 262
+	// releases the name on daemon-reexec, and its new instance may send
+	// JobRemoved before it owns the name again, even before dbus-daemon
+	// has seen the old instance's connection close). They are delivered if
+	// their sender becomes the owner, and dropped when another does.
 	held []*dbus.Signal
 
 	// subscription state, guarded by mu: subs counts what needs unit
@@ -417,8 +420,9 @@ func (s *session) dispatch(sig *dbus.Signal) {
 // the peer itself, the only one who can send there, which names itself
 // org.freedesktop.systemd1 (systemd 252) or nothing. A JobRemoved from an
 // instance of systemd that no longer owns the name is admitted too
-// (session.past). While the name has no owner, signals from other unique
-// names are held (see session.held) and not admitted now.
+// (session.past). JobRemoved from other unique names, and while the name
+// has no owner any of their signals, are held (see session.held) and not
+// admitted now.
 func (s *session) admit(sig *dbus.Signal) bool {
 	if s.p2p {
 		return sig.Sender == "" || sig.Sender == systemdName
@@ -435,7 +439,10 @@ func (s *session) admit(sig *dbus.Signal) bool {
 		// up to a later one) ended the job: its result is true, and no
 		// later instance will send it.
 		return true
-	case s.owner == "" && sig.Sender[0] == ':':
+	case sig.Sender[0] == ':' && (s.owner == "" || sig.Name == managerIface+".JobRemoved"):
+		// A new instance's JobRemoved may even come while the old
+		// instance still owns the name: dbus-daemon had not yet seen
+		// the old connection close (systemd 262).
 		s.holdLocked(sig)
 	}
 	return false

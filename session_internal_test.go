@@ -422,6 +422,24 @@ func TestSystemdResultNeverDroppedAtReexec(t *testing.T) {
 			t.Errorf("the forger's JobRemoved was delivered: %q", forged.result)
 		}
 	})
+	t.Run("from the new instance before the old one's connection closed", func(t *testing.T) {
+		// Seen in a 30-minute soak on 262: the witness saw :1.120 send
+		// JobRemoved while :1.119 still owned the name.
+		s := newConn(newConfig(nil), "test").newSession()
+		s.setOwner(old, 1)
+		st := s.jobs.register(s.jobs.begin("a.service"), JobPath(5), true)
+		forged := s.jobs.register(s.jobs.begin("b.service"), JobPath(6), true)
+		deliver(s, signal(reexeced, "JobRemoved", 2, uint32(5), JobPath(5), "a.service", "done"))
+		deliver(s, signal(forger, "JobRemoved", 3, uint32(6), JobPath(6), "b.service", "done"))
+		deliver(s, owner(old, "", 4))
+		deliver(s, owner("", reexeced, 5))
+		if !st.finished() || st.result != JobDone {
+			t.Errorf("the new instance's JobRemoved before the old one left: finished %v, result %q; want done", st.finished(), st.result)
+		}
+		if forged.finished() {
+			t.Errorf("the forger's JobRemoved was delivered: %q", forged.result)
+		}
+	})
 	t.Run("from the new instance under a flood of unit changes", func(t *testing.T) {
 		s := newConn(newConfig(nil), "test").newSession()
 		s.setOwner(old, 1)
