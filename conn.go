@@ -200,20 +200,34 @@ func ConnectSystem(ctx context.Context, opts ...Option) (*Conn, error) {
 	return Connect(ctx, addr, opts...)
 }
 
-// ConnectUser connects to the calling user's manager over the user bus:
-// $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus, else
-// /run/user/<uid>/bus with the uid of WithUID or the effective uid.
+// ConnectUser connects to the calling user's manager (systemd --user) over
+// the user bus: $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus, else
+// /run/user/<uid>/bus with the uid of WithUID or the effective uid. With
+// WithPeerToPeer it connects to the user manager's private socket instead,
+// $XDG_RUNTIME_DIR/systemd/private (else /run/user/<uid>/systemd/private),
+// which needs no bus: a user manager without dbus-user-session has only
+// that one. A user manager runs while its user has a login session, or
+// always once lingering is enabled (loginctl enable-linger); when nothing
+// listens at the address the error matches ErrUnreachable and says where
+// the address came from and whether the runtime directory exists.
 func ConnectUser(ctx context.Context, opts ...Option) (*Conn, error) {
 	cfg := newConfig(opts)
+	dir := os.Getenv("XDG_RUNTIME_DIR")
+	if dir == "" {
+		dir = "/run/user/" + strconv.Itoa(cfg.uid)
+	}
 	addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
-	if addr == "" {
-		dir := os.Getenv("XDG_RUNTIME_DIR")
-		if dir == "" {
-			dir = "/run/user/" + strconv.Itoa(cfg.uid)
-		}
+	switch {
+	case cfg.p2p:
+		addr = "unix:path=" + escapeAddressValue(dir+"/systemd/private")
+	case addr == "":
 		addr = "unix:path=" + escapeAddressValue(dir+"/bus")
 	}
-	return Connect(ctx, addr, opts...)
+	c, err := Connect(ctx, addr, opts...)
+	if err != nil {
+		return nil, userUnreachable(err, addr, cfg.uid)
+	}
+	return c, nil
 }
 
 // ConnectPrivate connects to the system manager's private socket
@@ -302,7 +316,7 @@ func (c *Conn) openEndpoint(ctx context.Context, ep endpoint, own bool) (*sessio
 	s.bus = bus
 	if err := handshake(ctx, bus, !s.p2p); err != nil {
 		bus.Close()
-		return nil, &Error{Op: "connect", Message: ep.address, Err: err}
+		return nil, authFailed(ep.address, err)
 	}
 	if err := c.setup(ctx, s); err != nil {
 		bus.Close()
@@ -464,27 +478,30 @@ func (c *Conn) dial(ctx context.Context, address string, own bool, h signalHandl
 	if own && c.cfg.dial != nil {
 		rwc, err := c.cfg.dial(ctx)
 		if err != nil {
-			return nil, &Error{Op: "connect", Message: address, Err: err}
+			return nil, dialFailed(address, err)
 		}
 		return wrap(rwc)
 	}
-	var last error = errors.New("empty address")
+	var last error = invalidArg("connect", "", "empty address")
 	for _, a := range strings.Split(address, ";") {
 		if a == "" {
 			continue
 		}
 		network, target, err := parseAddress(a)
 		if err != nil {
-			last = err
+			last = invalidArg("connect", "", "%s", err.Error())
 			continue
 		}
 		var d net.Dialer
 		nc, err := d.DialContext(ctx, network, target)
 		if err != nil {
-			last = err
+			last = dialFailed(address, err)
 			continue
 		}
 		return wrap(nc)
+	}
+	if _, ok := last.(*Error); ok {
+		return nil, last
 	}
 	return nil, &Error{Op: "connect", Message: address, Err: last}
 }

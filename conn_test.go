@@ -1,12 +1,16 @@
 package sdbus_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -231,5 +235,124 @@ func TestReexecDropsPrivateConn(t *testing.T) {
 	}
 	if _, err := j.Wait(ctx); !errors.Is(err, sdbus.ErrDisconnected) {
 		t.Fatalf("Wait = %v, want ErrDisconnected", err)
+	}
+}
+
+// Connecting fails with a sentinel that says what went wrong and a message
+// that says what to check.
+func TestConnectErrorsTyped(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	dir := t.TempDir()
+	// A socket file nobody accepts on: bound, never listened on.
+	stale := filepath.Join(dir, "stale")
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: stale}); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	// Servers that refuse the client: one closes the connection at once,
+	// one rejects every mechanism.
+	serve := func(name string, handle func(net.Conn)) string {
+		path := filepath.Join(dir, name)
+		l, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				handle(c)
+				c.Close()
+			}
+		}()
+		t.Cleanup(func() { l.Close(); <-done })
+		return "unix:path=" + path
+	}
+	closing := serve("closing", func(net.Conn) {})
+	rejecting := serve("rejecting", func(c net.Conn) {
+		r := bufio.NewReader(c)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if strings.HasPrefix(strings.TrimLeft(line, "\x00"), "AUTH") {
+				io.WriteString(c, "REJECTED EXTERNAL\r\n")
+			}
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		addr string
+		opts []sdbus.Option
+		want error
+		also error
+	}{
+		{"no such socket", "unix:path=" + filepath.Join(dir, "none"), nil, sdbus.ErrUnreachable, syscall.ENOENT},
+		{"no such directory", "unix:path=/nonexistent/socket", nil, sdbus.ErrUnreachable, syscall.ENOENT},
+		{"nobody accepts", "unix:path=" + stale, nil, sdbus.ErrUnreachable, syscall.ECONNREFUSED},
+		{"closed during authentication", closing, nil, sdbus.ErrAuthRejected, nil},
+		{"closed during authentication, peer-to-peer", closing, []sdbus.Option{sdbus.WithPeerToPeer()}, sdbus.ErrAuthRejected, nil},
+		{"every mechanism rejected", rejecting, nil, sdbus.ErrAuthRejected, nil},
+		{"malformed address", "unix:path=%zz", nil, sdbus.ErrInvalidArgs, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := sdbus.Connect(ctx, tc.addr, tc.opts...)
+			if err == nil {
+				c.Close()
+				t.Fatal("Connect succeeded")
+			}
+			if !errors.Is(err, tc.want) {
+				t.Errorf("err = %v, want %v", err, tc.want)
+			}
+			if tc.also != nil && !errors.Is(err, tc.also) {
+				t.Errorf("err = %v, want it to match %v too", err, tc.also)
+			}
+			var se *sdbus.Error
+			if !errors.As(err, &se) || se.Op != "connect" {
+				t.Errorf("err = %#v, want an *sdbus.Error for connect", err)
+			}
+		})
+	}
+}
+
+// ConnectUser's error says where the address came from and whether the
+// runtime directory exists.
+func TestConnectUserUnreachable(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	dir := filepath.Join(t.TempDir(), "run-user-4242")
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	for _, p2p := range []bool{false, true} {
+		var opts []sdbus.Option
+		if p2p {
+			opts = append(opts, sdbus.WithPeerToPeer())
+		}
+		_, err := sdbus.ConnectUser(ctx, opts...)
+		if !errors.Is(err, sdbus.ErrUnreachable) {
+			t.Fatalf("peer-to-peer %v: err = %v, want ErrUnreachable", p2p, err)
+		}
+		for _, want := range []string{"XDG_RUNTIME_DIR=" + dir, dir + " does not exist", "enable-linger"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("peer-to-peer %v: %q does not say %q", p2p, err, want)
+			}
+		}
+		wantPath := dir + "/bus"
+		if p2p {
+			wantPath = dir + "/systemd/private"
+		}
+		if !strings.Contains(err.Error(), wantPath) {
+			t.Errorf("peer-to-peer %v: %q does not name %s", p2p, err, wantPath)
+		}
 	}
 }

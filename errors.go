@@ -35,7 +35,9 @@ var (
 	ErrOnlyByDependency = errors.New("operation refused, unit may only be started or stopped by dependency")
 	// ErrNoUnitForPID: org.freedesktop.systemd1.NoUnitForPID.
 	ErrNoUnitForPID = errors.New("no unit for PID")
-	// ErrNoSuchProcess: org.freedesktop.systemd1.NoSuchProcess.
+	// ErrNoSuchProcess: org.freedesktop.systemd1.NoSuchProcess, and
+	// org.freedesktop.DBus.Error.UnixProcessIdUnknown, which systemd answers
+	// for a PID that does not exist (StartTransientUnit with PIDs=).
 	ErrNoSuchProcess = errors.New("no such process")
 	// ErrBadUnitSetting: org.freedesktop.systemd1.BadUnitSetting or LoadFailed.
 	ErrBadUnitSetting = errors.New("bad unit setting")
@@ -64,6 +66,17 @@ var (
 	// ReconnectPolicy). A context deadline is reported as
 	// context.DeadlineExceeded instead.
 	ErrTimeout = errors.New("no reply from systemd")
+	// ErrUnreachable: Connect found nothing listening at the address: no
+	// such socket (for a user manager: no login session and no lingering,
+	// or XDG_RUNTIME_DIR pointing elsewhere), or a socket nobody accepts
+	// on. The *Error's message says what to check; the dial error is kept
+	// too (errors.Is(err, syscall.ENOENT)).
+	ErrUnreachable = errors.New("nothing listens at the address")
+	// ErrAuthRejected: the bus or the manager refused to authenticate the
+	// caller, by rejecting it or by closing the connection during the
+	// authentication: a user's bus and a user manager accept their own
+	// user (and the bus root), systemd's private socket root only.
+	ErrAuthRejected = errors.New("authentication rejected")
 	// ErrDisconnected: the connection to the bus or to systemd was lost.
 	// Every pending Wait ends with it.
 	ErrDisconnected = errors.New("connection lost")
@@ -101,7 +114,7 @@ func dbusErrorSentinel(name string) error {
 		return ErrOnlyByDependency
 	case sd + "NoUnitForPID":
 		return ErrNoUnitForPID
-	case sd + "NoSuchProcess":
+	case sd + "NoSuchProcess", fd + "UnixProcessIdUnknown":
 		return ErrNoSuchProcess
 	case sd + "BadUnitSetting", sd + "LoadFailed":
 		return ErrBadUnitSetting

@@ -98,6 +98,7 @@ func TestErrorMatchesSentinelByName(t *testing.T) {
 		"org.freedesktop.systemd1.OnlyByDependency":                   sdbus.ErrOnlyByDependency,
 		"org.freedesktop.systemd1.NoUnitForPID":                       sdbus.ErrNoUnitForPID,
 		"org.freedesktop.systemd1.NoSuchProcess":                      sdbus.ErrNoSuchProcess,
+		"org.freedesktop.DBus.Error.UnixProcessIdUnknown":             sdbus.ErrNoSuchProcess,
 		"org.freedesktop.systemd1.BadUnitSetting":                     sdbus.ErrBadUnitSetting,
 		"org.freedesktop.DBus.Error.AccessDenied":                     sdbus.ErrAccessDenied,
 		"org.freedesktop.DBus.Error.InteractiveAuthorizationRequired": sdbus.ErrInteractiveAuthorizationRequired,

@@ -38,15 +38,15 @@ func fakeUnitFile(t *testing.T, s *fakebus.Server, f aliasedService) {
 // real systemd: /run is private to the sandbox.
 const runtimeUnitDir = "/run/systemd/system"
 
-// systemdUnitFile writes f as a unit file with alias symlinks under
-// /run/systemd/system and reloads the manager; the files are removed and
+// systemdUnitFile writes f as a unit file with alias symlinks in the
+// runtime unit directory (/run/systemd/system) and reloads the manager; the files are removed and
 // the manager reloaded again by t's cleanup.
 func systemdUnitFile(t *testing.T, e *env, f aliasedService) {
-	if err := os.MkdirAll(runtimeUnitDir, 0o755); err != nil {
+	if err := os.MkdirAll(e.runtimeDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	text := "[Unit]\nDescription=sdbus conformance\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/true\n"
-	files := []string{filepath.Join(runtimeUnitDir, f.name)}
+	files := []string{filepath.Join(e.runtimeDir, f.name)}
 	t.Cleanup(func() {
 		for _, p := range files {
 			os.Remove(p)
@@ -61,7 +61,7 @@ func systemdUnitFile(t *testing.T, e *env, f aliasedService) {
 		t.Fatal(err)
 	}
 	for _, a := range f.aliases {
-		p := filepath.Join(runtimeUnitDir, a)
+		p := filepath.Join(e.runtimeDir, a)
 		files = append(files, p)
 		if err := os.Symlink(f.name, p); err != nil {
 			t.Fatal(err)

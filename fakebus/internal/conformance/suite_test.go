@@ -38,6 +38,10 @@ type backend struct {
 	version string
 	// real is set for a real systemd, where a few cases only make sense.
 	real bool
+	// user is set for a user manager (systemd --user), reached on its
+	// private socket: there is no bus (rawBus, rawBusNoFDs and busAddress
+	// skip the case) and only the cases marked user run.
+	user bool
 	// unitFile makes a service loadable by name and aliases, as a unit
 	// file would, until the end of t.
 	unitFile func(t *testing.T, e *env, f aliasedService)
@@ -61,6 +65,9 @@ type suiteCase struct {
 	realOnly bool
 	// bare cases get no e.c: the bus has no subscribed client.
 	bare bool
+	// user cases run against a user manager too; userOnly cases only
+	// against one.
+	user, userOnly bool
 }
 
 // env is what a case gets.
@@ -88,59 +95,63 @@ func (e *env) unit(kind, suffix string) string {
 }
 
 var cases = []suiteCase{
-	{name: "StartStopSlice", run: testStartStopSlice},
-	{name: "StartStopService", run: testStartStopService},
-	{name: "StartOverPrivateSocket", run: testStartPrivate},
-	{name: "FirstCallOnPrivateSocket", run: testFirstCallPrivate, bare: true},
-	{name: "ReexecuteOverPrivateSocket", run: testReexecPrivate, bare: true},
-	{name: "ResultFailed", run: testResultFailed},
-	{name: "ResultDependency", run: testResultDependency},
-	{name: "ResultCanceledByReplacingJob", run: testResultCanceled},
-	{name: "ConditionFailedIsDone", run: testConditionFailed},
-	{name: "AssertFailed", run: testAssertFailed},
+	{name: "StartStopSlice", run: testStartStopSlice, user: true},
+	{name: "StartStopService", run: testStartStopService, user: true},
+	{name: "StartOverPrivateSocket", run: testStartPrivate, user: true},
+	{name: "FirstCallOnPrivateSocket", run: testFirstCallPrivate, bare: true, user: true},
+	{name: "ReexecuteOverPrivateSocket", run: testReexecPrivate, bare: true, user: true},
+	{name: "UserManagerCgroup", run: testUserManagerCgroup, userOnly: true},
+	{name: "UserDelegatedScope", run: testUserDelegatedScope, userOnly: true},
+	{name: "UserManagerRefusesPIDs", run: testUserManagerRefusesPIDs, userOnly: true},
+	{name: "UserConnect", run: testUserConnect, userOnly: true, bare: true},
+	{name: "ResultFailed", run: testResultFailed, user: true},
+	{name: "ResultDependency", run: testResultDependency, user: true},
+	{name: "ResultCanceledByReplacingJob", run: testResultCanceled, user: true},
+	{name: "ConditionFailedIsDone", run: testConditionFailed, user: true},
+	{name: "AssertFailed", run: testAssertFailed, user: true},
 	{name: "ConditionsThenAsserts", run: testConditionsThenAsserts},
 	{name: "DefaultTasksMax", run: testDefaultTasksMax},
 	{name: "UnitTypesFromFiles", run: testUnitTypesFromFiles},
 	{name: "DefaultDependencies", run: testDefaultDependencies},
-	{name: "FailedUnitLingers", run: testFailedUnitLingers},
-	{name: "CollectModeInactiveOrFailed", run: testCollectMode},
-	{name: "UnitExistsForActiveUnit", run: testUnitExistsActive},
-	{name: "NoSuchUnit", run: testNoSuchUnit},
-	{name: "InvalidJobMode", run: testInvalidJobMode},
-	{name: "UnknownPropertyNotSupported", run: testUnknownProperty},
-	{name: "MergedJobs", run: testMergedJobs},
-	{name: "PropertiesThroughLife", run: testPropertiesThroughLife},
-	{name: "ManagerVersion", run: testManagerVersion},
+	{name: "FailedUnitLingers", run: testFailedUnitLingers, user: true},
+	{name: "CollectModeInactiveOrFailed", run: testCollectMode, user: true},
+	{name: "UnitExistsForActiveUnit", run: testUnitExistsActive, user: true},
+	{name: "NoSuchUnit", run: testNoSuchUnit, user: true},
+	{name: "InvalidJobMode", run: testInvalidJobMode, user: true},
+	{name: "UnknownPropertyNotSupported", run: testUnknownProperty, user: true},
+	{name: "MergedJobs", run: testMergedJobs, user: true},
+	{name: "PropertiesThroughLife", run: testPropertiesThroughLife, user: true},
+	{name: "ManagerVersion", run: testManagerVersion, user: true},
 	{name: "ReplyPrecedesJobRemoved", run: testReplyPrecedesJobRemoved},
-	{name: "DaemonReloadWhileJobPending", run: testReloadWhilePending},
+	{name: "DaemonReloadWhileJobPending", run: testReloadWhilePending, user: true},
 	{name: "DaemonReexecWhileJobPending", run: testReexecWhilePending},
-	{name: "EnsureResetsAndRetriesFailedUnit", run: testEnsureResetAndRetry},
-	{name: "EnsureJoinsExistingScope", run: testEnsureJoin},
-	{name: "EnsureIgnoreRefusedWithPIDs", run: testEnsureIgnore},
-	{name: "EnsureFailedJobFreesName", run: testEnsureFailedJob},
-	{name: "DestroyUnit", run: testDestroyUnit},
-	{name: "TypedPropertiesRoundTrip", run: testTypedRoundTrip},
-	{name: "ExecMainCodeAndStatus", run: testExecMain},
-	{name: "ManagerPropertyReads", run: testManagerReads},
+	{name: "EnsureResetsAndRetriesFailedUnit", run: testEnsureResetAndRetry, user: true},
+	{name: "EnsureJoinsExistingScope", run: testEnsureJoin, user: true},
+	{name: "EnsureIgnoreRefusedWithPIDs", run: testEnsureIgnore, user: true},
+	{name: "EnsureFailedJobFreesName", run: testEnsureFailedJob, user: true},
+	{name: "DestroyUnit", run: testDestroyUnit, user: true},
+	{name: "TypedPropertiesRoundTrip", run: testTypedRoundTrip, user: true},
+	{name: "ExecMainCodeAndStatus", run: testExecMain, user: true},
+	{name: "ManagerPropertyReads", run: testManagerReads, user: true},
 	{name: "SystemStateFromFailedUnits", run: testSystemState},
 	{name: "UnitSelfIsCallersUnit", run: testUnitSelf},
 	{name: "GetUnitByPIDZeroIsCallersUnit", run: testGetUnitByPIDZero},
-	{name: "UnitPropertyReads", run: testUnitReads},
-	{name: "RuncInputsKeptBySystemd", run: testRuncInputs},
-	{name: "PropertiesRejectedByVersion", run: testRejectedByVersion},
-	{name: "EffectiveLimitsFromSlice", run: testEffectiveLimits},
+	{name: "UnitPropertyReads", run: testUnitReads, user: true},
+	{name: "RuncInputsKeptBySystemd", run: testRuncInputs, user: true},
+	{name: "PropertiesRejectedByVersion", run: testRejectedByVersion, user: true},
+	{name: "EffectiveLimitsFromSlice", run: testEffectiveLimits, user: true},
 	{name: "FeatureProbes", run: testFeatureProbes},
 	{name: "ReadablesByVersion", run: testReadablesByVersion},
 	{name: "ManagerMethodsByVersion", run: testMethodsByVersion},
 	{name: "GetAllEmptyInterface", run: testGetAllEmptyInterface},
 	{name: "PropertiesGetSetAsSystemd", run: testPropertiesGetSet},
-	{name: "FreezeThaw", run: testFreezeThaw},
+	{name: "FreezeThaw", run: testFreezeThaw, user: true},
 	{name: "ReloadAndReexecUnderManyJobs", run: testReloadReexecMany},
 	{name: "ForgedJobRemovedFromAnotherClient", run: testForgedFromClient},
 	{name: "ConcurrentUnitsWithCancellations", run: testConcurrentCancellations},
 	{name: "AliasesResolveToPrimaryUnit", run: testAlias},
-	{name: "WatchUnitThroughAlias", run: testWatchThroughAlias},
-	{name: "WatchUnitsSeesEveryUnit", run: testWatchUnits},
+	{name: "WatchUnitThroughAlias", run: testWatchThroughAlias, user: true},
+	{name: "WatchUnitsSeesEveryUnit", run: testWatchUnits, user: true},
 	{name: "UnitFileEnableDisable", run: testUnitFileEnableDisable},
 	{name: "UnitFileMask", run: testUnitFileMask},
 	{name: "UnitFileReload", run: testUnitFileReload},
@@ -150,29 +161,29 @@ var cases = []suiteCase{
 	{name: "UnitFileSetPropertiesSurviveReload", run: testUnitFileSetPropertiesSurviveReload},
 	{name: "UnitSourceProperties", run: testUnitSource},
 	{name: "NeedDaemonReloadAfterEdit", run: testNeedDaemonReload},
-	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory},
+	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory, user: true},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "ScopeEndsWithItsProcesses", run: testScopeEndsWithItsProcesses},
-	{name: "StartJobLastsForStartCommands", run: testStartJobLastsForStartCommands},
+	{name: "StartJobLastsForStartCommands", run: testStartJobLastsForStartCommands, user: true},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
 	{name: "ReexecUnreadIdempotentCalls", run: testReexecUnreadIdempotent},
 	{name: "ReexecUnreadJobCalls", run: testReexecJobCalls},
 	{name: "HostUnits", run: testHostUnits},
 	{name: "StandardTargets", run: testStandardTargets},
-	{name: "ExecCommands", run: testExecCommands},
-	{name: "KillUnitSignals", run: testKillUnitSignals},
-	{name: "Requisite", run: testRequisite},
-	{name: "Conflicts", run: testConflicts},
-	{name: "StopPropagation", run: testStopPropagation},
-	{name: "RestartPropagation", run: testRestartPropagation},
+	{name: "ExecCommands", run: testExecCommands, user: true},
+	{name: "KillUnitSignals", run: testKillUnitSignals, user: true},
+	{name: "Requisite", run: testRequisite, user: true},
+	{name: "Conflicts", run: testConflicts, user: true},
+	{name: "StopPropagation", run: testStopPropagation, user: true},
+	{name: "RestartPropagation", run: testRestartPropagation, user: true},
 	{name: "TransientSocket", run: testTransientSocket},
 	{name: "UnitLookups", run: testUnitLookups},
 	{name: "UnitProcesses", run: testUnitProcesses},
 	{name: "RefUnit", run: testRefUnit},
 	{name: "AddRefKeepsEndedUnit", run: testAddRef},
 	{name: "AddRefAcrossReexec", run: testAddRefAcrossReexec},
-	{name: "EnsureDropsItsReference", run: testEnsureDropsItsReference},
+	{name: "EnsureDropsItsReference", run: testEnsureDropsItsReference, user: true},
 	{name: "JobMethods", run: testJobMethods},
 	{name: "AbandonScope", run: testAbandonScope},
 	{name: "ManagerEnvironment", run: testManagerEnvironment},
@@ -215,6 +226,12 @@ func runSuite(t *testing.T, b backend) {
 	var passed, failed, skipped int
 	v := managerVersion(t, b)
 	rel := sdversions.Release{Major: v.Major, Minor: v.Minor}
+	if b.user {
+		noBus := func(t *testing.T) { t.Skip("no message bus: a user manager is reached on its private socket") }
+		b.rawBus = func(t *testing.T, _ ...dbus.ConnOption) *dbus.Conn { noBus(t); return nil }
+		b.rawBusNoFDs = func(t *testing.T) *dbus.Conn { noBus(t); return nil }
+		b.busAddress = func(t *testing.T) string { noBus(t); return "" }
+	}
 	for _, sc := range cases {
 		sc := sc
 		var ran, wasSkipped bool
@@ -224,6 +241,12 @@ func runSuite(t *testing.T, b backend) {
 			defer func() { wasSkipped = t.Skipped() }()
 			if sc.realOnly && !b.real {
 				t.Skip("real systemd only")
+			}
+			if b.user && !sc.user && !sc.userOnly && os.Getenv("SDBUS_CONFORMANCE_USER_ALL") == "" {
+				t.Skip("system manager only")
+			}
+			if sc.userOnly && !b.user {
+				t.Skip("user manager only")
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()

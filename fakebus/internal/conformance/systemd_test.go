@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"testing"
@@ -71,5 +72,41 @@ func TestConformanceSystemd(t *testing.T) {
 			}
 			return c
 		},
+	})
+}
+
+// TestConformanceUserManager runs the suite's user cases against the user
+// manager of the calling user (systemd --user) on its private socket,
+// $XDG_RUNTIME_DIR/systemd/private, in the sandbox started with --user
+// (scripts/conformance-systemd runs it as root and as an unprivileged
+// user): SDBUS_SANDBOX=1 and SDBUS_CONFORMANCE_USER=1.
+func TestConformanceUserManager(t *testing.T) {
+	if os.Getenv("SDBUS_SANDBOX") != "1" || os.Getenv("SDBUS_CONFORMANCE_USER") != "1" {
+		t.Skip("not in the systemd sandbox with a user manager (SDBUS_CONFORMANCE_USER=1); see scripts/conformance-systemd")
+	}
+	uid := os.Geteuid()
+	runtime := fmt.Sprintf("/run/user/%d", uid)
+	addr := "unix:path=" + runtime + "/systemd/private"
+	connect := func(t *testing.T) *sdbus.Conn {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c, err := sdbus.Connect(ctx, addr, sdbus.WithPeerToPeer())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	runSuite(t, backend{
+		name:           fmt.Sprintf("systemd --user (uid %d)", uid),
+		version:        os.Getenv("SDBUS_CONFORMANCE_VERSION"),
+		real:           true,
+		user:           true,
+		connect:        connect,
+		connectPrivate: connect,
+		privateAddress: func(*testing.T) string { return addr },
+		unitFile:       systemdUnitFile,
+		subcgroup:      systemdSubcgroup,
+		runtimeDir:     runtime + "/systemd/user",
 	})
 }
