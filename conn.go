@@ -108,6 +108,7 @@ type config struct {
 	interactive bool
 	reconnect   *ReconnectPolicy
 	maxPending  int
+	system      *Conn
 }
 
 // DefaultMaxPendingCalls is how many calls a Conn has waiting for replies
@@ -173,6 +174,13 @@ func WithFallback(address string, peerToPeer bool) Option {
 func WithDialer(dial func(ctx context.Context) (io.ReadWriteCloser, error)) Option {
 	return func(c *config) { c.dial = dial }
 }
+
+// WithSystemManager gives a Conn to a user manager the Conn to the system
+// manager that EffectiveLimits consults for the limits above the user
+// manager (user@UID.service and its slices). Without it, EffectiveLimits of
+// a user manager's unit connects to the system bus (ConnectSystem) for the
+// call. The Conn given stays the caller's to close.
+func WithSystemManager(sys *Conn) Option { return func(c *config) { c.system = sys } }
 
 // WithInteractiveAuthorization sets the ALLOW_INTERACTIVE_AUTHORIZATION
 // flag on every call, so that polkit may ask the user instead of answering

@@ -2,6 +2,7 @@ package sdbus
 
 import (
 	"context"
+	"fmt"
 )
 
 // EffectiveLimit is a limit together with the unit that imposes it.
@@ -12,6 +13,10 @@ type EffectiveLimit struct {
 	// the manager reports a stricter effective limit than any unit sets
 	// (systemd caps memory limits at the physical memory).
 	Source string
+	// System says that Source is a unit of the system manager, above the
+	// user manager whose unit was asked about (user@UID.service,
+	// user-UID.slice, user.slice).
+	System bool
 }
 
 // EffectiveLimits are the limits that apply to a unit once its ancestor
@@ -30,6 +35,11 @@ type EffectiveLimits struct {
 	FromManager bool
 	// Chain is the unit and its ancestor slices, innermost first.
 	Chain []string
+	// SystemChain is, for a unit of a user manager, the system manager's
+	// units the user manager runs in, innermost first: user@UID.service,
+	// user-UID.slice, user.slice, -.slice. It is empty for a unit of the
+	// system manager.
+	SystemChain []string
 }
 
 // EffectiveLimits returns the memory, task and CPU limits that apply to a
@@ -44,34 +54,99 @@ type EffectiveLimits struct {
 // walks the slice chain and takes the minimum. Either way the result is
 // systemd's view: limits written to cgroupfs behind systemd's back are not
 // seen.
+//
+// A user manager (systemd --user) runs in the system manager's
+// user@UID.service, below user-UID.slice and user.slice, where the system's
+// limits on the user live; the user manager itself does not see them
+// (its -.slice reads "max", 262's EffectiveMemoryMax the machine's memory).
+// For a unit of a user manager EffectiveLimits continues there: it asks the
+// system manager which unit owns the user manager's control group
+// (GetUnitByControlGroup) and takes the strictest limit over both chains,
+// marking the system's with System. The system manager is the Conn of
+// WithSystemManager, else one dialed with ConnectSystem for the call (an
+// unprivileged user may read these). When it cannot be read, the limits of
+// the user manager's own chain are returned together with an error that
+// says so, matching the cause: the real limits may be lower.
 func (c *Conn) EffectiveLimits(ctx context.Context, unit string) (EffectiveLimits, error) {
+	const op = "EffectiveLimits"
+	out, _, err := c.chainLimits(ctx, unit)
+	if err != nil {
+		return EffectiveLimits{}, err
+	}
+	var cg string
+	v, err := c.ManagerProperty(ctx, "ControlGroup")
+	if err != nil {
+		return EffectiveLimits{}, err
+	}
+	if err := v.Store(&cg); err != nil || cg == "" {
+		return out, nil // the system manager (its ControlGroup is "")
+	}
+	above := func(err error, format string, args ...any) error {
+		return &Error{Op: op, Unit: unit, Err: err, Message: fmt.Sprintf("the limits above the user manager, in the system manager's "+cg+
+			", could not be read (the limits returned are the user manager's own; the real ones may be lower): "+format, args...)}
+	}
+	sys := c.cfg.system
+	if sys == nil {
+		if sys, err = ConnectSystem(ctx); err != nil {
+			return out, above(err, "connecting to the system manager")
+		}
+		defer sys.Close()
+	}
+	owner, err := sys.UnitByControlGroup(ctx, cg)
+	if err != nil {
+		return out, above(err, "no unit of the system manager owns it")
+	}
+	upper, ownerCG, err := sys.chainLimits(ctx, owner)
+	if err != nil {
+		return out, above(err, "reading %s", owner)
+	}
+	if ownerCG != cg {
+		return out, above(ErrNoSuchUnit, "%s's control group is %q: not the same machine's manager", owner, ownerCG)
+	}
+	out.SystemChain = upper.Chain
+	out.FromManager = out.FromManager && upper.FromManager
+	for _, l := range []struct{ own, sys *EffectiveLimit }{
+		{&out.MemoryMax, &upper.MemoryMax}, {&out.MemoryHigh, &upper.MemoryHigh},
+		{&out.TasksMax, &upper.TasksMax}, {&out.CPUQuotaPerSecUSec, &upper.CPUQuotaPerSecUSec},
+	} {
+		if l.sys.Less(l.own.Limit) {
+			*l.own = *l.sys
+			l.own.System = true
+		}
+	}
+	return out, nil
+}
+
+// chainLimits computes the effective limits of unit within its manager,
+// and returns its control group too.
+func (c *Conn) chainLimits(ctx context.Context, unit string) (EffectiveLimits, string, error) {
 	const op = "EffectiveLimits"
 	t, err := UnitTypeOf(unit)
 	if err != nil {
-		return EffectiveLimits{}, err
+		return EffectiveLimits{}, "", err
 	}
 	var own CgroupProperties
 	switch t {
 	case UnitTypeService:
 		p, err := c.ServiceProperties(ctx, unit)
 		if err != nil {
-			return EffectiveLimits{}, err
+			return EffectiveLimits{}, "", err
 		}
 		own = p.CgroupProperties
 	case UnitTypeScope:
 		p, err := c.ScopeProperties(ctx, unit)
 		if err != nil {
-			return EffectiveLimits{}, err
+			return EffectiveLimits{}, "", err
 		}
 		own = p.CgroupProperties
 	case UnitTypeSlice:
 		p, err := c.SliceProperties(ctx, unit)
 		if err != nil {
-			return EffectiveLimits{}, err
+			return EffectiveLimits{}, "", err
 		}
 		own = p.CgroupProperties
 	default:
-		return EffectiveLimits{}, invalidArg(op, unit, "only services, scopes and slices have limits sdbus reads")
+		return EffectiveLimits{}, "", invalidArg(op, unit, "only services, scopes and slices have limits sdbus reads")
 	}
 	chain := []string{unit}
 	props := []CgroupProperties{own}
@@ -82,12 +157,12 @@ func (c *Conn) EffectiveLimits(ctx context.Context, unit string) (EffectiveLimit
 	if parent != "" {
 		ancestors, err := SliceAncestors(parent)
 		if err != nil {
-			return EffectiveLimits{}, err
+			return EffectiveLimits{}, "", err
 		}
 		for _, s := range ancestors {
 			p, err := c.SliceProperties(ctx, s)
 			if err != nil {
-				return EffectiveLimits{}, err
+				return EffectiveLimits{}, "", err
 			}
 			chain = append(chain, s)
 			props = append(props, p.CgroupProperties)
@@ -131,5 +206,5 @@ func (c *Conn) EffectiveLimits(ctx context.Context, unit string) (EffectiveLimit
 	} else {
 		out.MemoryMax, out.MemoryHigh, out.TasksMax = walk(memMax), walk(memHigh), walk(tasks)
 	}
-	return out, nil
+	return out, own.ControlGroup, nil
 }

@@ -160,6 +160,22 @@ func (c *Conn) UnitByPID(ctx context.Context, pid uint32) (string, error) {
 	return id, err
 }
 
+// UnitByControlGroup returns the name of the unit whose control group is
+// cgroup, a path below the cgroup file system's root such as
+// "/user.slice/user-1000.slice/user@1000.service"
+// (Manager.GetUnitByControlGroup). A cgroup below a unit's (a delegated
+// scope's sub-cgroup) names that unit. A cgroup no unit owns is an error
+// matching ErrNoSuchUnit.
+func (c *Conn) UnitByControlGroup(ctx context.Context, cgroup string) (string, error) {
+	var p dbus.ObjectPath
+	if err := c.call(ctx, "GetUnitByControlGroup", "", []any{cgroup}, &p); err != nil {
+		return "", err
+	}
+	var id string
+	err := c.getProperty(ctx, p, unitIface, "Id", "", &id)
+	return id, err
+}
+
 // UnitStatus reads the unit's status from its Unit interface. Reading a
 // unit that is not loaded makes systemd try to load it: a unit that does
 // not exist is returned with LoadState not-found and no error.

@@ -104,6 +104,7 @@ var cases = []suiteCase{
 	{name: "UserDelegatedScope", run: testUserDelegatedScope, userOnly: true},
 	{name: "UserManagerRefusesPIDs", run: testUserManagerRefusesPIDs, userOnly: true},
 	{name: "UserConnect", run: testUserConnect, userOnly: true, bare: true},
+	{name: "EffectiveLimitsAcrossManagers", run: testEffectiveLimitsAcrossManagers, userOnly: true},
 	{name: "ResultFailed", run: testResultFailed, user: true},
 	{name: "ResultDependency", run: testResultDependency, user: true},
 	{name: "ResultCanceledByReplacingJob", run: testResultCanceled, user: true},

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
 )
 
@@ -168,4 +169,70 @@ func testUserConnect(t *testing.T, e *env) {
 		t.Errorf("ConnectPrivate as uid %d: %v, want ErrAccessDenied or ErrAuthRejected", os.Geteuid(), err)
 	}
 	t.Logf("ConnectPrivate as uid %d: %v", os.Geteuid(), err)
+}
+
+// userSliceLimits are the limits the system manager puts on the slice of
+// the user the suite runs as: the case sets them as root, and
+// scripts/conformance-systemd sets them on the unprivileged user's slice.
+var userSliceLimits = struct{ memoryMax, tasksMax uint64 }{1 << 30, 500}
+
+// testEffectiveLimitsAcrossManagers: the limits the system manager puts on
+// user-UID.slice apply to every unit of that user's manager, which does not
+// see them itself; EffectiveLimits of a user manager's unit finds them
+// through the system manager, with WithSystemManager or on a system bus
+// connection of its own.
+func testEffectiveLimitsAcrossManagers(t *testing.T, e *env) {
+	uid := os.Geteuid()
+	userSlice := fmt.Sprintf("user-%d.slice", uid)
+	sys, err := sdbus.ConnectSystem(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sys.Close()
+	if uid == 0 {
+		if err := sys.SetUnitProperties(e.ctx, userSlice, true, sdbus.PropMemoryMax(userSliceLimits.memoryMax),
+			sdbus.PropTasksMax(userSliceLimits.tasksMax)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = sys.SetUnitProperties(e.ctx, userSlice, true, sdbus.PropMemoryMax(sdbus.Infinity), sdbus.PropTasksMax(sdbus.Infinity))
+		})
+	}
+	name := e.unit("limited", "scope")
+	cleanup(t, e, name)
+	if _, err := e.c.EnsureTransientUnit(e.ctx, name, scope(child(t)), sdbus.EnsureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	own := fmt.Sprintf("user@%d.service", uid)
+	withSys, err := sdbus.Connect(e.ctx, e.privateAddress(t), sdbus.WithPeerToPeer(), sdbus.WithSystemManager(sys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer withSys.Close()
+	for _, tc := range []struct {
+		name string
+		c    *sdbus.Conn
+	}{
+		{"own system connection", e.c},
+		{"WithSystemManager", withSys},
+	} {
+		got, err := tc.c.EffectiveLimits(e.ctx, name)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if diff := cmp.Diff([]string{own, userSlice, "user.slice", "-.slice"}, got.SystemChain); diff != "" {
+			t.Errorf("%s: SystemChain (-want +got):\n%s", tc.name, diff)
+		}
+		if diff := cmp.Diff([]string{name, "app.slice", "-.slice"}, got.Chain); diff != "" {
+			t.Errorf("%s: Chain (-want +got):\n%s", tc.name, diff)
+		}
+		wantMem := sdbus.EffectiveLimit{Limit: sdbus.Limit{Value: userSliceLimits.memoryMax}, Source: userSlice, System: true}
+		if got.MemoryMax != wantMem {
+			t.Errorf("%s: MemoryMax = %+v, want %+v", tc.name, got.MemoryMax, wantMem)
+		}
+		wantTasks := sdbus.EffectiveLimit{Limit: sdbus.Limit{Value: userSliceLimits.tasksMax}, Source: userSlice, System: true}
+		if got.TasksMax != wantTasks {
+			t.Errorf("%s: TasksMax = %+v, want %+v", tc.name, got.TasksMax, wantTasks)
+		}
+	}
 }
