@@ -210,14 +210,17 @@ func ConnectSystem(ctx context.Context, opts ...Option) (*Conn, error) {
 
 // ConnectUser connects to the calling user's manager (systemd --user) over
 // the user bus: $DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus, else
-// /run/user/<uid>/bus with the uid of WithUID or the effective uid. With
-// WithPeerToPeer it connects to the user manager's private socket instead,
-// $XDG_RUNTIME_DIR/systemd/private (else /run/user/<uid>/systemd/private),
-// which needs no bus: a user manager without dbus-user-session has only
-// that one. A user manager runs while its user has a login session, or
-// always once lingering is enabled (loginctl enable-linger); when nothing
-// listens at the address the error matches ErrUnreachable and says where
-// the address came from and whether the runtime directory exists.
+// /run/user/<uid>/bus with the uid of WithUID or the effective uid. When
+// the bus cannot be reached it falls back to the user manager's private
+// socket, $XDG_RUNTIME_DIR/systemd/private (else
+// /run/user/<uid>/systemd/private), a direct connection that needs no bus:
+// a user manager without dbus-user-session has only that one (as with
+// WithFallback, after any fallbacks given). With WithPeerToPeer it connects
+// to the private socket only. A user manager runs while its user has a
+// login session, or always once lingering is enabled (loginctl
+// enable-linger); when nothing listens at the address the error matches
+// ErrUnreachable and says where the address came from and whether the
+// runtime directory exists.
 func ConnectUser(ctx context.Context, opts ...Option) (*Conn, error) {
 	cfg := newConfig(opts)
 	dir := os.Getenv("XDG_RUNTIME_DIR")
@@ -230,6 +233,9 @@ func ConnectUser(ctx context.Context, opts ...Option) (*Conn, error) {
 		addr = "unix:path=" + escapeAddressValue(dir+"/systemd/private")
 	case addr == "":
 		addr = "unix:path=" + escapeAddressValue(dir+"/bus")
+	}
+	if !cfg.p2p {
+		opts = append(opts[:len(opts):len(opts)], WithFallback("unix:path="+escapeAddressValue(dir+"/systemd/private"), true))
 	}
 	c, err := Connect(ctx, addr, opts...)
 	if err != nil {

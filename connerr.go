@@ -77,7 +77,7 @@ func userUnreachable(err error, address string, uid int) error {
 		state = "does not exist"
 	}
 	f := *e
-	f.Message = fmt.Sprintf("%s (%s; runtime directory %s %s): a user manager runs while the user has a login session, or always with lingering (loginctl enable-linger %d)",
-		address, from, dir, state, uid)
+	f.Message = fmt.Sprintf("%s [address %s; runtime directory %s %s; a user manager runs while the user has a login session, or always with lingering: loginctl enable-linger %d]",
+		e.Message, from, dir, state, uid)
 	return &f
 }

@@ -10,10 +10,17 @@
 // # Connecting
 //
 // ConnectSystem, ConnectUser and ConnectPrivate connect to the system
-// manager over the system bus, to the user's manager over the user bus, and
-// to the system manager's private peer-to-peer socket. Connect takes any
-// D-Bus address, NewConn wraps a godbus connection that is already
-// authenticated. The context bounds dialing, authentication, Hello and the
+// manager over the system bus, to the user's manager (systemd --user) over
+// the user bus or, without one, its private socket
+// $XDG_RUNTIME_DIR/systemd/private, and to the system manager's private
+// peer-to-peer socket. Connect takes any D-Bus address, NewConn wraps a
+// godbus connection that is already authenticated. A connection that fails
+// matches ErrUnreachable (nothing listens at the address),
+// ErrAuthRejected or ErrAccessDenied, and its message says what to check.
+// A direct connection's first message is always sdbus's own, a Peer.Ping
+// long enough that systemd reads it (systemd leaves a small first message
+// that came with the end of the authentication unread until more bytes
+// arrive). The context bounds dialing, authentication, Hello and the
 // match rules, never the connection's life. Authentication
 // is EXTERNAL with the credentials the kernel reports for the socket, as
 // sd-bus does: no user database lookup, and it works inside user

@@ -114,8 +114,9 @@ const probeService = "sdbus-feature-probe.service"
 // followed by a property no systemd has. systemd checks every property
 // before it creates anything, so the trial queues no job and creates no
 // cgroup; a refusal that names the made-up property means the value
-// passed. The trial needs the right to start units (root, or polkit);
-// without it Supports returns the error (ErrAccessDenied). The version is
+// passed. The trial needs the right to start units: on the system
+// manager root or polkit's consent, without which Supports returns the
+// error (ErrAccessDenied); on one's own user manager nothing. The version is
 // not consulted (distributions backport features and patch behaviour),
 // except for FeatureDeviceAllowMajor, which the bus cannot tell. Answers
 // are cached for the life of c's connection; a probe that fails (a
