@@ -151,8 +151,14 @@ func (c *Conn) unitPathCall(ctx context.Context, op, name string) (dbus.ObjectPa
 // (Manager.GetUnitByPID). A PID outside any unit fails with
 // ErrNoUnitForPID.
 func (c *Conn) UnitByPID(ctx context.Context, pid uint32) (string, error) {
+	return c.unitBy(ctx, "GetUnitByPID", pid)
+}
+
+// unitBy returns the name of the unit a Manager method that answers a
+// unit's object path finds for arg.
+func (c *Conn) unitBy(ctx context.Context, method string, arg any) (string, error) {
 	var p dbus.ObjectPath
-	if err := c.call(ctx, "GetUnitByPID", "", []any{pid}, &p); err != nil {
+	if err := c.call(ctx, method, "", []any{arg}, &p); err != nil {
 		return "", err
 	}
 	var id string
@@ -167,13 +173,7 @@ func (c *Conn) UnitByPID(ctx context.Context, pid uint32) (string, error) {
 // scope's sub-cgroup) names that unit. A cgroup no unit owns is an error
 // matching ErrNoSuchUnit.
 func (c *Conn) UnitByControlGroup(ctx context.Context, cgroup string) (string, error) {
-	var p dbus.ObjectPath
-	if err := c.call(ctx, "GetUnitByControlGroup", "", []any{cgroup}, &p); err != nil {
-		return "", err
-	}
-	var id string
-	err := c.getProperty(ctx, p, unitIface, "Id", "", &id)
-	return id, err
+	return c.unitBy(ctx, "GetUnitByControlGroup", cgroup)
 }
 
 // UnitStatus reads the unit's status from its Unit interface. Reading a

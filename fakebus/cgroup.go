@@ -213,13 +213,25 @@ func (m *manager) processesLocked(u *unit) []processRow {
 func (u *unit) cgroup() string {
 	if u.kind == "slice" {
 		p, _ := sdbus.ExpandSlice(u.name)
+		if u.base != "" {
+			p = u.base + strings.TrimSuffix(p, "/")
+		}
 		return p
 	}
 	if s := u.slice(); s != "" {
 		p, _ := sdbus.ExpandSlice(s)
-		return strings.TrimSuffix(p, "/") + "/" + u.name
+		return u.base + strings.TrimSuffix(p, "/") + "/" + u.name
 	}
 	return ""
+}
+
+// cgroupBase is the manager's own control group: "" for the system
+// manager, /user.slice/user-UID.slice/user@UID.service for a user manager.
+func (m *manager) cgroupBase() string {
+	if m.cfg.user < 0 {
+		return ""
+	}
+	return fmt.Sprintf("/user.slice/user-%d.slice/user@%d.service", m.cfg.user, m.cfg.user)
 }
 
 // slice returns the slice a unit lives in ("" for -.slice).
@@ -234,8 +246,9 @@ func (u *unit) slice() string {
 	switch u.kind {
 	case "service", "scope", "socket", "mount", "swap":
 		// systemd's default slice of the units with a control group
-		// (unit_set_default_slice); -.mount sets -.slice.
-		return "system.slice"
+		// (unit_set_default_slice): system.slice, app.slice in a user
+		// manager; -.mount sets -.slice.
+		return u.defSlice
 	}
 	return ""
 }

@@ -818,7 +818,7 @@ func (m *manager) managerPropsLocked() map[string]dbus.Variant {
 		"Virtualization":  dbus.MakeVariant(virt),
 		"Architecture":    dbus.MakeVariant(goarchToSystemd(runtime.GOARCH)),
 		"Tainted":         dbus.MakeVariant(""),
-		"ControlGroup":    dbus.MakeVariant(""),
+		"ControlGroup":    dbus.MakeVariant(m.cgroupBase()),
 		"SystemState":     dbus.MakeVariant(m.managerStateLocked()),
 		"NNames":          dbus.MakeVariant(uint32(len(m.units))),
 		"NFailedUnits":    dbus.MakeVariant(m.nFailedLocked()),

@@ -3,6 +3,7 @@ package fakebus_test
 import (
 	"path"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,10 +29,13 @@ func rawPrivate(t *testing.T, s *fakebus.Server) *raw {
 	}
 	r := &raw{Conn: c, sigs: make(chan *dbus.Signal, 1024)}
 	c.Signal(r.sigs)
-	// Answered once the fake has finished authenticating it (and counts
-	// it in Clients).
-	var slice dbus.ObjectPath
-	r.mustManager(t, "GetUnit", []any{"-.slice"}, &slice)
+	// The first message is a Ping too long to be left unread behind BEGIN,
+	// as on systemd's private socket (sdbus's firstcall.go). Answered once
+	// the fake has finished authenticating it (and counts it in Clients).
+	long := dbus.ObjectPath("/org/freedesktop/systemd1/" + strings.Repeat("p", 256))
+	if err := c.Object("org.freedesktop.systemd1", long).Call("org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
+		t.Fatal(err)
+	}
 	return r
 }
 

@@ -244,6 +244,10 @@ func checkPIDs(v any) error {
 		if p == 0 {
 			return sysErrorf("Invalid PID")
 		}
+		if p == 1 {
+			// systemd, system and user manager alike (247 to 262).
+			return sysErrorf("Process 1 is a manager process, refusing.")
+		}
 	}
 	return nil
 }

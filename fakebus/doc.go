@@ -293,6 +293,21 @@
 //     systemd's garbage collector). Units given with WithUnitFile or
 //     AddUnitFile play vendor units without a file, behind the
 //     directories; ListUnitFiles lists them under /usr/lib/systemd/system.
+//   - WithUserManager plays a user manager (systemd --user) as measured on
+//     247 to 262: its ControlGroup is /user.slice/user-UID.slice/user@UID.service,
+//     every unit's control group lies below it, services and scopes go to
+//     app.slice by default, and it is reached on its private socket (a
+//     user manager has no bus of its own; the conformance suite runs its
+//     user cases on it through PrivateConn). Not modelled: what an
+//     unprivileged user's manager refuses beyond PID 1 (another user's
+//     process fails the scope's start job on systemd; any PID is taken
+//     here), the user unit directories (UnitDir plays ~/.config/systemd/user),
+//     and fakesystemd has no --user yet.
+//   - PID 1 in a unit's PIDs is refused ("Process 1 is a manager process,
+//     refusing.", InvalidArgs), as by systemd's system and user managers.
+//     Other PIDs are recorded as given, whether or not such a process
+//     exists (systemd answers UnixProcessIdUnknown for one that does not):
+//     tests place made-up PIDs.
 //   - On the private socket, messages carry the sender
 //     org.freedesktop.systemd1, as systemd 252 sets it, and the
 //     authentication is read as systemd reads it, into 256 bytes: a first

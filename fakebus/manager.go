@@ -164,6 +164,11 @@ func (m *manager) init() error {
 	// The units of a booted system that are never stopped: the root and
 	// system slices, the root mount, and init.scope, which holds PID 1.
 	for _, h := range hostUnits {
+		if m.cfg.user >= 0 && h.name == "system.slice" {
+			// A user manager has app.slice instead (its init.scope
+			// holds the manager's process, not PID 1).
+			h.name, h.props = "app.slice", map[string]any{"Description": "User Application Slice", "DefaultDependencies": false}
+		}
 		u := m.newUnitLocked(h.name)
 		u.active, u.sub = "active", h.sub
 		u.perpetual = true
@@ -171,7 +176,7 @@ func (m *manager) init() error {
 		for k, v := range h.props {
 			u.props[k] = dbus.MakeVariant(v)
 		}
-		if u.kind == "scope" {
+		if u.kind == "scope" && m.cfg.user < 0 {
 			u.pids = []uint32{1}
 		}
 		m.indexLocked(u)

@@ -51,6 +51,9 @@ type config struct {
 	// directories (cgroup.go); "" for none.
 	cgroupRoot string
 	limits     Limits // WithLimits (limits.go)
+	// user is the uid whose user manager the fake plays (WithUserManager),
+	// -1 for the system manager.
+	user int
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the
@@ -114,6 +117,18 @@ func WithRuntimeUnitDir(dir string) Option { return func(c *config) { c.runtimeU
 // can use a tmpfs mounted there in a mount namespace of their own.
 func WithCgroupRoot(dir string) Option { return func(c *config) { c.cgroupRoot = dir } }
 
+// WithUserManager makes the fake play the user manager of uid
+// (systemd --user) rather than the system manager, as measured on 247,
+// 252, 257 and 262: the manager's ControlGroup is
+// /user.slice/user-UID.slice/user@UID.service and every unit's control
+// group lies below it; services and scopes without Slice= go to app.slice
+// (which replaces system.slice among the units always loaded). The fake's
+// sockets and unit directories are chosen as for the system manager
+// (PrivateAddress is the user manager's $XDG_RUNTIME_DIR/systemd/private,
+// UnitDir its ~/.config/systemd/user). What a user manager refuses that the
+// fake does not model: see the package doc.
+func WithUserManager(uid int) Option { return func(c *config) { c.user = uid } }
+
 // WithTrace calls f for every message the fake bus receives from or
 // delivers to a client, from the goroutine that routes it. f must not
 // block for long.
@@ -121,7 +136,7 @@ func WithTrace(f func(Event)) Option { return func(c *config) { c.trace = f } }
 
 // Start starts a Server for use outside tests. The caller must Close it.
 func Start(opts ...Option) (*Server, error) {
-	cfg := config{version: DefaultVersion, backports: map[string]bool{}}
+	cfg := config{version: DefaultVersion, backports: map[string]bool{}, user: -1}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -20,42 +20,46 @@ import (
 
 // unit is a loaded unit.
 type unit struct {
-	name        string
-	kind        string // "service", "scope", "slice", "target", "socket", ...
-	transient   bool
-	fromFile    bool     // loaded from a unit file (or an AddUnitFile one)
-	file        string   // the unit file on disk, if any (install.go)
-	fragment    string   // FragmentPath: the file's path on the unit path (install.go)
-	dropIns     []string // DropInPaths, in the order they apply (load_fragment.go)
-	fileState   string   // UnitFileState once read, until reloaded (install.go)
-	aliases     []string // its other names, from symlinks to file
-	perpetual   bool     // -.slice and friends: never stopped or collected
-	masked      bool
-	load        string
-	active      string
-	sub         string
-	result      string // the type interface's Result
-	props       map[string]dbus.Variant
-	job         *job
-	proc        *process
-	control     *control // the running ExecStartPre= commands (service.go)
-	exec        execMain // the main process's last run (service.go)
-	pids        []uint32
-	watches     map[uint32]*procWatch // the watched live processes among pids (procwatch.go)
-	invocation  []byte
-	condition   bool     // ConditionResult (condition.go)
-	assert      bool     // AssertResult
-	conditionAt dualTime // ConditionTimestamp
-	assertAt    dualTime // AssertTimestamp
-	changed     time.Time
-	activeAt    time.Time
-	gone        bool   // removed from m.units
-	parent      string // the slice it is indexed under in m.members
-	objPath     dbus.ObjectPath
-	freezer     string             // FreezerState: "running" or "frozen"
-	subcgroups  map[string]bool    // sub-cgroups made with MakeSubcgroup (cgroup.go)
-	refs        map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
-	times       stateTimes         // when it last left and entered its states (setStateLocked)
+	name string
+	kind string // "service", "scope", "slice", "target", "socket", ...
+	// base is the manager's own control group, below which the unit's
+	// lies ("" for the system manager; WithUserManager), and defSlice the
+	// slice of a service or scope without Slice=.
+	base, defSlice string
+	transient      bool
+	fromFile       bool     // loaded from a unit file (or an AddUnitFile one)
+	file           string   // the unit file on disk, if any (install.go)
+	fragment       string   // FragmentPath: the file's path on the unit path (install.go)
+	dropIns        []string // DropInPaths, in the order they apply (load_fragment.go)
+	fileState      string   // UnitFileState once read, until reloaded (install.go)
+	aliases        []string // its other names, from symlinks to file
+	perpetual      bool     // -.slice and friends: never stopped or collected
+	masked         bool
+	load           string
+	active         string
+	sub            string
+	result         string // the type interface's Result
+	props          map[string]dbus.Variant
+	job            *job
+	proc           *process
+	control        *control // the running ExecStartPre= commands (service.go)
+	exec           execMain // the main process's last run (service.go)
+	pids           []uint32
+	watches        map[uint32]*procWatch // the watched live processes among pids (procwatch.go)
+	invocation     []byte
+	condition      bool     // ConditionResult (condition.go)
+	assert         bool     // AssertResult
+	conditionAt    dualTime // ConditionTimestamp
+	assertAt       dualTime // AssertTimestamp
+	changed        time.Time
+	activeAt       time.Time
+	gone           bool   // removed from m.units
+	parent         string // the slice it is indexed under in m.members
+	objPath        dbus.ObjectPath
+	freezer        string             // FreezerState: "running" or "frozen"
+	subcgroups     map[string]bool    // sub-cgroups made with MakeSubcgroup (cgroup.go)
+	refs           map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
+	times          stateTimes         // when it last left and entered its states (setStateLocked)
 
 	// loaded is what its unit file and drop-ins were on disk when it was
 	// loaded (install.go: NeedDaemonReload).
@@ -66,7 +70,10 @@ func (m *manager) newUnitLocked(name string) *unit {
 	u := &unit{
 		name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "loaded",
 		active: "inactive", sub: "dead", props: map[string]dbus.Variant{},
-		changed: time.Now(), freezer: "running",
+		changed: time.Now(), freezer: "running", base: m.cgroupBase(), defSlice: "system.slice",
+	}
+	if m.cfg.user >= 0 {
+		u.defSlice = "app.slice"
 	}
 	if u.kind == "service" || u.kind == "scope" {
 		u.result = "success"

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -49,21 +50,56 @@ func TestConformanceFakebus(t *testing.T) {
 					}
 					return addr
 				},
-				privateAddress: func(t *testing.T) string {
-					addr, err := s.PrivateAddress()
-					if err != nil {
-						t.Fatal(err)
-					}
-					return addr
-				},
-				subcgroup: func(t *testing.T, _ *env, unit, sub string) {
-					if err := s.MakeSubcgroup(unit, sub); err != nil {
-						t.Fatal(err)
-					}
-				},
-				rawBus:      func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
-				rawBusNoFDs: func(t *testing.T) *dbus.Conn { return s.RawConn(t) },
+				privateAddress: fakePrivateAddress(s),
+				subcgroup:      fakeSubcgroup(s),
+				rawBus:         func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
+				rawBusNoFDs:    func(t *testing.T) *dbus.Conn { return s.RawConn(t) },
 			})
 		})
+		// The same release's user manager, on its private socket only,
+		// as TestConformanceUserManager reaches the real one.
+		t.Run(version+"-user", func(t *testing.T) {
+			uid := os.Geteuid()
+			// The system manager the user manager runs in, for the
+			// limits above it.
+			sys := fakebus.New(t, fakebus.WithVersion(version), fakebus.WithUnitFile(fakebus.UnitFile{
+				Name: fmt.Sprintf("user@%d.service", uid), Active: true,
+				Properties: []sdbus.Property{sdbus.PropSlice(fmt.Sprintf("user-%d.slice", uid)),
+					sdbus.PropExecStart([]string{"/bin/sleep", "3600"}, false)},
+			}))
+			sysConn := sys.Conn(t)
+			s := fakebus.New(t, fakebus.WithVersion(version), fakebus.WithUserManager(uid))
+			s.SetReexecDuration(50 * time.Millisecond)
+			runSuite(t, backend{
+				name:           fmt.Sprintf("fakebus --user (uid %d)", uid),
+				version:        version,
+				user:           true,
+				connect:        func(t *testing.T) *sdbus.Conn { return s.PrivateConn(t, sdbus.WithSystemManager(sysConn)) },
+				connectPrivate: func(t *testing.T) *sdbus.Conn { return s.PrivateConn(t, sdbus.WithSystemManager(sysConn)) },
+				systemManager:  func(*testing.T) *sdbus.Conn { return sysConn },
+				unitFile:       func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
+				runtimeDir:     s.RuntimeUnitDir(),
+				privateAddress: fakePrivateAddress(s),
+				subcgroup:      fakeSubcgroup(s),
+			})
+		})
+	}
+}
+
+func fakePrivateAddress(s *fakebus.Server) func(*testing.T) string {
+	return func(t *testing.T) string {
+		addr, err := s.PrivateAddress()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return addr
+	}
+}
+
+func fakeSubcgroup(s *fakebus.Server) func(*testing.T, *env, string, string) {
+	return func(t *testing.T, _ *env, unit, sub string) {
+		if err := s.MakeSubcgroup(unit, sub); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -53,6 +53,9 @@ type backend struct {
 	// socket.
 	busAddress     func(t *testing.T) string
 	privateAddress func(t *testing.T) string
+	// systemManager returns, for a user manager, a Conn to the system
+	// manager it runs in.
+	systemManager func(t *testing.T) *sdbus.Conn
 	// runtimeDir is the runtime unit directory: /run/systemd/system, the
 	// fake's RuntimeUnitDir.
 	runtimeDir string
@@ -103,7 +106,7 @@ var cases = []suiteCase{
 	{name: "UserManagerCgroup", run: testUserManagerCgroup, userOnly: true},
 	{name: "UserDelegatedScope", run: testUserDelegatedScope, userOnly: true},
 	{name: "UserManagerRefusesPIDs", run: testUserManagerRefusesPIDs, userOnly: true},
-	{name: "UserConnect", run: testUserConnect, userOnly: true, bare: true},
+	{name: "UserConnect", run: testUserConnect, userOnly: true, bare: true, realOnly: true},
 	{name: "EffectiveLimitsAcrossManagers", run: testEffectiveLimitsAcrossManagers, userOnly: true},
 	{name: "ResultFailed", run: testResultFailed, user: true},
 	{name: "ResultDependency", run: testResultDependency, user: true},

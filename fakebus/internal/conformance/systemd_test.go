@@ -108,5 +108,15 @@ func TestConformanceUserManager(t *testing.T) {
 		unitFile:       systemdUnitFile,
 		subcgroup:      systemdSubcgroup,
 		runtimeDir:     runtime + "/systemd/user",
+		systemManager: func(t *testing.T) *sdbus.Conn {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, err := sdbus.ConnectSystem(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			return c
+		},
 	})
 }
