@@ -82,8 +82,8 @@ func (c *Conn) EffectiveLimits(ctx context.Context, unit string) (EffectiveLimit
 		return out, nil // the system manager (its ControlGroup is "")
 	}
 	above := func(err error, format string, args ...any) error {
-		return &Error{Op: op, Unit: unit, Err: err, Message: fmt.Sprintf("the limits above the user manager, in the system manager's "+cg+
-			", could not be read (the limits returned are the user manager's own; the real ones may be lower): "+format, args...)}
+		return &Error{Op: op, Unit: unit, Err: err, Message: fmt.Sprintf("the limits above the user manager, in the system manager's %s, "+
+			"could not be read (the limits returned are the user manager's own; the real ones may be lower): %s", cg, fmt.Sprintf(format, args...))}
 	}
 	sys := c.cfg.system
 	if sys == nil {
@@ -94,7 +94,7 @@ func (c *Conn) EffectiveLimits(ctx context.Context, unit string) (EffectiveLimit
 	}
 	owner, err := sys.UnitByControlGroup(ctx, cg)
 	if err != nil {
-		return out, above(err, "no unit of the system manager owns it")
+		return out, above(err, "asking the system manager which unit owns it")
 	}
 	upper, ownerCG, err := sys.chainLimits(ctx, owner)
 	if err != nil {

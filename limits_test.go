@@ -3,6 +3,7 @@ package sdbus_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -209,5 +210,65 @@ func TestTypedReads(t *testing.T) {
 	}
 	if _, err := c.UnitByPID(ctx, 999999); !errors.Is(err, sdbus.ErrNoUnitForPID) {
 		t.Errorf("UnitByPID of a stranger = %v", err)
+	}
+}
+
+// A user manager's unit is limited by what the system manager puts on the
+// user's slice; when the system manager cannot be read, the user manager's
+// own limits come back with an error that says so.
+func TestEffectiveLimitsAcrossManagers(t *testing.T) {
+	leakCheck(t)
+	ctx := testCtx(t)
+	const uid = 2000
+	sys := fakebus.New(t, fakebus.WithUnitFile(fakebus.UnitFile{
+		Name: "user@2000.service", Active: true,
+		Properties: []sdbus.Property{sdbus.PropSlice("user-2000.slice"), sdbus.PropExecStart([]string{"/bin/sleep", "3600"}, false)},
+	}))
+	sysConn := sys.Conn(t)
+	if err := sysConn.SetUnitProperties(ctx, "user-2000.slice", true, sdbus.PropMemoryMax(1<<30), sdbus.PropTasksMax(500)); err != nil {
+		t.Fatal(err)
+	}
+	user := fakebus.New(t, fakebus.WithUserManager(uid))
+	setup := user.PrivateConn(t)
+	if err := setup.SetUnitProperties(ctx, "app.slice", true, sdbus.PropMemoryMax(2<<30), sdbus.PropTasksMax(100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setup.EnsureTransientUnit(ctx, "ctr.scope", []sdbus.Property{sdbus.PropPIDs(4242)}, sdbus.EnsureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	own := sdbus.EffectiveLimits{
+		MemoryMax:          sdbus.EffectiveLimit{Limit: sdbus.Limit{Value: 2 << 30}, Source: "app.slice"},
+		MemoryHigh:         sdbus.EffectiveLimit{Limit: sdbus.Limit{Unlimited: true}},
+		TasksMax:           sdbus.EffectiveLimit{Limit: sdbus.Limit{Value: 100}, Source: "app.slice"},
+		CPUQuotaPerSecUSec: sdbus.EffectiveLimit{Limit: sdbus.Limit{Unlimited: true}},
+		Chain:              []string{"ctr.scope", "app.slice", "-.slice"},
+	}
+	both := own
+	both.MemoryMax = sdbus.EffectiveLimit{Limit: sdbus.Limit{Value: 1 << 30}, Source: "user-2000.slice", System: true}
+	both.SystemChain = []string{"user@2000.service", "user-2000.slice", "user.slice", "-.slice"}
+
+	got, err := user.PrivateConn(t, sdbus.WithSystemManager(sysConn)).EffectiveLimits(ctx, "ctr.scope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(both, got); diff != "" {
+		t.Errorf("with the system manager (-want +got):\n%s", diff)
+	}
+
+	// No system manager to ask: ConnectSystem finds nothing.
+	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path="+t.TempDir()+"/none")
+	got, err = user.PrivateConn(t).EffectiveLimits(ctx, "ctr.scope")
+	if !errors.Is(err, sdbus.ErrUnreachable) || !strings.Contains(fmt.Sprint(err), "the real ones may be lower") {
+		t.Errorf("without a system manager: err = %v, want ErrUnreachable saying the real limits may be lower", err)
+	}
+	if diff := cmp.Diff(own, got); diff != "" {
+		t.Errorf("without a system manager, the user manager's own limits (-want +got):\n%s", diff)
+	}
+
+	// A system manager that is not the one the user manager runs in.
+	other := fakebus.New(t).Conn(t)
+	_, err = user.PrivateConn(t, sdbus.WithSystemManager(other)).EffectiveLimits(ctx, "ctr.scope")
+	if !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("with another system manager: err = %v, want ErrNoSuchUnit", err)
 	}
 }
