@@ -41,6 +41,20 @@ func (c *beginWithNext) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
+// dialBeginWithNext connects to s's private socket through beginWithNext.
+func dialBeginWithNext(ctx context.Context, s *fakebus.Server) (*beginWithNext, error) {
+	addr, err := s.PrivateAddress()
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", strings.TrimPrefix(addr, "unix:path="))
+	if err != nil {
+		return nil, err
+	}
+	return &beginWithNext{Conn: nc}, nil
+}
+
 // A direct connection's first exchange is sdbus's own (firstcall.go): the
 // caller's first call is answered whatever its size, even when it would
 // arrive with BEGIN. Each call of the table was lost on the fake's private
@@ -49,19 +63,7 @@ func TestFirstCallOnPrivateSocket(t *testing.T) {
 	leakCheck(t)
 	ctx := testCtx(t)
 	s := fakebus.New(t)
-	addr, err := s.PrivateAddress()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := strings.TrimPrefix(addr, "unix:path=")
-	dial := func(ctx context.Context) (io.ReadWriteCloser, error) {
-		var d net.Dialer
-		nc, err := d.DialContext(ctx, "unix", path)
-		if err != nil {
-			return nil, err
-		}
-		return &beginWithNext{Conn: nc}, nil
-	}
+	dial := func(ctx context.Context) (io.ReadWriteCloser, error) { return dialBeginWithNext(ctx, s) }
 	for _, tc := range []struct {
 		name string
 		call func(context.Context, *sdbus.Conn) error
@@ -92,7 +94,7 @@ func TestFirstCallOnPrivateSocket(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := sdbus.Connect(ctx, addr, sdbus.WithPeerToPeer(), sdbus.WithDialer(dial))
+			c, err := sdbus.Connect(ctx, "fakebus:private", sdbus.WithPeerToPeer(), sdbus.WithDialer(dial))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,16 +114,11 @@ func TestFirstCallOnPrivateSocket(t *testing.T) {
 func TestFirstCallOfWrappedPrivateConn(t *testing.T) {
 	leakCheck(t)
 	ctx := testCtx(t)
-	s := fakebus.New(t)
-	addr, err := s.PrivateAddress()
+	nc, err := dialBeginWithNext(ctx, fakebus.New(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := net.Dial("unix", strings.TrimPrefix(addr, "unix:path="))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bus, err := dbus.NewConn(&beginWithNext{Conn: nc})
+	bus, err := dbus.NewConn(nc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,26 +50,20 @@ func dialRawWriter(t *testing.T, s *fakebus.Server) *rawWriter {
 	// systemd leaves a small first message that came with BEGIN unread
 	// until more bytes arrive (busd.Config.PeerAuthBuffer): the first one
 	// is a Ping too long for that, as sdbus's.
-	p := &rawWriter{t: t, c: c, r: r, serial: 1}
-	ping := &dbus.Message{Type: dbus.TypeMethodCall, Headers: map[dbus.HeaderField]dbus.Variant{
+	p := &rawWriter{t: t, c: c, r: r}
+	ping, serial := p.encode(&dbus.Message{Type: dbus.TypeMethodCall, Headers: map[dbus.HeaderField]dbus.Variant{
 		dbus.FieldPath:      dbus.MakeVariant(managerPath + "/" + dbus.ObjectPath(strings.Repeat("p", 256))),
 		dbus.FieldInterface: dbus.MakeVariant("org.freedesktop.DBus.Peer"),
 		dbus.FieldMember:    dbus.MakeVariant("Ping"),
-	}}
-	var b bytes.Buffer
-	if err := ping.EncodeTo(&b, binary.LittleEndian); err != nil {
-		t.Fatal(err)
-	}
-	binary.LittleEndian.PutUint32(b.Bytes()[8:12], p.serial)
-	p.write([]byte("BEGIN\r\n"), b.Bytes())
-	p.reply(p.serial)
+	}})
+	p.write([]byte("BEGIN\r\n"), ping)
+	p.reply(serial)
 	return p
 }
 
 // call encodes a Manager method call and returns its bytes and serial.
 func (p *rawWriter) call(member string, args ...any) ([]byte, uint32) {
 	p.t.Helper()
-	p.serial++
 	m := &dbus.Message{Type: dbus.TypeMethodCall, Headers: map[dbus.HeaderField]dbus.Variant{
 		dbus.FieldPath:        dbus.MakeVariant(managerPath),
 		dbus.FieldInterface:   dbus.MakeVariant(managerIface),
@@ -79,6 +73,13 @@ func (p *rawWriter) call(member string, args ...any) ([]byte, uint32) {
 	if len(args) > 0 {
 		m.Headers[dbus.FieldSignature] = dbus.MakeVariant(dbus.SignatureOf(args...))
 	}
+	return p.encode(m)
+}
+
+// encode encodes m with the next serial and returns its bytes and serial.
+func (p *rawWriter) encode(m *dbus.Message) ([]byte, uint32) {
+	p.t.Helper()
+	p.serial++
 	var b bytes.Buffer
 	if err := m.EncodeTo(&b, binary.LittleEndian); err != nil {
 		p.t.Fatal(err)

@@ -119,8 +119,10 @@ func (r *reader) fill(want int) error {
 	}
 	n, err := r.rd.Read(r.buf[r.w:end])
 	r.grow = n > 0 && r.w+n == len(r.buf)
-	r.short = r.w+n < end
-	r.authRead += n
+	if r.authBuffer > 0 {
+		r.short = r.w+n < end
+		r.authRead += n
+	}
 	r.w += n
 	if err != nil {
 		r.err = err
