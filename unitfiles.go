@@ -70,6 +70,12 @@ const (
 	UnitFileSymlink UnitFileChangeType = "symlink"
 	// UnitFileUnlink: the symlink Filename was removed.
 	UnitFileUnlink UnitFileChangeType = "unlink"
+	// UnitFileDestinationNotPresent (systemd 252 and later): a note, no
+	// change: Filename is a WantedBy= or RequiredBy= target that has no
+	// unit file on the unit path (a user manager has no
+	// multi-user.target), Destination the unit file enabled into it. The
+	// symlink is made all the same.
+	UnitFileDestinationNotPresent UnitFileChangeType = "destination not present"
 )
 
 // UnitFileChange is one change a unit-file call made (or, for newer

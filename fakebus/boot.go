@@ -66,12 +66,33 @@ var standardTargets = []standardTarget{
 	{name: "time-sync.target", description: "System Time Synchronized", refuseStart: true, wants: []string{"time-set.target"}, after: []string{"time-set.target"}},
 }
 
+// userTargets are systemd's units/user/*.target for the targets a user
+// manager's default dependencies name and its boot to default.target,
+// the same on 247, 252, 257 and 262 (their descriptions were not
+// renamed). A booted user manager has the five marked booted active and
+// shutdown.target inactive.
+var userTargets = []standardTarget{
+	{name: "default.target", description: "Main User Target", requires: []string{"basic.target"},
+		after: []string{"basic.target"}, allowIsolate: true, booted: true},
+	{name: "basic.target", description: "Basic System", wants: []string{"sockets.target", "timers.target", "paths.target"},
+		after: []string{"sockets.target", "timers.target", "paths.target"}, booted: true},
+	{name: "sockets.target", description: "Sockets", booted: true},
+	{name: "timers.target", description: "Timers", nodef: true, conflicts: []string{"shutdown.target"}, booted: true},
+	{name: "paths.target", description: "Paths", booted: true},
+	{name: "shutdown.target", description: "Shutdown", nodef: true, refuseStart: true},
+}
+
 // standardUnitFiles returns the standard targets as vendor unit files
-// for release r, and the names of those active from the start.
-func standardUnitFiles(r sdversions.Release) (files []UnitFile, booted []string) {
-	for _, t := range standardTargets {
+// for release r, the system manager's or with user a user manager's, and
+// the names of those active from the start.
+func standardUnitFiles(r sdversions.Release, user bool) (files []UnitFile, booted []string) {
+	targets := standardTargets
+	if user {
+		targets = userTargets
+	}
+	for _, t := range targets {
 		desc := t.description
-		if !sdversions.Behaves(r, sdversions.TargetDescriptionsRenamed) {
+		if !user && !sdversions.Behaves(r, sdversions.TargetDescriptionsRenamed) {
 			if t.old != "" {
 				desc = t.old
 			}

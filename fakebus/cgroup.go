@@ -14,6 +14,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // cgroup2Magic is the file system type of a cgroup2 mount (statfs).
@@ -126,13 +127,13 @@ func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([
 }
 
 // delegated reports whether systemd would delegate u's cgroup: a service
-// or scope with Delegate=yes or any DelegateControllers=.
+// or scope with Delegate=yes or a DelegateControllers= list (which turns
+// Delegate on: setDelegateLocked).
 func (u *unit) delegated() bool {
 	if u.kind != "service" && u.kind != "scope" {
 		return false
 	}
-	_, controllers := u.props["DelegateControllers"]
-	return u.boolProp("Delegate", false) || controllers
+	return u.boolProp("Delegate", false)
 }
 
 // normalizedPath reports whether an absolute path has no "." or ".."
@@ -328,6 +329,45 @@ func parentPID(pid uint32) uint32 {
 	return uint32(ppid)
 }
 
+// processUID returns the real uid of process pid (the first Uid: of
+// /proc/PID/status, as systemd's get_process_uid), false if it has none.
+func processUID(pid uint32) (uint32, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 0 {
+				return 0, false
+			}
+			uid, err := strconv.ParseUint(f[0], 10, 32)
+			return uint32(uid), err == nil
+		}
+	}
+	return 0, false
+}
+
+// foreignProcessLocked returns a process placed in u that an unprivileged
+// user manager cannot move into its cgroup: one of another user's, among
+// the watched ones (procwatch.go: the caller's own tree; made-up PIDs are
+// never checked). 0 for the system manager and root's user manager.
+func (m *manager) foreignProcessLocked(u *unit) uint32 {
+	if m.cfg.user <= 0 {
+		return 0
+	}
+	for _, pid := range u.pids {
+		if u.watches[pid] == nil {
+			continue
+		}
+		if uid, ok := processUID(pid); ok && uid != uint32(m.cfg.user) {
+			return pid
+		}
+	}
+	return 0
+}
+
 // unitByCgroupLocked returns the unit whose control group is cg, or the
 // closest one above it below the root, as systemd's
 // manager_get_unit_by_cgroup; nil when none contains it.
@@ -397,4 +437,46 @@ func readProcUint(path string) (uint64, bool) {
 	}
 	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 	return v, err == nil
+}
+
+// cgroupControllers are systemd's cgroup controllers in the order of its
+// mask (CGroupController), the order DelegateControllers reads back in.
+var cgroupControllers = []string{"cpu", "cpuacct", "cpuset", "io", "blkio", "memory", "devices", "pids",
+	"bpf-firewall", "bpf-devices", "bpf-foreign", "bpf-socket-bind", "bpf-restrict-network-interfaces"}
+
+// delegatedAll is what Delegate=yes delegates on release r: from 252 the
+// cgroup-v2 controllers (CGROUP_MASK_DELEGATE), before every controller
+// 247 knew (measured on 247, 252, 257, 262, system and user managers).
+func delegatedAll(r sdversions.Release) []string {
+	if sdversions.Behaves(r, sdversions.DelegateV2Controllers) {
+		return []string{"cpu", "cpuset", "io", "memory", "pids"}
+	}
+	return slices.Clone(cgroupControllers[:10])
+}
+
+// setDelegateLocked sets Delegate or DelegateControllers as systemd keeps
+// them, a flag and a mask: Delegate=yes delegates delegatedAll, no none;
+// a DelegateControllers list turns Delegate on and adds to the mask (an
+// empty one clears it); the mask reads back in cgroupControllers' order.
+func (m *manager) setDelegateLocked(u *unit, name string, v any) {
+	var mask []string
+	switch name {
+	case "Delegate":
+		if on, _ := v.(bool); on {
+			mask = delegatedAll(m.release)
+		}
+		u.props["Delegate"] = dbus.MakeVariant(v)
+	default:
+		given, _ := v.([]string)
+		if len(given) > 0 {
+			old, _ := u.props["DelegateControllers"].Value().([]string)
+			for _, c := range cgroupControllers {
+				if slices.Contains(given, c) || slices.Contains(old, c) {
+					mask = append(mask, c)
+				}
+			}
+		}
+		u.props["Delegate"] = dbus.MakeVariant(true)
+	}
+	u.props["DelegateControllers"] = dbus.MakeVariant(append([]string{}, mask...))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -305,10 +306,7 @@ func checkDeviceAllow(v any) error {
 
 func checkControllers(v any) error {
 	for _, c := range v.([]string) {
-		switch c {
-		case "cpu", "cpuacct", "cpuset", "io", "blkio", "memory", "devices", "pids", "bpf-firewall", "bpf-devices",
-			"bpf-foreign", "bpf-socket-bind", "bpf-restrict-network-interfaces":
-		default:
+		if !slices.Contains(cgroupControllers, c) {
 			return sysErrorf("Unknown cgroup controller '%s'", c)
 		}
 	}
@@ -392,6 +390,10 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 	if nv, err := normalize(v); err == nil {
 		v = nv
 	}
+	if name == "Delegate" || name == "DelegateControllers" {
+		m.setDelegateLocked(u, name, v.Value())
+		return
+	}
 	if name == "DeviceAllow" {
 		// systemd prepends each rule (LIST_PREPEND): the newest reads first.
 		v = reversed(v)
@@ -446,7 +448,7 @@ func appends(name string) bool {
 	switch name {
 	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After",
 		"OnFailure", "Documentation", "DeviceAllow", "IODeviceWeight", "IOReadBandwidthMax",
-		"IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax", "Environment", "DelegateControllers",
+		"IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax", "Environment",
 		"Conditions", "Asserts", "ExecStartPre", "ExecStartPost":
 		return true
 	}

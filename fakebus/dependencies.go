@@ -120,7 +120,8 @@ func logsToJournal(u *unit) bool {
 // (each type's *_add_default_dependencies in src/core). Every unit but a
 // mount, automount, swap or device conflicts with shutdown.target and is
 // ordered before it; a service, socket, timer and path unit requires
-// sysinit.target and is ordered after it, and is ordered before its type's
+// sysinit.target and is ordered after it (the system manager's only; a
+// user manager's service requires basic.target), and is ordered before its type's
 // target (sockets.target, timers.target, paths.target) or, a service,
 // after basic.target; a calendar timer is ordered after time-sync.target
 // (and time-set.target, sdversions.TimerAfterTimeSet); a target is
@@ -139,13 +140,21 @@ func (m *manager) defaultDepsLocked(u *unit, name string) []string {
 		d.conflicts = append(d.conflicts, target)
 		d.before = append(d.before, target)
 	}
+	// A user manager has no sysinit.target: its services require
+	// basic.target instead.
+	user := m.cfg.user >= 0
 	sysinit := func() {
-		d.requires = append(d.requires, "sysinit.target")
-		d.after = append(d.after, "sysinit.target")
+		if !user {
+			d.requires = append(d.requires, "sysinit.target")
+			d.after = append(d.after, "sysinit.target")
+		}
 	}
 	switch u.kind {
 	case "service":
 		sysinit()
+		if user {
+			d.requires = append(d.requires, "basic.target")
+		}
 		d.after = append(d.after, "basic.target")
 		shutdown("shutdown.target")
 	case "socket", "path", "timer":

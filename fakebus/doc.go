@@ -283,7 +283,10 @@
 //     InvalidArgs), DisableUnitFilesWithFlagsAndInstallInfo (254+:
 //     DisableUnitFiles and whether a unit has an [Install] section or is
 //     linked; force refused)) change and
-//     read symlinks there with systemd's change lists, states and errors;
+//     read symlinks there with systemd's change lists, states and errors
+//     (from 252 an enable into a WantedBy=/RequiredBy= target without a
+//     unit file adds a "destination not present" change after its
+//     symlink, also when the symlink is there already);
 //     units load from the unit files there ([Unit], the type's section and
 //     [Install], with the keys listed under Unit files below), masked ones refuse
 //     to start (UnitMasked), .wants/ and .requires/ symlinks add
@@ -298,11 +301,21 @@
 //     every unit's control group lies below it, services and scopes go to
 //     app.slice by default, and it is reached on its private socket (a
 //     user manager has no bus of its own; the conformance suite runs its
-//     user cases on it through PrivateConn). Not modelled: what an
-//     unprivileged user's manager refuses beyond PID 1 (another user's
-//     process fails the scope's start job on systemd; any PID is taken
-//     here), the user unit directories (UnitDir plays ~/.config/systemd/user),
-//     and fakesystemd has no --user yet.
+//     user cases on it through PrivateConn). Its standard targets are a
+//     user manager's (default.target, basic.target, sockets.target,
+//     timers.target and paths.target active, shutdown.target; no
+//     sysinit.target or multi-user.target: enabling into one adds a
+//     "destination not present" change from 252, as everywhere for a
+//     missing target), its services require basic.target instead of
+//     sysinit.target, and an unprivileged user's manager (uid not 0)
+//     fails a scope given another user's process, Result resources, with
+//     its start job, as systemd does when it cannot move the process
+//     (only the watched processes are checked: those placed by themselves or
+//     an ancestor, see "Real processes placed in a unit").
+//     UnitDir and RuntimeUnitDir play ~/.config/systemd/user and
+//     $XDG_RUNTIME_DIR/systemd/user. Not modelled: the user manager's
+//     other vendor units (exit.target, the graphical-session targets, the
+//     units of dbus-user-session and the like).
 //   - PID 1 in a unit's PIDs is refused ("Process 1 is a manager process,
 //     refusing.", InvalidArgs), as by systemd's system and user managers.
 //     Other PIDs are recorded as given, whether or not such a process

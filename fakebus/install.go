@@ -492,10 +492,23 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 				if err := symlinkLocked(filepath.Join(dir, t+w.suffix, name), file, force, changes); err != nil {
 					return carries, err
 				}
+				if !m.unitFileExistsLocked(t) && sdversions.Behaves(m.release, sdversions.DestinationNotPresent) {
+					*changes = append(*changes, unitFileChange{"destination not present", t, file})
+				}
 			}
 		}
 	}
 	return carries, nil
+}
+
+// unitFileExistsLocked reports whether a unit file of name is on the unit
+// path: on disk (masked or not) or a vendor unit (unit_file_exists).
+func (m *manager) unitFileExistsLocked(name string) bool {
+	if _, ok := m.lookupDiskLocked(name); ok {
+		return true
+	}
+	_, ok := m.files[name]
+	return ok
 }
 
 // disableLocked implements DisableUnitFiles: it removes from the

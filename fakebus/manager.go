@@ -187,7 +187,7 @@ func (m *manager) init() error {
 	for _, f := range m.cfg.units {
 		given[f.Name] = true
 	}
-	standard, booted := standardUnitFiles(m.release)
+	standard, booted := standardUnitFiles(m.release, m.cfg.user >= 0)
 	m.standard = map[string]bool{}
 	for _, f := range standard {
 		if given[f.Name] {

@@ -553,6 +553,15 @@ func (m *manager) startUnitLocked(j *job) {
 	case "service":
 		m.startServiceLocked(u, j)
 	case "scope":
+		if m.foreignProcessLocked(u) != 0 {
+			// An unprivileged user manager cannot move another user's
+			// process into its cgroup, nor may the system manager it
+			// then asks: the scope fails, Result resources, and so does
+			// its start job (measured on 247, 252, 257 and 262).
+			m.failLocked(u, "resources")
+			m.finishJobLocked(j, "failed")
+			return
+		}
 		m.setStateLocked(u, "active", "running")
 		m.finishJobLocked(j, "done")
 		m.scopeEmptyLocked(u) // its processes ended before it started

@@ -42,6 +42,7 @@ func TestConformanceFakebus(t *testing.T) {
 					return s.PrivateConn(t)
 				},
 				unitFile:   func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
+				configDir:  s.UnitDir(),
 				runtimeDir: s.RuntimeUnitDir(),
 				busAddress: func(t *testing.T) string {
 					addr, err := s.Address()
@@ -78,6 +79,7 @@ func TestConformanceFakebus(t *testing.T) {
 				connectPrivate: func(t *testing.T) *sdbus.Conn { return s.PrivateConn(t, sdbus.WithSystemManager(sysConn)) },
 				systemManager:  func(*testing.T) *sdbus.Conn { return sysConn },
 				unitFile:       func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
+				configDir:      s.UnitDir(),
 				runtimeDir:     s.RuntimeUnitDir(),
 				privateAddress: fakePrivateAddress(s),
 				subcgroup:      fakeSubcgroup(s),

@@ -251,7 +251,7 @@ func testDump(t *testing.T, e *env) {
 func testUnitFilesWithFlags(t *testing.T, e *env) {
 	raw := e.rawBus(t)
 	name, alias := e.unit("ufflags", "service"), e.unit("ufflagsalias", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", alias))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", alias))
 	var carries bool
 	var changes []struct{ Type, Filename, Destination string }
 	if got := managerCall(t, e, raw, "EnableUnitFilesWithFlags", []any{&carries, &changes}, []string{file}, uint64(1)); got != "ok" || !carries {

@@ -107,7 +107,7 @@ func testDefaultTarget(t *testing.T, e *env) {
 func testUnitFileLinks(t *testing.T, e *env) {
 	raw := e.rawBus(t)
 	name, alias := e.unit("links", "service"), e.unit("linksalias", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", alias))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", alias))
 	etc := link(t, e, file, 0)
 	if _, _, err := e.c.EnableUnitFiles(e.ctx, []string{name}, 0); err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func testUnitFileLinks(t *testing.T, e *env) {
 		runtime bool
 		want    []string
 	}{
-		{false, []string{filepath.Join(etc, alias), filepath.Join(etc, name), filepath.Join(etc, "multi-user.target.wants", name)}},
+		{false, []string{filepath.Join(etc, alias), filepath.Join(etc, name), filepath.Join(etc, e.wantedBy()+".wants", name)}},
 		{true, []string{}},
 	} {
 		var links []string
@@ -151,7 +151,7 @@ func testRevertUnitFiles(t *testing.T, e *env) {
 	raw := e.rawBus(t)
 	var rc rawChanges
 	name := e.unit("revert", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("revertalias", "service")))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", e.unit("revertalias", "service")))
 	link(t, e, file, 0)
 	if got := managerCall(t, e, raw, "RevertUnitFiles", []any{&rc}, []string{name}); got != "ok" || len(rc) != 0 {
 		t.Errorf("RevertUnitFiles(%s, linked, no vendor version) = %s, %v; want no changes", name, got, rc)
@@ -169,7 +169,7 @@ func testRevertUnitFiles(t *testing.T, e *env) {
 func testPresetModes(t *testing.T, e *env) {
 	raw := e.rawBus(t)
 	name, alias := e.unit("presetmode", "service"), e.unit("presetmodealias", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", alias))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", alias))
 	etc := link(t, e, file, 0)
 	var carries bool
 	var rc rawChanges
@@ -182,7 +182,7 @@ func testPresetModes(t *testing.T, e *env) {
 	}
 	checkChanges(t, "preset enable-only", []sdbus.UnitFileChange{
 		symlinkChange(filepath.Join(etc, alias), aliasTarget(e, etc, name, file)),
-		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
+		symlinkChange(filepath.Join(etc, e.wantedBy()+".wants", name), file),
 	}, toChanges(rc))
 	wantFileState(t, e, name, sdbus.UnitFileEnabled)
 	if got := managerCall(t, e, raw, "PresetUnitFilesWithMode", []any{&carries, &rc}, []string{name}, "bogus", false, false); errPrefix(got) != "org.freedesktop.DBus.Error.InvalidArgs" {

@@ -56,9 +56,13 @@ type backend struct {
 	// systemManager returns, for a user manager, a Conn to the system
 	// manager it runs in.
 	systemManager func(t *testing.T) *sdbus.Conn
-	// runtimeDir is the runtime unit directory: /run/systemd/system, the
-	// fake's RuntimeUnitDir.
-	runtimeDir string
+	// configDir is the persistent unit directory where LinkUnitFiles and
+	// EnableUnitFiles make their symlinks: /etc/systemd/system,
+	// ~/.config/systemd/user for a user manager, the fake's UnitDir.
+	// runtimeDir is the runtime one (UnitFileRuntime, and where the suite
+	// writes unit files): /run/systemd/system,
+	// $XDG_RUNTIME_DIR/systemd/user, the fake's RuntimeUnitDir.
+	configDir, runtimeDir string
 }
 
 // A case of the suite.
@@ -153,18 +157,19 @@ var cases = []suiteCase{
 	{name: "ReloadAndReexecUnderManyJobs", run: testReloadReexecMany},
 	{name: "ForgedJobRemovedFromAnotherClient", run: testForgedFromClient},
 	{name: "ConcurrentUnitsWithCancellations", run: testConcurrentCancellations},
-	{name: "AliasesResolveToPrimaryUnit", run: testAlias},
+	{name: "AliasesResolveToPrimaryUnit", run: testAlias, user: true},
 	{name: "WatchUnitThroughAlias", run: testWatchThroughAlias, user: true},
 	{name: "WatchUnitsSeesEveryUnit", run: testWatchUnits, user: true},
-	{name: "UnitFileEnableDisable", run: testUnitFileEnableDisable},
-	{name: "UnitFileMask", run: testUnitFileMask},
-	{name: "UnitFileReload", run: testUnitFileReload},
-	{name: "UnitFileWantsDirectory", run: testUnitFileWantsDirectory},
-	{name: "UnitFileReenablePresetStatic", run: testUnitFileReenablePresetStatic},
-	{name: "UnitFilesChangedSignal", run: testUnitFilesChangedSignal},
-	{name: "UnitFileSetPropertiesSurviveReload", run: testUnitFileSetPropertiesSurviveReload},
-	{name: "UnitSourceProperties", run: testUnitSource},
-	{name: "NeedDaemonReloadAfterEdit", run: testNeedDaemonReload},
+	{name: "UnitFileEnableDisable", run: testUnitFileEnableDisable, user: true},
+	{name: "UnitFileMask", run: testUnitFileMask, user: true},
+	{name: "UnitFileReload", run: testUnitFileReload, user: true},
+	{name: "UnitFileWantsDirectory", run: testUnitFileWantsDirectory, user: true},
+	{name: "UnitFileReenablePresetStatic", run: testUnitFileReenablePresetStatic, user: true},
+	{name: "UnitFilesChangedSignal", run: testUnitFilesChangedSignal, user: true},
+	{name: "EnableIntoMissingTarget", run: testEnableIntoMissingTarget, user: true},
+	{name: "UnitFileSetPropertiesSurviveReload", run: testUnitFileSetPropertiesSurviveReload, user: true},
+	{name: "UnitSourceProperties", run: testUnitSource, user: true},
+	{name: "NeedDaemonReloadAfterEdit", run: testNeedDaemonReload, user: true},
 	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory, user: true},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "ScopeEndsWithItsProcesses", run: testScopeEndsWithItsProcesses},
@@ -192,15 +197,15 @@ var cases = []suiteCase{
 	{name: "AbandonScope", run: testAbandonScope},
 	{name: "ManagerEnvironment", run: testManagerEnvironment},
 	{name: "Dump", run: testDump},
-	{name: "UnitFilesWithFlags", run: testUnitFilesWithFlags},
-	{name: "DefaultTarget", run: testDefaultTarget},
-	{name: "UnitFileLinks", run: testUnitFileLinks},
-	{name: "RevertUnitFiles", run: testRevertUnitFiles},
-	{name: "PresetModes", run: testPresetModes},
+	{name: "UnitFilesWithFlags", run: testUnitFilesWithFlags, user: true},
+	{name: "DefaultTarget", run: testDefaultTarget, user: true},
+	{name: "UnitFileLinks", run: testUnitFileLinks, user: true},
+	{name: "RevertUnitFiles", run: testRevertUnitFiles, user: true},
+	{name: "PresetModes", run: testPresetModes, user: true},
 	{name: "EnqueueUnitJob", run: testEnqueueUnitJob},
 	{name: "ExitCodeShowStatus", run: testExitCodeShowStatus},
-	{name: "AddDependencyUnitFiles", run: testAddDependencyUnitFiles},
-	{name: "DisableWithInstallInfo", run: testDisableWithInstallInfo},
+	{name: "AddDependencyUnitFiles", run: testAddDependencyUnitFiles, user: true},
+	{name: "DisableWithInstallInfo", run: testDisableWithInstallInfo, user: true},
 	{name: "CleanUnit", run: testCleanUnit},
 	{name: "DumpUnitFileDescriptorStore", run: testDumpUnitFileDescriptorStore},
 	{name: "DynamicUsers", run: testDynamicUsers},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -41,6 +42,7 @@ func TestConformanceSystemd(t *testing.T) {
 		connectPrivate: func(t *testing.T) *sdbus.Conn { return connect(t, true) },
 		unitFile:       systemdUnitFile,
 		subcgroup:      systemdSubcgroup,
+		configDir:      "/etc/systemd/system",
 		runtimeDir:     runtimeUnitDir,
 		busAddress:     func(*testing.T) string { return "unix:path=/run/dbus/system_bus_socket" },
 		privateAddress: func(*testing.T) string { return sdbus.PrivateAddress },
@@ -107,6 +109,7 @@ func TestConformanceUserManager(t *testing.T) {
 		privateAddress: func(*testing.T) string { return addr },
 		unitFile:       systemdUnitFile,
 		subcgroup:      systemdSubcgroup,
+		configDir:      filepath.Join(os.Getenv("HOME"), ".config/systemd/user"),
 		runtimeDir:     runtime + "/systemd/user",
 		systemManager: func(t *testing.T) *sdbus.Conn {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -16,7 +16,7 @@ import (
 func testAddDependencyUnitFiles(t *testing.T, e *env) {
 	raw := e.rawBus(t)
 	name := e.unit("adddep", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("adddepalias", "service")))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", e.unit("adddepalias", "service")))
 	etc := link(t, e, file, 0)
 	target := e.unit("adddeptarget", "target")
 	tfile := filepath.Join(e.runtimeDir, target)
@@ -84,7 +84,7 @@ func testDisableWithInstallInfo(t *testing.T, e *env) {
 		return
 	}
 	name, alias := e.unit("disinfo", "service"), e.unit("disinfoalias", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", alias))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", alias))
 	etc := link(t, e, file, 0)
 	if _, _, err := e.c.EnableUnitFiles(e.ctx, []string{name}, 0); err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func testDisableWithInstallInfo(t *testing.T, e *env) {
 		t.Fatalf("%s(%s) = %s, carries install info %v; want ok, true", method, name, got, carries)
 	}
 	checkChanges(t, method, []sdbus.UnitFileChange{
-		unlinkChange(filepath.Join(etc, "multi-user.target.wants", name)),
+		unlinkChange(filepath.Join(etc, e.wantedBy()+".wants", name)),
 		unlinkChange(filepath.Join(etc, alias)),
 		unlinkChange(filepath.Join(etc, name)),
 	}, toChanges(rc))

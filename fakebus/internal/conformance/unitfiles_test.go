@@ -13,25 +13,40 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // installableUnit is a oneshot service that stays active, with an
-// [Install] section naming alias.
-func installableUnit(desc, alias string) string {
+// [Install] section naming alias and WantedBy=e.wantedBy().
+func installableUnit(e *env, desc, alias string) string {
 	return "[Unit]\nDescription=" + desc + "\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/true\n\n" +
-		"[Install]\nWantedBy=multi-user.target\nAlias=" + alias + "\n"
+		"[Install]\nWantedBy=" + e.wantedBy() + "\nAlias=" + alias + "\n"
+}
+
+// wantedBy is the target a unit of the backend's manager is installed
+// into: multi-user.target, default.target for a user manager (which has
+// no multi-user.target: enabling into it adds a "destination not present"
+// change, EnableIntoMissingTarget).
+func (e *env) wantedBy() string {
+	if e.user {
+		return "default.target"
+	}
+	return "multi-user.target"
 }
 
 // unitFileOutside writes a unit file into a new directory off the unit
-// path (under /run on a real systemd: /tmp is private to the sandbox) and
-// registers the cleanup that removes its symlinks and reloads.
+// path and registers the cleanup that removes its symlinks and reloads. On
+// a real systemd the directory is in the runtime directory the runtime unit
+// directory lies in (/run for /run/systemd/system, $XDG_RUNTIME_DIR for a
+// user manager's $XDG_RUNTIME_DIR/systemd/user): /tmp is private to the
+// sandbox's services, and the caller may write there.
 func unitFileOutside(t *testing.T, e *env, name, text string) string {
 	t.Helper()
 	base := ""
 	if e.real {
-		base = "/run"
+		base = filepath.Dir(filepath.Dir(e.runtimeDir))
 	}
 	dir, err := os.MkdirTemp(base, "sdbus-conf-unitfiles")
 	if err != nil {
@@ -91,7 +106,7 @@ func wantFileState(t *testing.T, e *env, name string, want sdbus.UnitFileState) 
 }
 
 // link links file and returns the configuration directory the symlink is
-// in: /etc/systemd/system on systemd, the fake's unit directory on fakebus.
+// in: the backend's configDir, or its runtimeDir with UnitFileRuntime.
 func link(t *testing.T, e *env, file string, flags sdbus.UnitFileFlag) string {
 	t.Helper()
 	ch, err := e.c.LinkUnitFiles(e.ctx, []string{file}, flags)
@@ -100,14 +115,12 @@ func link(t *testing.T, e *env, file string, flags sdbus.UnitFileFlag) string {
 	}
 	dir := filepath.Dir(ch[0].Filename)
 	checkChanges(t, "link", []sdbus.UnitFileChange{symlinkChange(filepath.Join(dir, filepath.Base(file)), file)}, ch)
-	if e.real {
-		want := "/etc/systemd/system"
-		if flags&sdbus.UnitFileRuntime != 0 {
-			want = "/run/systemd/system"
-		}
-		if dir != want {
-			t.Errorf("LinkUnitFiles linked into %s, want %s", dir, want)
-		}
+	want := e.configDir
+	if flags&sdbus.UnitFileRuntime != 0 {
+		want = e.runtimeDir
+	}
+	if dir != want {
+		t.Errorf("LinkUnitFiles linked into %s, want %s", dir, want)
 	}
 	return dir
 }
@@ -117,7 +130,7 @@ func link(t *testing.T, e *env, file string, flags sdbus.UnitFileFlag) string {
 // disable (every symlink, the link included), the runtime variants.
 func testUnitFileEnableDisable(t *testing.T, e *env) {
 	name, alias := e.unit("uf", "service"), e.unit("ufalias", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", alias))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", alias))
 
 	wantFileState(t, e, name, "")
 	if _, _, err := e.c.EnableUnitFiles(e.ctx, []string{name}, 0); !errors.Is(err, sdbus.ErrNoSuchUnit) {
@@ -135,7 +148,7 @@ func testUnitFileEnableDisable(t *testing.T, e *env) {
 	}
 	checkChanges(t, "enable", []sdbus.UnitFileChange{
 		symlinkChange(filepath.Join(etc, alias), aliasTarget(e, etc, name, file)),
-		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
+		symlinkChange(filepath.Join(etc, e.wantedBy()+".wants", name), file),
 	}, ch)
 	wantFileState(t, e, name, sdbus.UnitFileEnabled)
 	wantFileState(t, e, alias, sdbus.UnitFileAlias)
@@ -178,7 +191,7 @@ func testUnitFileEnableDisable(t *testing.T, e *env) {
 	checkChanges(t, "disable", []sdbus.UnitFileChange{
 		unlinkChange(filepath.Join(etc, alias)),
 		unlinkChange(filepath.Join(etc, name)),
-		unlinkChange(filepath.Join(etc, "multi-user.target.wants", name)),
+		unlinkChange(filepath.Join(etc, e.wantedBy()+".wants", name)),
 	}, ch)
 	wantFileState(t, e, name, "")
 	if _, err := e.c.DisableUnitFiles(e.ctx, []string{name}, 0); !errors.Is(err, sdbus.ErrNoSuchUnit) {
@@ -191,13 +204,13 @@ func testUnitFileEnableDisable(t *testing.T, e *env) {
 		t.Fatalf("EnableUnitFiles(runtime) = %v, %v, %v", info, ch, err)
 	}
 	run := filepath.Dir(ch[0].Filename)
-	if e.real && run != "/run/systemd/system" {
-		t.Errorf("runtime enable in %s, want /run/systemd/system", run)
+	if run != e.runtimeDir {
+		t.Errorf("runtime enable in %s, want %s", run, e.runtimeDir)
 	}
 	checkChanges(t, "runtime enable", []sdbus.UnitFileChange{
 		symlinkChange(filepath.Join(run, name), file),
 		symlinkChange(filepath.Join(run, alias), aliasTarget(e, run, name, file)),
-		symlinkChange(filepath.Join(run, "multi-user.target.wants", name), file),
+		symlinkChange(filepath.Join(run, e.wantedBy()+".wants", name), file),
 	}, ch)
 	wantFileState(t, e, name, sdbus.UnitFileEnabledRuntime)
 	ch, err = e.c.DisableUnitFiles(e.ctx, []string{name}, sdbus.UnitFileRuntime)
@@ -207,7 +220,7 @@ func testUnitFileEnableDisable(t *testing.T, e *env) {
 	checkChanges(t, "runtime disable", []sdbus.UnitFileChange{
 		unlinkChange(filepath.Join(run, name)),
 		unlinkChange(filepath.Join(run, alias)),
-		unlinkChange(filepath.Join(run, "multi-user.target.wants", name)),
+		unlinkChange(filepath.Join(run, e.wantedBy()+".wants", name)),
 	}, ch)
 	wantFileState(t, e, name, "")
 }
@@ -217,7 +230,7 @@ func testUnitFileEnableDisable(t *testing.T, e *env) {
 // name without a unit file can be masked at runtime.
 func testUnitFileMask(t *testing.T, e *env) {
 	name := e.unit("ufmask", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("ufmaskalias", "service")))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", e.unit("ufmaskalias", "service")))
 	etc := link(t, e, file, 0)
 
 	if _, err := e.c.MaskUnitFiles(e.ctx, []string{name}, 0); !errors.Is(err, sdbus.ErrUnitExists) {
@@ -277,7 +290,7 @@ func testUnitFileMask(t *testing.T, e *env) {
 // found.
 func testUnitFileReload(t *testing.T, e *env) {
 	name := e.unit("ufreload", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("ufreloadalias", "service")))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", e.unit("ufreloadalias", "service")))
 	cleanup(t, e, name)
 	link(t, e, file, 0)
 	if err := e.c.Reload(e.ctx); err != nil {
@@ -299,7 +312,7 @@ func testUnitFileReload(t *testing.T, e *env) {
 	if d := description(); d != "sdbus conformance" {
 		t.Errorf("Description = %q, want the file's", d)
 	}
-	if err := os.WriteFile(file, []byte(installableUnit("edited", e.unit("ufreloadalias", "service"))), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(installableUnit(e, "edited", e.unit("ufreloadalias", "service"))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if d := description(); d != "sdbus conformance" {
@@ -380,7 +393,7 @@ func testUnitFileWantsDirectory(t *testing.T, e *env) {
 // ErrNoSuchUnit.
 func testUnitFileReenablePresetStatic(t *testing.T, e *env) {
 	name, alias := e.unit("ufre", "service"), e.unit("ufrealias", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", alias))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", alias))
 	etc := link(t, e, file, 0)
 	info, ch, err := e.c.PresetUnitFiles(e.ctx, []string{name}, 0)
 	if err != nil || !info {
@@ -388,7 +401,7 @@ func testUnitFileReenablePresetStatic(t *testing.T, e *env) {
 	}
 	enabled := []sdbus.UnitFileChange{
 		symlinkChange(filepath.Join(etc, alias), aliasTarget(e, etc, name, file)),
-		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
+		symlinkChange(filepath.Join(etc, e.wantedBy()+".wants", name), file),
 	}
 	checkChanges(t, "preset", enabled, ch)
 	wantFileState(t, e, name, sdbus.UnitFileEnabled)
@@ -399,8 +412,8 @@ func testUnitFileReenablePresetStatic(t *testing.T, e *env) {
 	checkChanges(t, "reenable", []sdbus.UnitFileChange{
 		unlinkChange(filepath.Join(etc, alias)), symlinkChange(filepath.Join(etc, alias), aliasTarget(e, etc, name, file)),
 		unlinkChange(filepath.Join(etc, name)), symlinkChange(filepath.Join(etc, name), file),
-		unlinkChange(filepath.Join(etc, "multi-user.target.wants", name)),
-		symlinkChange(filepath.Join(etc, "multi-user.target.wants", name), file),
+		unlinkChange(filepath.Join(etc, e.wantedBy()+".wants", name)),
+		symlinkChange(filepath.Join(etc, e.wantedBy()+".wants", name), file),
 	}, ch)
 	wantFileState(t, e, name, sdbus.UnitFileEnabled)
 
@@ -423,7 +436,7 @@ func testUnitFileReenablePresetStatic(t *testing.T, e *env) {
 // is announced with UnitFilesChanged to subscribed clients.
 func testUnitFilesChangedSignal(t *testing.T, e *env) {
 	name := e.unit("ufsignal", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("ufsignalalias", "service")))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", e.unit("ufsignalalias", "service")))
 	raw := e.rawBus(t)
 	sigs := make(chan *dbus.Signal, 16)
 	raw.Signal(sigs)
@@ -457,7 +470,7 @@ func testUnitFilesChangedSignal(t *testing.T, e *env) {
 // loaded from a file outlives daemon-reload (systemd writes a drop-in).
 func testUnitFileSetPropertiesSurviveReload(t *testing.T, e *env) {
 	name := e.unit("ufprops", "service")
-	file := unitFileOutside(t, e, name, installableUnit("sdbus conformance", e.unit("ufpropsalias", "service")))
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", e.unit("ufpropsalias", "service")))
 	cleanup(t, e, name)
 	link(t, e, file, 0)
 	j, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace)
@@ -502,7 +515,7 @@ func testListUnitFilesEveryDirectory(t *testing.T, e *env) {
 	e.unitFile(t, e, aliasedService{name: plain})
 	static, disabled := e.unit("lsstatic", "service"), e.unit("lsdisabled", "service")
 	body := "[Unit]\nDescription=sdbus conformance\n\n[Service]\nExecStart=/bin/sleep 400\n"
-	for name, text := range map[string]string{static: body, disabled: body + "\n[Install]\nWantedBy=multi-user.target\n"} {
+	for name, text := range map[string]string{static: body, disabled: body + "\n[Install]\nWantedBy=" + e.wantedBy() + "\n"} {
 		p := filepath.Join(e.runtimeDir, name)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -555,4 +568,41 @@ func testListUnitFilesEveryDirectory(t *testing.T, e *env) {
 	if diff := cmp.Diff(all, byName(rows)); diff != "" {
 		t.Errorf("ListUnitFiles (-want +got):\n%s", diff)
 	}
+}
+
+// testEnableIntoMissingTarget: enabling a unit whose WantedBy= target has
+// no unit file makes the symlink in the target's .wants/ all the same and,
+// from 252, adds a change "destination not present" (Filename the target,
+// Destination the unit file) after it, again on a second enable that
+// changes nothing; the unit file is enabled. A user manager's
+// multi-user.target is such a target.
+func testEnableIntoMissingTarget(t *testing.T, e *env) {
+	name := e.unit("ufmissing", "service")
+	target := e.unit("nosuch", "target")
+	file := unitFileOutside(t, e, name, "[Unit]\nDescription=sdbus conformance\n\n[Service]\nExecStart=/bin/sleep 300\n\n"+
+		"[Install]\nWantedBy="+target+"\nRequiredBy="+e.wantedBy()+"\n")
+	etc := link(t, e, file, 0)
+	var missing []sdbus.UnitFileChange
+	if sdversions.Behaves(e.release, sdversions.DestinationNotPresent) {
+		missing = []sdbus.UnitFileChange{{Type: sdbus.UnitFileDestinationNotPresent, Filename: target, Destination: file}}
+	}
+	_, ch, err := e.c.EnableUnitFiles(e.ctx, []string{name}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In the order systemd reports them: each symlink, then its note.
+	want := []sdbus.UnitFileChange{symlinkChange(filepath.Join(etc, target+".wants", name), file)}
+	want = append(want, missing...)
+	want = append(want, symlinkChange(filepath.Join(etc, e.wantedBy()+".requires", name), file))
+	if diff := cmp.Diff(want, ch); diff != "" {
+		t.Errorf("EnableUnitFiles (-want +got):\n%s", diff)
+	}
+	_, ch, err = e.c.EnableUnitFiles(e.ctx, []string{name}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(missing, ch, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("EnableUnitFiles again (-want +got):\n%s", diff)
+	}
+	wantFileState(t, e, name, sdbus.UnitFileEnabled)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // Cases of a user manager only (systemd --user, on its private socket),
@@ -65,6 +66,24 @@ func testUserDelegatedScope(t *testing.T, e *env) {
 	if want := fmt.Sprintf("/user.slice/user-%d.slice/user@%d.service/app.slice/%s", os.Geteuid(), os.Geteuid(), name); up.ControlGroup != want {
 		t.Errorf("ControlGroup of the delegated scope = %q, want %q", up.ControlGroup, want)
 	}
+	// Delegate=yes delegates every controller the release knows (whether
+	// or not the kernel has it: the sandbox's cgroup has none); a list
+	// delegates the controllers named.
+	if diff := cmp.Diff(delegateAll(e), up.DelegateControllers); !up.Delegate || diff != "" {
+		t.Errorf("Delegate=yes: Delegate %v, DelegateControllers (-want +got):\n%s", up.Delegate, diff)
+	}
+	listed := e.unit("delegatedlist", "scope")
+	cleanup(t, e, listed)
+	wait(t, e, start(t, e, e.c, listed, []sdbus.Property{
+		sdbus.PropDescription("sdbus conformance"), sdbus.PropPIDs(child(t)), sdbus.PropRaw("DelegateControllers", []string{"pids", "memory"}),
+	}), sdbus.JobDone)
+	lp, err := e.c.ScopeProperties(e.ctx, listed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"memory", "pids"}, lp.DelegateControllers); !lp.Delegate || diff != "" {
+		t.Errorf("DelegateControllers=pids memory: Delegate %v, DelegateControllers (-want +got):\n%s", lp.Delegate, diff)
+	}
 	if !e.real {
 		return // the fake's control groups are not the kernel's
 	}
@@ -79,6 +98,16 @@ func testUserDelegatedScope(t *testing.T, e *env) {
 	if err := os.Mkdir(filepath.Join(dir, "payload"), 0o755); err != nil {
 		t.Errorf("sub-cgroup of the delegated scope: %v", err)
 	}
+}
+
+// delegateAll is DelegateControllers after Delegate=yes: from 252 the
+// cgroup-v2 controllers, on 247 its every controller
+// (sdversions.DelegateV2Controllers).
+func delegateAll(e *env) []string {
+	if sdversions.Behaves(e.release, sdversions.DelegateV2Controllers) {
+		return []string{"cpu", "cpuset", "io", "memory", "pids"}
+	}
+	return []string{"cpu", "cpuacct", "cpuset", "io", "blkio", "memory", "devices", "pids", "bpf-firewall", "bpf-devices"}
 }
 
 // testUserManagerRefusesPIDs: a user manager refuses to place PID 1 ("a

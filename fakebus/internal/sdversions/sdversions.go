@@ -437,6 +437,20 @@ const (
 	// and 262, not on 247 or 252; the upstream release in between is not
 	// measured.
 	AliasPointsToLink Behaviour = "AliasPointsToLink"
+	// DestinationNotPresent: EnableUnitFiles, PresetUnitFiles and
+	// ReenableUnitFiles add a change of type "destination not present"
+	// (Filename the target, Destination the unit file) for each
+	// WantedBy=/RequiredBy= target without a unit file on the unit path,
+	// after its symlink, and again when the symlink is already there (a
+	// user manager has no multi-user.target). Seen on 252, 257 and 262,
+	// not on 247; the upstream release in between is not measured.
+	DestinationNotPresent Behaviour = "DestinationNotPresent"
+	// DelegateV2Controllers: Delegate=yes delegates the cgroup-v2
+	// controllers (DelegateControllers "cpu cpuset io memory pids")
+	// rather than every controller (247: "cpu cpuacct cpuset io blkio
+	// memory devices pids bpf-firewall bpf-devices"); a list given reads
+	// back as given on all four. Seen on 252, 257 and 262, not on 247.
+	DelegateV2Controllers Behaviour = "DelegateV2Controllers"
 	// UnitFileLinksEUCLEAN: GetUnitFileLinks of an invalid unit name
 	// answers System.Error.EUCLEAN ("Structure needs cleaning"), the errno
 	// of its dry-run disable; 247 answered InvalidArgs. Seen on 252, 257
@@ -523,6 +537,8 @@ const (
 var Behaviours = map[Behaviour]Release{
 	ReexecJobRemovedBeforeName:  R("262"),
 	AliasPointsToLink:           R("257"),
+	DestinationNotPresent:       R("252"),
+	DelegateV2Controllers:       R("252"),
 	UnitFileLinksEUCLEAN:        R("252"),
 	AddDependencyBadUnitSetting: R("252"),
 	CleanFDStore:                R("254"),

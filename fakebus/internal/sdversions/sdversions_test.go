@@ -136,6 +136,8 @@ func TestMeasuredReleases(t *testing.T) {
 	behaviours := map[Behaviour][]bool{
 		ReexecJobRemovedBeforeName:  {false, false, false, true},
 		AliasPointsToLink:           {false, false, true, true},
+		DestinationNotPresent:       {false, true, true, true},
+		DelegateV2Controllers:       {false, true, true, true},
 		UnitFileLinksEUCLEAN:        {false, true, true, true},
 		AddDependencyBadUnitSetting: {false, true, true, true},
 		CleanFDStore:                {false, false, true, true},
