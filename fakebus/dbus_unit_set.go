@@ -3,6 +3,7 @@ package fakebus
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"path"
 	"reflect"
@@ -353,6 +354,10 @@ func (m *manager) checkPropsLocked(kind string, body any) ([]setProp, error) {
 			return nil, errInvalidArgs("Invalid type for property %s: expected %s, got %s", p.Name, spec.sig, got)
 		}
 		if err := m.checkValue(p.Name, spec, p.Value.Value(), kind); err != nil {
+			var worded sysError
+			if errors.As(err, &worded) {
+				return nil, errInvalidArgs("%s", worded) // systemd's whole text
+			}
 			return nil, errInvalidArgs("%s: %v", p.Name, err)
 		}
 	}

@@ -421,7 +421,8 @@
 // "enabled" (the fake's
 // preset policy enables everything, as Debian's does what no rule names;
 // from 262 only units loaded from a file have a preset). A transient
-// unit's FragmentPath is /run/systemd/transient/NAME, where systemd writes
+// unit's FragmentPath is /run/systemd/transient/NAME (a user manager's
+// /run/user/UID/systemd/transient/NAME), where systemd writes
 // its settings (the fake writes no file there); that of a unit added
 // with AddUnitFile, which has no file, is "".
 // NeedDaemonReload says whether the unit file or its drop-ins changed on

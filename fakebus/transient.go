@@ -5,6 +5,7 @@ package fakebus
 // in unit.c): a unit made from properties and its auxiliary units.
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -106,7 +107,7 @@ func (m *manager) startTransientLocked(c *call) error {
 		u.transient = true
 		// Where systemd writes the unit's settings; the fake writes no
 		// file there.
-		u.fragment = transientUnitDir + "/" + u.name
+		u.fragment = m.transientUnitDirLocked() + "/" + u.name
 		names := make([]string, 0, len(nu.props))
 		for _, p := range nu.props {
 			names = append(names, p.Name)
@@ -148,9 +149,16 @@ func inTodo(n string, todo []newUnit) bool {
 	return false
 }
 
-// transientUnitDir is the directory systemd writes transient units' files
-// to: their FragmentPath (measured on 247-262).
-const transientUnitDir = "/run/systemd/transient"
+// transientUnitDirLocked is the directory systemd writes transient
+// units' files to, their FragmentPath's: /run/systemd/transient, a user
+// manager's in its runtime directory, /run/user/UID/systemd/transient
+// (measured on 247-262).
+func (m *manager) transientUnitDirLocked() string {
+	if m.cfg.user >= 0 {
+		return fmt.Sprintf("/run/user/%d/systemd/transient", m.cfg.user)
+	}
+	return "/run/systemd/transient"
+}
 
 // newUnit is a unit StartTransientUnit is about to create.
 type newUnit struct {

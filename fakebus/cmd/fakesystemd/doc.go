@@ -7,9 +7,9 @@
 //
 //	fakesystemd [--socket PATH] [--private-socket PATH] [--version STRING]
 //	            [--backport NAME]... [--script FILE] [--unit-dir DIR]
-//	            [--runtime-unit-dir DIR] [--cgroup-root DIR]
+//	            [--runtime-unit-dir DIR] [--cgroup-root DIR] [--user[=UID]]
 //	            [--limit NAME=VALUE]... [--trace] [--print-address]
-//	fakesystemd run [flags] -- CMD [ARGS...]
+//	fakesystemd run [--user] [flags] -- CMD [ARGS...]
 //
 // The second form runs CMD in a private mount namespace (and user
 // namespace when not root) where the fake is the system's systemd,
@@ -21,7 +21,9 @@
 // nothing on the host changes. It takes the flags below but --socket,
 // --private-socket and --print-address, and --log FILE for the trace and
 // notes; its exit status is CMD's, 125 when run itself fails (one line on
-// stderr, also where the kernel refuses the namespaces). docs/fakesystemd.md
+// stderr, also where the kernel refuses the namespaces). With --user the
+// fake is the caller's user manager instead (see "User manager" below).
+// docs/fakesystemd.md
 // in the source documents run, the flags and the script format (with a
 // JSON Schema) for users of any language.
 //
@@ -59,6 +61,14 @@
 //	                       sub-cgroup AttachProcessesToUnit accepts (created
 //	                       if needed; a real cgroup file system is refused;
 //	                       see fakebus.WithCgroupRoot)
+//	--user[=UID]           play the user manager (systemd --user) of UID,
+//	                       by default of the caller's uid, rather than the
+//	                       system manager: its ControlGroup is
+//	                       /user.slice/user-UID.slice/user@UID.service,
+//	                       every unit's control group lies below it, and
+//	                       services and scopes go to app.slice (see
+//	                       fakebus.WithUserManager). The uid follows "=":
+//	                       --user 1000 is a usage error
 //	--limit NAME=VALUE     a limit on what clients can make the fake hold
 //	                       (below); repeatable
 //	--trace                one line per message on stderr (below)
@@ -74,9 +84,64 @@
 // SIGINT or SIGTERM stops the command: it closes every connection, removes
 // the socket files and exits with status 0. Errors are one line on stderr,
 // "fakesystemd: ...", printed before anything is served: exit status 2 for a
-// usage error (an unknown flag, no socket, an extra argument, a bad --version
-// or --backport), 1 for anything else (a script file that cannot be read or
+// usage error (an unknown flag, no socket, an extra argument, a bad --version,
+// --backport or --user), 1 for anything else (a script file that cannot be read or
 // is invalid, a socket that cannot be created).
+//
+// # User manager
+//
+// With --user the fake plays a user manager, as systemd 252's reports
+// itself (measured: systemctl --user show -p ControlGroup prints
+// ControlGroup=/user.slice/user-2000.slice/user@2000.service for uid
+// 2000). The sockets are still the ones given: a user manager's private
+// socket is $XDG_RUNTIME_DIR/systemd/private (where systemctl --user and
+// systemd-run --user connect first), and the session bus its clients
+// find the manager on is $XDG_RUNTIME_DIR/bus (busctl --user,
+// DBUS_SESSION_BUS_ADDRESS); --unit-dir plays ~/.config/systemd/user and
+// --runtime-unit-dir $XDG_RUNTIME_DIR/systemd/user.
+//
+// fakesystemd run --user -- CMD runs CMD where the fake is the caller's
+// user manager (uid 0's, with root's HOME, under sudo), at the paths real
+// clients look at:
+//
+//   - XDG_RUNTIME_DIR=/run/user/UID: a private tmpfs of mode 0700 owned by
+//     the caller, as user-runtime-dir@.service makes it, holding the fake's
+//     private socket systemd/private, its bus socket bus, and its runtime
+//     unit directory systemd/user. CMD gets XDG_RUNTIME_DIR and
+//     DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/UID/bus.
+//   - $HOME/.config/systemd/user is the fake's unit directory (--unit-dir,
+//     or a temporary one), so FragmentPath and the symlinks systemctl
+//     --user enable makes are the paths a user manager reports. The
+//     home directory is never written: the directory is mounted over the
+//     user's, or made in a tmpfs mounted over its nearest existing
+//     parent, with the parent's entries bound back. HOME must be set to
+//     an existing directory other than /.
+//   - The other user unit directories, those systemd searches
+//     (/etc/systemd/user, /etc/xdg/systemd/user and the others of
+//     $XDG_CONFIG_DIRS, /run/systemd/user, /usr/local/share/systemd/user,
+//     /usr/share/systemd/user and the others of $XDG_DATA_DIRS,
+//     /usr/local/lib/systemd/user, /usr/lib/systemd/user,
+//     ~/.local/share/systemd/user, ~/.config/systemd/user.control), are
+//     empty, so client-side reads see only the fake's units.
+//   - /sys/fs/cgroup is the fake's cgroup root (--cgroup-root), as for the
+//     system manager: an active unit's directory is
+//     /sys/fs/cgroup/user.slice/user-UID.slice/user@UID.service/app.slice/NAME.
+//   - The system manager's paths stay the host's: /run/dbus, the system bus
+//     (DBUS_SYSTEM_BUS_ADDRESS is left as it is), /run/systemd/private and
+//     /etc/systemd/system are not the fake's, and CMD reaches the fake only
+//     as its user manager. Where the host has no /run/systemd/system, an
+//     empty one is made in the namespace: it is what sd_booted() checks,
+//     a user manager runs only where systemd booted the machine, and
+//     without it systemctl --user enable, disable and is-enabled would
+//     change and read the unit files themselves rather than ask the fake.
+//
+// As for the system manager, nothing on the host changes, and when not
+// root CMD and the fake run with the caller's uid in a user namespace.
+// --user=UID for another uid than the caller's is a usage error: run
+// plays the caller's user manager only. What the fake does not model of
+// a user manager is listed in the fakebus documentation; for example, the
+// Manager's UnitPath and Environment read empty, and its sockets' modes
+// are not a user manager's (see fakesystemd's access rules).
 //
 // # Limits
 //

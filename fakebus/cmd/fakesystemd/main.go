@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -28,6 +29,8 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
   --unit-dir DIR         the unit directory (/etc/systemd/system's part; default: temporary)
   --runtime-unit-dir DIR the runtime unit directory (/run/systemd/system's part)
   --cgroup-root DIR      keep the units' control groups as directories below DIR
+  --user[=UID]           play the user manager (systemd --user) of UID, by
+                         default the caller's, not the system manager
   --limit NAME=VALUE     a limit on what clients can make the fake hold, by
                          dbus-daemon's name, e.g. max_message_size=1MiB,
                          auth_timeout=2s, max_completed_connections=64 (repeatable; see go doc)
@@ -35,7 +38,8 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
   --print-address        print the D-Bus addresses on stdout once serving
 
 fakesystemd run [flags] -- CMD [ARGS...] runs CMD where the fake is the
-system's systemd (see fakesystemd run -h).
+system's systemd, or with --user the caller's user manager (see
+fakesystemd run -h).
 `
 
 func main() {
@@ -92,6 +96,9 @@ type options struct {
 	cgroupRoot            string
 	limits                fakebus.Limits
 	trace, printAddress   bool
+	// user is the uid whose user manager the fake plays (--user), -1
+	// for the system manager.
+	user int
 }
 
 // stringList is a repeatable flag.
@@ -100,8 +107,45 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 
+// userFlag is --user[=UID]: a boolean flag ("--user", the caller's uid;
+// "--user=false", the system manager) that also takes a uid. A bad value
+// is kept, for an error in the style of the others.
+type userFlag struct {
+	uid     *int
+	invalid bool
+	bad     string
+}
+
+func (f *userFlag) IsBoolFlag() bool { return true }
+
+func (f *userFlag) String() string {
+	if f.uid == nil || *f.uid < 0 {
+		return "false"
+	}
+	return strconv.Itoa(*f.uid)
+}
+
+func (f *userFlag) Set(s string) error {
+	switch s {
+	case "true":
+		*f.uid = os.Geteuid()
+		return nil
+	case "false":
+		*f.uid = -1
+		return nil
+	}
+	// (uid_t)-1 is no uid: setresuid and chown take it for "unchanged".
+	uid, err := strconv.ParseUint(s, 10, 32)
+	if err != nil || uid == 1<<32-1 {
+		f.invalid, f.bad = true, s
+		return errors.New("not a uid")
+	}
+	*f.uid = int(uid)
+	return nil
+}
+
 func parseFlags(args []string) (options, error) {
-	var o options
+	o := options{user: -1}
 	fs := flag.NewFlagSet("fakesystemd", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -113,6 +157,8 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.unitDir, "unit-dir", "", "")
 	fs.StringVar(&o.runtimeDir, "runtime-unit-dir", "", "")
 	fs.StringVar(&o.cgroupRoot, "cgroup-root", "", "")
+	user := &userFlag{uid: &o.user}
+	fs.Var(user, "user", "")
 	fs.Func("limit", "", func(s string) error { return parseLimit(&o.limits, s) })
 	fs.BoolVar(&o.trace, "trace", false, "")
 	fs.BoolVar(&o.printAddress, "print-address", false, "")
@@ -120,9 +166,15 @@ func parseFlags(args []string) (options, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
 		}
+		if user.invalid {
+			return o, usagef("invalid --user %q: want --user alone (the caller's user manager) or --user=UID", user.bad)
+		}
 		return o, usageError{err.Error()}
 	}
 	if fs.NArg() > 0 {
+		if i := len(args) - fs.NArg(); i > 0 && strings.TrimLeft(args[i-1], "-") == "user" {
+			return o, usagef("unexpected argument %q: --user takes its uid after \"=\" (--user=UID)", fs.Arg(0))
+		}
 		return o, usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if o.socket == "" && o.privateSocket == "" {
@@ -170,6 +222,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.cgroupRoot != "" {
 		opts = append(opts, fakebus.WithCgroupRoot(o.cgroupRoot))
+	}
+	if o.user >= 0 {
+		opts = append(opts, fakebus.WithUserManager(o.user))
 	}
 	opts = append(opts, fakebus.WithLimits(o.limits))
 	t := &tracer{w: stderr}

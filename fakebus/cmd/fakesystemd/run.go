@@ -25,9 +25,11 @@ import (
 // root, the fake and CMD run in a second user namespace that maps the
 // caller to itself (the serve step): CMD has the caller's uid, and the
 // uid it claims on the bus is the one the fake sees. Every mount is made
-// in the new namespace, so the host never sees one.
+// in the new namespace, so the host never sees one. With --user the fake
+// plays the caller's user manager instead, and the init step makes the
+// user manager's layout (runuser.go).
 
-const runUsage = `usage: fakesystemd run [flags] -- CMD [ARGS...]
+const runUsage = `usage: fakesystemd run [--user] [flags] -- CMD [ARGS...]
 
 Runs CMD in a private mount namespace (and user namespace when not root)
 where fakesystemd is the system's systemd: the system bus at
@@ -35,8 +37,16 @@ where fakesystemd is the system's systemd: the system bus at
 the unit directories and /sys/fs/cgroup are the fake's. Exits with CMD's
 status; 125 when fakesystemd itself fails, 126/127 when CMD cannot run.
 
+With --user the fake is the caller's user manager (systemctl --user,
+systemd-run --user, busctl --user): XDG_RUNTIME_DIR=/run/user/UID is a
+private tmpfs holding its sockets (systemd/private, and bus, the session
+bus, DBUS_SESSION_BUS_ADDRESS), its unit directories are
+$HOME/.config/systemd/user and $XDG_RUNTIME_DIR/systemd/user, the user
+vendor unit directories are empty and /sys/fs/cgroup is its cgroup root;
+the system bus and /run/systemd stay the host's. HOME must be set.
+
 Flags: those of fakesystemd (--version, --backport, --script, --unit-dir,
---runtime-unit-dir, --cgroup-root, --trace, ...) but --socket,
+--runtime-unit-dir, --cgroup-root, --user, --trace, ...) but --socket,
 --private-socket and --print-address, and:
 
   --log FILE   write the fake's --trace lines and notes to FILE, not stderr
@@ -69,6 +79,10 @@ type initConfig struct {
 	UID           int  `json:"uid"`
 	GID           int  `json:"gid"`
 	UserNamespace bool `json:"user_namespace"`
+	// UserManager says the fake plays the caller's user manager (--user),
+	// Home is then the caller's home directory.
+	UserManager bool   `json:"user_manager,omitempty"`
+	Home        string `json:"home,omitempty"`
 	// Serve are fakesystemd's flags for the fake; Log says the trace and
 	// notes go to file descriptor 3, not stderr.
 	Serve []string `json:"serve"`
@@ -163,12 +177,21 @@ func runCommand(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		return 0, err
 	}
+	cfg := initConfig{UID: os.Geteuid(), GID: os.Getegid(), Serve: ra.serve, Step: "init"}
+	if o.user >= 0 {
+		if o.user != cfg.UID {
+			return 0, usagef("--user=%d: run plays the caller's user manager (uid %d); run it as uid %d", o.user, cfg.UID, o.user)
+		}
+		if cfg.Home, err = userHome(); err != nil {
+			return 0, err
+		}
+		cfg.UserManager = true
+	}
 	dir, err := os.MkdirTemp("", "fakesystemd-run-")
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	cfg := initConfig{UID: os.Geteuid(), GID: os.Getegid(), Serve: ra.serve, Step: "init"}
 	// The fake's directories: the user's, or temporary ones in dir.
 	for _, d := range []struct {
 		p            *string

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -40,6 +41,19 @@ const (
 	cgroupFS      = "/sys/fs/cgroup"
 )
 
+// layout is where the fake serves and keeps its unit directories in the
+// namespace, and what CMD's environment gets to find it.
+type layout struct {
+	busSocket, privateSocket string
+	unitDir, runtimeDir      string
+	env                      []string // NAME=VALUE
+}
+
+// systemLayout is the system manager's layout.
+func systemLayout() layout {
+	return layout{busSocket, privateSocket, unitDir, runtimeDir, []string{"DBUS_SYSTEM_BUS_ADDRESS=" + systemBusAddress}}
+}
+
 // runInit runs the init or serve step and returns the exit status.
 func runInit(conf string, args []string, stderr io.Writer) int {
 	os.Unsetenv(initEnv)
@@ -55,7 +69,11 @@ func runInit(conf string, args []string, stderr io.Writer) int {
 	if cfg.Step == "serve" {
 		return serveAndRun(cfg, args, stderr)
 	}
-	if err := mountFake(cfg); err != nil {
+	mount := mountFake
+	if cfg.UserManager {
+		mount = mountFakeUser
+	}
+	if err := mount(cfg); err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
 		return exitRunFailed
 	}
@@ -109,8 +127,8 @@ func (w *readyWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// serveAndRun serves the fake on the system's paths, runs CMD and
-// returns its exit status.
+// serveAndRun serves the fake on the system's paths (the user manager's
+// with --user), runs CMD and returns its exit status.
 func serveAndRun(cfg initConfig, args []string, stderr io.Writer) int {
 	logw := stderr
 	if cfg.Log {
@@ -123,9 +141,16 @@ func serveAndRun(cfg initConfig, args []string, stderr io.Writer) int {
 	if fi, err := os.Stat(cgroupFS); err == nil && fi.IsDir() {
 		cgroupRoot = cgroupFS // the init step bound the fake's there
 	}
+	l := systemLayout()
+	if cfg.UserManager {
+		l = userLayout(cfg.UID, cfg.Home)
+	}
 	// The last value of a flag wins: these replace the user's.
-	flags := append(slices.Clone(cfg.Serve), "--socket", busSocket, "--private-socket", privateSocket,
-		"--unit-dir", unitDir, "--runtime-unit-dir", runtimeDir, "--cgroup-root", cgroupRoot, "--print-address")
+	flags := append(slices.Clone(cfg.Serve), "--socket", l.busSocket, "--private-socket", l.privateSocket,
+		"--unit-dir", l.unitDir, "--runtime-unit-dir", l.runtimeDir, "--cgroup-root", cgroupRoot, "--print-address")
+	if cfg.UserManager {
+		flags = append(flags, "--user="+strconv.Itoa(cfg.UID))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := &readyWriter{ready: make(chan struct{})}
@@ -140,7 +165,7 @@ func serveAndRun(cfg initConfig, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fakesystemd: run: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
 		return exitRunFailed
 	}
-	status := runCmd(args, stderr)
+	status := runCmd(args, l.env, stderr)
 	cancel()
 	if err := <-served; err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: stopping the fake: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
@@ -148,9 +173,9 @@ func serveAndRun(cfg initConfig, args []string, stderr io.Writer) int {
 	return status
 }
 
-// runCmd runs CMD and returns its exit status.
-func runCmd(args []string, stderr io.Writer) int {
-	os.Setenv("DBUS_SYSTEM_BUS_ADDRESS", systemBusAddress)
+// runCmd runs CMD with env added to its environment and returns its
+// exit status.
+func runCmd(args, env []string, stderr io.Writer) int {
 	path, err := exec.LookPath(args[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
@@ -165,6 +190,7 @@ func runCmd(args []string, stderr io.Writer) int {
 	defer signal.Stop(sigs)
 	c := exec.Command(path, args[1:]...)
 	c.Args[0] = args[0]
+	c.Env = append(os.Environ(), env...) // the last value of a name wins
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := c.Start(); err != nil {
@@ -189,24 +215,11 @@ func mountFake(cfg initConfig) error {
 	}
 	// The fake's files, opened before anything is mounted over the paths
 	// that lead to them (a TMPDIR below /run, say).
-	open := func(p string) (*os.File, error) {
-		f, err := os.OpenFile(p, oPath|syscall.O_CLOEXEC, 0)
-		if err != nil {
-			return nil, fmt.Errorf("open the fake's %w", err)
-		}
-		return f, nil
+	src, err := openFakeDirs(cfg)
+	if err != nil {
+		return err
 	}
-	var src struct{ unitDir, runtimeDir, cgroupRoot *os.File }
-	for _, f := range []struct {
-		p  **os.File
-		fn string
-	}{{&src.unitDir, cfg.UnitDir}, {&src.runtimeDir, cfg.RuntimeDir}, {&src.cgroupRoot, cfg.CgroupRoot}} {
-		var err error
-		if *f.p, err = open(f.fn); err != nil {
-			return err
-		}
-		defer (*f.p).Close()
-	}
+	defer src.close()
 	cwd, cwdErr := os.Getwd()
 
 	// /run: a tmpfs with the host's entries bound back in, but dbus and
@@ -235,26 +248,78 @@ func mountFake(cfg initConfig) error {
 	}
 
 	// The vendor directories: empty.
+	if err := hideDirs(vendorUnitDirs); err != nil {
+		return err
+	}
+
+	// The cgroup file system, if the host has the mount point.
+	if err := bindCgroupFS(src); err != nil {
+		return err
+	}
+	if cwdErr == nil {
+		os.Chdir(cwd) // see the new mounts if the directory is below one
+	}
+	return nil
+}
+
+// fakeDirs are the fake's directories on the host, open with O_PATH.
+type fakeDirs struct{ unitDir, runtimeDir, cgroupRoot *os.File }
+
+// openFakeDirs opens the fake's directories cfg names. The caller must
+// close them.
+func openFakeDirs(cfg initConfig) (fakeDirs, error) {
+	var src fakeDirs
+	for _, f := range []struct {
+		p  **os.File
+		fn string
+	}{{&src.unitDir, cfg.UnitDir}, {&src.runtimeDir, cfg.RuntimeDir}, {&src.cgroupRoot, cfg.CgroupRoot}} {
+		var err error
+		if *f.p, err = os.OpenFile(f.fn, oPath|syscall.O_CLOEXEC, 0); err != nil {
+			src.close()
+			return fakeDirs{}, fmt.Errorf("open the fake's %w", err)
+		}
+	}
+	return src, nil
+}
+
+func (d fakeDirs) close() {
+	for _, f := range []*os.File{d.unitDir, d.runtimeDir, d.cgroupRoot} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// bindCgroupFS binds the fake's cgroup root on /sys/fs/cgroup, if the
+// host has the mount point.
+func bindCgroupFS(src fakeDirs) error {
+	if fi, err := os.Stat(cgroupFS); err == nil && fi.IsDir() {
+		return bind(src.cgroupRoot, cgroupFS)
+	}
+	return nil
+}
+
+// hideDirs mounts an empty tmpfs on each of dirs that exists, once per
+// directory their symlinks resolve to, but those in keep.
+func hideDirs(dirs []string, keep ...string) error {
 	var hidden []string
-	for _, d := range vendorUnitDirs {
+	for i, k := range keep {
+		if real, err := filepath.EvalSymlinks(k); err == nil {
+			keep[i] = real
+		}
+	}
+	for _, d := range dirs {
 		real, err := filepath.EvalSymlinks(d)
-		if err != nil || slices.Contains(hidden, real) {
+		if err != nil || slices.Contains(hidden, real) || slices.Contains(keep, real) {
 			continue // no such directory: nothing to hide
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			continue
 		}
 		hidden = append(hidden, real)
 		if err := syscall.Mount("tmpfs", real, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=0755"); err != nil {
 			return fmt.Errorf("mount a tmpfs on %s: %w", real, err)
 		}
-	}
-
-	// The cgroup file system, if the host has the mount point.
-	if fi, err := os.Stat("/sys/fs/cgroup"); err == nil && fi.IsDir() {
-		if err := bind(src.cgroupRoot, "/sys/fs/cgroup"); err != nil {
-			return err
-		}
-	}
-	if cwdErr == nil {
-		os.Chdir(cwd) // see the new mounts if the directory is below one
 	}
 	return nil
 }

@@ -18,8 +18,8 @@ import (
 
 // testUserManagerCgroup: a user manager lives in
 // /user.slice/user-UID.slice/user@UID.service of the system manager's tree,
-// and a transient service without Slice= goes to app.slice below it
-// (247, 252, 257, 262).
+// and a transient service without Slice= goes to app.slice below it, its
+// FragmentPath in /run/user/UID/systemd/transient (247, 252, 257, 262).
 func testUserManagerCgroup(t *testing.T, e *env) {
 	mp, err := e.c.ManagerProperties(e.ctx)
 	if err != nil {
@@ -40,6 +40,14 @@ func testUserManagerCgroup(t *testing.T, e *env) {
 	}
 	if sp.Slice != "app.slice" || sp.ControlGroup != want+"/app.slice/"+name {
 		t.Errorf("a transient service without Slice=: Slice %q, ControlGroup %q; want app.slice, %s", sp.Slice, sp.ControlGroup, want+"/app.slice/"+name)
+	}
+	// Its unit file is in the user's runtime directory, not /run/systemd.
+	up, err := e.c.UnitProperties(e.ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("/run/user/%d/systemd/transient/%s", uid, name); up.FragmentPath != want {
+		t.Errorf("FragmentPath of a transient service = %q, want %q", up.FragmentPath, want)
 	}
 }
 
@@ -117,22 +125,23 @@ func delegateAll(e *env) []string {
 // scope with another user's process and fails to start it.
 func testUserManagerRefusesPIDs(t *testing.T, e *env) {
 	const none = 4194304 + 1 // above pid_max's largest value
-	refused := func(pid uint32, want error) {
+	refused := func(pid uint32, want error, msg string) {
 		t.Helper()
 		name := e.unit("refused", "scope")
 		cleanup(t, e, name)
 		_, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeFail, []sdbus.Property{
 			sdbus.PropDescription("sdbus conformance"), sdbus.PropPIDs(pid),
 		})
-		if !errors.Is(err, want) {
-			t.Errorf("a scope with PID %d on uid %d's manager: %v, want %v", pid, os.Geteuid(), err, want)
+		var se *sdbus.Error
+		if !errors.Is(err, want) || !errors.As(err, &se) || msg != "" && se.Message != msg {
+			t.Errorf("a scope with PID %d on uid %d's manager: %v, want %v (%q)", pid, os.Geteuid(), err, want, msg)
 		}
 	}
-	refused(1, sdbus.ErrInvalidArgs)
+	refused(1, sdbus.ErrInvalidArgs, "Process 1 is a manager process, refusing.")
 	if !e.real {
 		return // the fake records any PID it is given (it plays processes in tests)
 	}
-	refused(none, sdbus.ErrNoSuchProcess)
+	refused(none, sdbus.ErrNoSuchProcess, "")
 	if os.Geteuid() != 0 {
 		// Accepted, but the process cannot be moved: the start job
 		// fails, the scope with Result "resources" (247, 252, 257, 262).
