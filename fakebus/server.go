@@ -299,13 +299,29 @@ func (s *Server) Address() (string, error) { return s.listen(busd.BusMode) }
 func (s *Server) PrivateAddress() (string, error) { return s.listen(busd.PeerMode) }
 
 // ListenUnix serves the fake at a unix socket path of the caller's choice,
-// in bus mode or (private) peer-to-peer mode.
+// in bus mode or (private) peer-to-peer mode. The socket's mode is
+// dbus-daemon's for the bus, 0666 (anyone may connect, as to the system
+// bus), and systemd's for the private socket, 0700 (its owner only; 252,
+// 257 and 262, system and user managers alike: 247 left it to the
+// umask), whatever the process's umask.
 func (s *Server) ListenUnix(path string, private bool) error {
 	mode := busd.BusMode
 	if private {
 		mode = busd.PeerMode
 	}
-	return s.bus.Listen(path, mode)
+	return s.listenUnix(path, mode)
+}
+
+// listenUnix serves in mode at path, with the socket's mode (ListenUnix).
+func (s *Server) listenUnix(path string, mode busd.Mode) error {
+	if err := s.bus.Listen(path, mode); err != nil {
+		return err
+	}
+	perm := os.FileMode(0o666)
+	if mode == busd.PeerMode {
+		perm = 0o700
+	}
+	return os.Chmod(path, perm)
 }
 
 func (s *Server) listen(mode busd.Mode) (string, error) {
@@ -331,7 +347,7 @@ func (s *Server) listen(mode busd.Mode) (string, error) {
 		s.dir = dir
 	}
 	path := filepath.Join(s.dir, file)
-	if err := s.bus.Listen(path, mode); err != nil {
+	if err := s.listenUnix(path, mode); err != nil {
 		return "", fmt.Errorf("fakebus: %w", err)
 	}
 	*addr = "unix:path=" + path

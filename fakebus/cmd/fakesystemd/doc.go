@@ -18,7 +18,11 @@
 // unit directories /etc/systemd/system and /run/systemd/system, the vendor
 // unit directories are empty and /sys/fs/cgroup is its cgroup root, so
 // systemctl, systemd-run, busctl and D-Bus libraries work unmodified and
-// nothing on the host changes. It takes the flags below but --socket,
+// nothing on the host changes: the fake's directories not given are tmpfs
+// mounts of the namespace (nothing survives run, even a SIGKILLed one),
+// and a directory given that is, lies inside or contains one of the
+// host's systemd or D-Bus directories is refused before any namespace is
+// made (runguard.go). It takes the flags below but --socket,
 // --private-socket and --print-address, and --log FILE for the trace and
 // notes; its exit status is CMD's, 125 when run itself fails (one line on
 // stderr, also where the kernel refuses the namespaces). With --user the
@@ -110,7 +114,7 @@
 //     unit directory systemd/user. CMD gets XDG_RUNTIME_DIR and
 //     DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/UID/bus.
 //   - $HOME/.config/systemd/user is the fake's unit directory (--unit-dir,
-//     or a temporary one), so FragmentPath and the symlinks systemctl
+//     or a tmpfs of the namespace), so FragmentPath and the symlinks systemctl
 //     --user enable makes are the paths a user manager reports. The
 //     home directory is never written: the directory is mounted over the
 //     user's, or made in a tmpfs mounted over its nearest existing

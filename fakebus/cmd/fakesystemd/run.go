@@ -69,8 +69,9 @@ const systemBusAddress = "unix:path=/run/dbus/system_bus_socket"
 
 // initConfig is what the init and serve steps need from the caller.
 type initConfig struct {
-	// Host paths of the fake's directories, opened before anything is
-	// mounted over the paths that lead to them.
+	// Host paths of the fake's directories the caller gave, opened before
+	// anything is mounted over the paths that lead to them; "" for one
+	// made in the namespace.
 	UnitDir    string `json:"unit_dir"`
 	RuntimeDir string `json:"runtime_unit_dir"`
 	CgroupRoot string `json:"cgroup_root"`
@@ -187,22 +188,21 @@ func runCommand(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		cfg.UserManager = true
 	}
-	dir, err := os.MkdirTemp("", "fakesystemd-run-")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(dir)
-	// The fake's directories: the user's, or temporary ones in dir.
+	// The fake's directories: the caller's, which must not be the host's
+	// (runguard.go); those not given are made in the namespace (place).
+	protected := protectedDirs(cfg)
 	for _, d := range []struct {
 		p            *string
 		given, label string
 	}{{&cfg.UnitDir, o.unitDir, "unit-dir"}, {&cfg.RuntimeDir, o.runtimeDir, "runtime-unit-dir"}, {&cfg.CgroupRoot, o.cgroupRoot, "cgroup-root"}} {
-		*d.p = d.given
-		if *d.p == "" {
-			*d.p = filepath.Join(dir, d.label)
+		if d.given == "" {
+			continue
 		}
-		if *d.p, err = filepath.Abs(*d.p); err != nil {
+		if *d.p, err = filepath.Abs(d.given); err != nil {
 			return 0, err
+		}
+		if err := refuseHostDir(*d.p, protected); err != nil {
+			return 0, fmt.Errorf("--%s %s: %w", d.label, d.given, err)
 		}
 		if err := os.MkdirAll(*d.p, 0o755); err != nil {
 			return 0, fmt.Errorf("--%s: %w", d.label, err)

@@ -137,9 +137,9 @@ func serveAndRun(cfg initConfig, args []string, stderr io.Writer) int {
 		defer f.Close()
 		logw = f
 	}
-	cgroupRoot := cfg.CgroupRoot
+	cgroupRoot := cfg.CgroupRoot // "" for none
 	if fi, err := os.Stat(cgroupFS); err == nil && fi.IsDir() {
-		cgroupRoot = cgroupFS // the init step bound the fake's there
+		cgroupRoot = cgroupFS // the init step put the fake's there
 	}
 	l := systemLayout()
 	if cfg.UserManager {
@@ -147,7 +147,10 @@ func serveAndRun(cfg initConfig, args []string, stderr io.Writer) int {
 	}
 	// The last value of a flag wins: these replace the user's.
 	flags := append(slices.Clone(cfg.Serve), "--socket", l.busSocket, "--private-socket", l.privateSocket,
-		"--unit-dir", l.unitDir, "--runtime-unit-dir", l.runtimeDir, "--cgroup-root", cgroupRoot, "--print-address")
+		"--unit-dir", l.unitDir, "--runtime-unit-dir", l.runtimeDir, "--print-address")
+	if cgroupRoot != "" {
+		flags = append(flags, "--cgroup-root", cgroupRoot)
+	}
 	if cfg.UserManager {
 		flags = append(flags, "--user="+strconv.Itoa(cfg.UID))
 	}
@@ -232,7 +235,7 @@ func mountFake(cfg initConfig) error {
 			return err
 		}
 	}
-	if err := bind(src.runtimeDir, "/run/systemd/system"); err != nil {
+	if err := place(src.runtimeDir, "/run/systemd/system", ""); err != nil {
 		return err
 	}
 
@@ -243,7 +246,7 @@ func mountFake(cfg initConfig) error {
 	if err := os.Mkdir("/etc/systemd/system", 0o755); err != nil {
 		return err
 	}
-	if err := bind(src.unitDir, "/etc/systemd/system"); err != nil {
+	if err := place(src.unitDir, "/etc/systemd/system", ""); err != nil {
 		return err
 	}
 
@@ -262,7 +265,9 @@ func mountFake(cfg initConfig) error {
 	return nil
 }
 
-// fakeDirs are the fake's directories on the host, open with O_PATH.
+// fakeDirs are the fake's directories on the host, open with O_PATH; nil
+// for one the caller did not give, which is a tmpfs made in the
+// namespace (place), gone with it.
 type fakeDirs struct{ unitDir, runtimeDir, cgroupRoot *os.File }
 
 // openFakeDirs opens the fake's directories cfg names. The caller must
@@ -273,6 +278,9 @@ func openFakeDirs(cfg initConfig) (fakeDirs, error) {
 		p  **os.File
 		fn string
 	}{{&src.unitDir, cfg.UnitDir}, {&src.runtimeDir, cfg.RuntimeDir}, {&src.cgroupRoot, cfg.CgroupRoot}} {
+		if f.fn == "" {
+			continue
+		}
 		var err error
 		if *f.p, err = os.OpenFile(f.fn, oPath|syscall.O_CLOEXEC, 0); err != nil {
 			src.close()
@@ -290,11 +298,29 @@ func (d fakeDirs) close() {
 	}
 }
 
-// bindCgroupFS binds the fake's cgroup root on /sys/fs/cgroup, if the
+// bindCgroupFS puts the fake's cgroup root on /sys/fs/cgroup, if the
 // host has the mount point.
 func bindCgroupFS(src fakeDirs) error {
 	if fi, err := os.Stat(cgroupFS); err == nil && fi.IsDir() {
-		return bind(src.cgroupRoot, cgroupFS)
+		return place(src.cgroupRoot, cgroupFS, "")
+	}
+	return nil
+}
+
+// place puts one of the fake's directories on to: the caller's, bound
+// from, or where the caller gave none (from is nil) a new tmpfs, with
+// mode 0755 and the mount options opts, which ends with the namespace:
+// nothing the fake keeps there outlives run, even a SIGKILLed one.
+func place(from *os.File, to, opts string) error {
+	if from != nil {
+		return bind(from, to)
+	}
+	o := "mode=0755"
+	if opts != "" {
+		o += "," + opts
+	}
+	if err := syscall.Mount("tmpfs", to, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, o); err != nil {
+		return fmt.Errorf("mount a tmpfs on %s: %w", to, err)
 	}
 	return nil
 }

@@ -115,7 +115,12 @@ func mountFakeUser(cfg initConfig) error {
 	if err := makeDirOrShadow(l.unitDir); err != nil {
 		return err
 	}
-	if err := bind(src.unitDir, l.unitDir); err != nil {
+	owner, group := cfg.UID, cfg.GID
+	if cfg.UserNamespace {
+		owner, group = 0, 0 // the caller, in the serve step's namespace
+	}
+	ids := fmt.Sprintf("uid=%d,gid=%d", owner, group)
+	if err := place(src.unitDir, l.unitDir, ids); err != nil {
 		return err
 	}
 
@@ -125,11 +130,7 @@ func mountFakeUser(cfg initConfig) error {
 	if err := makeDirOrShadow(rt); err != nil {
 		return err
 	}
-	owner, group := cfg.UID, cfg.GID
-	if cfg.UserNamespace {
-		owner, group = 0, 0
-	}
-	opts := fmt.Sprintf("mode=0700,uid=%d,gid=%d", owner, group)
+	opts := "mode=0700," + ids
 	if err := syscall.Mount("tmpfs", rt, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, opts); err != nil {
 		return fmt.Errorf("mount a tmpfs on %s: %w", rt, err)
 	}
@@ -138,7 +139,7 @@ func mountFakeUser(cfg initConfig) error {
 			return err
 		}
 	}
-	if err := bind(src.runtimeDir, l.runtimeDir); err != nil {
+	if err := place(src.runtimeDir, l.runtimeDir, ids); err != nil {
 		return err
 	}
 
