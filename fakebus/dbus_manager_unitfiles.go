@@ -249,6 +249,11 @@ func (m *manager) getUnitFileLinks(c *call) ([]any, error) {
 	if _, ok := m.lookupDiskLocked(name); !ok {
 		return []any{[]string{}}, nil // no unit file: no links
 	}
+	if m.cfg.user >= 0 && !sdversions.Behaves(m.release, sdversions.UnitFileLinksOwnScope) {
+		// 247 looks in the system's directories, which a user manager's
+		// fake does not have: none of its own links.
+		return []any{[]string{}}, nil
+	}
 	changes := []unitFileChange{}
 	if err := m.disableLocked([]string{name}, c.Body[1].(bool), true, &changes); err != nil {
 		return nil, err

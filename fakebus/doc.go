@@ -272,7 +272,9 @@
 //     RevertUnitFiles (drop-in directories, and for a unit with a vendor
 //     version every file or symlink of its name there, with the symlinks
 //     to them), GetUnitFileLinks (what DisableUnitFiles would remove;
-//     none for a unit without a file, System.Error.EUCLEAN, on 247 InvalidArgs, for a bad
+//     none for a unit without a file, and on a 247 user manager, which
+//     looks in the system's directories; System.Error.EUCLEAN, on 247
+//     InvalidArgs, for a bad
 //     name), GetDefaultTarget and SetDefaultTarget (default.target in the
 //     persistent directory, to a target's file in a unit directory; a
 //     linked or alias name answers UnitLinked, a vendor unit without a

@@ -41,24 +41,18 @@ func TestConformanceFakebus(t *testing.T) {
 				connectPrivate: func(t *testing.T) *sdbus.Conn {
 					return s.PrivateConn(t)
 				},
-				unitFile:   func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
-				configDir:  s.UnitDir(),
-				runtimeDir: s.RuntimeUnitDir(),
-				busAddress: func(t *testing.T) string {
-					addr, err := s.Address()
-					if err != nil {
-						t.Fatal(err)
-					}
-					return addr
-				},
+				unitFile:       func(t *testing.T, _ *env, f aliasedService) { fakeUnitFile(t, s, f) },
+				configDir:      s.UnitDir(),
+				runtimeDir:     s.RuntimeUnitDir(),
+				busAddress:     fakeAddress(s),
 				privateAddress: fakePrivateAddress(s),
 				subcgroup:      fakeSubcgroup(s),
 				rawBus:         func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
 				rawBusNoFDs:    func(t *testing.T) *dbus.Conn { return s.RawConn(t) },
 			})
 		})
-		// The same release's user manager, on its private socket only,
-		// as TestConformanceUserManager reaches the real one.
+		// The same release's user manager, on its private socket and its
+		// bus, as TestConformanceUserManager reaches the real one.
 		t.Run(version+"-user", func(t *testing.T) {
 			uid := os.Geteuid()
 			// The system manager the user manager runs in, for the
@@ -83,8 +77,22 @@ func TestConformanceFakebus(t *testing.T) {
 				runtimeDir:     s.RuntimeUnitDir(),
 				privateAddress: fakePrivateAddress(s),
 				subcgroup:      fakeSubcgroup(s),
+				// Its bus, as a user manager's on its user bus.
+				busAddress:  fakeAddress(s),
+				rawBus:      func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
+				rawBusNoFDs: func(t *testing.T) *dbus.Conn { return s.RawConn(t) },
 			})
 		})
+	}
+}
+
+func fakeAddress(s *fakebus.Server) func(*testing.T) string {
+	return func(t *testing.T) string {
+		addr, err := s.Address()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return addr
 	}
 }
 

@@ -451,6 +451,12 @@ const (
 	// memory devices pids bpf-firewall bpf-devices"); a list given reads
 	// back as given on all four. Seen on 252, 257 and 262, not on 247.
 	DelegateV2Controllers Behaviour = "DelegateV2Controllers"
+	// UnitFileLinksOwnScope: GetUnitFileLinks answers for the manager's
+	// own unit directories; 247's answers for the system's whatever the
+	// manager (its method_get_unit_file_links passes UNIT_FILE_SYSTEM), so
+	// a user manager lists none of its own links. Seen on 252, 257 and
+	// 262, not on 247.
+	UnitFileLinksOwnScope Behaviour = "UnitFileLinksOwnScope"
 	// UnitFileLinksEUCLEAN: GetUnitFileLinks of an invalid unit name
 	// answers System.Error.EUCLEAN ("Structure needs cleaning"), the errno
 	// of its dry-run disable; 247 answered InvalidArgs. Seen on 252, 257
@@ -539,6 +545,7 @@ var Behaviours = map[Behaviour]Release{
 	AliasPointsToLink:           R("257"),
 	DestinationNotPresent:       R("252"),
 	DelegateV2Controllers:       R("252"),
+	UnitFileLinksOwnScope:       R("252"),
 	UnitFileLinksEUCLEAN:        R("252"),
 	AddDependencyBadUnitSetting: R("252"),
 	CleanFDStore:                R("254"),

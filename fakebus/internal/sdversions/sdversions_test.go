@@ -138,6 +138,7 @@ func TestMeasuredReleases(t *testing.T) {
 		AliasPointsToLink:           {false, false, true, true},
 		DestinationNotPresent:       {false, true, true, true},
 		DelegateV2Controllers:       {false, true, true, true},
+		UnitFileLinksOwnScope:       {false, true, true, true},
 		UnitFileLinksEUCLEAN:        {false, true, true, true},
 		AddDependencyBadUnitSetting: {false, true, true, true},
 		CleanFDStore:                {false, false, true, true},
