@@ -44,6 +44,19 @@ type Limits struct {
 	// MaxConnections is how many authenticated connections the fake
 	// serves at once (max_completed_connections). Default 512.
 	MaxConnections int
+	// MaxMatchRules is how many match rules one connection may have, a
+	// monitor's included (max_match_rules_per_connection); one more is
+	// refused with org.freedesktop.DBus.Error.LimitsExceeded, as
+	// dbus-daemon refuses it. Default 512.
+	MaxMatchRules int
+	// MaxNames is how many bus names one connection may own, its unique
+	// name included (max_names_per_connection); one more is refused with
+	// LimitsExceeded. Default 512.
+	MaxNames int
+	// MaxPendingReplies is how many calls one connection may have waiting
+	// for the fake's answer (max_replies_per_connection); one more is
+	// refused with LimitsExceeded. Default 128.
+	MaxPendingReplies int
 }
 
 // WithLimits sets the limits on what clients can make the fake hold.
@@ -66,6 +79,9 @@ func (l Limits) busLimits() busd.Limits {
 		AuthTimeout:              l.AuthTimeout,
 		MaxIncompleteConnections: l.MaxIncompleteConnections,
 		MaxConnections:           l.MaxConnections,
+		MaxMatchRules:            l.MaxMatchRules,
+		MaxNames:                 l.MaxNames,
+		MaxPendingReplies:        l.MaxPendingReplies,
 	}
 }
 

@@ -183,9 +183,21 @@
 //	                                   more closes the oldest (as dbus-daemon)
 //	max_completed_connections  512     authenticated connections at once
 //	                                   (dbus-daemon: 2048)
+//	max_match_rules_per_connection 512 match rules of one connection, a
+//	                                   monitor's included; one more is
+//	                                   refused with LimitsExceeded, as by
+//	                                   dbus-daemon (which does not limit a
+//	                                   monitor's)
+//	max_names_per_connection   512     names one connection owns, its unique
+//	                                   name included (LimitsExceeded)
+//	max_replies_per_connection 128     calls of one connection waiting for the
+//	                                   fake's answer (LimitsExceeded)
 //
-// With the defaults the fake holds at most about 448 MiB for its clients,
-// whatever they send or announce (see fakebus.Limits).
+// Only root and the fake's own user may become a monitor (BecomeMonitor),
+// as on dbus-daemon; the calls a client leaves with, unanswered, are
+// forgotten with it. With the defaults the fake holds at most about 1.3 GiB
+// for its clients, whatever they send, announce or ask for (see
+// fakebus.Limits).
 //
 // # Script files
 //

@@ -13,14 +13,17 @@ import (
 
 // limitFields are the limits --limit sets, by dbus-daemon's names.
 var limitFields = map[string]func(*fakebus.Limits) *int{
-	"max_message_size":           func(l *fakebus.Limits) *int { return &l.MaxMessageSize },
-	"max_incoming_bytes":         func(l *fakebus.Limits) *int { return &l.MaxIncomingBytes },
-	"max_total_incoming_bytes":   func(l *fakebus.Limits) *int { return &l.MaxTotalIncomingBytes },
-	"max_outgoing_bytes":         func(l *fakebus.Limits) *int { return &l.MaxOutgoingBytes },
-	"max_total_outgoing_bytes":   func(l *fakebus.Limits) *int { return &l.MaxTotalOutgoingBytes },
-	"decode_ratio":               func(l *fakebus.Limits) *int { return &l.DecodeRatio },
-	"max_incomplete_connections": func(l *fakebus.Limits) *int { return &l.MaxIncompleteConnections },
-	"max_completed_connections":  func(l *fakebus.Limits) *int { return &l.MaxConnections },
+	"max_message_size":               func(l *fakebus.Limits) *int { return &l.MaxMessageSize },
+	"max_incoming_bytes":             func(l *fakebus.Limits) *int { return &l.MaxIncomingBytes },
+	"max_total_incoming_bytes":       func(l *fakebus.Limits) *int { return &l.MaxTotalIncomingBytes },
+	"max_outgoing_bytes":             func(l *fakebus.Limits) *int { return &l.MaxOutgoingBytes },
+	"max_total_outgoing_bytes":       func(l *fakebus.Limits) *int { return &l.MaxTotalOutgoingBytes },
+	"decode_ratio":                   func(l *fakebus.Limits) *int { return &l.DecodeRatio },
+	"max_incomplete_connections":     func(l *fakebus.Limits) *int { return &l.MaxIncompleteConnections },
+	"max_completed_connections":      func(l *fakebus.Limits) *int { return &l.MaxConnections },
+	"max_match_rules_per_connection": func(l *fakebus.Limits) *int { return &l.MaxMatchRules },
+	"max_names_per_connection":       func(l *fakebus.Limits) *int { return &l.MaxNames },
+	"max_replies_per_connection":     func(l *fakebus.Limits) *int { return &l.MaxPendingReplies },
 }
 
 // parseLimit sets one --limit NAME=VALUE in l: a number (sizes may end
@@ -55,7 +58,8 @@ func parseLimit(l *fakebus.Limits, arg string) error {
 		suffix string
 		mult   int
 	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
-		if v, ok := strings.CutSuffix(value, u.suffix); ok && name != "decode_ratio" && !strings.HasSuffix(name, "_connections") {
+		// Sizes only: counts and the ratio take plain numbers.
+		if v, ok := strings.CutSuffix(value, u.suffix); ok && (strings.HasSuffix(name, "_size") || strings.HasSuffix(name, "_bytes")) {
 			value, mult = v, u.mult
 			break
 		}

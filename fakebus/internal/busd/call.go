@@ -16,12 +16,9 @@ type Call struct {
 	Signature dbus.Signature
 	Flags     dbus.Flags
 
-	dest    string      // the call's DESTINATION
-	serial  uint32      // the call's serial, for REPLY_SERIAL
-	replied atomic.Bool // set by the first Reply/ReplyError
-	counted bool        // counted in Peer.pendingReplies until replied
-	tracked bool        // in Bus.pending until answered (pending.go)
-	dropped atomic.Bool // answered by the bus with NoReply (pending.go)
+	dest   string     // the call's DESTINATION
+	serial uint32     // the call's serial, for REPLY_SERIAL
+	st     *callState // whether it was answered, shared with Bus.pending (pending.go)
 	// handling is set from before Handler.HandleCall runs for c, on the
 	// connection's reader goroutine, until it calls Handled or returns;
 	// moreAtReply is MoreInput as the reply was sent then (1 no, 2 yes),
@@ -123,16 +120,7 @@ func (c *Call) ReplyError(name string, body ...any) {
 
 // claim reports whether this is the first reply to a call expecting one.
 func (c *Call) claim() bool {
-	if c.NoReply() || !c.replied.CompareAndSwap(false, true) {
-		return false
-	}
-	if c.counted {
-		c.Peer.pendingReplies.Add(-1)
-	}
-	if c.tracked {
-		c.Peer.bus.pending.remove(c)
-	}
-	return true
+	return !c.NoReply() && c.st.claim()
 }
 
 // routing returns the DESTINATION and SENDER of a reply.

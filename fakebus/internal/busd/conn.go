@@ -32,8 +32,11 @@ type Peer struct {
 
 	unique atomic.Pointer[string] // set once by Hello (BusMode)
 	// pendingReplies counts calls to the service awaiting a reply
-	// (BusMode), for Config.MaxPendingReplies.
+	// (BusMode), for Limits.MaxPendingReplies.
 	pendingReplies atomic.Int64
+	// closed is set by Close: busd dropped the connection, and the
+	// calls it read before are not handed to the service.
+	closed atomic.Bool
 
 	done       chan struct{} // closed when the connection has ended
 	writerDone chan struct{} // closed when the writer goroutine exits
@@ -42,6 +45,9 @@ type Peer struct {
 	// Routing state, guarded by bus.mu.
 	authed bool         // SASL finished (listed by Bus.Peers, receives messages)
 	rules  []*matchRule // BusMode match rules, in AddMatch order
+	// owned are the well-known names the connection owns
+	// (Limits.MaxNames counts them and its unique name).
+	owned map[string]struct{}
 
 	monitor atomic.Bool // became a monitor (set with bus.mu held)
 
@@ -50,7 +56,7 @@ type Peer struct {
 	qmu    sync.Mutex
 	qcond  sync.Cond // signalled (with qmu) when queue or qstate changes
 	queue  [][]byte  // encoded messages waiting for the writer, FIFO
-	qbytes int       // sum of len over queue and the batch being written
+	qbytes int       // sum of len+queueEntryBytes over queue and the batch being written
 	qstate queueState
 }
 
@@ -88,6 +94,7 @@ func (p *Peer) Done() <-chan struct{} { return p.done }
 
 // Close drops the connection (fault injection). It does not wait.
 func (p *Peer) Close() {
+	p.closed.Store(true)
 	p.qmu.Lock()
 	p.qstate = queueClosed
 	p.queue = nil
@@ -126,7 +133,7 @@ func (p *Peer) drain() {
 // Limits.MaxTotalOutgoingBytes, the connection with the longest queue is.
 func (p *Peer) enqueue(data []byte) bool {
 	b := p.bus
-	n := len(data)
+	n := len(data) + queueEntryBytes
 	p.qmu.Lock()
 	if p.qstate != queueOpen {
 		p.qmu.Unlock()
@@ -146,6 +153,12 @@ func (p *Peer) enqueue(data []byte) bool {
 	p.qmu.Unlock()
 	return b.out.add(b, p, int64(n), outputHeld, LimitTotalOutgoingBytes)
 }
+
+// queueEntryBytes is what a message waiting in a queue holds beyond its
+// bytes (its slot in the queue, with the queue's room to grow); it counts
+// against Limits.MaxOutgoingBytes with them, so that a queue of many small
+// messages cannot hold much more than the limit says.
+const queueEntryBytes = 32
 
 // maxBatch is the most bytes the writer copies together into one Write.
 const maxBatch = 256 << 10
@@ -173,7 +186,7 @@ func (p *Peer) writeLoop() {
 
 		written := 0
 		for _, m := range batch {
-			written += len(m)
+			written += len(m) + queueEntryBytes
 		}
 		err := writeBatch(p.rwc, batch, &p.bus.batchBufs)
 		clear(batch) // let the GC have the messages
@@ -394,6 +407,8 @@ func (p *Peer) finish() {
 	if e := p.limitEvent.Load(); e != nil && b.cfg.LimitExceeded != nil {
 		b.cfg.LimitExceeded(*e)
 	}
+	// Its calls the service has not answered go with it (pending.go).
+	b.dropPeerPending(p)
 	if authed && b.cfg.Handler != nil {
 		b.cfg.Handler.PeerGone(p)
 	}
@@ -421,12 +436,11 @@ func (b *Bus) removePeerLocked(o *outbox, p *Peer) {
 	if unique == "" || b.uniques[unique] != p {
 		return // no Hello, or a monitor (its names are gone already)
 	}
-	for _, name := range sortedKeys(b.names) {
-		if b.names[name].peer == p {
-			delete(b.names, name)
-			b.nameOwnerChangedLocked(o, name, unique, "")
-		}
+	for _, name := range sortedKeys(p.owned) {
+		delete(b.names, name)
+		b.nameOwnerChangedLocked(o, name, unique, "")
 	}
+	p.owned = nil
 	delete(b.uniques, unique)
 	b.nameOwnerChangedLocked(o, unique, unique, "")
 }
@@ -447,6 +461,50 @@ func (b *Bus) setRulesLocked(p *Peer, rules []*matchRule) {
 	}
 	b.eavesdroppers.Add(delta)
 	p.rules = rules
+}
+
+// own records that p owns the well-known name. b.mu must be held.
+func (p *Peer) own(name string) {
+	if p.owned == nil {
+		p.owned = make(map[string]struct{})
+	}
+	p.owned[name] = struct{}{}
+}
+
+// logInfo describes p as dbus-daemon's log and errors do:
+// uid=N pid=N comm="...".
+func (p *Peer) logInfo() string {
+	s := "uid=" + itoa(uint64(p.uid)) + " pid=" + itoa(uint64(p.pid))
+	if comm := commandOf(p.pid); comm != "" {
+		s += " comm=\"" + comm + "\""
+	}
+	return s
+}
+
+// commandOf returns the command line of process pid as dbus-daemon logs
+// it (_dbus_command_for_pid): at most 50 bytes of /proc/PID/cmdline, the
+// words separated by spaces, unprintable bytes as '?'; "" if unknown.
+func commandOf(pid uint32) string {
+	f, err := os.Open("/proc/" + itoa(uint64(pid)) + "/cmdline")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 50)
+	n, _ := io.ReadFull(f, buf)
+	buf = buf[:n]
+	if n > 0 && buf[n-1] == 0 {
+		buf = buf[:n-1]
+	}
+	for i, c := range buf {
+		switch {
+		case c == 0:
+			buf[i] = ' '
+		case c < 0x20 || c > 127:
+			buf[i] = '?'
+		}
+	}
+	return string(buf)
 }
 
 // removePeer removes p from ps, keeping the order.

@@ -1,6 +1,8 @@
 package busd
 
 import (
+	"strings"
+
 	"github.com/godbus/dbus/v5"
 )
 
@@ -237,16 +239,17 @@ func (b *Bus) busMethodLocked(r *driverReq) {
 		b.nameOwnerChangedLocked(r.o, name, "", name)
 		b.nameSignalLocked(r.o, p, "NameAcquired", name)
 	case "AddMatch":
+		// Like dbus-daemon, the limit comes before the rule is looked at.
+		if len(p.rules) >= b.lim.MaxMatchRules {
+			r.fail(errLimitsExceeded, tooManyRulesText(p, b.lim.MaxMatchRules))
+			return
+		}
 		if !r.args("s") {
 			return
 		}
 		rule, err := parseMatchRule(r.str(0))
 		if err != nil {
 			r.fail(errMatchRuleInvalid, err.Error())
-			return
-		}
-		if len(p.rules) >= maxRulesPerClient {
-			r.fail(errLimitsExceeded, "Connection \""+p.UniqueName()+"\" is not allowed to add more match rules")
 			return
 		}
 		b.setRulesLocked(p, append(p.rules, rule))
@@ -366,6 +369,9 @@ func (b *Bus) credentialsLocked(r *driverReq) {
 // allowed replacement, otherwise the reply is EXISTS.
 func (b *Bus) requestNameLocked(r *driverReq, name string, flags uint32) {
 	p := r.p
+	// The name is kept: a copy, not a string sharing the memory of the
+	// whole message.
+	name = strings.Clone(name)
 	switch {
 	case !validBusName(name):
 		r.fail(errInvalidArgs, "Requested bus name \""+name+"\" is not valid")
@@ -376,6 +382,12 @@ func (b *Bus) requestNameLocked(r *driverReq, name string, flags uint32) {
 	case name == driverName:
 		r.fail(errInvalidArgs, "Connection \""+p.UniqueName()+"\" is not allowed to own the service \""+driverName+"\" because it is reserved for D-Bus' use only")
 		return
+	case 1+len(p.owned) >= b.lim.MaxNames:
+		// Like dbus-daemon: the unique name counts, and the limit comes
+		// before looking at who owns the name (even p itself).
+		r.fail(errLimitsExceeded, "Connection \""+p.UniqueName()+"\" is not allowed to own more services "+
+			"(increase limits in configuration file if required; max_names_per_connection="+itoa(uint64(b.lim.MaxNames))+")")
+		return
 	case name == b.cfg.ServiceName:
 		r.reply(uint32(requestNameExists))
 		return
@@ -384,6 +396,7 @@ func (b *Bus) requestNameLocked(r *driverReq, name string, flags uint32) {
 	switch {
 	case cur == nil:
 		b.names[name] = &nameOwner{peer: p, allowReplacement: flags&nameFlagAllowReplacement != 0}
+		p.own(name)
 		b.nameOwnerChangedLocked(r.o, name, "", p.UniqueName())
 		b.nameSignalLocked(r.o, p, "NameAcquired", name)
 		r.reply(uint32(requestNamePrimaryOwner))
@@ -393,6 +406,8 @@ func (b *Bus) requestNameLocked(r *driverReq, name string, flags uint32) {
 	case flags&nameFlagReplaceExisting != 0 && cur.allowReplacement:
 		old := cur.peer
 		b.names[name] = &nameOwner{peer: p, allowReplacement: flags&nameFlagAllowReplacement != 0}
+		delete(old.owned, name)
+		p.own(name)
 		b.nameOwnerChangedLocked(r.o, name, old.UniqueName(), p.UniqueName())
 		b.nameSignalLocked(r.o, old, "NameLost", name)
 		b.nameSignalLocked(r.o, p, "NameAcquired", name)
@@ -421,6 +436,7 @@ func (b *Bus) releaseNameLocked(r *driverReq, name string) {
 		r.reply(uint32(releaseNameNotOwner))
 	default:
 		delete(b.names, name)
+		delete(p.owned, name)
 		b.nameOwnerChangedLocked(r.o, name, p.UniqueName(), "")
 		b.nameSignalLocked(r.o, p, "NameLost", name)
 		r.reply(uint32(releaseNameReleased))
@@ -463,13 +479,24 @@ func (b *Bus) propertiesLocked(r *driverReq) {
 }
 
 // becomeMonitorLocked implements org.freedesktop.DBus.Monitoring.BecomeMonitor
-// like dbus-daemon: the connection loses its names and from then on only
-// receives copies of the messages its rules (all eavesdropping; none means
-// everything) match. If it sends anything, it is dropped.
+// like dbus-daemon: only a privileged connection may (uid 0 or the bus's
+// own uid, privileged); the connection loses its names and from then on
+// only receives copies of the messages its rules (all eavesdropping;
+// none means everything) match. If it sends anything, it is dropped.
+// Unlike dbus-daemon, its rules count against Limits.MaxMatchRules.
 func (b *Bus) becomeMonitorLocked(r *driverReq) {
 	p := r.p
+	if !b.privileged(p) {
+		r.fail(errAccessDenied, "rejected attempt to call BecomeMonitor by connection "+p.UniqueName()+
+			" ("+p.logInfo()+") with uid "+itoa(uint64(p.uid)))
+		return
+	}
 	texts, _ := r.m.body[0].([]string)
-	rules := make([]*matchRule, 0, len(texts)+1)
+	if len(texts) > b.lim.MaxMatchRules {
+		r.fail(errLimitsExceeded, tooManyRulesText(p, b.lim.MaxMatchRules))
+		return
+	}
+	rules := make([]*matchRule, 0, max(len(texts), 1))
 	for _, text := range texts {
 		rule, err := parseMatchRule(text)
 		if err != nil {
@@ -489,15 +516,31 @@ func (b *Bus) becomeMonitorLocked(r *driverReq) {
 	b.setRulesLocked(p, rules)
 	r.reply()
 	unique := p.UniqueName()
-	for _, name := range sortedKeys(b.names) {
-		if b.names[name].peer == p {
-			delete(b.names, name)
-			b.nameOwnerChangedLocked(r.o, name, unique, "")
-			b.nameSignalLocked(r.o, p, "NameLost", name)
-		}
+	for _, name := range sortedKeys(p.owned) {
+		delete(b.names, name)
+		b.nameOwnerChangedLocked(r.o, name, unique, "")
+		b.nameSignalLocked(r.o, p, "NameLost", name)
 	}
+	p.owned = nil
 	b.nameSignalLocked(r.o, p, "NameLost", unique)
 	delete(b.uniques, unique)
 	b.nameOwnerChangedLocked(r.o, unique, unique, "")
 	p.monitor.Store(true)
+}
+
+// tooManyRulesText is dbus-daemon's text refusing a match rule beyond
+// max_match_rules_per_connection (measured on 1.14.10).
+func tooManyRulesText(p *Peer, max int) string {
+	return "Connection \"" + p.UniqueName() + "\" is not allowed to add more match rules " +
+		"(increase limits in configuration file if required; max_match_rules_per_connection=" + itoa(uint64(max)) + ")"
+}
+
+// privileged reports whether p may do what dbus-daemon allows only root
+// and its own user (BecomeMonitor): its uid is 0 or the bus's effective
+// uid. A unix socket connection's uid is its SO_PEERCRED uid; an
+// in-memory Pipe's is the uid its client claimed in AUTH EXTERNAL,
+// which is this process's own unless the client says otherwise, so a
+// Pipe client is privileged unless it claims another uid.
+func (b *Bus) privileged(p *Peer) bool {
+	return p.uid == 0 || p.uid == b.euid
 }

@@ -88,7 +88,7 @@ func (s *fakeService) HandleCall(c *Call) {
 		// handler says Handled first.
 		c.Handled()
 		go c.Reply("handed off")
-		for !c.replied.Load() {
+		for !c.st.replied.Load() {
 			runtime.Gosched()
 		}
 	case "Block":
@@ -97,6 +97,9 @@ func (s *fakeService) HandleCall(c *Call) {
 		}
 		<-s.block
 		c.Reply()
+	case "Ignore":
+		// Never answered, and nothing of the call kept (as the fake's
+		// DumpByFileDescriptor).
 	case "Hang":
 		s.mu.Lock()
 		s.hung = append(s.hung, c)

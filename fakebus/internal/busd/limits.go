@@ -8,23 +8,35 @@ import (
 
 // Limits bound what clients can make the bus hold, as dbus-daemon's
 // <limit> settings do (their names are given with each field). A client
-// that passes a limit is disconnected, alone: every other connection
-// carries on. Config.LimitExceeded hears of each.
+// that passes a limit on bytes, time or connections is disconnected,
+// alone: every other connection carries on, and Config.LimitExceeded
+// hears of it. A client that asks for more than its share of match
+// rules, names or pending replies is refused that one request, with
+// org.freedesktop.DBus.Error.LimitsExceeded and dbus-daemon's message,
+// and stays connected, as dbus-daemon does.
 //
 // Sizes are in bytes. For every field, 0 means the default and a negative
 // value means no limit. The defaults suit a test fake: far above what a
 // systemd client sends or receives, far below what would strain a CI
 // machine. With them, what busd holds for its clients stays below about
 //
-//	MaxTotalIncomingBytes + MaxTotalOutgoingBytes + connections × PerConnectionOverhead
+//	MaxTotalIncomingBytes + MaxTotalOutgoingBytes + connections × (PerConnectionOverhead + PerConnectionState)
 //
-// (128 MiB + 128 MiB + 512 × 384 KiB = 448 MiB at most, whatever the
-// clients send or announce), the last term being each connection's
-// goroutines, read buffer and, while it writes, its writer's batch buffer;
-// what the Handler keeps of the calls it was given after HandleCall
-// returned is not counted. ("About": a connection closed to make room
-// lets go of what it held as its goroutines end, and decoding counts in
-// steps of 16 KiB.)
+// (128 MiB + 128 MiB + 512 × (384 KiB + 1,824 KiB) = 1.33 GiB at most,
+// whatever the clients send, announce or ask for). PerConnectionOverhead
+// is each connection's goroutines, read buffer and, while it writes, its
+// writer's batch buffer; PerConnectionState is the most its match rules
+// (or a monitor's rules), names and pending replies take, each at its
+// limit and each as large as the protocol allows (TestStateBound
+// measures it: 512 connections at every limit at once grew the heap by
+// 687 to 707 MiB, 1.4 MiB per connection, under the 2.2 MiB counted;
+// under -race it runs 32). Messages waiting
+// to be written count against MaxOutgoingBytes with their queue entry.
+// What the Handler keeps of the calls it was given after HandleCall
+// returned is not counted: busd itself keeps no call's body once the
+// Handler has it. ("About": a connection closed to make room lets go of
+// what it held as its goroutines end, and decoding counts in steps of
+// 16 KiB.)
 type Limits struct {
 	// MaxMessageSize is the largest message a client may send, header and
 	// body (max_message_size; dbus-daemon: 32 MiB). A message announcing
@@ -71,6 +83,25 @@ type Limits struct {
 	// at once (max_completed_connections; dbus-daemon: 2048). A connection
 	// that finishes authenticating beyond it is closed. Default 512.
 	MaxConnections int
+	// MaxMatchRules is how many match rules one connection may have
+	// (max_match_rules_per_connection; dbus-daemon: 512). One more
+	// AddMatch is refused with LimitsExceeded. BecomeMonitor with more
+	// rules is refused the same way (dbus-daemon does not limit a
+	// monitor's rules, but only lets root and its own user become one;
+	// the fake often runs as root, and its clients too). Default 512.
+	MaxMatchRules int
+	// MaxNames is how many names one connection may own, its unique
+	// name included (max_names_per_connection; dbus-daemon: 512, so 511
+	// well-known names). A RequestName beyond it, even of a name the
+	// connection owns, is refused with LimitsExceeded. Default 512.
+	MaxNames int
+	// MaxPendingReplies is how many calls one BusMode connection may have
+	// waiting for the service's reply (max_replies_per_connection;
+	// dbus-daemon: 128). One more is refused with LimitsExceeded, "The
+	// maximum number of pending replies per connection has been
+	// reached". A connection's pending calls are forgotten when it
+	// leaves. Default 128.
+	MaxPendingReplies int
 }
 
 // The default limits (see Limits).
@@ -84,6 +115,9 @@ const (
 	DefaultAuthTimeout              = 10 * time.Second
 	DefaultMaxIncompleteConnections = 64
 	DefaultMaxConnections           = 512
+	DefaultMaxMatchRules            = 512
+	DefaultMaxNames                 = 512
+	DefaultMaxPendingReplies        = 128
 )
 
 // PerConnectionOverhead is what busd holds for a connection beyond the
@@ -91,6 +125,29 @@ const (
 // (64 KiB), its read buffer up to readAhead (64 KiB) and, while it
 // writes, the writer's batch buffer (maxBatch, 256 KiB).
 const PerConnectionOverhead = 384 << 10
+
+// PerConnectionState is the most busd holds for a connection's match
+// rules (or a monitor's rules), names and pending replies with the
+// default limits, each rule of the longest text the protocol allows
+// (1,024 bytes, 64 arguments), each name of 255 bytes: 512 rules, 512
+// names and 128 pending replies, at matchRuleCost, nameCost and
+// pendingCost bytes each (worst cases measured by TestStateBound, with
+// a margin).
+const PerConnectionState = DefaultMaxMatchRules*matchRuleCost + DefaultMaxNames*nameCost + DefaultMaxPendingReplies*pendingCost
+
+// The most one match rule, owned name and pending reply hold (see
+// PerConnectionState).
+const (
+	matchRuleCost = 3072
+	nameCost      = 512
+	pendingCost   = 256
+)
+
+// stateBound is PerConnectionState for the limits l (with defaults
+// filled in).
+func (l Limits) stateBound() int64 {
+	return int64(l.MaxMatchRules)*matchRuleCost + int64(l.MaxNames)*nameCost + int64(l.MaxPendingReplies)*pendingCost
+}
 
 // withDefaults returns l with every zero field set to its default and
 // every negative one to "no limit" (the largest int).
@@ -111,6 +168,9 @@ func (l Limits) withDefaults() Limits {
 	size(&l.DecodeRatio, DefaultDecodeRatio)
 	size(&l.MaxIncompleteConnections, DefaultMaxIncompleteConnections)
 	size(&l.MaxConnections, DefaultMaxConnections)
+	size(&l.MaxMatchRules, DefaultMaxMatchRules)
+	size(&l.MaxNames, DefaultMaxNames)
+	size(&l.MaxPendingReplies, DefaultMaxPendingReplies)
 	switch {
 	case l.AuthTimeout == 0:
 		l.AuthTimeout = DefaultAuthTimeout

@@ -28,9 +28,9 @@ const (
 
 // argMatch is one argN, argNpath or arg0namespace condition.
 type argMatch struct {
-	index int
-	kind  argKind
 	value string
+	index uint8 // at most maxMatchArg
+	kind  argKind
 }
 
 // matchRule is a parsed match rule. Empty fields match anything.
@@ -95,7 +95,45 @@ func parseMatchRule(s string) (*matchRule, error) {
 	if r.path != "" && r.pathNS != "" {
 		return nil, ruleError("Cannot specify both path and path_namespace in the same match rule")
 	}
+	r.compact()
 	return r, nil
+}
+
+// compact makes r keep its strings in one allocation and its arguments in
+// a slice of their exact length: a rule holds little more than its text
+// (Limits.MaxMatchRules, matchRuleCost).
+func (r *matchRule) compact() {
+	n := len(r.sender) + len(r.iface) + len(r.member) + len(r.path) + len(r.pathNS) + len(r.dest)
+	for _, a := range r.args {
+		n += len(a.value)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, v := range []string{r.sender, r.iface, r.member, string(r.path), string(r.pathNS), r.dest} {
+		sb.WriteString(v)
+	}
+	for _, a := range r.args {
+		sb.WriteString(a.value)
+	}
+	all := sb.String()
+	take := func(v string) string {
+		v, all = all[:len(v)], all[len(v):]
+		return v
+	}
+	r.sender = take(r.sender)
+	r.iface = take(r.iface)
+	r.member = take(r.member)
+	r.path = dbus.ObjectPath(take(string(r.path)))
+	r.pathNS = dbus.ObjectPath(take(string(r.pathNS)))
+	r.dest = take(r.dest)
+	if len(r.args) > 0 {
+		args := make([]argMatch, len(r.args))
+		for i, a := range r.args {
+			a.value = take(a.value)
+			args[i] = a
+		}
+		r.args = args
+	}
 }
 
 // parseRuleValue parses the value starting at s[i] and returns it and the
@@ -245,7 +283,7 @@ func parseArgKey(key string) (a argMatch, ok bool, err error) {
 			return a, false, ruleError("Key " + key + " has an argument number that is too large")
 		}
 	}
-	a.index = n
+	a.index = uint8(n)
 	switch key[i:] {
 	case "":
 		a.kind = argString
@@ -296,7 +334,7 @@ func (r *matchRule) matches(m *msgInfo, owner func(string) string) bool {
 		return false
 	}
 	for _, a := range r.args {
-		if a.index >= len(m.body) || !a.matches(m.body[a.index]) {
+		if int(a.index) >= len(m.body) || !a.matches(m.body[a.index]) {
 			return false
 		}
 	}

@@ -76,6 +76,15 @@ func (p *Peer) dispatchPeer(m *inMsg) {
 // org.freedesktop.DBus.Peer itself). Strings in the body share the memory of
 // the received message.
 func (b *Bus) serviceCall(p *Peer, m *inMsg) {
+	if p.closed.Load() && m.flags&dbus.FlagNoReplyExpected == 0 {
+		// busd closed the connection (a limit, a failed write, Close,
+		// DropPeers) after reading the call: its caller cannot have the
+		// answer, and the service does not act on it. (A call sent with
+		// NO_REPLY_EXPECTED still goes through, as it would through
+		// dbus-daemon, which dispatches what it read before a
+		// connection ended.)
+		return
+	}
 	c := &Call{
 		Peer:      p,
 		Path:      m.path,
@@ -86,6 +95,7 @@ func (b *Bus) serviceCall(p *Peer, m *inMsg) {
 		Flags:     m.flags,
 		dest:      m.dest,
 		serial:    m.serial,
+		st:        &callState{peer: p, serial: m.serial},
 	}
 	if m.iface == peerIface {
 		peerMethod(c, b.machineID)
@@ -95,33 +105,18 @@ func (b *Bus) serviceCall(p *Peer, m *inMsg) {
 		c.ReplyError(errUnknownMethod, unknownMethodText(&m.header))
 		return
 	}
-	if p.mode == BusMode && !c.NoReply() && b.maxPendingReplies() > 0 {
-		if n := p.pendingReplies.Add(1); n > int64(b.maxPendingReplies()) {
+	if p.mode == BusMode && !c.NoReply() {
+		if n := p.pendingReplies.Add(1); n > int64(b.lim.MaxPendingReplies) {
 			p.pendingReplies.Add(-1)
 			c.ReplyError(errLimitsExceeded, "The maximum number of pending replies per connection has been reached")
 			return
 		}
-		c.counted = true
-	}
-	if p.mode == BusMode && !c.NoReply() {
-		c.tracked = true
-		b.pending.add(c)
+		c.st.tracked = true
+		b.pending.add(c.st)
 	}
 	c.handling.Store(true)
 	b.cfg.Handler.HandleCall(c)
 	c.handling.Store(false)
-}
-
-// maxPendingReplies is Config.MaxPendingReplies with its default.
-func (b *Bus) maxPendingReplies() int {
-	switch n := b.cfg.MaxPendingReplies; {
-	case n == 0:
-		return 128
-	case n < 0:
-		return 0
-	default:
-		return n
-	}
 }
 
 // peerMethod answers org.freedesktop.DBus.Peer.
