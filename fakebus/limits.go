@@ -67,25 +67,30 @@ func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
 // possibly at the same time as other notes.
 const NoteLimit NoteKind = "limit"
 
-// busLimits converts l for the bus.
-func (l Limits) busLimits() busd.Limits {
-	return busd.Limits{
-		MaxMessageSize:           l.MaxMessageSize,
-		MaxIncomingBytes:         l.MaxIncomingBytes,
-		MaxTotalIncomingBytes:    l.MaxTotalIncomingBytes,
-		MaxOutgoingBytes:         l.MaxOutgoingBytes,
-		MaxTotalOutgoingBytes:    l.MaxTotalOutgoingBytes,
-		DecodeRatio:              l.DecodeRatio,
-		AuthTimeout:              l.AuthTimeout,
-		MaxIncompleteConnections: l.MaxIncompleteConnections,
-		MaxConnections:           l.MaxConnections,
-		MaxMatchRules:            l.MaxMatchRules,
-		MaxNames:                 l.MaxNames,
-		MaxPendingReplies:        l.MaxPendingReplies,
-	}
-}
+// busLimits converts l for the bus. The conversion is the check that the
+// two types have the same fields: busd.Limits is the bus's definition,
+// Limits the one users read, and the compiler refuses the conversion as
+// soon as one of them gains, loses or changes a field.
+func (l Limits) busLimits() busd.Limits { return busd.Limits(l) }
+
+// LimitName is the limit a NoteLimit's connection passed, by
+// dbus-daemon's name where it has one.
+type LimitName string
+
+// The limits whose passing closes a connection (the fields of Limits).
+const (
+	LimitMaxMessageSize           LimitName = "max_message_size"
+	LimitMaxIncomingBytes         LimitName = "max_incoming_bytes"
+	LimitMaxTotalIncomingBytes    LimitName = "max_total_incoming_bytes"
+	LimitMaxOutgoingBytes         LimitName = "max_outgoing_bytes"
+	LimitMaxTotalOutgoingBytes    LimitName = "max_total_outgoing_bytes"
+	LimitDecodeRatio              LimitName = "decode_ratio"
+	LimitAuthTimeout              LimitName = "auth_timeout"
+	LimitMaxIncompleteConnections LimitName = "max_incomplete_connections"
+	LimitMaxCompletedConnections  LimitName = "max_completed_connections"
+)
 
 // limitNote turns a connection closed for a limit into a NoteLimit.
 func limitNote(e busd.LimitEvent) Note {
-	return Note{Kind: NoteLimit, Client: e.Peer.UniqueName(), PID: e.Peer.PID(), Limit: e.Limit.String(), Value: e.Value, Max: e.Max}
+	return Note{Kind: NoteLimit, Client: e.Peer.UniqueName(), PID: e.Peer.PID(), Limit: LimitName(e.Limit.String()), Value: e.Value, Max: e.Max}
 }

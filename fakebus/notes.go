@@ -51,13 +51,13 @@ type Note struct {
 	Ignored []string
 	// Client, PID, Limit, Value and Max: a NoteLimit's connection (its
 	// unique name, "" before Hello and on a peer-to-peer connection; its
-	// peer's PID), the limit it passed, by dbus-daemon's name where it has
-	// one ("max_message_size", "auth_timeout"; see Limits), what it would
+	// peer's PID), the limit it passed (LimitMaxMessageSize,
+	// LimitAuthTimeout, ...; see Limits), what it would
 	// have reached (bytes, connections, nanoseconds for auth_timeout, the
 	// message's size for decode_ratio) and the limit.
 	Client     string
 	PID        uint32
-	Limit      string
+	Limit      LimitName
 	Value, Max int64
 }
 

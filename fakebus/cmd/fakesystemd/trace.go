@@ -76,7 +76,7 @@ func noteLine(x fakebus.Note) string {
 	if x.Kind == fakebus.NoteLimit {
 		field("client", orDash(x.Client))
 		field("pid", strconv.FormatUint(uint64(x.PID), 10))
-		field("limit", x.Limit)
+		field("limit", string(x.Limit))
 		field("value", strconv.FormatInt(x.Value, 10))
 		field("max", strconv.FormatInt(x.Max, 10))
 		return b.String() + "\n"
