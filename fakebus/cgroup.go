@@ -106,6 +106,10 @@ func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([
 	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
 		return nil, errInvalidArgs("Unit is not active, refusing.")
 	}
+	// polkit after the delegation (measured on 247-262).
+	if err := m.authorizeLocked(c); err != nil {
+		return nil, err
+	}
 	if sub != "" && sub != "/" && !m.subcgroupLocked(u, sub) {
 		// systemd moves the processes into the sub-cgroup, which the
 		// unit's delegated payload must have created.
@@ -150,7 +154,7 @@ func normalizedPath(p string) bool {
 // removeSubgroupLocked is RemoveSubgroupFromUnit: it forgets the
 // sub-cgroup (and those below it) and removes its directory below
 // WithCgroupRoot's; a sub-cgroup that does not exist is no error.
-func (m *manager) removeSubgroupLocked(name, sub string, flags uint64) ([]any, error) {
+func (m *manager) removeSubgroupLocked(c *busd.Call, name, sub string, flags uint64) ([]any, error) {
 	if err := validName(name); err != nil {
 		return nil, err
 	}
@@ -163,6 +167,8 @@ func (m *manager) removeSubgroupLocked(name, sub string, flags uint64) ([]any, e
 		return nil, errInvalidArgs("Invalid 'flags' parameter '%d'", flags)
 	case !u.delegated():
 		return nil, errInvalidArgs("Subcgroup removal not available on non-delegated units.")
+	case m.authorizeLocked(c) != nil:
+		return nil, errPermissionDenied()
 	case !strings.HasPrefix(sub, "/"):
 		return nil, errInvalidArgs("Control group path is not absolute: %s", sub)
 	case !normalizedPath(sub):

@@ -164,6 +164,13 @@ func (m *manager) HandleCall(c *busd.Call) {
 		c.Handled()
 		m.unlock()
 	}()
+	// dbus-daemon refuses what the bus policy keeps from the caller
+	// before the manager sees it (access.go).
+	if err := m.busPolicyLocked(c); err != nil {
+		ce := err.(*callErr)
+		c.ReplyError(ce.name, ce.msg)
+		return
+	}
 	if m.closed {
 		c.ReplyError(dbusErr+"Disconnected", "The manager is shutting down.")
 		return
@@ -211,11 +218,11 @@ func (m *manager) answerLocked(c *busd.Call) {
 // the first interface that has the member, as sd-bus does.
 func (m *manager) routeLocked(c *call) ([]any, error) {
 	if vm := m.methodLocked(introspectableVtable, c); vm != nil {
-		return m.callLocked(vm, c)
+		return m.callLocked(introspectableVtable, vm, c)
 	}
 	for _, t := range m.interfacesLocked(c.Path) {
 		if vm := m.methodLocked(t, c); vm != nil {
-			return m.callLocked(vm, c)
+			return m.callLocked(t, vm, c)
 		}
 	}
 	return nil, errUnknownMethod(c.Call)
@@ -233,10 +240,21 @@ func (m *manager) methodLocked(t *vtable, c *call) *vmethod {
 	return vm
 }
 
-// callLocked checks c's signature and calls vm's handler.
-func (m *manager) callLocked(vm *vmethod, c *call) ([]any, error) {
+// callLocked checks c's signature and the caller's privilege where
+// sd-bus checks it (a method annotated Privileged) or systemd asks polkit
+// before anything else (authorizeFirst), and calls vm's handler, method
+// vm of interface t.
+func (m *manager) callLocked(t *vtable, vm *vmethod, c *call) ([]any, error) {
 	if err := checkSignature(c.Call, vm); err != nil {
 		return nil, err
+	}
+	if m.annotationLocked(t, vm.name) == privileged && !m.privilegedLocked(c.Peer) {
+		return nil, errNotPermitted(t.name, vm.name)
+	}
+	if name := t.gate(vm); name != "" && authorizeFirst[name] {
+		if err := m.authorizeLocked(c.Call); err != nil {
+			return nil, err
+		}
 	}
 	return vm.call(m, c)
 }

@@ -278,31 +278,39 @@ func (m *manager) enqueueUnitJobMany(c *call) ([]any, error) {
 // Signals to a unit's processes (kill.go).
 
 func (m *manager) killUnit(c *call) ([]any, error) {
-	return m.killLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].(int32), false)
+	return m.killLocked(c.Call, c.Body[0].(string), c.Body[1].(string), c.Body[2].(int32), false)
 }
 
 func (m *manager) killUnitSubgroup(c *call) ([]any, error) {
-	return m.killSubgroupLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].(string), c.Body[3].(int32))
+	return m.killSubgroupLocked(c.Call, c.Body[0].(string), c.Body[1].(string), c.Body[2].(string), c.Body[3].(int32))
 }
 
 func (m *manager) queueSignalUnit(c *call) ([]any, error) {
-	return m.killLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].(int32), true)
+	return m.killLocked(c.Call, c.Body[0].(string), c.Body[1].(string), c.Body[2].(int32), true)
 }
 
 // A unit's state and settings (unit.go, dbus_unit_set.go).
 
 func (m *manager) cleanUnit(c *call) ([]any, error) {
-	return m.cleanLocked(c.Body[0].(string), c.Body[1].([]string))
+	return m.cleanLocked(c.Call, c.Body[0].(string), c.Body[1].([]string))
 }
 
-func (m *manager) freezeUnit(c *call) ([]any, error) { return m.freezeLocked(c.Body[0].(string), true) }
-func (m *manager) thawUnit(c *call) ([]any, error)   { return m.freezeLocked(c.Body[0].(string), false) }
+func (m *manager) freezeUnit(c *call) ([]any, error) {
+	return m.freezeLocked(c.Call, c.Body[0].(string), true)
+}
+
+func (m *manager) thawUnit(c *call) ([]any, error) {
+	return m.freezeLocked(c.Call, c.Body[0].(string), false)
+}
 
 func (m *manager) resetFailedUnit(c *call) ([]any, error) {
 	name := c.Body[0].(string)
 	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
+	}
+	if err := m.authorizeLocked(c.Call); err != nil {
+		return nil, err
 	}
 	m.resetFailedLocked(u)
 	return []any{}, nil
@@ -315,6 +323,9 @@ func (m *manager) setUnitProperties(c *call) ([]any, error) {
 		if u = m.loadLocked(name); u == nil {
 			return nil, errNotFound(name)
 		}
+	}
+	if err := m.authorizeLocked(c.Call); err != nil {
+		return nil, err
 	}
 	props, err := m.checkPropsLocked(u.kind, c.Body[2])
 	if err != nil {
@@ -343,11 +354,11 @@ func (m *manager) setUnitProperties(c *call) ([]any, error) {
 // bindMountUnit and mountImageUnit answer as systemd answers for a unit
 // without a mount namespace of its own (service.go).
 func (m *manager) bindMountUnit(c *call) ([]any, error) {
-	return m.liveMountLocked("BindMountUnit", c.Body[0].(string), c.Body[1].(string), c.Body[2].(string))
+	return m.liveMountLocked(c.Call, "BindMountUnit", c.Body[0].(string), c.Body[1].(string), c.Body[2].(string))
 }
 
 func (m *manager) mountImageUnit(c *call) ([]any, error) {
-	return m.liveMountLocked("MountImageUnit", c.Body[0].(string), c.Body[1].(string), c.Body[2].(string))
+	return m.liveMountLocked(c.Call, "MountImageUnit", c.Body[0].(string), c.Body[1].(string), c.Body[2].(string))
 }
 
 func (m *manager) refUnit(c *call) ([]any, error) {
@@ -396,7 +407,7 @@ func (m *manager) attachProcessesToUnit(c *call) ([]any, error) {
 }
 
 func (m *manager) removeSubgroupFromUnit(c *call) ([]any, error) {
-	return m.removeSubgroupLocked(c.Body[0].(string), c.Body[1].(string), c.Body[2].(uint64))
+	return m.removeSubgroupLocked(c.Call, c.Body[0].(string), c.Body[1].(string), c.Body[2].(uint64))
 }
 
 func (m *manager) abandonScope(c *call) ([]any, error) {
@@ -464,7 +475,18 @@ func jobRows(rel []*job) []jobRow {
 	return rows
 }
 
-func (m *manager) cancelJob(c *call) ([]any, error) { return m.cancelJobLocked(c.Body[0].(uint32)) }
+// cancelJob finds the job, then asks polkit (measured on 247-262: a job
+// that does not exist is NoSuchJob for anyone).
+func (m *manager) cancelJob(c *call) ([]any, error) {
+	id := c.Body[0].(uint32)
+	if _, ok := m.jobs[id]; !ok {
+		return nil, noSuchJob(id)
+	}
+	if err := m.authorizeLocked(c.Call); err != nil {
+		return nil, err
+	}
+	return m.cancelJobLocked(id)
+}
 
 func (m *manager) clearJobs(*call) ([]any, error) {
 	ids := make([]uint32, 0, len(m.jobs))
@@ -597,20 +619,20 @@ func errNotRoot() *callErr { return &callErr{dbusErr + "AccessDenied", "Access d
 // The manager's environment (manager.go).
 
 func (m *manager) setEnvironment(c *call) ([]any, error) {
-	return m.setEnvironmentLocked(nil, c.Body[0].([]string))
+	return m.setEnvironmentLocked(c.Call, nil, c.Body[0].([]string))
 }
 
 func (m *manager) unsetEnvironment(c *call) ([]any, error) {
-	return m.setEnvironmentLocked(c.Body[0].([]string), nil)
+	return m.setEnvironmentLocked(c.Call, c.Body[0].([]string), nil)
 }
 
 func (m *manager) unsetAndSetEnvironment(c *call) ([]any, error) {
-	return m.setEnvironmentLocked(c.Body[0].([]string), c.Body[1].([]string))
+	return m.setEnvironmentLocked(c.Call, c.Body[0].([]string), c.Body[1].([]string))
 }
 
 // setEnvironmentLocked checks the assignments set, then the names unset,
 // then unsets and sets.
-func (m *manager) setEnvironmentLocked(unset, set []string) ([]any, error) {
+func (m *manager) setEnvironmentLocked(c *busd.Call, unset, set []string) ([]any, error) {
 	for _, a := range set {
 		if k, _, ok := strings.Cut(a, "="); !ok || !envName(k) {
 			return nil, errInvalidArgs("Invalid environment assignments")
@@ -621,6 +643,10 @@ func (m *manager) setEnvironmentLocked(unset, set []string) ([]any, error) {
 		if !envName(k) {
 			return nil, errInvalidArgs("Invalid environment variable names or assignments")
 		}
+	}
+	// polkit after the checks (measured on 257 and 262).
+	if err := m.authorizeLocked(c); err != nil {
+		return nil, err
 	}
 	m.environment = setEnv(unsetEnv(m.environment, unset), set)
 	return []any{}, nil

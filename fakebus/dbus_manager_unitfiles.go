@@ -67,6 +67,10 @@ func (m *manager) enableUnitFilesWithFlags(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// polkit after the flags (measured on 257 and 262).
+	if err := m.authorizeLocked(c.Call); err != nil {
+		return nil, err
+	}
 	return m.enableUnitFilesLocked(c.Body[0].([]string), runtime, force)
 }
 
@@ -74,6 +78,9 @@ func (m *manager) enableUnitFilesWithFlags(c *call) ([]any, error) {
 func (m *manager) disableUnitFilesWithFlags(c *call) ([]any, error) {
 	runtime, _, err := unitFileFlags(c.Body[1].(uint64))
 	if err != nil {
+		return nil, err
+	}
+	if err := m.authorizeLocked(c.Call); err != nil {
 		return nil, err
 	}
 	return m.disableUnitFilesLocked(c.Body[0].([]string), runtime)
@@ -84,7 +91,7 @@ func (m *manager) disableUnitFilesWithFlags(c *call) ([]any, error) {
 // fake has no portable images for).
 func unitFileFlags(flags uint64) (runtime, force bool, err error) {
 	if flags&^7 != 0 {
-		return false, false, errInvalidArgs("Invalid 'flags' parameter '%d'", flags)
+		return false, false, errInvalidArgs("Invalid argument") // -EINVAL (measured on 257, 262)
 	}
 	return flags&1 != 0, flags&2 != 0, nil
 }
@@ -95,6 +102,9 @@ func (m *manager) disableUnitFilesWithFlagsAndInstallInfo(c *call) ([]any, error
 	flags := c.Body[1].(uint64)
 	if flags&^5 != 0 {
 		return nil, errInvalidArgs("Invalid argument")
+	}
+	if err := m.authorizeLocked(c.Call); err != nil {
+		return nil, err
 	}
 	changes := []unitFileChange{}
 	carries, err := m.disableWithInstallInfoLocked(c.Body[0].([]string), flags&1 != 0, &changes)
@@ -146,6 +156,10 @@ func (m *manager) presetUnitFilesWithMode(c *call) ([]any, error) {
 	mode := c.Body[1].(string)
 	if !presetModes[mode] {
 		return nil, errInvalidArgs("Invalid argument")
+	}
+	// polkit after the mode (measured on 247-262).
+	if err := m.authorizeLocked(c.Call); err != nil {
+		return nil, err
 	}
 	files, runtime, force := c.Body[0].([]string), c.Body[2].(bool), c.Body[3].(bool)
 	changes := []unitFileChange{}
@@ -221,6 +235,9 @@ func (m *manager) presetAllUnitFiles(c *call) ([]any, error) {
 	mode := c.Body[0].(string)
 	if !presetModes[mode] {
 		return nil, errInvalidArgs("Invalid argument")
+	}
+	if err := m.authorizeLocked(c.Call); err != nil {
+		return nil, err
 	}
 	changes := []unitFileChange{}
 	if mode != "disable-only" {

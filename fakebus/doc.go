@@ -206,8 +206,8 @@
 //     SetExitCode and SetShowStatus (checked, then without effect: the
 //     fake has no ExitCode or ShowStatus property). Reboot,
 //     PowerOff, Halt, KExec, SwitchRoot, Exit and SoftReboot (254+)
-//     answer AccessDenied, as systemd answers a caller that is not root:
-//     the fake never ends.
+//     answer AccessDenied, as systemd answers a caller that is not root,
+//     whoever calls: the fake never ends.
 //   - The Manager methods of later releases, where the release has them
 //     (UnknownMethod elsewhere), with the checks, order and errors
 //     measured on systemd 252, 257 and 262: StartUnitWithFlags (250+;
@@ -331,6 +331,56 @@
 //     never answered on 247, 252, 257 and 262 until a second message came).
 //     A client that sends a small first call right behind BEGIN hangs on
 //     the fake as it would on systemd; sdbus opens with a longer message.
+//
+// # Access control
+//
+// A caller is privileged when systemd would treat it so: its uid, as the
+// fake's bus knows it, is 0 (or, for WithUserManager, the manager's own
+// user, whom systemd --user trusts). The bus knows a unix socket client's
+// uid from the kernel (SO_PEERCRED; a different uid named in AUTH
+// EXTERNAL is refused) and a Pipe client's from what it names in AUTH
+// EXTERNAL (godbus and sdbus name the process's own). By default
+// (AccessOwner) the uid the fake's own process runs as is privileged
+// too: Conn, Dial, RawConn and Pipe, and any client of the test's uid on
+// Address, act as the root that the code under test is in production,
+// whoever runs the tests; a client running as another uid is refused as
+// systemd refuses it. WithAccess(AccessRoot) trusts uid 0 only (as
+// fakesystemd does); WithAccess(AccessEveryone) lets every caller do
+// everything.
+//
+// What an unprivileged caller gets is what systemd 247 to 262 answer uid
+// 65534 through dbus-daemon with no polkit agent (access.go; checked on
+// both backends by the conformance case UnprivilegedAccess):
+//
+//   - reads are answered: lookups, lists, Dump, GetUnitFileState and the
+//     other unit-file reads, the dynamic users, Subscribe, UnrefUnit,
+//     Properties.Get and GetAll, a unit's GetProcesses, a job's GetAfter
+//     and GetBefore;
+//   - what changes something asks polkit, answered AccessDenied
+//     "Permission denied": the job methods and the Unit interface's,
+//     StartTransientUnit, KillUnit, ResetFailedUnit, ResetFailed,
+//     SetUnitProperties, RefUnit, CancelJob, ClearJobs, Reload,
+//     Reexecute, SetShowStatus (on 247 sd-bus's "Access to ... not
+//     permitted."), the unit-file methods that change files, and where
+//     the release's bus policy lets users send them the environment
+//     methods, EnableUnitFilesWithFlags and DisableUnitFilesWithFlags
+//     (257+), QueueSignalUnit (257+), FreezeUnit and ThawUnit (262);
+//     the checks systemd makes before it asks come first (a unit name,
+//     a job mode, KillUnit's whom and signal, a job or unit that does
+//     not exist, a unit without delegation, a preset mode or flags,
+//     environment assignments, a live mount's missing namespace from
+//     257);
+//   - the rest is kept from users by systemd's bus policy
+//     (org.freedesktop.systemd1.conf) and rejected on the bus with
+//     dbus-daemon's AccessDenied "Rejected send message, 2 matched rules;
+//     ...": EnqueueUnitJob, CleanUnit, AbandonScope, StartUnitWithFlags,
+//     SetExitCode, Exit, Reboot and the like, every Properties.Set. The
+//     private socket has no bus policy (systemd's is root's only).
+//
+// With polkit installed and its default rules but no agent, systemd
+// answers InteractiveAuthorizationRequired where the fake answers
+// "Permission denied" (not measured: the measured systems have no
+// polkit).
 //
 // # Unit files
 //
@@ -731,5 +781,6 @@
 //   - PropertiesChanged of job objects (a job's State), which systemd sends
 //     to the job's requesters; references on units (Unit.Ref, AddRef=),
 //     which make systemd send a unit's signals without Subscribe.
-//   - polkit and access control: every caller may do everything.
+//   - polkit itself: where systemd asks polkit, the fake answers as
+//     systemd does when polkit cannot authorize ("Access control").
 package fakebus

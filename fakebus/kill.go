@@ -8,13 +8,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // killLocked is KillUnit and, with queue, QueueSignalUnit (whose signal
 // must be a realtime one, as sigqueue's value says), with systemd's
 // checks in systemd's order (bus_unit_method_kill, unit_kill).
-func (m *manager) killLocked(name, whom string, sig int32, queue bool) ([]any, error) {
+func (m *manager) killLocked(c *busd.Call, name, whom string, sig int32, queue bool) ([]any, error) {
 	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
@@ -28,6 +29,10 @@ func (m *manager) killLocked(name, whom string, sig int32, queue bool) ([]any, e
 	}
 	if queue && (sig < sigRTMin || sig > sigRTMax) {
 		return nil, errInvalidArgs("Value parameter only accepted for realtime signals (SIGRTMIN…SIGRTMAX), refusing for signal SIG%s.", signalName(sig))
+	}
+	// polkit after whom and the signal (measured on 247-262).
+	if err := m.authorizeLocked(c); err != nil {
+		return nil, err
 	}
 	switch {
 	case strings.HasPrefix(whom, "main") && u.kind != "service" && u.kind != "scope":
@@ -129,7 +134,7 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 // killSubgroupLocked is KillUnitSubgroup. The fake keeps no processes in
 // sub-cgroups: a signal to one reaches nothing, one to the unit's own
 // cgroup ("" or "/") is KillUnit's to all of its processes.
-func (m *manager) killSubgroupLocked(name, whom, sub string, sig int32) ([]any, error) {
+func (m *manager) killSubgroupLocked(c *busd.Call, name, whom, sub string, sig int32) ([]any, error) {
 	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
@@ -143,6 +148,10 @@ func (m *manager) killSubgroupLocked(name, whom, sub string, sig int32) ([]any, 
 	}
 	if sub != "" && !normalizedPath("/"+strings.TrimPrefix(sub, "/")) {
 		return nil, errInvalidArgs("Specified cgroup sub-path is not valid.")
+	}
+	// polkit before the delegation (measured on 262).
+	if err := m.authorizeLocked(c); err != nil {
+		return nil, err
 	}
 	if !u.delegated() {
 		return nil, &callErr{dbusErr + "NotSupported", "Killing by subgroup is only available for units with control group delegation enabled."}

@@ -54,6 +54,8 @@ type config struct {
 	// user is the uid whose user manager the fake plays (WithUserManager),
 	// -1 for the system manager.
 	user int
+	// access is who the fake treats as privileged (WithAccess, access.go).
+	access Access
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the
@@ -342,6 +344,13 @@ func (s *Server) listen(mode busd.Mode) (string, error) {
 		// Short paths: unix socket paths are limited to 107 bytes.
 		dir, err := os.MkdirTemp("", "fakebus")
 		if err != nil {
+			return "", fmt.Errorf("fakebus: %w", err)
+		}
+		// Searchable by everyone, as /run/dbus: the bus socket is
+		// 0666 so that clients of other uids reach it (and meet the
+		// access rules, access.go); the private one stays 0700.
+		if err := os.Chmod(dir, 0o755); err != nil {
+			os.Remove(dir)
 			return "", fmt.Errorf("fakebus: %w", err)
 		}
 		s.dir = dir

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
@@ -215,7 +216,7 @@ func usec(t time.Time) uint64 {
 // liveMountLocked is BindMountUnit and MountImageUnit: the fake runs no
 // service in a mount namespace of its own, so each answers, after its
 // checks, that the unit is not running in one.
-func (m *manager) liveMountLocked(method, name, src, dst string) ([]any, error) {
+func (m *manager) liveMountLocked(c *busd.Call, method, name, src, dst string) ([]any, error) {
 	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
@@ -225,6 +226,10 @@ func (m *manager) liveMountLocked(method, name, src, dst string) ([]any, error) 
 			return nil, &callErr{dbusErr + "NotSupported", method + " operation is not supported for unit type '" + u.kind + "'"}
 		}
 		return nil, errInvalidArgs("Unit '%s' not running in private mount namespace, cannot live mount.", name)
+	}
+	// Before 257, polkit before the paths (measured on 252).
+	if err := m.authorizeLocked(c); err != nil {
+		return nil, err
 	}
 	switch {
 	case !strings.HasPrefix(src, "/") || !normalizedPath(src):

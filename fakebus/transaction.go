@@ -43,7 +43,7 @@ func (m *manager) checkModeLocked(mode string, typ jobType) error {
 // unitJobLocked handles StartUnit and the other job methods; reply makes
 // the call's reply from its job (pathReply for the job methods).
 func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType, reply jobReply) error {
-	u, typ, err := m.checkUnitJobLocked(name, mode, typ)
+	u, typ, err := m.checkUnitJobLocked(c, name, mode, typ)
 	if err != nil {
 		return err
 	}
@@ -54,10 +54,12 @@ func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType, re
 	return m.queueAndReplyLocked(c, u, typ, sdbus.JobMode(mode), reply)
 }
 
-// checkUnitJobLocked makes systemd's checks of a job method in systemd's
-// order and returns the unit and the job type the job gets (a
-// try-restart of an inactive unit is a nop, ...).
-func (m *manager) checkUnitJobLocked(name, mode string, typ jobType) (*unit, jobType, error) {
+// checkUnitJobLocked makes systemd's checks of a job method c in
+// systemd's order (polkit after the name and the mode, before the unit
+// is found: a caller that may not start units is refused for a unit
+// that does not exist) and returns the unit and the job type the job
+// gets (a try-restart of an inactive unit is a nop, ...).
+func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobType) (*unit, jobType, error) {
 	if err := validName(name); err != nil {
 		return nil, "", err
 	}
@@ -67,6 +69,9 @@ func (m *manager) checkUnitJobLocked(name, mode string, typ jobType) (*unit, job
 		base = jobRestart
 	}
 	if err := m.checkModeLocked(mode, base); err != nil {
+		return nil, "", err
+	}
+	if err := m.authorizeLocked(c); err != nil {
 		return nil, "", err
 	}
 	u := m.loadLocked(name)
@@ -466,7 +471,7 @@ func (m *manager) enqueueManyLocked(c *busd.Call, names []string, typ, mode stri
 	}
 	var plan []planned
 	for _, name := range names {
-		u, jt, err := m.checkUnitJobLocked(name, mode, t)
+		u, jt, err := m.checkUnitJobLocked(c, name, mode, t)
 		if err != nil {
 			return err
 		}

@@ -480,10 +480,13 @@ func (m *manager) resetFailedLocked(u *unit) {
 }
 
 // freezeLocked freezes or thaws an active unit's processes.
-func (m *manager) freezeLocked(name string, freeze bool) ([]any, error) {
+func (m *manager) freezeLocked(c *busd.Call, name string, freeze bool) ([]any, error) {
 	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
+	}
+	if err := m.authorizeLocked(c); err != nil {
+		return nil, err
 	}
 	switch {
 	case u.kind != "service" && u.kind != "scope" && u.kind != "slice":
@@ -635,7 +638,7 @@ var cleanKinds = map[string]bool{"service": true, "socket": true, "mount": true,
 // nothing holds it), then the checks of systemd's unit_clean in its
 // order: resource types, unit type, an empty mask, a unit that is not
 // inactive or has a job, and what there is to clean.
-func (m *manager) cleanLocked(name string, mask []string) ([]any, error) {
+func (m *manager) cleanLocked(c *busd.Call, name string, mask []string) ([]any, error) {
 	if err := validName(name); err != nil {
 		return nil, err
 	}
@@ -662,6 +665,9 @@ func (m *manager) cleanLocked(name string, mask []string) ([]any, error) {
 		default:
 			return nil, errInvalidArgs("Invalid resource type: %s", t)
 		}
+	}
+	if err := m.authorizeLocked(c); err != nil {
+		return nil, err
 	}
 	if !cleanKinds[u.kind] {
 		return nil, &callErr{dbusErr + "NotSupported", "Unit '" + u.name + "' does not support cleaning."}

@@ -4,6 +4,9 @@
 //
 //   fakesystemd run --script examples/fakesystemd/script.json -- node examples/fakesystemd/node/test.js
 //
+// as root; as another user add --allow-unprivileged, or the fake refuses the
+// calls that start units, as systemd refuses them a normal user.
+//
 // It uses dbus-next's message-level API, with the signatures written out,
 // rather than proxy objects built from introspection data.
 'use strict';

@@ -5,6 +5,9 @@ It uses the system bus as any program does; run it where the fake is the
 system's systemd:
 
     fakesystemd run --script examples/fakesystemd/script.json -- python3 examples/fakesystemd/python/test.py
+
+as root; as another user add --allow-unprivileged, or the fake refuses the
+calls that start units, as systemd refuses them a normal user.
 """
 import sys
 

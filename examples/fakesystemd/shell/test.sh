@@ -3,6 +3,9 @@
 # Run it where the fake is the system's systemd:
 #
 #   fakesystemd run --script examples/fakesystemd/script.json -- sh examples/fakesystemd/shell/test.sh
+#
+# as root; as another user add --allow-unprivileged, or the fake refuses the
+# calls that start units, as systemd refuses them a normal user.
 set -eu
 
 fail() { echo "shell example: FAIL: $*" >&2; exit 1; }

@@ -8,7 +8,8 @@
 //	fakesystemd [--socket PATH] [--private-socket PATH] [--version STRING]
 //	            [--backport NAME]... [--script FILE] [--unit-dir DIR]
 //	            [--runtime-unit-dir DIR] [--cgroup-root DIR] [--user[=UID]]
-//	            [--limit NAME=VALUE]... [--trace] [--print-address]
+//	            [--limit NAME=VALUE]... [--allow-unprivileged] [--trace]
+//	            [--print-address]
 //	fakesystemd run [--user] [flags] -- CMD [ARGS...]
 //
 // The second form runs CMD in a private mount namespace (and user
@@ -75,6 +76,10 @@
 //	                       --user 1000 is a usage error
 //	--limit NAME=VALUE     a limit on what clients can make the fake hold
 //	                       (below); repeatable
+//	--allow-unprivileged   let every client do everything; by default only
+//	                       uid 0 (and a user manager's own user) may, and
+//	                       other users get what systemd answers them
+//	                       (below, "Access control")
 //	--trace                one line per message on stderr (below)
 //	--print-address        once every socket accepts connections, print its
 //	                       D-Bus address ("unix:path=/abs/path") on stdout, one
@@ -91,6 +96,31 @@
 // usage error (an unknown flag, no socket, an extra argument, a bad --version,
 // --backport or --user), 1 for anything else (a script file that cannot be read or
 // is invalid, a socket that cannot be created).
+//
+// # Access control
+//
+// The fake refuses other users what systemd refuses them
+// (fakebus.AccessRoot; the package doc of fakebus has the table, measured
+// on systemd 247 to 262): a caller whose uid, as the fake's bus sees it
+// (SO_PEERCRED), is not 0 may read (ListUnits, GetUnit, Get, GetAll,
+// GetUnitFileState, Subscribe, ...), but starting, stopping, killing,
+// enabling or linking units, daemon-reload and SetEnvironment answer
+// org.freedesktop.DBus.Error.AccessDenied "Permission denied" (systemctl
+// prints "Access denied"), as systemd with no polkit agent does, and what
+// the bus policy of systemd keeps from users (EnqueueUnitJob, CleanUnit,
+// property writes, Exit, ...) the bus rejects as dbus-daemon does. The
+// user manager (--user) treats its own user as privileged, as systemd
+// --user does. --allow-unprivileged turns all of this off.
+//
+// Under fakesystemd run as root, CMD is root and may do everything; a
+// process in CMD that drops to another uid is refused. Run as a normal
+// user, the fake and CMD run in a user namespace that maps the caller to
+// itself: the fake sees CMD's uid, not 0, so CMD is refused exactly as
+// that user is refused on a real system (systemctl start: "Access
+// denied"). This is the point: a program that works under run as a
+// normal user also works on a real system as that user. Tests that need
+// a normal user to start units pass --allow-unprivileged to run, or use
+// run --user.
 //
 // # User manager
 //

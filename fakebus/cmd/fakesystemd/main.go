@@ -99,6 +99,10 @@ type options struct {
 	// user is the uid whose user manager the fake plays (--user), -1
 	// for the system manager.
 	user int
+	// allowUnprivileged lets every caller do everything
+	// (fakebus.AccessEveryone); else only root (and a user manager's
+	// user) may, as on systemd (fakebus.AccessRoot).
+	allowUnprivileged bool
 }
 
 // stringList is a repeatable flag.
@@ -162,6 +166,7 @@ func parseFlags(args []string) (options, error) {
 	fs.Func("limit", "", func(s string) error { return parseLimit(&o.limits, s) })
 	fs.BoolVar(&o.trace, "trace", false, "")
 	fs.BoolVar(&o.printAddress, "print-address", false, "")
+	fs.BoolVar(&o.allowUnprivileged, "allow-unprivileged", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -227,6 +232,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		opts = append(opts, fakebus.WithUserManager(o.user))
 	}
 	opts = append(opts, fakebus.WithLimits(o.limits))
+	// The fake plays the system's systemd for other programs: only root
+	// (and a user manager's own user) is privileged there, whoever runs
+	// the fake, unless --allow-unprivileged.
+	access := fakebus.AccessRoot
+	if o.allowUnprivileged {
+		access = fakebus.AccessEveryone
+	}
+	opts = append(opts, fakebus.WithAccess(access))
 	t := &tracer{w: stderr}
 	if o.trace {
 		opts = append(opts, fakebus.WithTrace(t.event))

@@ -95,9 +95,10 @@ func unprivileged(t *testing.T) []string {
 }
 
 // TestRunSystemctl runs systemctl's unit-file and unit commands inside
-// fakesystemd run, as root and as nobody: they reach the fake, the paths
-// they print are the ones systemd prints, and the host's unit directories
-// and mounts do not change.
+// fakesystemd run, as root and as nobody (with --allow-unprivileged:
+// nobody may not start units otherwise, TestRunUnprivilegedAccess): they
+// reach the fake, the paths they print are the ones systemd prints, and
+// the host's unit directories and mounts do not change.
 func TestRunSystemctl(t *testing.T) {
 	if _, err := exec.LookPath("systemctl"); err != nil {
 		t.Skip("no systemctl")
@@ -119,23 +120,22 @@ test -S /run/dbus/system_bus_socket && test -S /run/systemd/private && test -d /
 echo "uid: $(id -u)"
 exit 7
 `
-	users := []struct {
-		name string
-		as   []string
-		uid  string
-	}{{"caller", nil, fmt.Sprint(os.Geteuid())}}
+	type user struct {
+		name  string
+		as    []string
+		uid   string
+		flags []string
+	}
+	users := []user{{"caller", nil, fmt.Sprint(os.Geteuid()), nil}}
 	if u := unprivileged(t); u != nil {
-		users = append(users, struct {
-			name string
-			as   []string
-			uid  string
-		}{"nobody", u, "65534"})
+		users = append(users, user{"nobody", u, "65534", []string{"--allow-unprivileged"}})
 	}
 	for _, u := range users {
 		t.Run(u.name, func(t *testing.T) {
 			skipWithoutNamespaces(t, u.as)
 			before := hostState(t)
-			r := runProgram(t, u.as, "run", "--", "sh", "-c", script)
+			args := append(append([]string{"run"}, u.flags...), "--", "sh", "-c", script)
+			r := runProgram(t, u.as, args...)
 			want := runResult{code: 7, stdout: `Created symlink /etc/systemd/system/multi-user.target.wants/run-test.service → /etc/systemd/system/run-test.service.
 is-enabled: enabled
 run-test.service enabled enabled
@@ -156,6 +156,44 @@ uid: ` + u.uid + "\n"}
 				t.Errorf("/etc/systemd/system/run-test.service exists on the host")
 			}
 		})
+	}
+}
+
+// TestRunUnprivilegedAccess runs systemctl inside fakesystemd run as
+// nobody, without --allow-unprivileged: what changes something is refused
+// and reads are answered, as systemd 252 answers nobody (measured in
+// scripts/sandbox with the same commands: "Reload daemon failed: Access
+// denied", "Failed to enable unit: Access denied", "Failed to start
+// run-test.service: Access denied").
+func TestRunUnprivilegedAccess(t *testing.T) {
+	if _, err := exec.LookPath("systemctl"); err != nil {
+		t.Skip("no systemctl")
+	}
+	as := unprivileged(t)
+	if as == nil {
+		t.Skip("needs root and setpriv to run as nobody")
+	}
+	skipWithoutNamespaces(t, as)
+	const script = `printf '[Service]\nExecStart=/bin/sleep infinity\n[Install]\nWantedBy=multi-user.target\n' >/etc/systemd/system/run-test.service
+systemctl daemon-reload 2>&1; echo "rc $?"
+systemctl enable run-test.service 2>&1; echo "rc $?"
+systemctl start run-test.service 2>&1; echo "rc $?"
+echo "is-active: $(systemctl is-active run-test.service)"
+systemctl list-unit-files --no-legend run-test.service
+`
+	r := runProgram(t, as, "run", "--", "sh", "-c", script)
+	want := runResult{code: 0, stdout: `Reload daemon failed: Access denied
+rc 1
+Failed to enable unit: Access denied
+rc 1
+Failed to start run-test.service: Access denied
+See system logs and 'systemctl status run-test.service' for details.
+rc 4
+is-active: inactive
+run-test.service disabled enabled
+`}
+	if diff := cmp.Diff(want, r, cmp.AllowUnexported(runResult{})); diff != "" {
+		t.Errorf("fakesystemd run -- sh -c SCRIPT as nobody (-want +got):\n%s", diff)
 	}
 }
 

@@ -223,6 +223,7 @@ var cases = []suiteCase{
 	{name: "KillUnitSubgroup", run: testKillUnitSubgroup},
 	{name: "RemoveSubgroupFromUnit", run: testRemoveSubgroupFromUnit},
 	{name: "PreSendChecks", run: testPreSendChecks},
+	{name: "UnprivilegedAccess", run: testUnprivilegedAccess},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},
