@@ -69,11 +69,11 @@ func runInit(conf string, args []string, stderr io.Writer) int {
 	if cfg.Step == "serve" {
 		return serveAndRun(cfg, args, stderr)
 	}
-	mount := mountFake
+	layout := systemMounts
 	if cfg.UserManager {
-		mount = mountFakeUser
+		layout = userMounts
 	}
-	if err := mount(cfg); err != nil {
+	if err := mountFake(cfg, layout); err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
 		return exitRunFailed
 	}
@@ -208,10 +208,10 @@ func runCmd(args, env []string, stderr io.Writer) int {
 	return status
 }
 
-// mountFake puts the fake's directories where systemd's are, in the init
-// step's mount namespace, and makes /run/dbus and /run/systemd for its
-// sockets.
-func mountFake(cfg initConfig) error {
+// mountFake puts the fake's directories where the manager's are, in the
+// init step's mount namespace: the steps every layout shares around
+// layout (systemMounts or userMounts), which mounts the rest.
+func mountFake(cfg initConfig, layout func(initConfig, fakeDirs) error) error {
 	// Nothing mounted from here on may propagate to the host.
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("make / a slave mount: %w", err)
@@ -224,7 +224,23 @@ func mountFake(cfg initConfig) error {
 	}
 	defer src.close()
 	cwd, cwdErr := os.Getwd()
+	if err := layout(cfg, src); err != nil {
+		return err
+	}
+	// The cgroup file system, if the host has the mount point.
+	if err := bindCgroupFS(src); err != nil {
+		return err
+	}
+	if cwdErr == nil {
+		os.Chdir(cwd) // see the new mounts if the directory is below one
+	}
+	return nil
+}
 
+// systemMounts is the system manager's layout: /run/dbus and
+// /run/systemd for its sockets, its unit directories, the vendor ones
+// empty.
+func systemMounts(_ initConfig, src fakeDirs) error {
 	// /run: a tmpfs with the host's entries bound back in, but dbus and
 	// systemd, which are the fake's (it makes its sockets there).
 	if err := shadow("/run", "dbus", "systemd"); err != nil {
@@ -251,18 +267,7 @@ func mountFake(cfg initConfig) error {
 	}
 
 	// The vendor directories: empty.
-	if err := hideDirs(vendorUnitDirs); err != nil {
-		return err
-	}
-
-	// The cgroup file system, if the host has the mount point.
-	if err := bindCgroupFS(src); err != nil {
-		return err
-	}
-	if cwdErr == nil {
-		os.Chdir(cwd) // see the new mounts if the directory is below one
-	}
-	return nil
+	return hideDirs(vendorUnitDirs)
 }
 
 // fakeDirs are the fake's directories on the host, open with O_PATH; nil

@@ -89,24 +89,14 @@ func userHiddenDirs(home string) []string {
 		filepath.Join(home, ".config", "systemd", "user.control"))
 }
 
-// mountFakeUser puts the fake's directories where a user manager's are,
-// in the init step's mount namespace, and makes the runtime directory
-// for its sockets. Where the host has no /run/systemd/system, it is made
+// userMounts is a user manager's layout (mountFake): the fake's
+// directories where a user manager's are, and the runtime directory for
+// its sockets. Where the host has no /run/systemd/system, it is made
 // (empty): sd_booted() looks for it, and a user manager runs only where
 // systemd booted the machine (without it, systemctl --user enable and
 // is-enabled would change and read the files themselves, not ask the
 // fake).
-func mountFakeUser(cfg initConfig) error {
-	// Nothing mounted from here on may propagate to the host.
-	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {
-		return fmt.Errorf("make / a slave mount: %w", err)
-	}
-	src, err := openFakeDirs(cfg)
-	if err != nil {
-		return err
-	}
-	defer src.close()
-	cwd, cwdErr := os.Getwd()
+func userMounts(cfg initConfig, src fakeDirs) error {
 	l := userLayout(cfg.UID, cfg.Home)
 
 	// The persistent unit directory: the fake's, over the user's or in a
@@ -151,16 +141,7 @@ func mountFakeUser(cfg initConfig) error {
 	}
 
 	// The other user unit directories: empty.
-	if err := hideDirs(userHiddenDirs(cfg.Home), l.unitDir, l.runtimeDir); err != nil {
-		return err
-	}
-	if err := bindCgroupFS(src); err != nil {
-		return err
-	}
-	if cwdErr == nil {
-		os.Chdir(cwd) // see the new mounts if the directory is below one
-	}
-	return nil
+	return hideDirs(userHiddenDirs(cfg.Home), l.unitDir, l.runtimeDir)
 }
 
 // makeDirOrShadow makes sure dir exists, as a mount point: an existing
