@@ -132,8 +132,8 @@ func noSuchJob(id uint32) *callErr {
 }
 
 // errNoFD is systemd's answer to a call whose unix fd argument did not
-// come with it: sd-bus fails to read the message (EBADMSG). Every
-// connection to the fake is one that cannot pass file descriptors.
+// come with it: sd-bus fails to read the message (EBADMSG). The fake
+// gives it for pidfds too, which it does not resolve.
 func errNoFD() *callErr { return &callErr{dbusErr + "InconsistentMessage", "Bad message"} }
 
 // fdCount is the number of file descriptors an "ah" argument names.

@@ -577,16 +577,45 @@ func (m *manager) dumpUnitsMatchingPatterns(c *call) ([]any, error) {
 	return []any{m.dumpLocked(c.Body[0].([]string))}, nil
 }
 
-// dumpByFileDescriptor never replies: systemd replies with a memfd (type
-// h), and its reply to a connection that did not negotiate unix fds never
-// arrives: dbus-daemon refuses to forward it, sd-bus on the private
-// socket cannot build it (measured on 247, 252 and 262: no reply, the
-// client's timeout ends the call). No connection to the fake passes fds.
-func (m *manager) dumpByFileDescriptor(*call) ([]any, error) { return nil, nil }
+// dumpByFileDescriptor replies with what Dump answers in a file
+// descriptor (type h): a sealed memfd, or /dev/null for nothing, as
+// systemd's acquire_data_fd (dataFD). A connection that did not negotiate
+// unix fds gets no reply: systemd's reply to it never arrives, as
+// dbus-daemon refuses to forward it and sd-bus on the private socket
+// cannot build it (measured on 247, 252 and 262: the client's timeout
+// ends the call).
+func (m *manager) dumpByFileDescriptor(c *call) ([]any, error) {
+	out, err := m.dump(c)
+	if err != nil {
+		return nil, err
+	}
+	return replyDataFD(c, out[0].(string))
+}
 
-// dumpUnitsMatchingPatternsByFileDescriptor never replies, as
-// dumpByFileDescriptor.
-func (m *manager) dumpUnitsMatchingPatternsByFileDescriptor(*call) ([]any, error) { return nil, nil }
+// dumpUnitsMatchingPatternsByFileDescriptor is DumpUnitsMatchingPatterns
+// in a file descriptor, as dumpByFileDescriptor.
+func (m *manager) dumpUnitsMatchingPatternsByFileDescriptor(c *call) ([]any, error) {
+	out, err := m.dumpUnitsMatchingPatterns(c)
+	if err != nil {
+		return nil, err
+	}
+	return replyDataFD(c, out[0].(string))
+}
+
+// replyDataFD replies with a file descriptor holding data (dataFD), to a
+// client that takes file descriptors; to any other, not at all.
+func replyDataFD(c *call, data string) ([]any, error) {
+	if !c.Peer.UnixFDs() {
+		return nil, nil
+	}
+	f, err := dataFD(data)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c.Reply(dbus.UnixFD(f.Fd()))
+	return nil, nil
+}
 
 // The manager's life (manager.go, reexec.go).
 

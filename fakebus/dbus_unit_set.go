@@ -115,9 +115,14 @@ var settableProps = map[string]settable{
 	"OOMScoreAdjust":   {"i", forService, nil},
 	"StandardOutput":   {"s", forService, oneOf(standardOutputs...)},
 	"StandardError":    {"s", forService, oneOf(standardOutputs...)},
-	"PIDs":             {"au", forScope, checkPIDs},
-	"Listen":           {"a(ss)", forSocket, checkListen},
-	"OOMPolicy":        {"s", forExec, oneOf("continue", "stop", "kill")},
+	// The file descriptors systemd-run --pipe passes (fds.go): they make
+	// StandardInput=, StandardOutput= or StandardError= "fd".
+	"StandardInputFileDescriptor":  {"h", forService, nil},
+	"StandardOutputFileDescriptor": {"h", forService, nil},
+	"StandardErrorFileDescriptor":  {"h", forService, nil},
+	"PIDs":                         {"au", forScope, checkPIDs},
+	"Listen":                       {"a(ss)", forSocket, checkListen},
+	"OOMPolicy":                    {"s", forExec, oneOf("continue", "stop", "kill")},
 
 	"KillMode":        {"s", forExec, oneOf("control-group", "process", "mixed", "none")},
 	"KillSignal":      {"i", forExec, checkSignal},
@@ -388,6 +393,12 @@ func (m *manager) checkValue(name string, spec settable, v any, kind string) err
 }
 
 func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
+	if stdio, ok := strings.CutSuffix(name, "FileDescriptor"); ok && strings.HasPrefix(stdio, "Standard") {
+		// The fake keeps no descriptor (busd closes it): the program
+		// that would use it is never run (checkStdioFDs).
+		u.props[stdio] = dbus.MakeVariant("fd")
+		return
+	}
 	if name == "PIDs" {
 		u.pids = append(u.pids, v.Value().([]uint32)...)
 		return

@@ -228,10 +228,10 @@
 //     the paths) and answer that it is not running in a private mount
 //     namespace, as the fake runs no service in one; GetUnitByPIDFD
 //     (253+) and StartAuxiliaryScope (255 to 257; with no process, after
-//     the name checks) take file descriptors, which no connection to the
-//     fake can pass: systemd fails to read such a call without its
-//     descriptors and answers InconsistentMessage "Bad message"
-//     (measured on 257 and 262), and so does the fake.
+//     the name checks) take file descriptors (pidfds): systemd fails to
+//     read such a call without its descriptors and answers
+//     InconsistentMessage "Bad message" (measured on 257 and 262), and
+//     so does the fake, with them too (it resolves no pidfd).
 //   - CleanUnit with systemd's checks in its order (resource types,
 //     "fdstore" from 254; unit types that can be cleaned: service, socket,
 //     mount, swap, others NotSupported; UnitBusy for a unit that is not
@@ -245,12 +245,16 @@
 //     names, only the matching units' blocks) answer text in the layout
 //     of systemd-analyze dump whose content differs: far fewer settings,
 //     no timestamps. DumpByFileDescriptor and
-//     DumpUnitsMatchingPatternsByFileDescriptor (250+) reply with a memfd
-//     on systemd; the fake's bus does not pass file descriptors (it
-//     refuses NEGOTIATE_UNIX_FD), and systemd never replies to a
-//     connection that cannot take them (measured on 247, 252 and 262,
-//     through dbus-daemon and on the private socket), so neither does the
-//     fake: the caller's timeout ends the call.
+//     DumpUnitsMatchingPatternsByFileDescriptor (250+) reply with a file
+//     descriptor holding the same text, made as systemd 252 makes it: a
+//     memfd named "data-fd" at offset 0, sealed (F_GET_SEALS 0xf), or
+//     /dev/null when there is nothing. The fake's unix sockets pass file
+//     descriptors as dbus-daemon does (they answer NEGOTIATE_UNIX_FD with
+//     AGREE_UNIX_FD; a Pipe and Conn's in-memory connections do not);
+//     systemd never replies to a connection that cannot take them
+//     (measured on 247, 252 and 262, through dbus-daemon and on the
+//     private socket), so neither does the fake: the caller's timeout
+//     ends the call.
 //   - Dynamic users: the fake has none. GetDynamicUsers answers an empty
 //     list, LookupDynamicUserByName and LookupDynamicUserByUID answer
 //     NoSuchDynamicUser, or InvalidArgs for a name or UID systemd does not
@@ -519,7 +523,12 @@
 // RefUnit's: the unit stays loaded after it ends until that client
 // disconnects, across a daemon-reexec too, and Refs lists the client;
 // refused with InvalidArgs on the private socket, where a client has no
-// bus name to track, as on 247, 252 and 262).
+// bus name to track, as on 247, 252 and 262), and a service's
+// StandardInputFileDescriptor=, StandardOutputFileDescriptor= and
+// StandardErrorFileDescriptor= (systemd-run --pipe: StandardInput= and the
+// others read "fd"; the fake keeps no descriptor, and takes them only for
+// commands it interprets, which read and write nothing; for any other
+// program, which it would have to pretend to run, NotSupported).
 //
 // # Faults
 //

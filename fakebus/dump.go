@@ -9,9 +9,9 @@ import (
 // The Manager's dumps (systemd-analyze dump): Dump and
 // DumpUnitsMatchingPatterns answer text in the style of systemd's, whose
 // content differs (the fake lists far fewer settings); the
-// ByFileDescriptor variants answer a memfd, which the fake's bus cannot
-// pass (busd refuses NEGOTIATE_UNIX_FD), so they answer as systemd does
-// to a client that cannot take file descriptors: not at all.
+// ByFileDescriptor variants answer the same text in a sealed memfd
+// (dataFD), or, as systemd, not at all to a client that cannot take file
+// descriptors.
 
 // dumpLocked is Manager.Dump, or DumpUnitsMatchingPatterns with
 // patterns: one block per loaded unit, in the style of systemd-analyze

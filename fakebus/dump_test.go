@@ -3,13 +3,18 @@ package fakebus_test
 import (
 	"context"
 	"errors"
+	"io"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus"
+	"golang.org/x/sys/unix"
 )
 
 // TestDumpUnitsMatchingPatterns: the blocks of the units matching a
@@ -60,10 +65,10 @@ func TestDumpUnitsMatchingPatterns(t *testing.T) {
 	}
 }
 
-// TestDumpByFileDescriptor: no connection to the fake passes file
-// descriptors, and systemd never answers such a connection these calls;
-// neither does the fake (the caller's timeout ends them). 247 lacks
-// DumpUnitsMatchingPatterns*.
+// TestDumpByFileDescriptor: systemd never answers these calls to a
+// connection that did not negotiate file descriptors (a pipe to the fake
+// cannot); neither does the fake (the caller's timeout ends them). 247
+// lacks DumpUnitsMatchingPatterns*.
 func TestDumpByFileDescriptor(t *testing.T) {
 	for _, tc := range []struct {
 		version, method string
@@ -89,6 +94,88 @@ func TestDumpByFileDescriptor(t *testing.T) {
 			}
 			if got := errName(err); got != tc.want {
 				t.Errorf("%s: %q, want %q", tc.method, got, tc.want)
+			}
+		})
+	}
+}
+
+// unixFDConn connects a godbus client to the fake's bus socket, where it
+// negotiates unix fd passing, and says Hello.
+func unixFDConn(t *testing.T, s *fakebus.Server) *dbus.Conn {
+	t.Helper()
+	addr, err := s.Address()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := dbus.Dial(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Auth(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Hello(); err != nil {
+		t.Fatal(err)
+	}
+	if !c.SupportsUnixFDs() {
+		t.Fatal("no unix fd passing on the fake's socket")
+	}
+	return c
+}
+
+// TestDumpByFileDescriptorUnixFDs: to a client that takes file
+// descriptors, the ByFileDescriptor dumps answer one holding what Dump and
+// DumpUnitsMatchingPatterns answer, made as systemd 252 makes it: a memfd
+// named data-fd at offset 0, sealed (F_GET_SEALS 0xf), or /dev/null for
+// nothing.
+func TestDumpByFileDescriptorUnixFDs(t *testing.T) {
+	s := fakebus.New(t)
+	c := unixFDConn(t, s)
+	m := c.Object(systemd1, managerPath)
+	var full, some string
+	if err := m.Call(managerIface+".Dump", 0).Store(&full); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Call(managerIface+".DumpUnitsMatchingPatterns", 0, []string{"*.slice"}).Store(&some); err != nil {
+		t.Fatal(err)
+	}
+	type fdInfo struct {
+		Link  string
+		Seals int
+		Data  string
+	}
+	memfd := "/memfd:data-fd (deleted)"
+	for _, tc := range []struct {
+		method string
+		args   []any
+		want   fdInfo
+	}{
+		{"DumpByFileDescriptor", nil, fdInfo{memfd, 0xf, full}},
+		{"DumpUnitsMatchingPatternsByFileDescriptor", []any{[]string{"*.slice"}}, fdInfo{memfd, 0xf, some}},
+		{"DumpUnitsMatchingPatternsByFileDescriptor", []any{[]string{"nomatch"}}, fdInfo{"/dev/null", -1, ""}},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			var fd dbus.UnixFD
+			if err := m.Call(managerIface+"."+tc.method, 0, tc.args...).Store(&fd); err != nil {
+				t.Fatal(err)
+			}
+			f := os.NewFile(uintptr(fd), "dump")
+			defer f.Close()
+			var got fdInfo
+			got.Link, _ = os.Readlink("/proc/self/fd/" + strconv.Itoa(int(fd)))
+			var err error
+			got.Seals, err = unix.FcntlInt(f.Fd(), unix.F_GET_SEALS, 0)
+			if err != nil {
+				got.Seals = -1
+			}
+			data, err := io.ReadAll(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.Data = string(data)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s(%v) (-want +got):\n%s", tc.method, tc.args, diff)
 			}
 		})
 	}

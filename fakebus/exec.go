@@ -129,3 +129,36 @@ func parseSleep(s string) (time.Duration, bool) {
 	}
 	return time.Duration(f * float64(time.Second)), true
 }
+
+// checkStdioFDs refuses file descriptors for a service's standard input,
+// output or error (systemd-run --pipe) unless every command of the
+// service is one the fake interprets: those read and write nothing, so
+// the fake can honestly end them as systemd would (true exits 0, false
+// 1, with nothing written); for any other program it would have to
+// pretend to have run it, and says so instead.
+func checkStdioFDs(props []setProp) error {
+	fds := false
+	for _, p := range props {
+		if strings.HasPrefix(p.Name, "Standard") && strings.HasSuffix(p.Name, "FileDescriptor") {
+			fds = true
+		}
+	}
+	if !fds {
+		return nil
+	}
+	for _, p := range props {
+		if !strings.HasPrefix(p.Name, "Exec") {
+			continue
+		}
+		var cmds []execCommand
+		if dbus.Store([]any{p.Value.Value()}, &cmds) != nil {
+			continue
+		}
+		for _, c := range cmds {
+			if _, known := interpretKnown(c.Argv); !known {
+				return &callErr{dbusErr + "NotSupported", "fakebus runs no programs: standard input, output or error file descriptors (systemd-run --pipe) only go with commands it interprets (true, false, sleep N, sh -c 'exit N'), not " + strings.Join(c.Argv, " ")}
+			}
+		}
+	}
+	return nil
+}

@@ -57,6 +57,14 @@ type Limits struct {
 	// for the fake's answer (max_replies_per_connection); one more is
 	// refused with LimitsExceeded. Default 128.
 	MaxPendingReplies int
+	// MaxMessageUnixFDs is how many unix fds one message may carry
+	// (max_message_unix_fds); a message with more closes the connection,
+	// as dbus-daemon does. Default 16.
+	MaxMessageUnixFDs int
+	// MaxOutgoingUnixFDs is how many unix fds may wait to be written to
+	// one connection (max_outgoing_unix_fds); one more disconnects it.
+	// Default 64.
+	MaxOutgoingUnixFDs int
 }
 
 // WithLimits sets the limits on what clients can make the fake hold.
@@ -88,6 +96,8 @@ const (
 	LimitAuthTimeout              LimitName = "auth_timeout"
 	LimitMaxIncompleteConnections LimitName = "max_incomplete_connections"
 	LimitMaxCompletedConnections  LimitName = "max_completed_connections"
+	LimitMaxMessageUnixFDs        LimitName = "max_message_unix_fds"
+	LimitMaxOutgoingUnixFDs       LimitName = "max_outgoing_unix_fds"
 )
 
 // limitNote turns a connection closed for a limit into a NoteLimit.

@@ -15,6 +15,7 @@ func TestLimitNames(t *testing.T) {
 		LimitMaxMessageSize: true, LimitMaxIncomingBytes: true, LimitMaxTotalIncomingBytes: true,
 		LimitMaxOutgoingBytes: true, LimitMaxTotalOutgoingBytes: true, LimitDecodeRatio: true,
 		LimitAuthTimeout: true, LimitMaxIncompleteConnections: true, LimitMaxCompletedConnections: true,
+		LimitMaxMessageUnixFDs: true, LimitMaxOutgoingUnixFDs: true,
 	}
 	n := 0
 	for l := busd.Limit(1); !strings.HasPrefix(l.String(), "Limit("); l++ {

@@ -120,4 +120,8 @@ var modelled = map[string]bool{
 	"PIDs": true, "Delegate": true, "DelegateControllers": true,
 
 	"AddRef": true,
+
+	// systemd-run --pipe: accepted only with commands the fake
+	// interprets, which read and write nothing (checkStdioFDs).
+	"StandardInputFileDescriptor": true, "StandardOutputFileDescriptor": true, "StandardErrorFileDescriptor": true,
 }

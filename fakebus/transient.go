@@ -89,6 +89,9 @@ func (m *manager) startTransientLocked(c *call) error {
 		case nu.kind == "service" && !has("ExecStart") && !has("ExecStop"):
 			return &callErr{errPrefix + "BadUnitSetting", "Service " + nu.name + " has no ExecStart=, ExecStop=, or SuccessAction=. Refusing."}
 		}
+		if err := checkStdioFDs(nu.props); err != nil {
+			return err
+		}
 		for _, p := range nu.props {
 			if p.Name != "Requires" && p.Name != "BindsTo" && p.Name != "Requisite" {
 				continue

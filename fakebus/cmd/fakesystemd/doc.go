@@ -222,6 +222,12 @@
 //	                                   name included (LimitsExceeded)
 //	max_replies_per_connection 128     calls of one connection waiting for the
 //	                                   fake's answer (LimitsExceeded)
+//	max_message_unix_fds       16      unix fds one message may carry; more
+//	                                   closes the connection (as dbus-daemon's
+//	                                   system bus)
+//	max_outgoing_unix_fds      64      unix fds waiting to be written to one
+//	                                   connection; one more disconnects it
+//	                                   (dbus-daemon refuses the message)
 //
 // Only root and the fake's own user may become a monitor (BecomeMonitor),
 // as on dbus-daemon; the calls a client leaves with, unanswered, are

@@ -24,6 +24,8 @@ var limitFields = map[string]func(*fakebus.Limits) *int{
 	"max_match_rules_per_connection": func(l *fakebus.Limits) *int { return &l.MaxMatchRules },
 	"max_names_per_connection":       func(l *fakebus.Limits) *int { return &l.MaxNames },
 	"max_replies_per_connection":     func(l *fakebus.Limits) *int { return &l.MaxPendingReplies },
+	"max_message_unix_fds":           func(l *fakebus.Limits) *int { return &l.MaxMessageUnixFDs },
+	"max_outgoing_unix_fds":          func(l *fakebus.Limits) *int { return &l.MaxOutgoingUnixFDs },
 }
 
 // parseLimit sets one --limit NAME=VALUE in l: a number (sizes may end

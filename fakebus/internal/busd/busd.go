@@ -48,6 +48,19 @@
 // connection's uid is its SO_PEERCRED uid; a Pipe's is the uid its client
 // claims in AUTH EXTERNAL, this process's own unless it claims another.
 //
+// Unix fd passing works as on dbus-daemon, on unix sockets (Listen, and
+// ServeConn of a *net.UnixConn; never on a Pipe): a client that sends
+// NEGOTIATE_UNIX_FD after OK gets AGREE_UNIX_FD, and the descriptors it
+// sends (SCM_RIGHTS) travel with the message whose UNIX_FDS field counts
+// them, to the service (Call.UnixFDs; a dbus.UnixFD in a reply is sent as
+// one) or to another client that negotiated fd passing; a method call
+// with descriptors for a client that did not gets dbus-daemon's
+// org.freedesktop.DBus.Error.NotSupported. busd closes every descriptor
+// once the message is written or dropped (fds.go). As on dbus-daemon's
+// system bus, a message may carry 16 descriptors and 64 may wait to be
+// written to a connection (Limits.MaxMessageUnixFDs,
+// Limits.MaxOutgoingUnixFDs).
+//
 // Messages are decoded and encoded by busd's own codec (decode.go,
 // encode.go), which produces and accepts the same Go values as godbus
 // (dbus.DecodeMessage, dbus.SignatureOf) but allocates a fraction as much.
@@ -549,7 +562,13 @@ type outbox struct {
 
 // send enqueues data (the encoding of m) to p.
 func (o *outbox) send(b *Bus, p *Peer, m *outMsg, data []byte, serial uint32) {
-	if p.enqueue(data) && b.cfg.Trace != nil {
+	var ok bool
+	if len(m.fds) == 0 {
+		ok = p.enqueue(data)
+	} else {
+		ok = p.enqueueFDs(data, m.fds)
+	}
+	if ok && b.cfg.Trace != nil {
 		o.events = append(o.events, Event{Dir: Out, Peer: p, Msg: m.message(), Serial: serial})
 	}
 }

@@ -1,6 +1,7 @@
 package busd
 
 import (
+	"errors"
 	"sync/atomic"
 
 	"github.com/godbus/dbus/v5"
@@ -16,6 +17,7 @@ type Call struct {
 	Signature dbus.Signature
 	Flags     dbus.Flags
 
+	fds    []int      // the call's unix fds (UnixFDs)
 	dest   string     // the call's DESTINATION
 	serial uint32     // the call's serial, for REPLY_SERIAL
 	st     *callState // whether it was answered, shared with Bus.pending (pending.go)
@@ -26,6 +28,11 @@ type Call struct {
 	handling    atomic.Bool
 	moreAtReply atomic.Int32
 }
+
+// UnixFDs returns the file descriptors that came with the call: a
+// dbus.UnixFDIndex value in Body is an index into it. busd closes them
+// when HandleCall returns; a service that keeps one must duplicate it.
+func (c *Call) UnixFDs() []int { return c.fds }
 
 // NoReply reports whether the caller set NO_REPLY_EXPECTED (then Reply and
 // ReplyError do nothing).
@@ -89,6 +96,12 @@ func (c *Call) Destination() string { return c.dest }
 // no-op. It never blocks: the reply is queued behind everything already
 // queued for the peer (e.g. a signal emitted just before). If body cannot
 // be encoded, the caller gets org.freedesktop.DBus.Error.Failed instead.
+//
+// A dbus.UnixFD value is sent as a unix fd (type h): the caller's queue
+// holds a duplicate, so the service keeps, and closes, its own. A caller
+// that did not negotiate fd passing (Peer.UnixFDs) gets
+// org.freedesktop.DBus.Error.Failed instead (dbus-daemon would refuse to
+// deliver the reply; check first and answer as the real service would).
 func (c *Call) Reply(body ...any) {
 	if !c.claim() {
 		return
@@ -147,6 +160,9 @@ func (b *Bus) sendFromService(p *Peer, m *outMsg) error {
 	data, err := m.encode(serial)
 	if err != nil {
 		return err
+	}
+	if len(m.fds) > 0 && !p.UnixFDs() {
+		return errors.New("busd: the client does not accept unix fds")
 	}
 	b.unicast(p, m, data, serial)
 	return nil

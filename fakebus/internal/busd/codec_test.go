@@ -207,7 +207,8 @@ func TestEncodeErrors(t *testing.T) {
 		{"invalid path", []any{dbus.ObjectPath("no/slash")}},
 		{"invalid utf-8", []any{"\xff"}},
 		{"embedded NUL", []any{"a\x00b"}},
-		{"unix fd", []any{dbus.UnixFD(1)}},
+		{"unix fd index", []any{dbus.UnixFDIndex(1)}},
+		{"negative unix fd", []any{dbus.UnixFD(-1)}},
 		{"empty struct", []any{struct{}{}}},
 		{"bad map key", []any{map[[2]int]string{}}},
 		{"empty variant", []any{dbus.Variant{}}},
@@ -285,7 +286,6 @@ func TestDecodeErrors(t *testing.T) {
 		{"invalid boolean", call(sigOf("b"), uint32(2))},
 		{"invalid object path in body", call(sigOf("o"), "relative")},
 		{"invalid destination", call(map[dbus.HeaderField]dbus.Variant{dbus.FieldDestination: dbus.MakeVariant("not a name")})},
-		{"unix fds", call(map[dbus.HeaderField]dbus.Variant{dbus.FieldUnixFDs: dbus.MakeVariant(uint32(1))})},
 		{"signature longer than body", call(sigOf("ss"), "a")},
 		{"array length mismatch", func() []byte {
 			b := call(sigOf("au"), []uint32{1, 2})

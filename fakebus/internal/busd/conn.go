@@ -58,6 +58,19 @@ type Peer struct {
 	queue  [][]byte  // encoded messages waiting for the writer, FIFO
 	qbytes int       // sum of len+queueEntryBytes over queue and the batch being written
 	qstate queueState
+	// qfds are the file descriptors the queued messages carry, by the
+	// index of their message in queue (fds.go); qnfds counts them with
+	// those of the batch being written (Limits.MaxOutgoingUnixFDs).
+	qfds  map[int][]int
+	qnfds int
+
+	// Unix fd passing (fds.go). sock is the connection's unix socket (nil
+	// on pipes); unixFD is set once the client negotiated fd passing;
+	// inFDs are fds received and not yet given to a message (the reader
+	// goroutine's).
+	sock   *net.UnixConn
+	unixFD atomic.Bool
+	inFDs  []int
 }
 
 // queueState is the life cycle of a connection's outgoing queue.
@@ -98,6 +111,7 @@ func (p *Peer) Close() {
 	p.qmu.Lock()
 	p.qstate = queueClosed
 	p.queue = nil
+	p.closeQueuedFDs()
 	p.bus.out.used.Add(-int64(p.qbytes))
 	p.qbytes = 0
 	p.outHeld.Store(0)
@@ -176,23 +190,36 @@ func (p *Peer) writeLoop() {
 		}
 		if p.qstate == queueClosed || len(p.queue) == 0 {
 			// Closed, or draining and done.
+			p.closeQueuedFDs()
 			p.qmu.Unlock()
 			p.closeConn()
 			return
 		}
 		// The batch stays counted in qbytes until it is written.
 		batch, p.queue = p.queue, batch[:0]
+		fds := p.qfds
+		p.qfds = nil
 		p.qmu.Unlock()
 
 		written := 0
+		nfds := 0
 		for _, m := range batch {
 			written += len(m) + queueEntryBytes
 		}
-		err := writeBatch(p.rwc, batch, &p.bus.batchBufs)
+		for _, f := range fds {
+			nfds += len(f)
+		}
+		var err error
+		if fds == nil {
+			err = writeBatch(p.rwc, batch, &p.bus.batchBufs)
+		} else {
+			err = p.writeWithFDs(batch, fds)
+		}
 		clear(batch) // let the GC have the messages
 		p.qmu.Lock()
 		if p.qstate != queueClosed { // Close put back everything
 			p.qbytes -= written
+			p.qnfds -= nfds
 			p.outHeld.Store(int64(p.qbytes))
 			p.bus.out.used.Add(-int64(written))
 		}
@@ -262,12 +289,17 @@ func (b *Bus) serve(rwc io.ReadWriteCloser, mode Mode, c cred) {
 		done:       make(chan struct{}),
 		writerDone: make(chan struct{}),
 	}
+	if uc, ok := rwc.(*net.UnixConn); ok {
+		p.sock = uc
+		p.in = newReader(fdReader{p}, p.chargeInput)
+	} else {
+		p.in = newReader(rwc, p.chargeInput)
+	}
 	if !c.known {
 		p.uid = uint32(os.Getuid())
 		p.pid = uint32(os.Getpid())
 	}
 	p.qcond.L = &p.qmu
-	p.in = newReader(rwc, p.chargeInput)
 	if mode == PeerMode {
 		p.in.authBuffer = b.cfg.PeerAuthBuffer
 	}
@@ -339,7 +371,11 @@ func (p *Peer) readLoop() {
 			if b.cfg.Trace != nil {
 				b.cfg.Trace(Event{Dir: In, Peer: p, Msg: m.message(), Serial: m.serial})
 			}
+			if !p.takeFDs(m) {
+				break
+			}
 			ok := p.dispatch(m)
+			closeFDs(m.fds)
 			p.chargeInput(-counted)
 			if !ok {
 				break
@@ -347,6 +383,8 @@ func (p *Peer) readLoop() {
 		}
 	}
 	p.in = nil // let the GC have the buffer
+	closeFDs(p.inFDs)
+	p.inFDs = nil
 	p.releaseInput()
 	p.finish()
 }

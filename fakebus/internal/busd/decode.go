@@ -38,6 +38,11 @@ type inMsg struct {
 	bodyOff int    // where the body starts in raw
 	decoded int    // the memory the decoded values take, as estimated
 	big     bool   // raw is big-endian
+
+	// unixFDs is the UNIX_FDS header field; fds are the descriptors the
+	// message carries (given by Peer.takeFDs, closed once it is routed).
+	unixFDs uint32
+	fds     []int
 }
 
 // decodeError is panicked by the decoder and recovered by parseMessage.
@@ -172,7 +177,8 @@ func parseMessageBudget(raw string, ratio int, charge func(int) bool) (m *inMsg,
 			d.value(sig, 0)
 		}
 	}
-	m.validateHeader(&d, unixFDs, bodyLen)
+	m.validateHeader(&d, bodyLen)
+	m.unixFDs = unixFDs
 	if m.sig != "" {
 		d.s, d.pos = raw, m.bodyOff
 		for sig := m.sig; sig != ""; {
@@ -230,7 +236,7 @@ func fieldSig(code byte) string {
 }
 
 // validateHeader checks the header fields like dbus-daemon does.
-func (m *inMsg) validateHeader(d *decoder, unixFDs uint32, bodyLen int) {
+func (m *inMsg) validateHeader(d *decoder, bodyLen int) {
 	switch m.typ {
 	case dbus.TypeMethodCall:
 		if m.path == "" || m.member == "" {
@@ -262,8 +268,6 @@ func (m *inMsg) validateHeader(d *decoder, unixFDs uint32, bodyLen int) {
 		d.fail("invalid error name")
 	case m.dest != "" && !validBusName(m.dest):
 		d.fail("invalid destination")
-	case unixFDs != 0:
-		d.fail("unix fds are not supported")
 	case m.sig == "" && bodyLen != 0:
 		d.fail("body without signature")
 	}

@@ -14,6 +14,7 @@ const (
 	errFailed            = errPrefix + "Failed"
 	errInvalidArgs       = errPrefix + "InvalidArgs"
 	errLimitsExceeded    = errPrefix + "LimitsExceeded"
+	errNotSupported      = errPrefix + "NotSupported"
 	errMatchRuleInvalid  = errPrefix + "MatchRuleInvalid"
 	errMatchRuleNotFound = errPrefix + "MatchRuleNotFound"
 	errNameHasNoOwner    = errPrefix + "NameHasNoOwner"

@@ -36,6 +36,11 @@ type outMsg struct {
 	// A relayed message keeps the body bytes it arrived with.
 	rawBody string
 	rawBig  bool
+	// fds are the unix fds the message carries (UNIX_FDS): a relayed
+	// message's, or those of the dbus.UnixFD values of body, collected by
+	// encode. They belong to whoever built the message; each queue the
+	// message enters holds duplicates (fds.go).
+	fds []int
 
 	traced *dbus.Message // built for the trace on first use
 }
@@ -96,6 +101,11 @@ func (m *outMsg) encode(serial uint32) (data []byte, err error) {
 		e.buf = append(e.buf, 8, 1, 'g', 0)
 		e.signature(m.sig)
 	}
+	if len(m.fds) > 0 {
+		e.align(8)
+		e.buf = append(e.buf, 9, 1, 'u', 0)
+		e.u32(uint32(len(m.fds)))
+	}
 	e.put32(12, uint32(len(e.buf)-16))
 	e.align(8)
 	start := len(e.buf)
@@ -114,6 +124,12 @@ func (m *outMsg) encode(serial uint32) (data []byte, err error) {
 		if sig != "" {
 			return nil, fmt.Errorf("busd: fewer values than the signature %q has", m.sig)
 		}
+		if len(e.fds) != len(m.fds) {
+			// The body holds unix fds: encode again with their
+			// number in the header (the second pass finds as many).
+			m.fds = e.fds
+			return m.encode(serial)
+		}
 	}
 	if len(e.buf) > maxMessageLen {
 		return nil, fmt.Errorf("busd: message is too long")
@@ -127,6 +143,7 @@ func (m *outMsg) encode(serial uint32) (data []byte, err error) {
 type encoder struct {
 	buf []byte
 	big bool
+	fds []int // the dbus.UnixFD values encoded, in order
 }
 
 func (e *encoder) fail(format string, args ...any) {
@@ -326,7 +343,13 @@ func (e *encoder) reflectValue(sig string, rv reflect.Value, depth int) {
 	}
 	k := rv.Kind()
 	if sig[0] != 'v' && (rv.Type() == reflect.TypeOf(dbus.UnixFD(0)) || rv.Type() == reflect.TypeOf(dbus.UnixFDIndex(0))) {
-		e.fail("unix fds are not supported")
+		if sig[0] != 'h' || rv.Type() != reflect.TypeOf(dbus.UnixFD(0)) || rv.Int() < 0 {
+			e.fail("%s value for signature %s", rv.Type(), sig)
+		}
+		// An fd goes as its index among the message's fds.
+		e.u32(uint32(len(e.fds)))
+		e.fds = append(e.fds, int(rv.Int()))
+		return
 	}
 	mismatch := func() { e.fail("%s value for signature %s", rv.Type(), sig) }
 	switch sig[0] {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -104,6 +105,27 @@ func (s *fakeService) HandleCall(c *Call) {
 		s.mu.Lock()
 		s.hung = append(s.hung, c)
 		s.mu.Unlock()
+	case "ReadFD":
+		// Reply what the fd sent as the call's only argument holds.
+		idx, ok := c.Body[0].(dbus.UnixFDIndex)
+		if !ok || int(idx) >= len(c.UnixFDs()) {
+			c.ReplyError(testErrorName, "no fd")
+			return
+		}
+		c.Reply(readFD(c.UnixFDs()[idx]))
+	case "SendFD":
+		// Reply a pipe holding the first argument, and the second
+		// argument (padding).
+		r, w, err := os.Pipe()
+		if err != nil {
+			c.ReplyError(testErrorName, err.Error())
+			return
+		}
+		text, _ := c.Body[0].(string)
+		w.WriteString(text)
+		w.Close()
+		c.Reply(dbus.UnixFD(r.Fd()), c.Body[1])
+		r.Close()
 	case "WhoAmI":
 		c.Reply(c.Peer.UniqueName(), c.Peer.UID(), c.Peer.PID(), c.Destination())
 	case "Emit":

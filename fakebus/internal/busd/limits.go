@@ -102,6 +102,22 @@ type Limits struct {
 	// reached". A connection's pending calls are forgotten when it
 	// leaves. Default 128.
 	MaxPendingReplies int
+	// MaxMessageUnixFDs is how many unix fds one message may carry
+	// (max_message_unix_fds; dbus-daemon's system bus: 16). A message
+	// announcing more, or more fds received than one message may carry
+	// waiting for their message, closes the connection, as dbus-daemon
+	// does. So a connection's input never holds more than this many
+	// (dbus-daemon's max_incoming_unix_fds, 64, is never reached).
+	// Default 16.
+	MaxMessageUnixFDs int
+	// MaxOutgoingUnixFDs is how many unix fds may wait to be written to
+	// one connection (max_outgoing_unix_fds; dbus-daemon's system bus:
+	// 64). One more drops the connection, as MaxOutgoingBytes does
+	// (dbus-daemon refuses the message instead, with LimitsExceeded).
+	// So a connection makes busd hold at most MaxMessageUnixFDs +
+	// MaxOutgoingUnixFDs descriptors (80 by default; they count against
+	// the process's RLIMIT_NOFILE, not in the bytes above). Default 64.
+	MaxOutgoingUnixFDs int
 }
 
 // The default limits (see Limits).
@@ -118,6 +134,8 @@ const (
 	DefaultMaxMatchRules            = 512
 	DefaultMaxNames                 = 512
 	DefaultMaxPendingReplies        = 128
+	DefaultMaxMessageUnixFDs        = 16
+	DefaultMaxOutgoingUnixFDs       = 64
 )
 
 // PerConnectionOverhead is what busd holds for a connection beyond the
@@ -171,6 +189,10 @@ func (l Limits) withDefaults() Limits {
 	size(&l.MaxMatchRules, DefaultMaxMatchRules)
 	size(&l.MaxNames, DefaultMaxNames)
 	size(&l.MaxPendingReplies, DefaultMaxPendingReplies)
+	size(&l.MaxMessageUnixFDs, DefaultMaxMessageUnixFDs)
+	size(&l.MaxOutgoingUnixFDs, DefaultMaxOutgoingUnixFDs)
+	// A message cannot carry more than the kernel passes at once.
+	l.MaxMessageUnixFDs = min(l.MaxMessageUnixFDs, maxFDsPerRead)
 	switch {
 	case l.AuthTimeout == 0:
 		l.AuthTimeout = DefaultAuthTimeout
@@ -196,6 +218,8 @@ const (
 	LimitAuthTimeout                            // auth_timeout
 	LimitIncompleteConnections                  // max_incomplete_connections
 	LimitConnections                            // max_completed_connections
+	LimitMessageUnixFDs                         // max_message_unix_fds
+	LimitOutgoingUnixFDs                        // max_outgoing_unix_fds
 )
 
 var limitNames = [...]string{
@@ -208,6 +232,8 @@ var limitNames = [...]string{
 	LimitAuthTimeout:           "auth_timeout",
 	LimitIncompleteConnections: "max_incomplete_connections",
 	LimitConnections:           "max_completed_connections",
+	LimitMessageUnixFDs:        "max_message_unix_fds",
+	LimitOutgoingUnixFDs:       "max_outgoing_unix_fds",
 }
 
 // String returns the limit's name, e.g. "max_message_size".

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+	"golang.org/x/sys/unix"
 )
 
 // saslPeer is what a client sends to authenticate on a PeerMode connection.
@@ -193,6 +194,39 @@ func TestLimits(t *testing.T) {
 				c := socketPairClient(t, b, PeerMode)
 				go writeAll(c, []byte(saslPeer), manyEchoes(t, 40))
 			}
+		}},
+		{"fds in a message", Limits{}, LimitMessageUnixFDs, func(t *testing.T, b *Bus) {
+			// 17 fds, one more than dbus-daemon's system bus takes.
+			r := pipeWith(t, "")
+			body := make([]any, DefaultMaxMessageUnixFDs+1)
+			for i := range body {
+				body[i] = dbus.UnixFD(r.Fd())
+			}
+			data, fds := callFDs(t, 1, "Echo", body...)
+			c := socketPairClient(t, b, PeerMode)
+			writeAll(c, []byte(saslFD))
+			c.WriteMsgUnix(data, unix.UnixRights(fds...), nil)
+		}},
+		{"fds without their message", Limits{}, LimitMessageUnixFDs, func(t *testing.T, b *Bus) {
+			// 17 fds with one byte, no message counting them yet.
+			r := pipeWith(t, "")
+			fds := make([]int, DefaultMaxMessageUnixFDs+1)
+			for i := range fds {
+				fds[i] = int(r.Fd())
+			}
+			c := socketPairClient(t, b, PeerMode)
+			writeAll(c, []byte(saslFD))
+			c.WriteMsgUnix([]byte("l"), unix.UnixRights(fds...), nil)
+		}},
+		{"fds waiting to be written", Limits{MaxOutgoingUnixFDs: 4}, LimitOutgoingUnixFDs, func(t *testing.T, b *Bus) {
+			// SendFD answers each call with an fd and 64 KiB; the
+			// client never reads.
+			var calls []byte
+			for i := 0; i < 40; i++ {
+				calls = append(calls, callBytes(t, uint32(i+1), "SendFD", "", strings.Repeat("x", 64<<10))...)
+			}
+			c := socketPairClient(t, b, PeerMode)
+			go writeAll(c, []byte(saslFD), calls)
 		}},
 		{"decoding", Limits{}, LimitDecodeRatio, func(t *testing.T, b *Bus) {
 			c := b.Pipe(PeerMode)

@@ -41,7 +41,7 @@ func (m *inMsg) relay(sender string) *outMsg {
 		typ: m.typ, flags: m.flags,
 		path: m.path, iface: m.iface, member: m.member, errName: m.errName,
 		dest: m.dest, sender: sender, replySerial: m.replySerial, sig: m.sig,
-		body: m.body, rawBody: m.raw[m.bodyOff:], rawBig: m.big,
+		body: m.body, rawBody: m.raw[m.bodyOff:], rawBig: m.big, fds: m.fds,
 	}
 }
 

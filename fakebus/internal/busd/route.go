@@ -93,6 +93,7 @@ func (b *Bus) serviceCall(p *Peer, m *inMsg) {
 		Body:      m.body,
 		Signature: mustSignature(m.sig),
 		Flags:     m.flags,
+		fds:       m.fds,
 		dest:      m.dest,
 		serial:    m.serial,
 		st:        &callState{peer: p, serial: m.serial},
@@ -149,6 +150,12 @@ func (b *Bus) relayUnicast(p *Peer, m *inMsg) {
 			} else {
 				b.driverError(p, m, errServiceUnknown, "The name "+m.dest+" was not provided by any .service files")
 			}
+		}
+		return
+	}
+	if len(m.fds) > 0 && !target.UnixFDs() {
+		if m.typ == dbus.TypeMethodCall && m.flags&dbus.FlagNoReplyExpected == 0 {
+			b.driverError(p, m, errNotSupported, notSupportedFDsText)
 		}
 		return
 	}

@@ -68,8 +68,13 @@ func (p *Peer) authenticate() bool {
 			p.saslReply("REJECTED EXTERNAL")
 			state = waitingForAuth
 		case "NEGOTIATE_UNIX_FD":
-			// No fd passing: the client carries on without it.
-			p.saslReply("ERROR")
+			// Agreed after OK on a unix socket (fds.go); elsewhere the
+			// client carries on without fd passing.
+			if state == waitingForBegin && p.negotiateUnixFD() {
+				p.saslReply("AGREE_UNIX_FD")
+			} else {
+				p.saslReply("ERROR")
+			}
 		case "BEGIN":
 			// BEGIN before OK ends the conversation (the spec's "terminate").
 			return state == waitingForBegin

@@ -176,7 +176,8 @@ func appendSignature(sb *strings.Builder, t reflect.Type, arrays, structs int) e
 		sb.WriteString("a{sv}")
 		return nil
 	case reflect.TypeOf(dbus.UnixFD(0)), reflect.TypeOf(dbus.UnixFDIndex(0)):
-		return fmt.Errorf("busd: unix fds are not supported")
+		sb.WriteByte('h')
+		return nil
 	}
 	switch t.Kind() {
 	case reflect.Uint8:
