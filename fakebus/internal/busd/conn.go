@@ -145,18 +145,39 @@ func (p *Peer) drain() {
 // Limits.MaxOutgoingBytes is dropped instead, like dbus-daemon drops slow
 // readers; when all queues together would pass
 // Limits.MaxTotalOutgoingBytes, the connection with the longest queue is.
-func (p *Peer) enqueue(data []byte) bool {
+func (p *Peer) enqueue(data []byte) bool { return p.enqueueWith(data, nil) }
+
+// enqueueWith is enqueue of data with dups, the duplicates of its fds
+// that the queue then owns (closed when written, dropped or refused).
+// More than Limits.MaxOutgoingUnixFDs waiting to be written drops the
+// connection, as more bytes than Limits.MaxOutgoingBytes do.
+func (p *Peer) enqueueWith(data []byte, dups []int) bool {
 	b := p.bus
 	n := len(data) + queueEntryBytes
 	p.qmu.Lock()
-	if p.qstate != queueOpen {
+	refuse := func(limit Limit, q, max int) bool {
 		p.qmu.Unlock()
+		closeFDs(dups)
+		if limit != 0 {
+			p.limited(limit, int64(q), int64(max))
+		}
 		return false
 	}
+	if p.qstate != queueOpen {
+		return refuse(0, 0, 0)
+	}
 	if q := p.qbytes + n; q > b.lim.MaxOutgoingBytes {
-		p.qmu.Unlock()
-		p.limited(LimitOutgoingBytes, int64(q), int64(b.lim.MaxOutgoingBytes))
-		return false
+		return refuse(LimitOutgoingBytes, q, b.lim.MaxOutgoingBytes)
+	}
+	if len(dups) > 0 {
+		if q := p.qnfds + len(dups); q > b.lim.MaxOutgoingUnixFDs {
+			return refuse(LimitOutgoingUnixFDs, q, b.lim.MaxOutgoingUnixFDs)
+		}
+		if p.qfds == nil {
+			p.qfds = make(map[int][]int)
+		}
+		p.qfds[len(p.queue)] = dups
+		p.qnfds += len(dups)
 	}
 	p.queue = append(p.queue, data)
 	p.qbytes += n

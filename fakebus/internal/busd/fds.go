@@ -106,9 +106,7 @@ func (p *Peer) takeFDs(m *inMsg) bool {
 
 // enqueueFDs is enqueue for a message carrying fds: the queue holds
 // duplicates of them. A connection without fd passing is not sent the
-// message (it reports false). More than Limits.MaxOutgoingUnixFDs
-// waiting to be written drops the connection, as more bytes than
-// Limits.MaxOutgoingBytes do.
+// message (it reports false).
 func (p *Peer) enqueueFDs(data []byte, fds []int) bool {
 	if !p.unixFD.Load() {
 		return false
@@ -122,39 +120,7 @@ func (p *Peer) enqueueFDs(data []byte, fds []int) bool {
 		}
 		dups = append(dups, d)
 	}
-	b := p.bus
-	n := len(data) + queueEntryBytes
-	p.qmu.Lock()
-	if p.qstate != queueOpen {
-		p.qmu.Unlock()
-		closeFDs(dups)
-		return false
-	}
-	if q := p.qbytes + n; q > b.lim.MaxOutgoingBytes {
-		p.qmu.Unlock()
-		closeFDs(dups)
-		p.limited(LimitOutgoingBytes, int64(q), int64(b.lim.MaxOutgoingBytes))
-		return false
-	}
-	if q := p.qnfds + len(dups); q > b.lim.MaxOutgoingUnixFDs {
-		p.qmu.Unlock()
-		closeFDs(dups)
-		p.limited(LimitOutgoingUnixFDs, int64(q), int64(b.lim.MaxOutgoingUnixFDs))
-		return false
-	}
-	if p.qfds == nil {
-		p.qfds = make(map[int][]int)
-	}
-	p.qfds[len(p.queue)] = dups
-	p.qnfds += len(dups)
-	p.queue = append(p.queue, data)
-	p.qbytes += n
-	p.outHeld.Store(int64(p.qbytes))
-	if len(p.queue) == 1 {
-		p.qcond.Signal() // the writer only waits on an empty queue
-	}
-	p.qmu.Unlock()
-	return b.out.add(b, p, int64(n), outputHeld, LimitTotalOutgoingBytes)
+	return p.enqueueWith(data, dups)
 }
 
 // closeQueuedFDs closes the descriptors of the queued messages. p.qmu
