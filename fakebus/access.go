@@ -221,16 +221,6 @@ func (m *manager) busPolicyLocked(c *busd.Call) error {
 	}
 	return &callErr{dbusErr + "AccessDenied", fmt.Sprintf(
 		`Rejected send message, 2 matched rules; type="method_call", sender="%s" (%s) interface="%s" member="%s" error name="(unset)" requested_reply="0" destination="%s" (%s)`,
-		c.Peer.UniqueName(), credentials(c.Peer.UID(), c.Peer.PID()), unset(c.Interface), c.Member,
-		c.Destination(), credentials(uint32(os.Getuid()), uint32(os.Getpid())))}
-}
-
-// credentials describes a connection as dbus-daemon does in its
-// rejections: uid, pid and command line.
-func credentials(uid, pid uint32) string {
-	s := fmt.Sprintf("uid=%d pid=%d", uid, pid)
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && len(b) > 0 {
-		s += fmt.Sprintf(` comm="%s"`, strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " "))
-	}
-	return s
+		c.Peer.UniqueName(), busd.Credentials(c.Peer.UID(), c.Peer.PID()), unset(c.Interface), c.Member,
+		c.Destination(), busd.Credentials(uint32(os.Getuid()), uint32(os.Getpid())))}
 }

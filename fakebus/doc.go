@@ -592,9 +592,9 @@
 //
 // The fake's bus bounds what its clients can make it hold, as
 // dbus-daemon's <limit> settings do, so that a buggy or hostile client
-// cannot take it, or the machine, down: a client that passes a limit is
-// disconnected, alone, with a NoteLimit (WithNotes); every other client
-// carries on. WithLimits changes them; the defaults (dbus-daemon's for
+// cannot take it, or the machine, down: a client that passes a limit on
+// what it sends, on time or on connections is disconnected, alone, with a
+// NoteLimit (WithNotes); every other client carries on. WithLimits changes them; the defaults (dbus-daemon's for
 // comparison):
 //
 //   - Input: a connection's read buffer grows with the bytes that arrived,
@@ -604,11 +604,19 @@
 //     being handled and its decoded values; MaxTotalIncomingBytes 128 MiB
 //     for all connections, passing which closes the connection holding the
 //     most; DecodeRatio 16, the bytes of memory a message's decoded values
-//     may take per byte of the message.
-//   - Output: MaxOutgoingBytes 32 MiB waiting for one connection (127 MiB):
-//     a client that does not read is disconnected instead of its queue
-//     growing; MaxTotalOutgoingBytes 128 MiB for all, passing which closes
-//     the connection with the longest queue.
+//     may take per byte of the message. A client's messages waiting for
+//     other clients count apart, up to MaxIncomingBytes and
+//     MaxIncomingUnixFDs 64 (64): beyond, the fake stops reading the
+//     client until they are written, as dbus-daemon does.
+//   - Output: MaxOutgoingBytes 32 MiB waiting for one connection (127
+//     MiB), MaxOutgoingUnixFDs 64 (64): as on dbus-daemon, a connection
+//     whose queue holds more gets no more messages and stays connected; a
+//     method call for it is refused with LimitsExceeded ("Rejected:
+//     destination has a full message queue, ..."), anything else is
+//     dropped. So a client that stops reading misses messages, as it
+//     would on dbus-daemon; one sender alone is slowed down instead.
+//     MaxTotalOutgoingBytes 128 MiB for all (busd's own), passing which
+//     closes the connection with the longest queue.
 //   - Connections: AuthTimeout 10 s to authenticate (30 s);
 //     MaxIncompleteConnections 64 authenticating at once, one more closing
 //     the oldest (64); MaxConnections 512 authenticated (2048).

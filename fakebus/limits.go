@@ -7,25 +7,32 @@ import (
 )
 
 // Limits bound what the fake's clients can make it hold, as dbus-daemon's
-// <limit> settings do: a client that passes one is disconnected, alone,
-// and a NoteLimit tells (see "Limits" in the package documentation for
-// the defaults). For every field, 0 means the default and a negative
-// value means no limit.
+// <limit> settings do: a client that passes a limit on what it sends, on
+// time or on connections is disconnected, alone, and a NoteLimit tells; a
+// request beyond a per-connection cap is refused with LimitsExceeded; a
+// connection's queue over its limit gets no more messages (see "Limits"
+// in the package documentation for the defaults). For every field, 0
+// means the default and a negative value means no limit.
 type Limits struct {
 	// MaxMessageSize is the largest message a client may send
 	// (max_message_size). Default 8 MiB.
 	MaxMessageSize int
 	// MaxIncomingBytes is what one connection's input may hold at once:
 	// bytes read, the message being decoded and its decoded values
-	// (max_incoming_bytes). Default 64 MiB.
+	// (max_incoming_bytes). Apart, its messages waiting in other
+	// clients' queues may hold as much: beyond, the fake stops reading
+	// the connection until they are written, as dbus-daemon does.
+	// Default 64 MiB.
 	MaxIncomingBytes int
 	// MaxTotalIncomingBytes is the same for all connections together
 	// (max_total_incoming_bytes); passing it closes the connection
 	// holding the most. Default 128 MiB.
 	MaxTotalIncomingBytes int
 	// MaxOutgoingBytes is how many bytes may wait to be written to one
-	// connection, a client that does not read being disconnected instead
-	// (max_outgoing_bytes). Default 32 MiB.
+	// connection (max_outgoing_bytes). As on dbus-daemon, a connection
+	// whose queue holds more is given no more messages and stays
+	// connected: a method call for it is refused with LimitsExceeded,
+	// anything else is dropped. Default 32 MiB.
 	MaxOutgoingBytes int
 	// MaxTotalOutgoingBytes is the same for all connections together
 	// (max_total_outgoing_bytes); passing it closes the connection with
@@ -61,9 +68,14 @@ type Limits struct {
 	// (max_message_unix_fds); a message with more closes the connection,
 	// as dbus-daemon does. Default 16.
 	MaxMessageUnixFDs int
-	// MaxOutgoingUnixFDs is how many unix fds may wait to be written to
-	// one connection (max_outgoing_unix_fds); one more disconnects it.
+	// MaxIncomingUnixFDs is how many unix fds a connection's messages
+	// may hold in other clients' queues (max_incoming_unix_fds); beyond,
+	// the fake stops reading the connection until they are written.
 	// Default 64.
+	MaxIncomingUnixFDs int
+	// MaxOutgoingUnixFDs is how many unix fds may wait to be written to
+	// one connection (max_outgoing_unix_fds); beyond, it is given no
+	// more messages with fds, as for MaxOutgoingBytes. Default 64.
 	MaxOutgoingUnixFDs int
 }
 
@@ -85,19 +97,20 @@ func (l Limits) busLimits() busd.Limits { return busd.Limits(l) }
 // dbus-daemon's name where it has one.
 type LimitName string
 
-// The limits whose passing closes a connection (the fields of Limits).
+// The limits whose passing closes a connection (the fields of Limits
+// but for the caps that refuse a request: MaxMatchRules, MaxNames,
+// MaxPendingReplies, MaxIncomingUnixFDs, MaxOutgoingBytes,
+// MaxOutgoingUnixFDs).
 const (
 	LimitMaxMessageSize           LimitName = "max_message_size"
 	LimitMaxIncomingBytes         LimitName = "max_incoming_bytes"
 	LimitMaxTotalIncomingBytes    LimitName = "max_total_incoming_bytes"
-	LimitMaxOutgoingBytes         LimitName = "max_outgoing_bytes"
 	LimitMaxTotalOutgoingBytes    LimitName = "max_total_outgoing_bytes"
 	LimitDecodeRatio              LimitName = "decode_ratio"
 	LimitAuthTimeout              LimitName = "auth_timeout"
 	LimitMaxIncompleteConnections LimitName = "max_incomplete_connections"
 	LimitMaxCompletedConnections  LimitName = "max_completed_connections"
 	LimitMaxMessageUnixFDs        LimitName = "max_message_unix_fds"
-	LimitMaxOutgoingUnixFDs       LimitName = "max_outgoing_unix_fds"
 )
 
 // limitNote turns a connection closed for a limit into a NoteLimit.

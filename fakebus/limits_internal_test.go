@@ -13,9 +13,9 @@ import (
 func TestLimitNames(t *testing.T) {
 	declared := map[LimitName]bool{
 		LimitMaxMessageSize: true, LimitMaxIncomingBytes: true, LimitMaxTotalIncomingBytes: true,
-		LimitMaxOutgoingBytes: true, LimitMaxTotalOutgoingBytes: true, LimitDecodeRatio: true,
+		LimitMaxTotalOutgoingBytes: true, LimitDecodeRatio: true,
 		LimitAuthTimeout: true, LimitMaxIncompleteConnections: true, LimitMaxCompletedConnections: true,
-		LimitMaxMessageUnixFDs: true, LimitMaxOutgoingUnixFDs: true,
+		LimitMaxMessageUnixFDs: true,
 	}
 	n := 0
 	for l := busd.Limit(1); !strings.HasPrefix(l.String(), "Limit("); l++ {

@@ -195,13 +195,17 @@
 //	                                   bytes that arrived, never with the
 //	                                   length a message announces), the message
 //	                                   being handled and its decoded values
-//	                                   (dbus-daemon: 127 MiB)
+//	                                   (dbus-daemon: 127 MiB); apart, the
+//	                                   bytes of its messages waiting for
+//	                                   other clients: beyond, the fake stops
+//	                                   reading it until they are written
 //	max_total_incoming_bytes   128 MiB the same for all connections; passing it
 //	                                   closes the connection holding the most
 //	max_outgoing_bytes         32 MiB  bytes waiting to be written to one
-//	                                   connection: a client that does not read
-//	                                   is disconnected instead (dbus-daemon:
-//	                                   127 MiB)
+//	                                   connection: beyond, it gets no more
+//	                                   messages and stays connected; a call
+//	                                   for it is refused with LimitsExceeded,
+//	                                   as by dbus-daemon (127 MiB)
 //	max_total_outgoing_bytes   128 MiB the same for all connections; passing it
 //	                                   closes the connection with the longest
 //	                                   queue
@@ -225,9 +229,13 @@
 //	max_message_unix_fds       16      unix fds one message may carry; more
 //	                                   closes the connection (as dbus-daemon's
 //	                                   system bus)
+//	max_incoming_unix_fds      64      unix fds of one connection's messages
+//	                                   waiting for other clients; beyond,
+//	                                   the fake stops reading it (as
+//	                                   dbus-daemon)
 //	max_outgoing_unix_fds      64      unix fds waiting to be written to one
-//	                                   connection; one more disconnects it
-//	                                   (dbus-daemon refuses the message)
+//	                                   connection; beyond, as
+//	                                   max_outgoing_bytes
 //
 // Only root and the fake's own user may become a monitor (BecomeMonitor),
 // as on dbus-daemon; the calls a client leaves with, unanswered, are

@@ -44,7 +44,7 @@ func TestErrors(t *testing.T) {
 		{name: "limit without value", args: []string{"--socket", sock, "--limit", "max_message_size"}, code: 2,
 			stderr: `fakesystemd: invalid value "max_message_size" for flag -limit: want NAME=VALUE (see fakesystemd -h)`},
 		{name: "unknown limit", args: []string{"--socket", sock, "--limit", "max_names=3"}, code: 2,
-			stderr: `fakesystemd: invalid value "max_names=3" for flag -limit: unknown limit "max_names" (known: decode_ratio, max_completed_connections, max_incoming_bytes, max_incomplete_connections, max_match_rules_per_connection, max_message_size, max_message_unix_fds, max_names_per_connection, max_outgoing_bytes, max_outgoing_unix_fds, max_replies_per_connection, max_total_incoming_bytes, max_total_outgoing_bytes, auth_timeout) (see fakesystemd -h)`},
+			stderr: `fakesystemd: invalid value "max_names=3" for flag -limit: unknown limit "max_names" (known: decode_ratio, max_completed_connections, max_incoming_bytes, max_incoming_unix_fds, max_incomplete_connections, max_match_rules_per_connection, max_message_size, max_message_unix_fds, max_names_per_connection, max_outgoing_bytes, max_outgoing_unix_fds, max_replies_per_connection, max_total_incoming_bytes, max_total_outgoing_bytes, auth_timeout) (see fakesystemd -h)`},
 		{name: "bad limit size", args: []string{"--socket", sock, "--limit", "max_message_size=1MB"}, code: 2,
 			stderr: `fakesystemd: invalid value "max_message_size=1MB" for flag -limit: want a positive number (sizes may end in KiB, MiB or GiB), or none (see fakesystemd -h)`},
 		{name: "bad auth timeout", args: []string{"--socket", sock, "--limit", "auth_timeout=5"}, code: 2,

@@ -25,6 +25,7 @@ var limitFields = map[string]func(*fakebus.Limits) *int{
 	"max_names_per_connection":       func(l *fakebus.Limits) *int { return &l.MaxNames },
 	"max_replies_per_connection":     func(l *fakebus.Limits) *int { return &l.MaxPendingReplies },
 	"max_message_unix_fds":           func(l *fakebus.Limits) *int { return &l.MaxMessageUnixFDs },
+	"max_incoming_unix_fds":          func(l *fakebus.Limits) *int { return &l.MaxIncomingUnixFDs },
 	"max_outgoing_unix_fds":          func(l *fakebus.Limits) *int { return &l.MaxOutgoingUnixFDs },
 }
 

@@ -21,9 +21,14 @@
 // sending (replies, signals, bus-driver messages) is a non-blocking enqueue,
 // so messages reach a client in exactly the order they were enqueued,
 // whichever goroutine enqueued them. A broadcast is encoded once and its
-// bytes are shared by all recipients; a client that lets more than
-// Limits.MaxOutgoingBytes pile up is dropped, as dbus-daemon drops slow
-// readers.
+// bytes are shared by all recipients. As on dbus-daemon, a connection
+// whose queue holds more than Limits.MaxOutgoingBytes (or
+// Limits.MaxOutgoingUnixFDs fds) gets no more messages and stays
+// connected: a method call for it is refused with LimitsExceeded, anything
+// else dropped; and a client whose messages wait in other connections'
+// queues beyond Limits.MaxIncomingBytes or Limits.MaxIncomingUnixFDs is
+// not read until they are written, so one sender alone is slowed down,
+// not refused.
 //
 // What clients can make the bus hold is bounded (Limits, limits.go): input
 // buffers grow with the bytes that arrived, never with the length a
@@ -429,7 +434,7 @@ func (b *Bus) emit(forged string, toBus bool, path dbus.ObjectPath, iface, membe
 				break
 			}
 		}
-		o.send(b, p, busMsg, busData, serial)
+		o.send(b, p, busMsg, busData, serial, nil)
 	}
 	if forged == "" && len(b.p2pPeers) > 0 {
 		if serial == 0 {
@@ -439,7 +444,7 @@ func (b *Bus) emit(forged string, toBus bool, path dbus.ObjectPath, iface, membe
 		m.sig = sig
 		if data, err := m.encode(serial); err == nil {
 			for _, p := range b.p2pPeers {
-				o.send(b, p, m, data, serial)
+				o.send(b, p, m, data, serial, nil)
 			}
 		}
 	}
@@ -522,7 +527,7 @@ func (b *Bus) eavesdropLocked(o *outbox, info *msgInfo, skip *Peer, mk func() (*
 				return
 			}
 		}
-		o.send(b, p, m, data, serial)
+		o.send(b, p, m, data, serial, nil)
 	}
 }
 
@@ -560,17 +565,20 @@ type outbox struct {
 	events []Event
 }
 
-// send enqueues data (the encoding of m) to p.
-func (o *outbox) send(b *Bus, p *Peer, m *outMsg, data []byte, serial uint32) {
-	var ok bool
+// send enqueues data (the encoding of m) to p. from is the client that
+// sent m (a unicast relayed between clients), charged with it until it is
+// written; nil for anything else.
+func (o *outbox) send(b *Bus, p *Peer, m *outMsg, data []byte, serial uint32, from *Peer) enqueued {
+	var r enqueued
 	if len(m.fds) == 0 {
-		ok = p.enqueue(data)
+		r = p.enqueueWith(data, nil, from)
 	} else {
-		ok = p.enqueueFDs(data, m.fds)
+		r = p.enqueueFDs(data, m.fds, from)
 	}
-	if ok && b.cfg.Trace != nil {
+	if r == queued && b.cfg.Trace != nil {
 		o.events = append(o.events, Event{Dir: Out, Peer: p, Msg: m.message(), Serial: serial})
 	}
+	return r
 }
 
 // flush reports the trace events.

@@ -164,15 +164,17 @@ func (b *Bus) sendFromService(p *Peer, m *outMsg) error {
 	if len(m.fds) > 0 && !p.UnixFDs() {
 		return errors.New("busd: the client does not accept unix fds")
 	}
-	b.unicast(p, m, data, serial)
+	b.unicast(p, m, data, serial, nil)
 	return nil
 }
 
 // unicast queues the message m (encoded as data) for p and, if any match
-// rule eavesdrops, for the connections whose eavesdrop rules match it.
-func (b *Bus) unicast(p *Peer, m *outMsg, data []byte, serial uint32) {
+// rule eavesdrops, for the connections whose eavesdrop rules match it. It
+// reports what became of the message for p. from is the client that sent
+// m, if it is relayed (see outbox.send).
+func (b *Bus) unicast(p *Peer, m *outMsg, data []byte, serial uint32, from *Peer) enqueued {
 	var o outbox
-	o.send(b, p, m, data, serial)
+	r := o.send(b, p, m, data, serial, from)
 	if p.mode == BusMode && b.eavesdroppers.Load() > 0 {
 		info := m.info()
 		b.mu.RLock()
@@ -180,4 +182,5 @@ func (b *Bus) unicast(p *Peer, m *outMsg, data []byte, serial uint32) {
 		b.mu.RUnlock()
 	}
 	o.flush(b)
+	return r
 }

@@ -63,6 +63,20 @@ type Peer struct {
 	// those of the batch being written (Limits.MaxOutgoingUnixFDs).
 	qfds  map[int][]int
 	qnfds int
+	// qfrom are the clients that sent the queued messages relayed from
+	// them, by the index of their message in queue, with what each is
+	// charged (sent).
+	qfrom map[int]charge
+
+	// sent is what this connection's messages hold in other connections'
+	// queues until they are written (bytes and fds). Past
+	// Limits.MaxIncomingBytes or Limits.MaxIncomingUnixFDs, busd stops
+	// reading the connection until they are, as dbus-daemon stops
+	// reading a connection whose messages are still alive. sentMu guards
+	// it; sentCond is signalled when it shrinks or the connection closes.
+	sentMu   sync.Mutex
+	sentCond sync.Cond
+	sent     charge
 
 	// Unix fd passing (fds.go). sock is the connection's unix socket (nil
 	// on pipes); unixFD is set once the client negotiated fd passing;
@@ -108,15 +122,21 @@ func (p *Peer) Done() <-chan struct{} { return p.done }
 // Close drops the connection (fault injection). It does not wait.
 func (p *Peer) Close() {
 	p.closed.Store(true)
+	p.sentMu.Lock()
+	p.sentCond.Broadcast() // its reader stops waiting for room
+	p.sentMu.Unlock()
 	p.qmu.Lock()
 	p.qstate = queueClosed
 	p.queue = nil
+	from := p.qfrom
+	p.qfrom = nil
 	p.closeQueuedFDs()
 	p.bus.out.used.Add(-int64(p.qbytes))
 	p.qbytes = 0
 	p.outHeld.Store(0)
 	p.qcond.Broadcast()
 	p.qmu.Unlock()
+	credit(from)
 	p.closeConn()
 }
 
@@ -140,44 +160,91 @@ func (p *Peer) drain() {
 	p.qmu.Unlock()
 }
 
-// enqueue queues data for the writer without blocking. It reports whether
-// the data was queued. A connection whose queue would pass
-// Limits.MaxOutgoingBytes is dropped instead, like dbus-daemon drops slow
-// readers; when all queues together would pass
-// Limits.MaxTotalOutgoingBytes, the connection with the longest queue is.
-func (p *Peer) enqueue(data []byte) bool { return p.enqueueWith(data, nil) }
+// enqueued is what became of a message given to a connection's queue.
+type enqueued uint8
+
+const (
+	queued    enqueued = iota // the writer will write it
+	queueFull                 // refused: the queue is over a limit (the connection stays)
+	notQueued                 // the connection is gone, or cannot take the message
+)
+
+// charge is what a client's messages hold in the queues they wait in.
+type charge struct {
+	from       *Peer
+	bytes, fds int
+}
+
+// credit gives back what the written or dropped messages of charges held.
+func credit(charges map[int]charge) {
+	for _, c := range charges {
+		c.from.sentMu.Lock()
+		c.from.sent.bytes -= c.bytes
+		c.from.sent.fds -= c.fds
+		c.from.sentCond.Broadcast()
+		c.from.sentMu.Unlock()
+	}
+}
+
+// waitSent waits while p's messages waiting in other connections' queues
+// are over Limits.MaxIncomingBytes or Limits.MaxIncomingUnixFDs, or until
+// p is closed.
+func (p *Peer) waitSent() {
+	lim := &p.bus.lim
+	p.sentMu.Lock()
+	for (p.sent.bytes >= lim.MaxIncomingBytes || p.sent.fds >= lim.MaxIncomingUnixFDs) && !p.closed.Load() {
+		p.sentCond.Wait()
+	}
+	p.sentMu.Unlock()
+}
+
+// enqueue queues data for the writer without blocking. As dbus-daemon, a
+// connection whose queue already holds more than Limits.MaxOutgoingBytes
+// (or Limits.MaxOutgoingUnixFDs fds) is not given the message, and stays
+// connected: enqueue reports queueFull, and a method call's sender gets
+// LimitsExceeded (relayUnicast). When all queues together would pass
+// Limits.MaxTotalOutgoingBytes (busd's own limit), the connection with the
+// longest queue is closed.
+func (p *Peer) enqueue(data []byte) enqueued { return p.enqueueWith(data, nil, nil) }
 
 // enqueueWith is enqueue of data with dups, the duplicates of its fds
 // that the queue then owns (closed when written, dropped or refused).
-// More than Limits.MaxOutgoingUnixFDs waiting to be written drops the
-// connection, as more bytes than Limits.MaxOutgoingBytes do.
-func (p *Peer) enqueueWith(data []byte, dups []int) bool {
+// from, if not nil, is the client that sent the message: it is charged
+// with it until it is written or dropped (Peer.sent).
+func (p *Peer) enqueueWith(data []byte, dups []int, from *Peer) enqueued {
 	b := p.bus
 	n := len(data) + queueEntryBytes
 	p.qmu.Lock()
-	refuse := func(limit Limit, q, max int) bool {
+	refuse := func(why enqueued) enqueued {
 		p.qmu.Unlock()
 		closeFDs(dups)
-		if limit != 0 {
-			p.limited(limit, int64(q), int64(max))
-		}
-		return false
+		return why
 	}
 	if p.qstate != queueOpen {
-		return refuse(0, 0, 0)
+		return refuse(notQueued)
 	}
-	if q := p.qbytes + n; q > b.lim.MaxOutgoingBytes {
-		return refuse(LimitOutgoingBytes, q, b.lim.MaxOutgoingBytes)
+	// Checked before the message is added, as dbus-daemon checks: a
+	// queue may pass a limit by its last message.
+	if p.qbytes > b.lim.MaxOutgoingBytes || len(dups) > 0 && p.qnfds > b.lim.MaxOutgoingUnixFDs {
+		return refuse(queueFull)
 	}
 	if len(dups) > 0 {
-		if q := p.qnfds + len(dups); q > b.lim.MaxOutgoingUnixFDs {
-			return refuse(LimitOutgoingUnixFDs, q, b.lim.MaxOutgoingUnixFDs)
-		}
 		if p.qfds == nil {
 			p.qfds = make(map[int][]int)
 		}
 		p.qfds[len(p.queue)] = dups
 		p.qnfds += len(dups)
+	}
+	if from != nil {
+		c := charge{from, n, len(dups)}
+		if p.qfrom == nil {
+			p.qfrom = make(map[int]charge)
+		}
+		p.qfrom[len(p.queue)] = c
+		from.sentMu.Lock()
+		from.sent.bytes += c.bytes
+		from.sent.fds += c.fds
+		from.sentMu.Unlock()
 	}
 	p.queue = append(p.queue, data)
 	p.qbytes += n
@@ -186,7 +253,10 @@ func (p *Peer) enqueueWith(data []byte, dups []int) bool {
 		p.qcond.Signal() // the writer only waits on an empty queue
 	}
 	p.qmu.Unlock()
-	return b.out.add(b, p, int64(n), outputHeld, LimitTotalOutgoingBytes)
+	if !b.out.add(b, p, int64(n), outputHeld, LimitTotalOutgoingBytes) {
+		return notQueued
+	}
+	return queued
 }
 
 // queueEntryBytes is what a message waiting in a queue holds beyond its
@@ -212,7 +282,10 @@ func (p *Peer) writeLoop() {
 		if p.qstate == queueClosed || len(p.queue) == 0 {
 			// Closed, or draining and done.
 			p.closeQueuedFDs()
+			from := p.qfrom
+			p.qfrom = nil
 			p.qmu.Unlock()
+			credit(from)
 			p.closeConn()
 			return
 		}
@@ -220,6 +293,8 @@ func (p *Peer) writeLoop() {
 		batch, p.queue = p.queue, batch[:0]
 		fds := p.qfds
 		p.qfds = nil
+		from := p.qfrom
+		p.qfrom = nil
 		p.qmu.Unlock()
 
 		written := 0
@@ -237,6 +312,7 @@ func (p *Peer) writeLoop() {
 			err = p.writeWithFDs(batch, fds)
 		}
 		clear(batch) // let the GC have the messages
+		credit(from)
 		p.qmu.Lock()
 		if p.qstate != queueClosed { // Close put back everything
 			p.qbytes -= written
@@ -321,6 +397,7 @@ func (b *Bus) serve(rwc io.ReadWriteCloser, mode Mode, c cred) {
 		p.pid = uint32(os.Getpid())
 	}
 	p.qcond.L = &p.qmu
+	p.sentCond.L = &p.sentMu
 	if mode == PeerMode {
 		p.in.authBuffer = b.cfg.PeerAuthBuffer
 	}
@@ -380,6 +457,7 @@ func (p *Peer) readLoop() {
 			}
 		}
 		for {
+			p.waitSent()
 			if b.cfg.InputDrained != nil && p.in.Buffered() == 0 {
 				b.cfg.InputDrained(p)
 			}

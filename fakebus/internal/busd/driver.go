@@ -144,7 +144,7 @@ func (b *Bus) driverSendLocked(o *outbox, p *Peer, m *outMsg) {
 	if err != nil {
 		return
 	}
-	o.send(b, p, m, data, serial)
+	o.send(b, p, m, data, serial, nil)
 	if b.eavesdroppers.Load() > 0 {
 		info := m.info()
 		b.eavesdropLocked(o, &info, p, func() (*outMsg, []byte, uint32) { return m, data, serial })
@@ -171,7 +171,7 @@ func (b *Bus) nameOwnerChangedLocked(o *outbox, name, oldOwner, newOwner string)
 				return
 			}
 		}
-		o.send(b, p, m, data, serial)
+		o.send(b, p, m, data, serial, nil)
 	}
 }
 

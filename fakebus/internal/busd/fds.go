@@ -61,9 +61,15 @@ func (r fdReader) Read(b []byte) (int, error) {
 		// Descriptors were lost (libdbus: the connection ends).
 		return n, errFDsTruncated
 	}
-	if max := p.bus.lim.MaxMessageUnixFDs; len(p.inFDs) > max && err == nil {
-		// More descriptors than one message may carry are waiting for
-		// their message: libdbus's loader has no room for them either.
+	if max := 2 * p.bus.lim.MaxMessageUnixFDs; len(p.inFDs) > max && err == nil {
+		// More descriptors than two messages may carry are waiting for
+		// their messages. Two are legitimate: a read that had to stop in
+		// the middle of a message (the buffer's end) goes on with the
+		// rest of it and into the next sendmsg, whose fds it brings
+		// before the first message was decoded and took its own. A read
+		// stops after the first sendmsg with fds, and once it passed a
+		// message's end that message is decoded before the next read,
+		// so only fds sent beyond what messages claim pile up.
 		p.limited(LimitMessageUnixFDs, int64(len(p.inFDs)), int64(max))
 		return n, errLimit
 	}
@@ -106,21 +112,21 @@ func (p *Peer) takeFDs(m *inMsg) bool {
 
 // enqueueFDs is enqueue for a message carrying fds: the queue holds
 // duplicates of them. A connection without fd passing is not sent the
-// message (it reports false).
-func (p *Peer) enqueueFDs(data []byte, fds []int) bool {
+// message (notQueued).
+func (p *Peer) enqueueFDs(data []byte, fds []int, from *Peer) enqueued {
 	if !p.unixFD.Load() {
-		return false
+		return notQueued
 	}
 	dups := make([]int, 0, len(fds))
 	for _, fd := range fds {
 		d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 		if err != nil {
 			closeFDs(dups)
-			return false
+			return notQueued
 		}
 		dups = append(dups, d)
 	}
-	return p.enqueueWith(data, dups)
+	return p.enqueueWith(data, dups, from)
 }
 
 // closeQueuedFDs closes the descriptors of the queued messages. p.qmu

@@ -114,14 +114,21 @@ func TestPeerClose(t *testing.T) {
 	}
 }
 
-func TestSlowClientDropped(t *testing.T) {
-	b, svc := newTestBus(t, func(c *Config) { c.Limits.MaxOutgoingBytes = 1 << 20 })
+// TestSlowClientMissesMessages: a client that stops reading is not
+// disconnected. As on dbus-daemon, once its queue holds more than
+// Limits.MaxOutgoingBytes the messages for it are dropped (a method
+// call's sender gets LimitsExceeded: TestFullQueueRefusesCalls), its
+// queue stays bounded, every other client carries on, and once it reads
+// again it gets what was queued and what is sent after.
+func TestSlowClientMissesMessages(t *testing.T) {
+	const max = 1 << 20
+	b, svc := newTestBus(t, func(c *Config) { c.Limits.MaxOutgoingBytes = max })
 	fast := busClient(t, b)
 	addMatch(t, fast, "type='signal',interface='"+testIface+"'")
 	ch := signals(fast, 1000)
 
 	// A hand-made client: SASL, Hello and AddMatch written in one go; it
-	// reads the answers and then nothing more.
+	// reads the answers and then nothing until the end.
 	slow := b.Pipe(BusMode)
 	defer slow.Close()
 	var in bytes.Buffer
@@ -145,26 +152,87 @@ func TestSlowClientDropped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	var name string
 	for i := 0; i < 3; i++ { // Hello reply, NameAcquired, AddMatch reply
-		if _, err := dbus.DecodeMessage(r); err != nil {
+		m, err := dbus.DecodeMessage(r)
+		if err != nil {
 			t.Fatal(err)
 		}
+		if i == 0 {
+			name = m.Body[0].(string)
+		}
+	}
+	var peer *Peer
+	for _, p := range b.Peers() {
+		if p.UniqueName() == name {
+			peer = p
+		}
+	}
+	if peer == nil {
+		t.Fatalf("%s is not among the bus's connections", name)
 	}
 
 	big := strings.Repeat("x", 64<<10)
 	// The pipe buffers pipeLimit bytes and the queue, with the batch the
-	// writer is writing, 1 MiB more.
+	// writer is writing, about 1 MiB more: 3 MiB more are dropped.
 	// The fast client reads each signal before the next is sent.
-	n := (pipeLimit + 3<<20) / len(big)
+	n := (pipeLimit + 4<<20) / len(big)
 	for i := 0; i < n; i++ {
 		b.Emit(testPath, testIface, "Big", big)
 		if s := nextSignal(t, ch); s.Name != testIface+".Big" {
 			t.Fatalf("fast client got %s", s.Name)
 		}
+		if held := peer.outHeld.Load(); held > max+int64(len(big))+4096 {
+			t.Fatalf("after %d signals the slow client's queue holds %d bytes, over %d and a message", i+1, held, max)
+		}
 	}
-	p := <-svc.gone
-	if p.Mode() != BusMode || p.UniqueName() == fast.Names()[0] {
-		t.Errorf("PeerGone(%s), want the slow client", p.UniqueName())
+	// The slow client reads again: what was queued, then, once its queue
+	// has room again, what is sent after.
+	type result struct {
+		got int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		got := 0
+		for {
+			m, err := dbus.DecodeMessage(r)
+			if err != nil {
+				done <- result{got, err}
+				return
+			}
+			if member, _ := m.Headers[dbus.FieldMember].Value().(string); member == "After" {
+				done <- result{got, nil}
+				return
+			}
+			got++
+		}
+	}()
+	deadline := time.Now().Add(testTimeout)
+	for peer.outHeld.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	b.Emit(testPath, testIface, "After")
+	if s := nextSignal(t, ch); s.Name != testIface+".After" {
+		t.Fatalf("fast client got %s", s.Name)
+	}
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(testTimeout):
+		t.Fatal("the slow client did not get the signal sent once its queue had room")
+	}
+	got := res.got
+	if res.err != nil {
+		t.Fatalf("slow client, after %d signals: %v", got, res.err)
+	}
+	if got >= n || got < max/len(big) {
+		t.Errorf("the slow client read %d of the %d signals, want fewer (the rest dropped) and at least a queue's worth (%d)", got, n, max/len(big))
+	}
+	select {
+	case p := <-svc.gone:
+		t.Errorf("PeerGone(%s): a client was dropped", p.UniqueName())
+	default:
 	}
 	if fast.Context().Err() != nil {
 		t.Error("the fast client was dropped")

@@ -8,12 +8,15 @@ import (
 
 // Limits bound what clients can make the bus hold, as dbus-daemon's
 // <limit> settings do (their names are given with each field). A client
-// that passes a limit on bytes, time or connections is disconnected,
-// alone: every other connection carries on, and Config.LimitExceeded
-// hears of it. A client that asks for more than its share of match
-// rules, names or pending replies is refused that one request, with
-// org.freedesktop.DBus.Error.LimitsExceeded and dbus-daemon's message,
-// and stays connected, as dbus-daemon does.
+// that passes a limit on what it sends, on time or on connections is
+// disconnected, alone: every other connection carries on, and
+// Config.LimitExceeded hears of it. A client that asks for more than its
+// share of match rules, names or pending replies is refused that one
+// request, with org.freedesktop.DBus.Error.LimitsExceeded and
+// dbus-daemon's message, and stays connected, as dbus-daemon does; so
+// does a client whose queue is full (MaxOutgoingBytes), and one whose
+// messages wait for others beyond MaxIncomingBytes is not read for a
+// while.
 //
 // Sizes are in bytes. For every field, 0 means the default and a negative
 // value means no limit. The defaults suit a test fake: far above what a
@@ -49,15 +52,26 @@ type Limits struct {
 	// message announces, the message being decoded, and its decoded
 	// values (busd's estimate of their memory) until HandleCall or routing
 	// returns. Default 64 MiB.
+	//
+	// The bytes of a connection's messages waiting in other connections'
+	// queues (method calls, replies and unicast signals to another
+	// client, not yet written) count against it too, apart: while they
+	// are more, busd stops reading the connection, as dbus-daemon stops
+	// reading a connection whose messages are still alive. So a client
+	// sending to a client that does not read is slowed down, not
+	// refused; several of them fill its queue (MaxOutgoingBytes).
 	MaxIncomingBytes int
 	// MaxTotalIncomingBytes is the same for all connections together.
 	// When it would be passed, the connection holding the most input is
 	// closed (dbus-daemon has no such limit). Default 128 MiB.
 	MaxTotalIncomingBytes int
 	// MaxOutgoingBytes is how many bytes may wait to be written to one
-	// connection (max_outgoing_bytes; dbus-daemon: 127 MiB); a client that
-	// does not read is disconnected when its queue would pass it, instead
-	// of the queue growing. Default 32 MiB.
+	// connection (max_outgoing_bytes; dbus-daemon: 127 MiB). As on
+	// dbus-daemon, a connection whose queue already holds more gets no
+	// more messages (checked before a message is added, so a queue may
+	// pass it by one message) and stays connected: a method call for it
+	// is refused with LimitsExceeded, "Rejected: destination has a full
+	// message queue, ...", anything else is dropped. Default 32 MiB.
 	MaxOutgoingBytes int
 	// MaxTotalOutgoingBytes is the same for all connections together; a
 	// message shared by several queues (a broadcast) counts once per
@@ -105,18 +119,22 @@ type Limits struct {
 	// MaxMessageUnixFDs is how many unix fds one message may carry
 	// (max_message_unix_fds; dbus-daemon's system bus: 16). A message
 	// announcing more, or more fds received than one message may carry
-	// waiting for their message, closes the connection, as dbus-daemon
-	// does. So a connection's input never holds more than this many
-	// (dbus-daemon's max_incoming_unix_fds, 64, is never reached).
-	// Default 16.
+	// waiting for their messages than two messages may carry (a read
+	// that completes a message may bring the next one's), closes the
+	// connection, as dbus-daemon does. Default 16.
 	MaxMessageUnixFDs int
+	// MaxIncomingUnixFDs is how many unix fds a connection's messages
+	// may hold in other connections' queues (max_incoming_unix_fds;
+	// dbus-daemon's system bus: 64): while they are more, busd stops
+	// reading the connection, as for MaxIncomingBytes. Default 64.
+	MaxIncomingUnixFDs int
 	// MaxOutgoingUnixFDs is how many unix fds may wait to be written to
 	// one connection (max_outgoing_unix_fds; dbus-daemon's system bus:
-	// 64). One more drops the connection, as MaxOutgoingBytes does
-	// (dbus-daemon refuses the message instead, with LimitsExceeded).
-	// So a connection makes busd hold at most MaxMessageUnixFDs +
-	// MaxOutgoingUnixFDs descriptors (80 by default; they count against
-	// the process's RLIMIT_NOFILE, not in the bytes above). Default 64.
+	// 64). Beyond, a message with fds is refused as for
+	// MaxOutgoingBytes. So a connection makes busd hold at most
+	// 2 × MaxMessageUnixFDs + MaxOutgoingUnixFDs + MaxMessageUnixFDs
+	// descriptors (112 by default; they count against the process's
+	// RLIMIT_NOFILE, not in the bytes above). Default 64.
 	MaxOutgoingUnixFDs int
 }
 
@@ -136,6 +154,7 @@ const (
 	DefaultMaxPendingReplies        = 128
 	DefaultMaxMessageUnixFDs        = 16
 	DefaultMaxOutgoingUnixFDs       = 64
+	DefaultMaxIncomingUnixFDs       = 64
 )
 
 // PerConnectionOverhead is what busd holds for a connection beyond the
@@ -191,6 +210,7 @@ func (l Limits) withDefaults() Limits {
 	size(&l.MaxPendingReplies, DefaultMaxPendingReplies)
 	size(&l.MaxMessageUnixFDs, DefaultMaxMessageUnixFDs)
 	size(&l.MaxOutgoingUnixFDs, DefaultMaxOutgoingUnixFDs)
+	size(&l.MaxIncomingUnixFDs, DefaultMaxIncomingUnixFDs)
 	// A message cannot carry more than the kernel passes at once.
 	l.MaxMessageUnixFDs = min(l.MaxMessageUnixFDs, maxFDsPerRead)
 	switch {
@@ -212,28 +232,24 @@ const (
 	LimitMessageSize           Limit = iota + 1 // max_message_size
 	LimitIncomingBytes                          // max_incoming_bytes
 	LimitTotalIncomingBytes                     // max_total_incoming_bytes
-	LimitOutgoingBytes                          // max_outgoing_bytes
 	LimitTotalOutgoingBytes                     // max_total_outgoing_bytes
 	LimitDecodeRatio                            // decode_ratio
 	LimitAuthTimeout                            // auth_timeout
 	LimitIncompleteConnections                  // max_incomplete_connections
 	LimitConnections                            // max_completed_connections
 	LimitMessageUnixFDs                         // max_message_unix_fds
-	LimitOutgoingUnixFDs                        // max_outgoing_unix_fds
 )
 
 var limitNames = [...]string{
 	LimitMessageSize:           "max_message_size",
 	LimitIncomingBytes:         "max_incoming_bytes",
 	LimitTotalIncomingBytes:    "max_total_incoming_bytes",
-	LimitOutgoingBytes:         "max_outgoing_bytes",
 	LimitTotalOutgoingBytes:    "max_total_outgoing_bytes",
 	LimitDecodeRatio:           "decode_ratio",
 	LimitAuthTimeout:           "auth_timeout",
 	LimitIncompleteConnections: "max_incomplete_connections",
 	LimitConnections:           "max_completed_connections",
 	LimitMessageUnixFDs:        "max_message_unix_fds",
-	LimitOutgoingUnixFDs:       "max_outgoing_unix_fds",
 }
 
 // String returns the limit's name, e.g. "max_message_size".

@@ -1,9 +1,12 @@
 package busd
 
 import (
+	"bufio"
 	"encoding/binary"
 	"io"
 	"net"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -185,10 +188,6 @@ func TestLimits(t *testing.T) {
 				writeAll(c, []byte(saslPeer), part)
 			}
 		}},
-		{"connection's output", Limits{MaxOutgoingBytes: 256 << 10}, LimitOutgoingBytes, func(t *testing.T, b *Bus) {
-			c := socketPairClient(t, b, PeerMode)
-			go writeAll(c, []byte(saslPeer), manyEchoes(t, 40)) // and never reads
-		}},
 		{"total output", Limits{MaxTotalOutgoingBytes: 1 << 20}, LimitTotalOutgoingBytes, func(t *testing.T, b *Bus) {
 			for i := 0; i < 2; i++ {
 				c := socketPairClient(t, b, PeerMode)
@@ -208,25 +207,17 @@ func TestLimits(t *testing.T) {
 			c.WriteMsgUnix(data, unix.UnixRights(fds...), nil)
 		}},
 		{"fds without their message", Limits{}, LimitMessageUnixFDs, func(t *testing.T, b *Bus) {
-			// 17 fds with one byte, no message counting them yet.
+			// 33 fds with one byte, no message counting them yet: more
+			// than two messages may carry (a read may bring the fds of
+			// the message after the one it completes).
 			r := pipeWith(t, "")
-			fds := make([]int, DefaultMaxMessageUnixFDs+1)
+			fds := make([]int, 2*DefaultMaxMessageUnixFDs+1)
 			for i := range fds {
 				fds[i] = int(r.Fd())
 			}
 			c := socketPairClient(t, b, PeerMode)
 			writeAll(c, []byte(saslFD))
 			c.WriteMsgUnix([]byte("l"), unix.UnixRights(fds...), nil)
-		}},
-		{"fds waiting to be written", Limits{MaxOutgoingUnixFDs: 4}, LimitOutgoingUnixFDs, func(t *testing.T, b *Bus) {
-			// SendFD answers each call with an fd and 64 KiB; the
-			// client never reads.
-			var calls []byte
-			for i := 0; i < 40; i++ {
-				calls = append(calls, callBytes(t, uint32(i+1), "SendFD", "", strings.Repeat("x", 64<<10))...)
-			}
-			c := socketPairClient(t, b, PeerMode)
-			go writeAll(c, []byte(saslFD), calls)
 		}},
 		{"decoding", Limits{}, LimitDecodeRatio, func(t *testing.T, b *Bus) {
 			c := b.Pipe(PeerMode)
@@ -361,6 +352,176 @@ func TestDecodeMemory(t *testing.T) {
 				float64(took)/float64(len(raw)), float64(m.decoded)/float64(len(raw)))
 			if slack := 512; took > m.decoded+slack {
 				t.Errorf("the values take %d bytes, more than the estimate %d (+%d)", took, m.decoded, slack)
+			}
+		})
+	}
+}
+
+// rawUnixClient connects to the bus socket at path as a hand-made client
+// that negotiates fd passing and says Hello; it returns the connection,
+// a reader of what the bus sends and the client's unique name. It reads
+// nothing more unless the test does.
+func rawUnixClient(t *testing.T, path string) (*net.UnixConn, *bufio.Reader, string) {
+	t.Helper()
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	hello, err := encodeGodbus(driverCallMessage("Hello"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeAll(c, []byte(saslFD), hello)
+	r := bufio.NewReader(c)
+	for _, want := range []string{"DATA", "OK", "AGREE_UNIX_FD"} {
+		if l, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(l, want) {
+			t.Fatalf("SASL: %q, %v; want %s", l, err, want)
+		}
+	}
+	m, err := dbus.DecodeMessage(r) // the Hello reply (NameAcquired follows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, r, m.Body[0].(string)
+}
+
+// readFrame reads the next message's bytes, whatever it holds (its fds,
+// if any, are dropped by the kernel: the reader takes no SCM_RIGHTS).
+func readFrame(r *bufio.Reader) ([]byte, error) {
+	fixed := make([]byte, 16)
+	if _, err := io.ReadFull(r, fixed); err != nil {
+		return nil, err
+	}
+	body := binary.LittleEndian.Uint32(fixed[4:])
+	fields := binary.LittleEndian.Uint32(fixed[12:])
+	rest := make([]byte, (fields+7)&^7+body)
+	if _, err := io.ReadFull(r, rest); err != nil {
+		return nil, err
+	}
+	return append(fixed, rest...), nil
+}
+
+// TestFullQueueRefusesCalls: as on dbus-daemon (measured with 1.14 and
+// 8 senders), a method call for a client whose queue is over
+// MaxOutgoingBytes or MaxOutgoingUnixFDs is refused with LimitsExceeded
+// and dbus-daemon's text, and the client that does not read stays
+// connected: once it reads, it gets what was queued and the bus answers
+// it.
+func TestFullQueueRefusesCalls(t *testing.T) {
+	tests := []struct {
+		name   string
+		limits Limits
+		body   func(t *testing.T) []any
+	}{
+		{"bytes", Limits{MaxOutgoingBytes: 64 << 10}, func(t *testing.T) []any {
+			return []any{strings.Repeat("x", 16<<10)}
+		}},
+		{"fds", Limits{MaxOutgoingUnixFDs: 4}, func(t *testing.T) []any {
+			return []any{dbus.UnixFD(pipeWith(t, "").Fd())}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var events chan LimitEvent
+			b, svc := newTestBus(t, func(c *Config) {
+				c.Limits = tt.limits
+				events = limitEvents(c)
+			})
+			sock := filepath.Join(t.TempDir(), "bus")
+			if err := b.Listen(sock, BusMode); err != nil {
+				t.Fatal(err)
+			}
+			recipient, r, name := rawUnixClient(t, sock)
+			sender := unixClient(t, sock)
+			t.Cleanup(func() { sender.Close() })
+			body := tt.body(t)
+			replies := make(chan *dbus.Call, 10000)
+			var refused *dbus.Call
+			for i := 0; i < cap(replies) && refused == nil; i++ {
+				sender.Object(name, "/x").Go("org.test.Full.Take", 0, replies, body...)
+				select {
+				case c := <-replies:
+					refused = c
+				default:
+				}
+			}
+			if refused == nil {
+				select {
+				case refused = <-replies:
+				case <-time.After(testTimeout):
+					t.Fatalf("%d calls to a client that does not read, none refused", cap(replies))
+				}
+			}
+			want := regexp.MustCompile(`^Rejected: destination has a full message queue, 0 matched rules; type="method_call", sender="` +
+				regexp.QuoteMeta(sender.Names()[0]) + `" \(uid=\d+ pid=\d+ comm="[^"]*"\) interface="org.test.Full" member="Take" ` +
+				`error name="\(unset\)" requested_reply="0" destination="` + regexp.QuoteMeta(name) + `" \(uid=\d+ pid=\d+ comm="[^"]*"\)$`)
+			if got := dbusErrorName(refused.Err); got != errLimitsExceeded || !want.MatchString(refused.Err.Error()) {
+				t.Errorf("refused call: %s: %v; want %s matching %s", got, refused.Err, errLimitsExceeded, want)
+			}
+
+			// The recipient reads again and, once its queue is empty (a
+			// reply for a full queue is dropped too), asks the bus
+			// something.
+			type result struct {
+				calls int
+				err   error
+			}
+			done := make(chan result, 1)
+			recipient.SetReadDeadline(time.Now().Add(testTimeout))
+			go func() {
+				calls := 0
+				for {
+					f, err := readFrame(r)
+					switch {
+					case err != nil:
+						done <- result{calls, err}
+						return
+					case dbus.Type(f[1]) == dbus.TypeMethodReply:
+						done <- result{calls, nil} // Ping's answer
+						return
+					case dbus.Type(f[1]) == dbus.TypeMethodCall:
+						calls++
+					}
+				}
+			}()
+			var peer *Peer
+			for _, p := range b.Peers() {
+				if p.UniqueName() == name {
+					peer = p
+				}
+			}
+			if peer == nil {
+				t.Fatalf("the recipient %s is gone", name)
+			}
+			deadline := time.Now().Add(testTimeout)
+			for peer.outHeld.Load() > 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			ping, err := encodeGodbus(&dbus.Message{Type: dbus.TypeMethodCall, Headers: map[dbus.HeaderField]dbus.Variant{
+				dbus.FieldDestination: dbus.MakeVariant(driverName),
+				dbus.FieldPath:        dbus.MakeVariant(driverPath),
+				dbus.FieldInterface:   dbus.MakeVariant(peerIface),
+				dbus.FieldMember:      dbus.MakeVariant("Ping"),
+			}}, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeAll(recipient, ping)
+			res := <-done
+			calls := res.calls
+			if res.err != nil {
+				t.Fatalf("the recipient, after %d calls: %v", calls, res.err)
+			}
+			if calls == 0 {
+				t.Error("the recipient got none of the calls queued for it")
+			}
+			select {
+			case e := <-events:
+				t.Errorf("limit %v closed %s", e.Limit, e.Peer.UniqueName())
+			case p := <-svc.gone:
+				t.Errorf("PeerGone(%s)", p.UniqueName())
+			default:
 			}
 		})
 	}

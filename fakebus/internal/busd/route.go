@@ -1,6 +1,7 @@
 package busd
 
 import (
+	"os"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -164,7 +165,35 @@ func (b *Bus) relayUnicast(p *Peer, m *inMsg) {
 	if err != nil {
 		return
 	}
-	b.unicast(target, out, data, m.serial)
+	if b.unicast(target, out, data, m.serial, p) == queueFull &&
+		m.typ == dbus.TypeMethodCall && m.flags&dbus.FlagNoReplyExpected == 0 {
+		b.driverError(p, m, errLimitsExceeded, fullQueueText(p, target, &m.header))
+	}
+}
+
+// fullQueueText is dbus-daemon's text for a method call refused because
+// the queue of the client it is addressed to is over its limit.
+func fullQueueText(sender, target *Peer, h *header) string {
+	iface := h.iface
+	if iface == "" {
+		iface = "(unset)"
+	}
+	return `Rejected: destination has a full message queue, 0 matched rules; type="method_call", sender="` +
+		sender.UniqueName() + `" (` + Credentials(sender.UID(), sender.PID()) + `) interface="` + iface +
+		`" member="` + h.member + `" error name="(unset)" requested_reply="0" destination="` + h.dest +
+		`" (` + Credentials(target.UID(), target.PID()) + `)`
+}
+
+// Credentials describes a connection's process as dbus-daemon does in the
+// errors that name it: uid, pid and, when /proc has it, the command line
+// (as dbus-daemon, cut to 50 bytes).
+func Credentials(uid, pid uint32) string {
+	s := "uid=" + itoa(uint64(uid)) + " pid=" + itoa(uint64(pid))
+	if b, err := os.ReadFile("/proc/" + itoa(uint64(pid)) + "/cmdline"); err == nil && len(b) > 0 {
+		cmd := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
+		s += ` comm="` + cmd[:min(len(cmd), 50)] + `"`
+	}
+	return s
 }
 
 // clientLocked returns the client owning name (unique or well-known), or
@@ -199,7 +228,7 @@ func (b *Bus) relayBroadcast(p *Peer, m *inMsg) {
 				break
 			}
 		}
-		o.send(b, q, out, data, m.serial)
+		o.send(b, q, out, data, m.serial, nil)
 	}
 	b.mu.RUnlock()
 	o.flush(b)
