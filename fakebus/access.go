@@ -50,7 +50,8 @@ const (
 	// too unless that uid is 0. fakesystemd plays it by default.
 	AccessRoot
 	// AccessEveryone treats every caller as privileged: nothing is
-	// refused for want of privilege (the fake before access control).
+	// refused for want of privilege, nor by the system bus's policy on
+	// names and calls between clients (the fake before access control).
 	AccessEveryone
 )
 
@@ -77,22 +78,46 @@ func WithAccess(a Access) Option { return func(c *config) { c.access = a } }
 // privileged: its uid as the bus knows it (SO_PEERCRED on a socket, the
 // uid the client names in AUTH EXTERNAL on an in-memory Pipe, which on a
 // socket must agree with the kernel's).
-func (m *manager) privilegedLocked(p *busd.Peer) bool {
-	if m.cfg.access == AccessEveryone || p == nil {
+func (m *manager) privilegedLocked(p *busd.Peer) bool { return m.cfg.privileged(p) }
+
+// privileged is privilegedLocked for the configuration c.
+func (c *config) privileged(p *busd.Peer) bool {
+	if c.access == AccessEveryone || p == nil {
 		return true
 	}
 	uid := p.UID()
 	switch {
 	case uid == 0:
 		return true
-	case m.cfg.user >= 0 && uid == uint32(m.cfg.user):
+	case c.user >= 0 && uid == uint32(c.user):
 		// systemd --user trusts its own user (sd-bus: a sender of the
 		// service's own uid).
 		return true
-	case m.cfg.access == AccessOwner && uid == uint32(os.Getuid()):
+	case c.access == AccessOwner && uid == uint32(os.Getuid()):
 		return true
 	}
 	return false
+}
+
+// setBusPolicy gives the system manager's bus what dbus-daemon's system
+// bus policy (Debian's system.conf, systemd's org.freedesktop.systemd1.conf)
+// lets clients do besides calling the bus and the manager, measured on
+// 252 as root and as uid 65534: nobody may own a name but root
+// org.freedesktop.systemd1 (which the manager owns: EXISTS), and no
+// client may call another's methods (Peer.Ping, Introspect and
+// Properties included); signals, unicast ones too, and requested
+// replies pass. Other programs' policy files (/usr/share/dbus-1/system.d)
+// are not read: on a real system only those they name may own a name
+// or be called. A user manager's bus is a session bus, which allows
+// both, and AccessEveryone lifts the policy.
+func (c *config) setBusPolicy(b *busd.Config) {
+	if c.user >= 0 || c.access == AccessEveryone {
+		return
+	}
+	b.MayOwn = func(p *busd.Peer, name string) bool {
+		return name == "org.freedesktop.systemd1" && c.privileged(p)
+	}
+	b.MayCall = func(sender, target *busd.Peer) bool { return false }
 }
 
 // errPermissionDenied is systemd's answer when polkit does not authorize

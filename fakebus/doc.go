@@ -381,6 +381,17 @@
 //     SetExitCode, Exit, Reboot and the like, every Properties.Set. The
 //     private socket has no bus policy (systemd's is root's only).
 //
+// Besides calling systemd, the system bus's policy holds for every
+// client, root included (measured on 252; the conformance case
+// BusPolicy): no client may own a bus name (RequestName answers
+// AccessDenied "... is not allowed to own the service ... due to
+// security policies in the configuration file"; root asking for
+// org.freedesktop.systemd1 gets EXISTS) or call another client's methods
+// ("Rejected send message, 1 matched rules; ..."); signals and replies
+// pass. Real programs ship policy files for that, which the fake does not
+// read. A user manager's bus is a session bus, which allows both;
+// AccessEveryone lifts the policy too.
+//
 // With polkit installed and its default rules but no agent, systemd
 // answers InteractiveAuthorizationRequired where the fake answers
 // "Permission denied" (not measured: the measured systems have no

@@ -152,6 +152,7 @@ func Start(opts ...Option) (*Server, error) {
 	// first message that came with BEGIN (PeerAuthBuffer).
 	bcfg := busd.Config{ServiceName: "org.freedesktop.systemd1", Handler: m, PeerSender: "org.freedesktop.systemd1",
 		PeerAuthBuffer: 256, InputDrained: m.inputDrained, Limits: cfg.limits.busLimits()}
+	cfg.setBusPolicy(&bcfg)
 	if cfg.notes != nil {
 		bcfg.LimitExceeded = func(e busd.LimitEvent) { cfg.notes(limitNote(e)) }
 	}

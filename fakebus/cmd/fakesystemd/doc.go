@@ -108,9 +108,11 @@
 // org.freedesktop.DBus.Error.AccessDenied "Permission denied" (systemctl
 // prints "Access denied"), as systemd with no polkit agent does, and what
 // the bus policy of systemd keeps from users (EnqueueUnitJob, CleanUnit,
-// property writes, Exit, ...) the bus rejects as dbus-daemon does. The
-// user manager (--user) treats its own user as privileged, as systemd
-// --user does. --allow-unprivileged turns all of this off.
+// property writes, Exit, ...) the bus rejects as dbus-daemon does. As on
+// the system bus, no client, root included, may own a bus name or call
+// another client's methods (signals and replies pass). The user manager
+// (--user) treats its own user as privileged, as systemd --user does, and
+// its bus allows both. --allow-unprivileged turns all of this off.
 //
 // Under fakesystemd run as root, CMD is root and may do everything; a
 // process in CMD that drops to another uid is refused. Run as a normal

@@ -146,6 +146,14 @@ type Config struct {
 	ServiceName string
 	// Handler is the service. If nil, calls to the service fail with UnknownMethod.
 	Handler Handler
+	// MayOwn, if set, is the bus policy on names (dbus-daemon's <allow own>): whether p may own name, a
+	// well-known name other than the bus's own. A RequestName it refuses gets AccessDenied with dbus-daemon's
+	// text. It is called with the bus's lock held and must not call the Bus. Nil: anyone may own any name.
+	MayOwn func(p *Peer, name string) bool
+	// MayCall, if set, is the bus policy on method calls from one client to another (dbus-daemon's <allow
+	// send_type="method_call">; calls to the bus and to the service are not asked about): a call it refuses
+	// gets AccessDenied with dbus-daemon's text. It must not block. Nil: every call goes through.
+	MayCall func(sender, target *Peer) bool
 	// Trace, if non-nil, is called for every message the bus delivers or receives (both directions), from the
 	// goroutine that routes it; it must not block for long. Used for a `--trace` call log.
 	Trace func(Event)

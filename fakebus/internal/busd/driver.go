@@ -383,6 +383,9 @@ func (b *Bus) requestNameLocked(r *driverReq, name string, flags uint32) {
 	case name == driverName:
 		r.fail(errInvalidArgs, "Connection \""+p.UniqueName()+"\" is not allowed to own the service \""+driverName+"\" because it is reserved for D-Bus' use only")
 		return
+	case b.cfg.MayOwn != nil && !b.cfg.MayOwn(p, name):
+		r.fail(errAccessDenied, "Connection \""+p.UniqueName()+"\" is not allowed to own the service \""+name+"\" due to security policies in the configuration file")
+		return
 	case 1+len(p.owned) >= b.lim.MaxNames:
 		// Like dbus-daemon: the unique name counts, and the limit comes
 		// before looking at who owns the name (even p itself).

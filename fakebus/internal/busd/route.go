@@ -154,6 +154,12 @@ func (b *Bus) relayUnicast(p *Peer, m *inMsg) {
 		}
 		return
 	}
+	if m.typ == dbus.TypeMethodCall && b.cfg.MayCall != nil && !b.cfg.MayCall(p, target) {
+		if m.flags&dbus.FlagNoReplyExpected == 0 {
+			b.driverError(p, m, errAccessDenied, rejectedText("Rejected send message, 1 matched rules", p, target, &m.header))
+		}
+		return
+	}
 	if len(m.fds) > 0 && !target.UnixFDs() {
 		if m.typ == dbus.TypeMethodCall && m.flags&dbus.FlagNoReplyExpected == 0 {
 			b.driverError(p, m, errNotSupported, notSupportedFDsText)
@@ -167,18 +173,18 @@ func (b *Bus) relayUnicast(p *Peer, m *inMsg) {
 	}
 	if b.unicast(target, out, data, m.serial, p) == queueFull &&
 		m.typ == dbus.TypeMethodCall && m.flags&dbus.FlagNoReplyExpected == 0 {
-		b.driverError(p, m, errLimitsExceeded, fullQueueText(p, target, &m.header))
+		b.driverError(p, m, errLimitsExceeded, rejectedText("Rejected: destination has a full message queue, 0 matched rules", p, target, &m.header))
 	}
 }
 
-// fullQueueText is dbus-daemon's text for a method call refused because
-// the queue of the client it is addressed to is over its limit.
-func fullQueueText(sender, target *Peer, h *header) string {
+// rejectedText is dbus-daemon's text for a method call from sender to
+// target it refused, after the complaint and the rules that matched.
+func rejectedText(complaint string, sender, target *Peer, h *header) string {
 	iface := h.iface
 	if iface == "" {
 		iface = "(unset)"
 	}
-	return `Rejected: destination has a full message queue, 0 matched rules; type="method_call", sender="` +
+	return complaint + `; type="method_call", sender="` +
 		sender.UniqueName() + `" (` + Credentials(sender.UID(), sender.PID()) + `) interface="` + iface +
 		`" member="` + h.member + `" error name="(unset)" requested_reply="0" destination="` + h.dest +
 		`" (` + Credentials(target.UID(), target.PID()) + `)`

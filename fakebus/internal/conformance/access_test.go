@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -616,5 +617,74 @@ func accessCallOn(conn *dbus.Conn, tgt accessTarget, c accessCall) string {
 		return strings.TrimPrefix(de.Name, "org.freedesktop.") + ": " + msg
 	default:
 		return err.Error()
+	}
+}
+
+// testBusPolicy: what the system bus's policy lets a client do besides
+// calling the bus and systemd, as root: own no name of its own (systemd's
+// own answers EXISTS: systemd owns it), call no other client's methods
+// (Peer.Ping included), send another client a unicast signal.
+func testBusPolicy(t *testing.T, e *env) {
+	a, b := e.rawBus(t), e.rawBus(t)
+	type result struct {
+		Reply uint32
+		Err   string
+	}
+	errText := func(err error) string {
+		var de dbus.Error
+		if errors.As(err, &de) {
+			return de.Name + ": " + de.Error()
+		}
+		if err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	own := func(name string) result {
+		var r uint32
+		err := a.BusObject().CallWithContext(e.ctx, "org.freedesktop.DBus.RequestName", 0, name, uint32(4)).Store(&r)
+		return result{r, errText(err)}
+	}
+	name := "org.sdbus.Conformance" + strconv.Itoa(os.Getpid())
+	for _, tt := range []struct {
+		name string
+		want result
+	}{
+		{name, result{0, "org.freedesktop.DBus.Error.AccessDenied: Connection \"" + a.Names()[0] +
+			"\" is not allowed to own the service \"" + name + "\" due to security policies in the configuration file"}},
+		{"org.freedesktop.systemd1", result{3, ""}}, // EXISTS
+	} {
+		if diff := cmp.Diff(tt.want, own(tt.name)); diff != "" {
+			t.Errorf("RequestName(%s) (-want +got):\n%s", tt.name, diff)
+		}
+	}
+
+	rejected := regexp.MustCompile(`^org.freedesktop.DBus.Error.AccessDenied: Rejected send message, 1 matched rules; type="method_call", sender="` +
+		regexp.QuoteMeta(a.Names()[0]) + `" \(uid=\d+ pid=\d+ comm="[^"]*"\) interface="org.freedesktop.DBus.Peer" member="Ping" ` +
+		`error name="\(unset\)" requested_reply="0" destination="` + regexp.QuoteMeta(b.Names()[0]) + `" \(uid=\d+ pid=\d+ comm="[^"]*"\)$`)
+	err := a.Object(b.Names()[0], "/").CallWithContext(e.ctx, "org.freedesktop.DBus.Peer.Ping", 0).Err
+	if got := errText(err); !rejected.MatchString(got) {
+		t.Errorf("Peer.Ping of another client: %s; want %s", got, rejected)
+	}
+
+	sigs := make(chan *dbus.Signal, 16)
+	b.Signal(sigs)
+	if err := a.SendWithContext(e.ctx, &dbus.Message{Type: dbus.TypeSignal, Headers: map[dbus.HeaderField]dbus.Variant{
+		dbus.FieldPath:        dbus.MakeVariant(dbus.ObjectPath("/org/sdbus/Conformance")),
+		dbus.FieldInterface:   dbus.MakeVariant("org.sdbus.Conformance"),
+		dbus.FieldMember:      dbus.MakeVariant("Unicast"),
+		dbus.FieldDestination: dbus.MakeVariant(b.Names()[0]),
+	}}, nil).Err; err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case s := <-sigs:
+			if s.Name == "org.sdbus.Conformance.Unicast" {
+				return
+			}
+		case <-e.ctx.Done():
+			t.Fatal("a unicast signal from another client never arrived")
+		}
 	}
 }

@@ -224,6 +224,7 @@ var cases = []suiteCase{
 	{name: "RemoveSubgroupFromUnit", run: testRemoveSubgroupFromUnit},
 	{name: "PreSendChecks", run: testPreSendChecks},
 	{name: "UnprivilegedAccess", run: testUnprivilegedAccess},
+	{name: "BusPolicy", run: testBusPolicy},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},
