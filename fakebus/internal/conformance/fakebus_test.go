@@ -47,7 +47,7 @@ func TestConformanceFakebus(t *testing.T) {
 				busAddress:     fakeAddress(s),
 				privateAddress: fakePrivateAddress(s),
 				subcgroup:      fakeSubcgroup(s),
-				rawBus:         func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
+				rawBus:         fakeRawBus(s),
 				rawBusNoFDs:    func(t *testing.T) *dbus.Conn { return s.RawConn(t) },
 			})
 		})
@@ -79,10 +79,34 @@ func TestConformanceFakebus(t *testing.T) {
 				subcgroup:      fakeSubcgroup(s),
 				// Its bus, as a user manager's on its user bus.
 				busAddress:  fakeAddress(s),
-				rawBus:      func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn { return s.RawConn(t, opts...) },
+				rawBus:      fakeRawBus(s),
 				rawBusNoFDs: func(t *testing.T) *dbus.Conn { return s.RawConn(t) },
 			})
 		})
+	}
+}
+
+// fakeRawBus connects godbus to the fake's bus socket, as rawBus connects
+// to dbus-daemon's: with unix fd passing (Server.RawConn's in-memory pipe
+// has none).
+func fakeRawBus(s *fakebus.Server) func(*testing.T, ...dbus.ConnOption) *dbus.Conn {
+	return func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn {
+		addr, err := s.Address()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := dbus.Dial(addr, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if err := c.Auth(nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Hello(); err != nil {
+			t.Fatal(err)
+		}
+		return c
 	}
 }
 

@@ -31,7 +31,7 @@ type backend struct {
 	// said Hello.
 	rawBus func(t *testing.T, opts ...dbus.ConnOption) *dbus.Conn
 	// rawBusNoFDs is rawBus for a connection that does not negotiate
-	// unix fd passing (every connection to the fake is one).
+	// unix fd passing.
 	rawBusNoFDs func(t *testing.T) *dbus.Conn
 	// version is the Version string the backend is expected to report;
 	// empty: not known in advance (only its parse is checked).
