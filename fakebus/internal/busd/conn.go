@@ -51,7 +51,8 @@ type Peer struct {
 
 	monitor atomic.Bool // became a monitor (set with bus.mu held)
 
-	// qmu guards the outgoing queue: queue, qbytes and qstate. It is never
+	// qmu guards the outgoing queue: queue, qbytes, qstate, qfds, qnfds
+	// and qfrom. It is taken before another connection's sentMu. It is never
 	// held across a Write.
 	qmu    sync.Mutex
 	qcond  sync.Cond // signalled (with qmu) when queue or qstate changes

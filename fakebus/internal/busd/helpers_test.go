@@ -294,3 +294,23 @@ func encodeGodbus(m *dbus.Message, serial uint32) ([]byte, error) {
 	binary.LittleEndian.PutUint32(data[8:12], serial)
 	return data, nil
 }
+
+// peerNamed returns b's connection with the unique name name.
+func peerNamed(t testing.TB, b *Bus, name string) *Peer {
+	t.Helper()
+	for _, p := range b.Peers() {
+		if p.UniqueName() == name {
+			return p
+		}
+	}
+	t.Fatalf("%s is not among the bus's connections", name)
+	return nil
+}
+
+// waitQueueEmpty waits until nothing waits to be written to p (or
+// testTimeout passed).
+func waitQueueEmpty(p *Peer) {
+	for deadline := time.Now().Add(testTimeout); p.outHeld.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -162,15 +162,7 @@ func TestSlowClientMissesMessages(t *testing.T) {
 			name = m.Body[0].(string)
 		}
 	}
-	var peer *Peer
-	for _, p := range b.Peers() {
-		if p.UniqueName() == name {
-			peer = p
-		}
-	}
-	if peer == nil {
-		t.Fatalf("%s is not among the bus's connections", name)
-	}
+	peer := peerNamed(t, b, name)
 
 	big := strings.Repeat("x", 64<<10)
 	// The pipe buffers pipeLimit bytes and the queue, with the batch the
@@ -208,10 +200,7 @@ func TestSlowClientMissesMessages(t *testing.T) {
 			got++
 		}
 	}()
-	deadline := time.Now().Add(testTimeout)
-	for peer.outHeld.Load() > 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	waitQueueEmpty(peer)
 	b.Emit(testPath, testIface, "After")
 	if s := nextSignal(t, ch); s.Name != testIface+".After" {
 		t.Fatalf("fast client got %s", s.Name)

@@ -485,19 +485,7 @@ func TestFullQueueRefusesCalls(t *testing.T) {
 					}
 				}
 			}()
-			var peer *Peer
-			for _, p := range b.Peers() {
-				if p.UniqueName() == name {
-					peer = p
-				}
-			}
-			if peer == nil {
-				t.Fatalf("the recipient %s is gone", name)
-			}
-			deadline := time.Now().Add(testTimeout)
-			for peer.outHeld.Load() > 0 && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond)
-			}
+			waitQueueEmpty(peerNamed(t, b, name))
 			ping, err := encodeGodbus(&dbus.Message{Type: dbus.TypeMethodCall, Headers: map[dbus.HeaderField]dbus.Variant{
 				dbus.FieldDestination: dbus.MakeVariant(driverName),
 				dbus.FieldPath:        dbus.MakeVariant(driverPath),

@@ -96,17 +96,7 @@ func fakeRawBus(s *fakebus.Server) func(*testing.T, ...dbus.ConnOption) *dbus.Co
 			t.Fatal(err)
 		}
 		c, err := dbus.Dial(addr, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		if err := c.Auth(nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Hello(); err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return helloed(t, c, err)
 	}
 }
 

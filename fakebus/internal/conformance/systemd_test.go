@@ -68,6 +68,13 @@ func rawBusNoFDs(t *testing.T, path string) *dbus.Conn {
 		t.Fatal(err)
 	}
 	c, err := dbus.NewConn(nc)
+	return helloed(t, c, err)
+}
+
+// helloed authenticates c, the result of opening a connection with err,
+// says Hello on it and closes it at the end of t.
+func helloed(t *testing.T, c *dbus.Conn, err error) *dbus.Conn {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
