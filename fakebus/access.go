@@ -120,20 +120,32 @@ func (c *config) setBusPolicy(b *busd.Config) {
 	b.MayCall = func(sender, target *busd.Peer) bool { return false }
 }
 
-// errPermissionDenied is systemd's answer when polkit does not authorize
-// a call (no polkit on the bus, or no agent to ask).
-func errPermissionDenied() *callErr {
+// WithPolkit makes the fake answer an unprivileged caller as systemd
+// does where polkit runs with its default rules and no agent can ask the
+// user: InteractiveAuthorizationRequired "Interactive authentication
+// required." (measured on 252 with polkitd 122, with and without the
+// ALLOW_INTERACTIVE_AUTHORIZATION flag) where, by default, the fake
+// answers as systemd with no polkit: AccessDenied "Permission denied".
+func WithPolkit() Option { return func(c *config) { c.polkit = true } }
+
+// refusal is systemd's answer when polkit does not authorize a call:
+// with no polkit on the bus AccessDenied "Permission denied", with polkit
+// and no agent InteractiveAuthorizationRequired (WithPolkit).
+func (m *manager) refusal() *callErr {
+	if m.cfg.polkit {
+		return &callErr{dbusErr + "InteractiveAuthorizationRequired", "Interactive authentication required."}
+	}
 	return &callErr{dbusErr + "AccessDenied", "Permission denied"}
 }
 
 // authorizeLocked is systemd's polkit check of c
 // (bus_verify_polkit_async): nil for a privileged caller, else
-// errPermissionDenied.
+// refusal's answer.
 func (m *manager) authorizeLocked(c *busd.Call) error {
 	if c == nil || m.privilegedLocked(c.Peer) {
 		return nil
 	}
-	return errPermissionDenied()
+	return m.refusal()
 }
 
 // authorizeFirst are the methods that ask polkit before any check of

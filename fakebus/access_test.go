@@ -112,6 +112,10 @@ func TestAccess(t *testing.T) {
 		{"everyone/other uid starts", []fakebus.Option{fakebus.WithAccess(fakebus.AccessEveryone)}, 65534, "StartUnit", []any{"-.slice", "replace"}, "ok"},
 		{"everyone/no bus policy", []fakebus.Option{fakebus.WithAccess(fakebus.AccessEveryone)}, 65534, "EnqueueUnitJob", []any{"-.slice", "start", "replace"}, "ok"},
 		{"user manager/its user", []fakebus.Option{fakebus.WithUserManager(65534), fakebus.WithAccess(fakebus.AccessRoot)}, 65534, "StartUnit", []any{"-.slice", "replace"}, "ok"},
+		{"polkit/other uid refused", []fakebus.Option{fakebus.WithPolkit()}, 65534, "StartUnit", []any{"-.slice", "replace"},
+			"org.freedesktop.DBus.Error.InteractiveAuthorizationRequired: Interactive authentication required."},
+		{"polkit/bus policy unchanged", []fakebus.Option{fakebus.WithPolkit()}, 65534, "EnqueueUnitJob", []any{"-.slice", "start", "replace"}, policy},
+		{"polkit/root starts", []fakebus.Option{fakebus.WithPolkit()}, 0, "StartUnit", []any{"-.slice", "replace"}, "ok"},
 		{"user manager/another user", []fakebus.Option{fakebus.WithUserManager(65533), fakebus.WithAccess(fakebus.AccessRoot)}, 65534, "StartUnit", []any{"-.slice", "replace"}, denied},
 	}
 	for _, tt := range tests {

@@ -168,7 +168,7 @@ func (m *manager) removeSubgroupLocked(c *busd.Call, name, sub string, flags uin
 	case !u.delegated():
 		return nil, errInvalidArgs("Subcgroup removal not available on non-delegated units.")
 	case m.authorizeLocked(c) != nil:
-		return nil, errPermissionDenied()
+		return nil, m.refusal()
 	case !strings.HasPrefix(sub, "/"):
 		return nil, errInvalidArgs("Control group path is not absolute: %s", sub)
 	case !normalizedPath(sub):

@@ -392,10 +392,11 @@
 // read. A user manager's bus is a session bus, which allows both;
 // AccessEveryone lifts the policy too.
 //
-// With polkit installed and its default rules but no agent, systemd
-// answers InteractiveAuthorizationRequired where the fake answers
-// "Permission denied" (not measured: the measured systems have no
-// polkit).
+// With polkit installed (its default rules) and no agent, systemd answers
+// InteractiveAuthorizationRequired "Interactive authentication
+// required." instead of "Permission denied", whether or not the call
+// allows interactive authorization (measured on 252 with polkitd 122):
+// WithPolkit makes the fake answer so.
 //
 // # Unit files
 //

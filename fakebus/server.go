@@ -56,6 +56,7 @@ type config struct {
 	user int
 	// access is who the fake treats as privileged (WithAccess, access.go).
 	access Access
+	polkit bool // WithPolkit
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the

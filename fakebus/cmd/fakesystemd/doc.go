@@ -8,7 +8,7 @@
 //	fakesystemd [--socket PATH] [--private-socket PATH] [--version STRING]
 //	            [--backport NAME]... [--script FILE] [--unit-dir DIR]
 //	            [--runtime-unit-dir DIR] [--cgroup-root DIR] [--user[=UID]]
-//	            [--limit NAME=VALUE]... [--allow-unprivileged] [--trace]
+//	            [--limit NAME=VALUE]... [--allow-unprivileged] [--polkit] [--trace]
 //	            [--print-address]
 //	fakesystemd run [--user] [flags] -- CMD [ARGS...]
 //
@@ -80,6 +80,11 @@
 //	                       uid 0 (and a user manager's own user) may, and
 //	                       other users get what systemd answers them
 //	                       (below, "Access control")
+//	--polkit               refuse other users as systemd does with polkit
+//	                       installed and no agent to ask them:
+//	                       InteractiveAuthorizationRequired "Interactive
+//	                       authentication required." instead of AccessDenied
+//	                       "Permission denied" (systemd without polkit)
 //	--trace                one line per message on stderr (below)
 //	--print-address        once every socket accepts connections, print its
 //	                       D-Bus address ("unix:path=/abs/path") on stdout, one

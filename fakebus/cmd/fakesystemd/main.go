@@ -34,6 +34,9 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
   --limit NAME=VALUE     a limit on what clients can make the fake hold, by
                          dbus-daemon's name, e.g. max_message_size=1MiB,
                          auth_timeout=2s, max_completed_connections=64 (repeatable; see go doc)
+  --allow-unprivileged   let every client do everything (default: only root, as systemd)
+  --polkit               refuse other users as systemd with polkit and no agent
+                         does (InteractiveAuthorizationRequired), not as with no polkit
   --trace                one line per message on stderr
   --print-address        print the D-Bus addresses on stdout once serving
 
@@ -103,6 +106,9 @@ type options struct {
 	// (fakebus.AccessEveryone); else only root (and a user manager's
 	// user) may, as on systemd (fakebus.AccessRoot).
 	allowUnprivileged bool
+	// polkit refuses as systemd with polkit and no agent
+	// (fakebus.WithPolkit).
+	polkit bool
 }
 
 // stringList is a repeatable flag.
@@ -167,6 +173,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.trace, "trace", false, "")
 	fs.BoolVar(&o.printAddress, "print-address", false, "")
 	fs.BoolVar(&o.allowUnprivileged, "allow-unprivileged", false, "")
+	fs.BoolVar(&o.polkit, "polkit", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -240,6 +247,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		access = fakebus.AccessEveryone
 	}
 	opts = append(opts, fakebus.WithAccess(access))
+	if o.polkit {
+		opts = append(opts, fakebus.WithPolkit())
+	}
 	t := &tracer{w: stderr}
 	if o.trace {
 		opts = append(opts, fakebus.WithTrace(t.event))

@@ -164,7 +164,9 @@ uid: ` + u.uid + "\n"}
 // and reads are answered, as systemd 252 answers nobody (measured in
 // scripts/sandbox with the same commands: "Reload daemon failed: Access
 // denied", "Failed to enable unit: Access denied", "Failed to start
-// run-test.service: Access denied").
+// run-test.service: Access denied"); with --polkit as 252 with polkitd 122
+// and no agent answers ("Interactive authentication required.", and
+// systemctl start's status 1 instead of 4).
 func TestRunUnprivilegedAccess(t *testing.T) {
 	if _, err := exec.LookPath("systemctl"); err != nil {
 		t.Skip("no systemctl")
@@ -181,8 +183,11 @@ systemctl start run-test.service 2>&1; echo "rc $?"
 echo "is-active: $(systemctl is-active run-test.service)"
 systemctl list-unit-files --no-legend run-test.service
 `
-	r := runProgram(t, as, "run", "--", "sh", "-c", script)
-	want := runResult{code: 0, stdout: `Reload daemon failed: Access denied
+	tests := []struct {
+		flags  []string
+		stdout string
+	}{
+		{nil, `Reload daemon failed: Access denied
 rc 1
 Failed to enable unit: Access denied
 rc 1
@@ -191,9 +196,27 @@ See system logs and 'systemctl status run-test.service' for details.
 rc 4
 is-active: inactive
 run-test.service disabled enabled
-`}
-	if diff := cmp.Diff(want, r, cmp.AllowUnexported(runResult{})); diff != "" {
-		t.Errorf("fakesystemd run -- sh -c SCRIPT as nobody (-want +got):\n%s", diff)
+`},
+		{[]string{"--polkit"}, `Reload daemon failed: Interactive authentication required.
+rc 1
+Failed to enable unit: Interactive authentication required.
+rc 1
+Failed to start run-test.service: Interactive authentication required.
+See system logs and 'systemctl status run-test.service' for details.
+rc 1
+is-active: inactive
+run-test.service disabled enabled
+`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(append([]string{"run"}, tt.flags...), " "), func(t *testing.T) {
+			args := append(append([]string{"run"}, tt.flags...), "--", "sh", "-c", script)
+			r := runProgram(t, as, args...)
+			want := runResult{code: 0, stdout: tt.stdout}
+			if diff := cmp.Diff(want, r, cmp.AllowUnexported(runResult{})); diff != "" {
+				t.Errorf("fakesystemd %s -- sh -c SCRIPT as nobody (-want +got):\n%s", strings.Join(tt.flags, " "), diff)
+			}
+		})
 	}
 }
 
