@@ -121,21 +121,26 @@ func (c *config) setBusPolicy(b *busd.Config) {
 }
 
 // WithPolkit makes the fake answer an unprivileged caller as systemd
-// does where polkit runs with its default rules and no agent can ask the
-// user: InteractiveAuthorizationRequired "Interactive authentication
-// required." (measured on 252 with polkitd 122, with and without the
-// ALLOW_INTERACTIVE_AUTHORIZATION flag) where, by default, the fake
-// answers as systemd with no polkit: AccessDenied "Permission denied".
+// does where the release's polkit (Debian's) runs with its default rules
+// and no agent can ask the user: from 252 InteractiveAuthorizationRequired
+// (sdversions.PolkitInteractive, PolkitInteractiveExplained), whether or
+// not the call allows interactive authorization, where by default the
+// fake answers as systemd with no polkit, AccessDenied "Permission
+// denied" (as 247 with its polkit does too).
 func WithPolkit() Option { return func(c *config) { c.polkit = true } }
 
 // refusal is systemd's answer when polkit does not authorize a call:
 // with no polkit on the bus AccessDenied "Permission denied", with polkit
-// and no agent InteractiveAuthorizationRequired (WithPolkit).
+// and no agent what WithPolkit says.
 func (m *manager) refusal() *callErr {
-	if m.cfg.polkit {
-		return &callErr{dbusErr + "InteractiveAuthorizationRequired", "Interactive authentication required."}
+	switch {
+	case !m.cfg.polkit || !sdversions.Behaves(m.release, sdversions.PolkitInteractive):
+		return &callErr{dbusErr + "AccessDenied", "Permission denied"}
+	case sdversions.Behaves(m.release, sdversions.PolkitInteractiveExplained):
+		return &callErr{dbusErr + "InteractiveAuthorizationRequired", "Access denied as the requested operation requires interactive authentication. " +
+			"However, interactive authentication has not been enabled by the calling program."}
 	}
-	return &callErr{dbusErr + "AccessDenied", "Permission denied"}
+	return &callErr{dbusErr + "InteractiveAuthorizationRequired", "Interactive authentication required."}
 }
 
 // authorizeLocked is systemd's polkit check of c

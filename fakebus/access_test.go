@@ -115,6 +115,9 @@ func TestAccess(t *testing.T) {
 		{"polkit/other uid refused", []fakebus.Option{fakebus.WithPolkit()}, 65534, "StartUnit", []any{"-.slice", "replace"},
 			"org.freedesktop.DBus.Error.InteractiveAuthorizationRequired: Interactive authentication required."},
 		{"polkit/bus policy unchanged", []fakebus.Option{fakebus.WithPolkit()}, 65534, "EnqueueUnitJob", []any{"-.slice", "start", "replace"}, policy},
+		{"polkit/247 as without polkit", []fakebus.Option{fakebus.WithPolkit(), fakebus.WithVersion("247.3-7+deb11u8")}, 65534, "StartUnit", []any{"-.slice", "replace"}, denied},
+		{"polkit/262 explains", []fakebus.Option{fakebus.WithPolkit(), fakebus.WithVersion("262.1-1")}, 65534, "StartUnit", []any{"-.slice", "replace"},
+			"org.freedesktop.DBus.Error.InteractiveAuthorizationRequired: Access denied as the requested operation requires interactive authentication. However, interactive authentication has not been enabled by the calling program."},
 		{"polkit/root starts", []fakebus.Option{fakebus.WithPolkit()}, 0, "StartUnit", []any{"-.slice", "replace"}, "ok"},
 		{"user manager/another user", []fakebus.Option{fakebus.WithUserManager(65533), fakebus.WithAccess(fakebus.AccessRoot)}, 65534, "StartUnit", []any{"-.slice", "replace"}, denied},
 	}

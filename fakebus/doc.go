@@ -392,11 +392,11 @@
 // read. A user manager's bus is a session bus, which allows both;
 // AccessEveryone lifts the policy too.
 //
-// With polkit installed (its default rules) and no agent, systemd answers
-// InteractiveAuthorizationRequired "Interactive authentication
-// required." instead of "Permission denied", whether or not the call
-// allows interactive authorization (measured on 252 with polkitd 122):
-// WithPolkit makes the fake answer so.
+// With the release's polkit installed (its default rules) and no agent,
+// systemd 252 and later answer InteractiveAuthorizationRequired instead
+// of "Permission denied", whether or not the call allows interactive
+// authorization (measured on 247 to 262 with Debian's polkit of each:
+// sdversions.PolkitInteractive): WithPolkit makes the fake answer so.
 //
 // # Unit files
 //

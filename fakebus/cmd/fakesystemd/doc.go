@@ -80,11 +80,11 @@
 //	                       uid 0 (and a user manager's own user) may, and
 //	                       other users get what systemd answers them
 //	                       (below, "Access control")
-//	--polkit               refuse other users as systemd does with polkit
-//	                       installed and no agent to ask them:
-//	                       InteractiveAuthorizationRequired "Interactive
-//	                       authentication required." instead of AccessDenied
-//	                       "Permission denied" (systemd without polkit)
+//	--polkit               refuse other users as systemd does with its
+//	                       release's polkit and no agent to ask them: from
+//	                       252 InteractiveAuthorizationRequired instead of
+//	                       AccessDenied "Permission denied" (systemd without
+//	                       polkit, and 247 with its polkit)
 //	--trace                one line per message on stderr (below)
 //	--print-address        once every socket accepts connections, print its
 //	                       D-Bus address ("unix:path=/abs/path") on stdout, one

@@ -537,6 +537,21 @@ const (
 	// after). Seen in Debian's unit files of 252, 257 and 262, not 247;
 	// the upstream release in between is not measured.
 	TargetDescriptionsRenamed Behaviour = "TargetDescriptionsRenamed"
+	// PolkitInteractive: with the release's polkit installed (Debian's
+	// polkitd, its default rules) and no agent, what systemd asks polkit
+	// about is refused with InteractiveAuthorizationRequired
+	// "Interactive authentication required.", whether or not the call
+	// allows interactive authorization; 247 with bullseye's policykit-1
+	// 0.105 answers AccessDenied "Permission denied", as with no polkit.
+	// Seen on 252 (polkitd 122), 257 (126) and 262 (128).
+	PolkitInteractive Behaviour = "PolkitInteractive"
+	// PolkitInteractiveExplained: PolkitInteractive's error says "Access
+	// denied as the requested operation requires interactive
+	// authentication. However, interactive authentication has not been
+	// enabled by the calling program." (even to a call that allows
+	// interactive authorization). Seen on 262 with polkitd 128, not on
+	// 252 or 257.
+	PolkitInteractiveExplained Behaviour = "PolkitInteractiveExplained"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -560,6 +575,8 @@ var Behaviours = map[Behaviour]Release{
 	SocketCgroupWithProcesses:   R("262"),
 	TimerAfterTimeSet:           R("252"),
 	TargetDescriptionsRenamed:   R("252"),
+	PolkitInteractive:           R("252"),
+	PolkitInteractiveExplained:  R("262"),
 }
 
 // Behaves reports whether release r has behaviour b.

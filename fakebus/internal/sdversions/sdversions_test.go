@@ -153,6 +153,8 @@ func TestMeasuredReleases(t *testing.T) {
 		SocketCgroupWithProcesses:   {false, false, false, true},
 		TimerAfterTimeSet:           {false, true, true, true},
 		TargetDescriptionsRenamed:   {false, true, true, true},
+		PolkitInteractive:           {false, true, true, true},
+		PolkitInteractiveExplained:  {false, false, false, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {
