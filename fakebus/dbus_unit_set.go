@@ -59,6 +59,19 @@ func rangeU64(lo, hi uint64, inf bool) func(any) error {
 	}
 }
 
+// nonZero refuses 0 as systemd refuses it for the limits that cannot be
+// 0 (bus_cgroup_set_memory: MemoryHigh=, MemoryMax=; measured on 247,
+// 252, 257 and 262; 0 is taken for MemoryMin=, MemoryLow= and
+// MemorySwapMax=).
+func nonZero(name string) func(any) error {
+	return func(v any) error {
+		if n, _ := v.(uint64); n == 0 {
+			return sysErrorf("Value specified in %s is out of range", name)
+		}
+		return nil
+	}
+}
+
 // standardOutputs are the StandardOutput= and StandardError= values the
 // fake takes (systemd's exec_output table, without the file: and fd:
 // forms, which the fake does not model).
@@ -153,8 +166,8 @@ var settableProps = map[string]settable{
 	"MemoryAccounting":          {"b", forCgroup, nil},
 	"MemoryMin":                 {"t", forCgroup, nil},
 	"MemoryLow":                 {"t", forCgroup, nil},
-	"MemoryHigh":                {"t", forCgroup, nil},
-	"MemoryMax":                 {"t", forCgroup, nil},
+	"MemoryHigh":                {"t", forCgroup, nonZero("MemoryHigh")},
+	"MemoryMax":                 {"t", forCgroup, nonZero("MemoryMax")},
 	"MemorySwapMax":             {"t", forCgroup, nil},
 	"MemoryZSwapMax":            {"t", forCgroup, nil},
 	"MemoryLimit":               {"t", forCgroup, nil},

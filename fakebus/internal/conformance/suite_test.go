@@ -225,6 +225,7 @@ var cases = []suiteCase{
 	{name: "PreSendChecks", run: testPreSendChecks},
 	{name: "UnprivilegedAccess", run: testUnprivilegedAccess},
 	{name: "BusPolicy", run: testBusPolicy},
+	{name: "MemoryLimitRanges", run: testMemoryLimitRanges},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},
