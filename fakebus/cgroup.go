@@ -123,7 +123,11 @@ func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([
 		if pid == 1 {
 			return nil, errInvalidArgs("Process %d is a manager process, refusing.", pid)
 		}
-		add = append(add, pid)
+		// A process the unit holds already stays one of its processes,
+		// once (systemd moves it into the cgroup it is in).
+		if !slices.Contains(u.pids, pid) && !slices.Contains(add, pid) {
+			add = append(add, pid)
+		}
 	}
 	u.pids = append(u.pids, add...)
 	m.watchPIDsLocked(u, add, c.Peer.PID())

@@ -15,7 +15,7 @@ import (
 // testAttachProcesses pins systemd's checks of AttachProcessesToUnit, in
 // its order: the sub-cgroup must be absolute and normalized, the unit
 // delegated and active; PID 1 is refused. Only a delegated, active unit
-// takes processes.
+// takes processes; a process attached again is listed once.
 func testAttachProcesses(t *testing.T, e *env) {
 	plain, delegated := e.unit("attach-plain", "scope"), e.unit("attach-delegated", "scope")
 	failed, slice := e.unit("attach-failed", "service"), e.unit("attach", "slice")
@@ -79,6 +79,31 @@ func testAttachProcesses(t *testing.T, e *env) {
 	}
 	if got, err := e.c.UnitByPID(e.ctx, pid); got != delegated || err != nil {
 		t.Errorf("UnitByPID(%d) = %q, %v; want %s", pid, got, err, delegated)
+	}
+	// Attached again, twice, the process is still one of the unit's
+	// processes, listed once.
+	for i := 0; i < 2; i++ {
+		if got := attach(delegated, "", pid); got != "ok" {
+			t.Fatalf("AttachProcessesToUnit(%s, %d) again = %s", delegated, pid, got)
+		}
+	}
+	var procs []struct {
+		Cgroup string
+		PID    uint32
+		Cmd    string
+	}
+	if err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").CallWithContext(e.ctx,
+		"org.freedesktop.systemd1.Manager.GetUnitProcesses", 0, delegated).Store(&procs); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range procs {
+		if p.PID == pid {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("GetUnitProcesses(%s) after 3 attaches of %d lists it %d times, want once: %v", delegated, pid, n, procs)
 	}
 }
 
