@@ -3,6 +3,8 @@ package fakebus
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
@@ -489,4 +491,36 @@ func (m *manager) setDelegateLocked(u *unit, name string, v any) {
 		u.props["Delegate"] = dbus.MakeVariant(true)
 	}
 	u.props["DelegateControllers"] = dbus.MakeVariant(append([]string{}, mask...))
+}
+
+// scaledLimit is the limit a percentage form of a limit stands for
+// (MemoryMaxScale=, TasksMaxScale=: v is a fraction of UINT32_MAX), as
+// systemd computes it: of the machine's memory in whole pages
+// (physical_memory_scale) or of the most tasks the kernel allows
+// (system_tasks_max_scale: the smaller of pid_max - 1 and threads-max).
+func scaledLimit(name string, v uint32) uint64 {
+	scale := func(total uint64) uint64 {
+		return new(big.Int).Div(new(big.Int).Mul(new(big.Int).SetUint64(total), big.NewInt(int64(v))),
+			big.NewInt(math.MaxUint32)).Uint64()
+	}
+	if name == "TasksMaxScale" {
+		pidMax, threadsMax := readUint("/proc/sys/kernel/pid_max"), readUint("/proc/sys/kernel/threads-max")
+		return scale(min(pidMax-1, threadsMax))
+	}
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) != nil {
+		return 0
+	}
+	page := uint64(os.Getpagesize())
+	return scale(uint64(si.Totalram)*uint64(si.Unit)/page) * page
+}
+
+// readUint reads a file holding one decimal number (0 if it cannot).
+func readUint(file string) uint64 {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	return n
 }

@@ -417,7 +417,11 @@ func (m *manager) withMeasuredLocked(u *unit, iface string, props map[string]dbu
 		} else if strings.HasPrefix(name, "Exec") {
 			// ExecStartEx and the like show the commands of ExecStart.
 			if own, ok := u.props[strings.TrimSuffix(name, "Ex")]; ok {
-				if cmds, ok := execProp(own, v.Signature().String()); ok {
+				var run *execMain
+				if strings.TrimSuffix(name, "Ex") == "ExecStart" && u.exec.pid != 0 {
+					run = &u.exec // the main process: its start, PID and exit
+				}
+				if cmds, ok := execProp(own, v.Signature().String(), run, m.clock); ok {
 					v = cmds
 				}
 			}
@@ -428,10 +432,13 @@ func (m *manager) withMeasuredLocked(u *unit, iface string, props map[string]dbu
 }
 
 // execProp turns the commands of an Exec* setting (a(sasb), as unit files
-// and StartTransientUnit give them) into the property systemd answers for
-// a unit that has not run them: a(sasbttttuii), or, for the Ex forms,
-// a(sasasttttuii) with "ignore-failure" for a "-" prefix.
-func execProp(setting dbus.Variant, sig string) (dbus.Variant, bool) {
+// and StartTransientUnit give them) into the property systemd answers:
+// a(sasbttttuii), or, for the Ex forms, a(sasasttttuii) with
+// "ignore-failure" for a "-" prefix. run, if not nil, is the first
+// command's run (ExecStart='s main process): when it started and ended
+// (realtime and monotonic), its PID, how it ended; else the command has
+// not run and those are 0. c gives the monotonic times.
+func execProp(setting dbus.Variant, sig string, run *execMain, c clock) (dbus.Variant, bool) {
 	var cmds []execCommand
 	if setting.Signature().String() != "a(sasb)" || dbus.Store([]any{setting.Value()}, &cmds) != nil {
 		return dbus.Variant{}, false
@@ -449,6 +456,11 @@ func execProp(setting dbus.Variant, sig string) (dbus.Variant, bool) {
 		for i, c := range cmds {
 			out[i].Path, out[i].Argv, out[i].IgnoreFailure = c.Path, c.Argv, c.IgnoreFailure
 		}
+		if run != nil && len(out) > 0 {
+			o := &out[0]
+			o.StartRT, o.StartMono, o.ExitRT, o.ExitMono = run.times(c)
+			o.PID, o.Code, o.Status = run.pid, run.code, run.status
+		}
 		return dbus.MakeVariant(out), true
 	case "a(sasasttttuii)":
 		out := make([]struct {
@@ -464,6 +476,11 @@ func execProp(setting dbus.Variant, sig string) (dbus.Variant, bool) {
 			if c.IgnoreFailure {
 				out[i].Flags = []string{"ignore-failure"}
 			}
+		}
+		if run != nil && len(out) > 0 {
+			o := &out[0]
+			o.StartRT, o.StartMono, o.ExitRT, o.ExitMono = run.times(c)
+			o.PID, o.Code, o.Status = run.pid, run.code, run.status
 		}
 		return dbus.MakeVariant(out), true
 	}

@@ -5,13 +5,16 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // Property scopes: which unit types accept a property.
@@ -34,6 +37,10 @@ type settable struct {
 	check func(v any) error
 }
 
+// oneOf takes one of vals; checkPropsLocked answers any other value as
+// systemd's parsers of enumerations do, "Invalid NAME setting: VALUE"
+// (measured for CollectMode, Type, Restart, KillMode and StandardOutput
+// on 247, 252, 257 and 262).
 func oneOf(vals ...string) func(any) error {
 	return func(v any) error {
 		s, _ := v.(string)
@@ -42,9 +49,18 @@ func oneOf(vals ...string) func(any) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("invalid value %q", s)
+		return errInvalidSetting
 	}
 }
+
+// errInvalidSetting is a value that is not one systemd parses:
+// checkPropsLocked answers it "Invalid NAME setting: VALUE".
+var errInvalidSetting = errors.New("invalid setting")
+
+// errOutOfRange is a range check's failure: checkPropsLocked answers it
+// as systemd's bus_cgroup_set_* do, "Value specified in NAME is out of
+// range" (measured on 247, 252, 257 and 262).
+var errOutOfRange = errors.New("out of range")
 
 func rangeU64(lo, hi uint64, inf bool) func(any) error {
 	return func(v any) error {
@@ -53,7 +69,20 @@ func rangeU64(lo, hi uint64, inf bool) func(any) error {
 			return nil
 		}
 		if n < lo || n > hi {
-			return fmt.Errorf("value %d out of range", n)
+			return errOutOfRange
+		}
+		return nil
+	}
+}
+
+// rangeI32 refuses an int32 outside [lo, hi] with systemd's own text.
+func rangeI32(lo, hi int32, text string) func(any) error {
+	return func(v any) error {
+		if n, _ := v.(int32); n < lo || n > hi {
+			if strings.Contains(text, "%") {
+				return sysErrorf(text, n)
+			}
+			return sysError(text)
 		}
 		return nil
 	}
@@ -66,7 +95,7 @@ func rangeU64(lo, hi uint64, inf bool) func(any) error {
 func nonZero(name string) func(any) error {
 	return func(v any) error {
 		if n, _ := v.(uint64); n == 0 {
-			return sysErrorf("Value specified in %s is out of range", name)
+			return errOutOfRange
 		}
 		return nil
 	}
@@ -99,7 +128,7 @@ var settableProps = map[string]settable{
 	"StopWhenUnneeded":       {"b", forUnit, nil},
 	"AddRef":                 {"b", forUnit, nil},
 	"CollectMode":            {"s", forUnit, oneOf("inactive", "inactive-or-failed")},
-	"JobTimeoutUSec":         {"t", forUnit, nil},
+	"JobTimeoutUSec":         {"t", forUnit, nil}, // settable since 262 (TransientJobTimeout)
 	"StartLimitBurst":        {"u", forUnit, nil},
 	"StartLimitIntervalUSec": {"t", forUnit, nil},
 	"Conditions":             {"a(sbbs)", forUnit, checkConditions},
@@ -120,12 +149,16 @@ var settableProps = map[string]settable{
 	"TimeoutStartUSec": {"t", forService, nil},
 	"TimeoutStopUSec":  {"t", forExec, nil},
 	"RuntimeMaxUSec":   {"t", forExec, nil},
-	"User":             {"s", forService, nil},
-	"Group":            {"s", forService, nil},
-	"WorkingDirectory": {"s", forService, nil},
-	"Environment":      {"as", forService, nil},
-	"Nice":             {"i", forService, nil},
-	"OOMScoreAdjust":   {"i", forService, nil},
+	"User":             {"s", forService, checkUserName("User")},
+	"Group":            {"s", forService, checkUserName("Group")},
+	"WorkingDirectory": {"s", forService, checkWorkingDirectory},
+	"Environment":      {"as", forService, checkEnvironment},
+	"Nice":             {"i", forService, rangeI32(-20, 19, "Invalid Nice value: %d")},
+	"OOMScoreAdjust":   {"i", forService, rangeI32(-1000, 1000, "OOM score adjust value out of range")},
+	"LimitNOFILE":      {"t", forService, nil},
+	"LimitNPROC":       {"t", forService, nil},
+	"LimitCORE":        {"t", forService, nil},
+	"LimitMEMLOCK":     {"t", forService, nil},
 	"StandardOutput":   {"s", forService, oneOf(standardOutputs...)},
 	"StandardError":    {"s", forService, oneOf(standardOutputs...)},
 	// The file descriptors systemd-run --pipe passes (fds.go): they make
@@ -145,9 +178,9 @@ var settableProps = map[string]settable{
 
 	"CPUAccounting":             {"b", forCgroup, nil},
 	"CPUWeight":                 {"t", forCgroup, nil}, // range depends on the release, see checkValue
-	"StartupCPUWeight":          {"t", forCgroup, rangeU64(1, 10000, true)},
-	"CPUShares":                 {"t", forCgroup, nil},
-	"CPUQuotaPerSecUSec":        {"t", forCgroup, rangeU64(1, infinity, true)},
+	"StartupCPUWeight":          {"t", forCgroup, nil}, // as CPUWeight
+	"CPUShares":                 {"t", forCgroup, rangeU64(2, 262144, true)},
+	"CPUQuotaPerSecUSec":        {"t", forCgroup, checkCPUQuota},
 	"CPUQuotaPeriodUSec":        {"t", forCgroup, nil},
 	"AllowedCPUs":               {"ay", forCgroup, nil},
 	"StartupAllowedCPUs":        {"ay", forCgroup, nil},
@@ -162,7 +195,7 @@ var settableProps = map[string]settable{
 	"IOWriteIOPSMax":            {"a(st)", forCgroup, nil},
 	"IODeviceLatencyTargetUSec": {"a(st)", forCgroup, nil},
 	"BlockIOAccounting":         {"b", forCgroup, nil},
-	"BlockIOWeight":             {"t", forCgroup, nil},
+	"BlockIOWeight":             {"t", forCgroup, rangeU64(10, 1000, true)},
 	"MemoryAccounting":          {"b", forCgroup, nil},
 	"MemoryMin":                 {"t", forCgroup, nil},
 	"MemoryLow":                 {"t", forCgroup, nil},
@@ -170,18 +203,23 @@ var settableProps = map[string]settable{
 	"MemoryMax":                 {"t", forCgroup, nonZero("MemoryMax")},
 	"MemorySwapMax":             {"t", forCgroup, nil},
 	"MemoryZSwapMax":            {"t", forCgroup, nil},
-	"MemoryLimit":               {"t", forCgroup, nil},
-	"DevicePolicy":              {"s", forCgroup, oneOf("auto", "closed", "strict")},
+	"MemoryLimit":               {"t", forCgroup, nonZero("MemoryLimit")},
+	"DevicePolicy":              {"s", forCgroup, checkEINVAL("auto", "closed", "strict")},
 	"DeviceAllow":               {"a(ss)", forCgroup, checkDeviceAllow},
 	"TasksAccounting":           {"b", forCgroup, nil},
 	"TasksMax":                  {"t", forCgroup, rangeU64(1, infinity, true)},
-	"Delegate":                  {"b", forExec, nil},
-	"DelegateControllers":       {"as", forExec, checkControllers},
-	"DelegateSubgroup":          {"s", forExec, checkSubgroup},
-	"DisableControllers":        {"as", forCgroup, nil},
-	"IPAccounting":              {"b", forCgroup, nil},
-	"ManagedOOMSwap":            {"s", forCgroup, oneOf("auto", "kill")},
-	"ManagedOOMMemoryPressure":  {"s", forCgroup, oneOf("auto", "kill")},
+	// The percentage forms: a fraction of UINT32_MAX of the machine's
+	// memory or tasks (scaledLimit), stored as the limit itself.
+	"MemoryHighScale":          {"u", forCgroup, nil},
+	"MemoryMaxScale":           {"u", forCgroup, nil},
+	"TasksMaxScale":            {"u", forCgroup, nil},
+	"Delegate":                 {"b", forExec, nil},
+	"DelegateControllers":      {"as", forExec, checkControllers},
+	"DelegateSubgroup":         {"s", forExec, checkSubgroup},
+	"DisableControllers":       {"as", forCgroup, nil},
+	"IPAccounting":             {"b", forCgroup, nil},
+	"ManagedOOMSwap":           {"s", forCgroup, checkEINVAL("auto", "kill")},
+	"ManagedOOMMemoryPressure": {"s", forCgroup, checkEINVAL("auto", "kill")},
 }
 
 func appliesTo(scope, kind string) bool {
@@ -219,11 +257,92 @@ func checkConditions(v any) error {
 
 func checkSlice(v any) error {
 	s, _ := v.(string)
-	if !strings.HasSuffix(s, ".slice") || sdbus.ValidateUnitName(s) != nil {
-		return sysErrorf("Unit name '%s' is not a valid slice name", s)
+	if sdbus.ValidateUnitName(s) != nil {
+		return sysErrorf("Invalid unit name '%s'", s)
+	}
+	if !strings.HasSuffix(s, ".slice") {
+		return sysErrorf("Unit name '%s' is not a slice", s)
 	}
 	return nil
 }
+
+// checkUserName refuses what systemd's User= and Group= parsers refuse
+// (valid_user_group_name with numeric ids and relaxed names: almost any
+// name passes, and fails only when the service runs, status 217/USER or
+// 216/GROUP): a number that is no valid id (65535, 4294967295 and
+// beyond).
+func checkUserName(name string) func(any) error {
+	return func(v any) error {
+		s, _ := v.(string)
+		if n, err := strconv.ParseUint(s, 10, 64); err == nil && (n == 65535 || n >= 4294967295) {
+			return sysErrorf("Invalid %s setting: %s", name, s)
+		}
+		return nil
+	}
+}
+
+// checkWorkingDirectory takes "", "~" or an absolute path, each perhaps
+// after "-" (a missing directory is no failure).
+func checkWorkingDirectory(v any) error {
+	s, _ := v.(string)
+	d := strings.TrimPrefix(s, "-")
+	if s != "" && d != "~" && !path.IsAbs(d) {
+		return sysErrorf("WorkingDirectory= expects an absolute path or '~'")
+	}
+	return nil
+}
+
+// checkEnvironment refuses an environment block systemd's
+// strv_env_is_valid refuses: an entry that is not NAME=VALUE with a
+// valid name, or a name given twice.
+func checkEnvironment(v any) error {
+	seen := map[string]bool{}
+	for _, e := range v.([]string) {
+		name, _, ok := strings.Cut(e, "=")
+		if !ok || !validEnvName(name) || seen[name] {
+			return sysErrorf("Invalid environment block.")
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+// validEnvName is systemd's env_name_is_valid: not empty, not starting
+// with a digit, letters, digits and underscores only.
+func validEnvName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for _, c := range s {
+		if c != '_' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func checkCPUQuota(v any) error {
+	if n, _ := v.(uint64); n == 0 {
+		return sysErrorf("CPUQuotaPerSecUSec= value out of range")
+	}
+	return nil
+}
+
+// checkEINVAL takes one of vals: for any other value systemd's parsers
+// of DevicePolicy=, ManagedOOMSwap= and ManagedOOMMemoryPressure= return
+// -EINVAL, which the bus call wraps (measured on 252, 257 and 262).
+func checkEINVAL(vals ...string) func(any) error {
+	return func(v any) error {
+		if slices.Contains(vals, v.(string)) {
+			return nil
+		}
+		return errEINVAL
+	}
+}
+
+// errEINVAL is a parser's -EINVAL, which checkPropsLocked answers as the
+// played release wraps it (SetPropertiesErrnoWrapped).
+var errEINVAL = errors.New("invalid argument")
 
 func checkExec(v any) error {
 	var cmds []execCommand
@@ -345,7 +464,7 @@ func checkSubgroup(v any) error {
 
 func checkSignal(v any) error {
 	if n := v.(int32); n <= 0 || n >= 65 {
-		return sysErrorf("Signal %d out of range.", n)
+		return errInvalidSetting
 	}
 	return nil
 }
@@ -363,23 +482,64 @@ func (m *manager) checkPropsLocked(kind string, body any) ([]setProp, error) {
 	if err := dbus.Store([]any{body}, &props); err != nil {
 		return nil, errInvalidArgs("Invalid properties: %v", err)
 	}
+	kept := props[:0:0]
 	for _, p := range props {
+		if m.ignoredSetting(p.Name) {
+			continue
+		}
 		spec, ok := settableProps[p.Name]
-		if !ok || !appliesTo(spec.scope, kind) || !m.hasFor(p.Name, kind) {
+		if !ok || !appliesTo(spec.scope, kind) || !m.hasFor(p.Name, kind) || !m.settable(p.Name) {
 			return nil, &callErr{dbusErr + "PropertyReadOnly", "Cannot set property " + p.Name + ", or unknown property."}
 		}
 		if got := p.Value.Signature().String(); got != spec.sig {
-			return nil, errInvalidArgs("Invalid type for property %s: expected %s, got %s", p.Name, spec.sig, got)
+			// systemd's parser reads the variant as the type it expects
+			// and fails with ENXIO (measured on 247, 252, 257, 262).
+			msg := "No such device or address"
+			if m.behaves(sdversions.SetPropertiesErrnoWrapped) {
+				msg = "Failed to set unit properties: Unexpected message contents"
+			}
+			return nil, &callErr{"System.Error.ENXIO", msg}
 		}
 		if err := m.checkValue(p.Name, spec, p.Value.Value(), kind); err != nil {
 			var worded sysError
-			if errors.As(err, &worded) {
+			switch {
+			case errors.As(err, &worded):
 				return nil, errInvalidArgs("%s", worded) // systemd's whole text
+			case errors.Is(err, errOutOfRange):
+				return nil, errInvalidArgs("Value specified in %s is out of range", p.Name)
+			case errors.Is(err, errEINVAL):
+				if m.behaves(sdversions.SetPropertiesErrnoWrapped) {
+					return nil, errInvalidArgs("Failed to set unit properties: Invalid argument")
+				}
+				return nil, errInvalidArgs("Invalid argument")
+			case errors.Is(err, errInvalidSetting):
+				return nil, errInvalidArgs("Invalid %s setting: %v", p.Name, p.Value.Value())
 			}
 			return nil, errInvalidArgs("%s: %v", p.Name, err)
 		}
+		if strings.HasSuffix(p.Name, "Scale") {
+			p = setProp{strings.TrimSuffix(p.Name, "Scale"), dbus.MakeVariant(scaledLimit(p.Name, p.Value.Value().(uint32)))}
+		}
+		kept = append(kept, p)
 	}
-	return props, nil
+	return kept, nil
+}
+
+// ignoredSetting reports whether the played release takes name with any
+// value and ignores it: 262 does so for the cgroup v1 settings CPUShares=,
+// BlockIOWeight= and MemoryLimit=, whatever their type.
+func (m *manager) ignoredSetting(name string) bool {
+	switch name {
+	case "CPUShares", "BlockIOWeight", "MemoryLimit":
+		return m.behaves(sdversions.CgroupV1SettingsIgnored)
+	}
+	return false
+}
+
+// settable reports whether the played release lets a transient unit set
+// name at all (JobTimeoutUSec= only since TransientJobTimeout).
+func (m *manager) settable(name string) bool {
+	return name != "JobTimeoutUSec" || m.behaves(sdversions.TransientJobTimeout)
 }
 
 func (m *manager) checkValue(name string, spec settable, v any, kind string) error {
@@ -390,6 +550,23 @@ func (m *manager) checkValue(name string, spec settable, v any, kind string) err
 			lo = 0
 		}
 		return rangeU64(lo, 10000, true)(v)
+	case "StartupCPUWeight":
+		lo := uint64(1)
+		if m.has("CPUWeight=idle") {
+			lo = 0
+		}
+		return rangeU64(lo, 10000, true)(v)
+	case "MemoryHighScale", "MemoryMaxScale":
+		if scaledLimit(name, v.(uint32)) == 0 {
+			return errOutOfRange
+		}
+		return nil
+	case "TasksMaxScale":
+		// 0 and 100% are refused; a share that comes to 0 tasks is not.
+		if n := v.(uint32); n == 0 || n == math.MaxUint32 {
+			return errOutOfRange
+		}
+		return nil
 	case "Type":
 		if v == "notify-reload" && !m.has("Type=notify-reload") {
 			return sysErrorf("Invalid Type setting: %s", v)
@@ -415,6 +592,26 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 	if name == "PIDs" {
 		u.pids = append(u.pids, v.Value().([]uint32)...)
 		return
+	}
+	switch name {
+	case "StandardOutput":
+		if v.Value() == "inherit" {
+			// Inherited from DefaultStandardOutput=, which is journal.
+			v = dbus.MakeVariant("journal")
+		}
+	case "WorkingDirectory":
+		if d, ok := strings.CutPrefix(v.Value().(string), "-"); ok {
+			v = dbus.MakeVariant("!" + d) // systemd's form of "missing is fine"
+		}
+	case "JobTimeoutUSec":
+		if v.Value() == uint64(0) {
+			v = dbus.MakeVariant(infinity)
+		}
+	case "AllowedCPUs", "StartupAllowedCPUs", "AllowedMemoryNodes", "StartupAllowedMemoryNodes":
+		// systemd keeps a CPU set in whole 64-bit words.
+		if b := v.Value().([]byte); len(b)%8 != 0 {
+			v = dbus.MakeVariant(append(slices.Clone(b), make([]byte, 8-len(b)%8)...))
+		}
 	}
 	if nv, err := normalize(v); err == nil {
 		v = nv

@@ -26,7 +26,7 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		props[name] = dbus.MakeVariantWithSignature(def, dbus.ParseSignatureMust(sig))
 	}
 	if u.kind == "service" || u.kind == "scope" {
-		add("Result", u.result)
+		add("Result", strOr(u.result, "success")) // systemd's initial result
 		add("KillMode", strOr(u.str("KillMode"), "control-group"))
 		add("KillSignal", int32Or(u, "KillSignal", 15))
 		add("TimeoutStopUSec", u.u64("TimeoutStopUSec", 90_000_000))
@@ -44,7 +44,11 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		if u.proc != nil {
 			mainPID = u.proc.pid
 		}
-		add("Type", serviceType(u))
+		if u.load == "not-found" {
+			add("Type", "") // no type parsed: _SERVICE_TYPE_INVALID reads ""
+		} else {
+			add("Type", serviceType(u))
+		}
 		add("MainPID", mainPID)
 		add("ExecMainPID", mainPID)
 		add("RemainAfterExit", u.boolProp("RemainAfterExit", false))

@@ -513,24 +513,30 @@
 //	After AllowedCPUs AllowedMemoryNodes Before BlockIOAccounting
 //	BlockIOWeight CPUAccounting CPUQuotaPerSecUSec CPUQuotaPeriodUSec
 //	CPUShares CPUWeight DefaultDependencies DelegateSubgroup DeviceAllow
-//	DevicePolicy DisableControllers Documentation Environment ExecCondition
-//	FinalKillSignal Group IOAccounting IODeviceLatencyTargetUSec
-//	IODeviceWeight IOReadBandwidthMax IOReadIOPSMax IOWeight
-//	IOWriteBandwidthMax IOWriteIOPSMax IPAccounting JobTimeoutUSec KillMode
-//	KillSignal Listen ManagedOOMMemoryPressure ManagedOOMSwap
-//	MemoryAccounting MemoryHigh MemoryLimit MemoryLow MemoryMax MemoryMin
-//	MemorySwapMax MemoryZSwapMax Nice OOMPolicy OOMScoreAdjust OnFailure
-//	PartOf Restart RestartUSec RuntimeMaxUSec SendSIGHUP SendSIGKILL
-//	StandardError StandardOutput StartLimitBurst StartLimitIntervalUSec
-//	StartupAllowedCPUs StartupCPUWeight StartupIOWeight StopWhenUnneeded
-//	TasksAccounting TasksMax TimeoutStartUSec TimeoutStopUSec User
-//	WorkingDirectory
+//	DisableControllers Documentation Environment ExecCondition
+//	FinalKillSignal IOAccounting IODeviceLatencyTargetUSec IODeviceWeight
+//	IOReadBandwidthMax IOReadIOPSMax IOWeight IOWriteBandwidthMax
+//	IOWriteIOPSMax IPAccounting JobTimeoutUSec KillMode KillSignal
+//	LimitCORE LimitMEMLOCK LimitNPROC Listen ManagedOOMMemoryPressure
+//	ManagedOOMSwap MemoryAccounting MemoryHigh MemoryHighScale MemoryLimit
+//	MemoryLow MemoryMax MemoryMaxScale MemoryMin MemorySwapMax
+//	MemoryZSwapMax Nice OOMPolicy OOMScoreAdjust OnFailure PartOf Restart
+//	RestartUSec SendSIGHUP SendSIGKILL StandardError StandardOutput
+//	StartLimitBurst StartLimitIntervalUSec StartupAllowedCPUs
+//	StartupCPUWeight StartupIOWeight StopWhenUnneeded TasksAccounting
+//	TasksMax TasksMaxScale TimeoutStartUSec TimeoutStopUSec
 //
 // The others are modelled: Description, the dependencies Wants=,
 // Requires=, Requisite=, BindsTo= and Conflicts=, RefuseManualStart=,
 // RefuseManualStop=, AllowIsolate=, CollectMode=, Conditions, Asserts,
 // Slice=, Type=, the Exec* commands but ExecCondition=, RemainAfterExit=,
-// a scope's PIDs, Delegate= and DelegateControllers=, and a transient
+// a scope's PIDs, Delegate= and DelegateControllers=, a service's User=,
+// Group=, DevicePolicy=, WorkingDirectory= and LimitNOFILE= (its main
+// process fails before it runs, as systemd's does, with status 217/USER
+// for a user no account has, 216/GROUP, 208/STDIN for DevicePolicy=strict,
+// 200/CHDIR for a missing directory, 203/EXEC for LimitNOFILE=0 or a
+// program that does not exist), RuntimeMaxUSec= (a service or scope
+// active that long fails with result timeout), and a transient
 // unit's AddRef= (a reference held by the client that made the unit, as
 // RefUnit's: the unit stays loaded after it ends until that client
 // disconnects, across a daemon-reexec too, and Refs lists the client;

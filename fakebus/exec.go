@@ -5,12 +5,15 @@ package fakebus
 // running anything.
 
 import (
+	"os"
+	"os/user"
 	"path"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // process is the main process of a running service.
@@ -26,16 +29,87 @@ type process struct {
 // runs no programs, it knows what a few do. true exits 0, false exits 1,
 // sleep N runs N seconds and exits 0, sh -c 'exit N' exits N, sh -c
 // 'sleep N' sleeps; anything else runs until it is stopped.
-func (u *unit) command() (p process, ok bool) {
+func (m *manager) command(u *unit) (p process, ok bool) {
+	cmd, ok := u.mainCommand()
+	if !ok {
+		return process{}, false
+	}
+	if status := m.execFailure(u, cmd); status != 0 {
+		return process{exit: status}, true
+	}
+	return interpret(cmd.Argv), true
+}
+
+// mainCommand is the first ExecStart= command, if any.
+func (u *unit) mainCommand() (execCommand, bool) {
 	v, found := u.props["ExecStart"]
 	if !found {
-		return process{}, false
+		return execCommand{}, false
 	}
 	var cmds []execCommand
 	if dbus.Store([]any{v.Value()}, &cmds) != nil || len(cmds) == 0 {
-		return process{}, false
+		return execCommand{}, false
 	}
-	return interpret(cmds[0].Argv), true
+	return cmds[0], true
+}
+
+// The exit statuses of systemd's child when it fails before the
+// program runs (src/basic/exit-status.h).
+const (
+	exitChdir = 200
+	exitExec  = 203
+	exitStdin = 208
+	exitGroup = 216
+	exitUser  = 217
+	// exitNoFiles247 is how 247 fails a service with LimitNOFILE=0.
+	exitNoFiles247 = 127
+)
+
+// execFailure is the status with which systemd's child for cmd fails
+// before running it, for what the fake can know without running
+// anything (checked in exec_child's order, measured on 247 to 262 by
+// the differential tester): a User= or Group= no account has (names
+// only: a number passes), DevicePolicy=strict without DeviceAllow= (its
+// standard input, /dev/null, cannot be opened), a WorkingDirectory= that
+// is not a directory
+// (unless it may be missing, "-"), LimitNOFILE=0 (nothing can be
+// opened), a program that does not exist. 0: none of these.
+func (m *manager) execFailure(u *unit, cmd execCommand) int {
+	if name := u.str("User"); name != "" && !isNumber(name) {
+		if _, err := user.Lookup(name); err != nil {
+			return exitUser
+		}
+	}
+	if name := u.str("Group"); name != "" && !isNumber(name) {
+		if _, err := user.LookupGroup(name); err != nil {
+			return exitGroup
+		}
+	}
+	if _, allowed := u.props["DeviceAllow"]; u.str("DevicePolicy") == "strict" && !allowed {
+		return exitStdin
+	}
+	if d := u.str("WorkingDirectory"); strings.HasPrefix(d, "/") {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return exitChdir
+		}
+	}
+	if v, ok := u.props["LimitNOFILE"]; ok && v.Value() == uint64(0) {
+		if !m.behaves(sdversions.NoFilesExecStatus203) {
+			return exitNoFiles247
+		}
+		return exitExec
+	}
+	if strings.HasPrefix(cmd.Path, "/") {
+		if _, err := os.Stat(cmd.Path); err != nil {
+			return exitExec
+		}
+	}
+	return 0
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 32)
+	return err == nil
 }
 
 // commands returns the commands of an Exec* property other than

@@ -119,6 +119,10 @@ var modelled = map[string]bool{
 
 	"PIDs": true, "Delegate": true, "DelegateControllers": true,
 
+	// The main process fails before it runs (execFailure).
+	"User": true, "Group": true, "WorkingDirectory": true, "LimitNOFILE": true, "DevicePolicy": true,
+	"RuntimeMaxUSec": true,
+
 	"AddRef": true,
 
 	// systemd-run --pipe: accepted only with commands the fake

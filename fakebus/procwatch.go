@@ -7,8 +7,10 @@ package fakebus
 // AttachProcessesToUnit) and watches each one that is a live process, with
 // a pidfd (pidfd_open(2)) the Go runtime's poller waits on, or where the
 // kernel has no pidfd (before 5.3) by asking every pollInterval whether
-// the PID still exists (kill(2) with signal 0). When a process ends, its
-// PID leaves the unit; a scope whose last PID has gone ends as on systemd:
+// the PID still exists (kill(2) with signal 0). When a process has ended
+// and been reaped (a zombie stays in its cgroup, and its scope runs on, as
+// on systemd), its PID leaves the unit; a scope whose last PID has gone
+// ends as on systemd:
 // active/running to inactive/dead, Result success whatever the processes'
 // exit statuses, then collected (measured on 252: no job, no JobNew or
 // JobRemoved; PropertiesChanged of the Scope and Unit interfaces, then
@@ -24,11 +26,11 @@ package fakebus
 //
 // The lifecycle of a watch, written down once:
 //
-//	watching --process ends--> ended: under mu, the PID leaves its unit
+//	watching --process ends and is reaped--> ended: under mu, the PID leaves its unit
 //	                           (processExitedLocked)
 //	watching --unwatch (unit collected, manager closed)--> closed: the
-//	                           pidfd is closed (or stop closed), which ends
-//	                           the wait; nothing else happens
+//	                           pidfd and stop are closed, which ends the
+//	                           wait; nothing else happens
 //
 // Each watch is one goroutine that waits without the manager's lock, then
 // takes it to report the end; m.watchers counts them and the manager's
@@ -52,7 +54,8 @@ type procWatch struct {
 	unit *unit
 	pid  uint32
 	// f is the process's pidfd, registered with the runtime's poller; nil
-	// where the kernel has none, and stop ends the polling instead.
+	// where the kernel has none. stop ends the polling that follows (or
+	// replaces) the wait on it.
 	f    *os.File
 	stop chan struct{}
 }
@@ -91,7 +94,7 @@ func descendsFrom(pid, root uint32) bool {
 // openWatch opens the watch of pid, or returns nil when no process has
 // that PID.
 func openWatch(u *unit, pid uint32) *procWatch {
-	w := &procWatch{unit: u, pid: pid}
+	w := &procWatch{unit: u, pid: pid, stop: make(chan struct{})}
 	fd, err := unix.PidfdOpen(int(pid), unix.PIDFD_NONBLOCK)
 	if errors.Is(err, unix.EINVAL) {
 		// Before Linux 5.10: no PIDFD_NONBLOCK; the descriptor is made
@@ -114,7 +117,6 @@ func openWatch(u *unit, pid uint32) *procWatch {
 	if unix.Kill(int(pid), 0) == unix.ESRCH {
 		return nil
 	}
-	w.stop = make(chan struct{})
 	return w
 }
 
@@ -134,22 +136,33 @@ func (m *manager) watch(w *procWatch) {
 	}
 }
 
-// wait blocks until w's process ends (true) or w is closed (false).
+// wait blocks until w's process has ended and been reaped (true) or w is
+// closed (false). A process that exited stays in its cgroup as a zombie
+// until its parent reaps it, and systemd's scope with it (measured on
+// 252, 257 and 262 by the differential tester: a scope of a zombie is
+// active/running): the pidfd says the process exited, and kill(2) with
+// signal 0 then says, every pollInterval, whether the PID is still taken.
 func (w *procWatch) wait() bool {
-	if w.f == nil {
-		t := time.NewTicker(pollInterval)
-		defer t.Stop()
-		for {
-			if unix.Kill(int(w.pid), 0) == unix.ESRCH {
-				return true
-			}
-			select {
-			case <-w.stop:
-				return false
-			case <-t.C:
-			}
+	if w.f != nil && !w.exited() {
+		return false
+	}
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		if unix.Kill(int(w.pid), 0) == unix.ESRCH {
+			return true
+		}
+		select {
+		case <-w.stop:
+			return false
+		case <-t.C:
 		}
 	}
+}
+
+// exited waits on w's pidfd until its process has exited (true) or the
+// pidfd is closed (false).
+func (w *procWatch) exited() bool {
 	rc, err := w.f.SyscallConn()
 	if err != nil {
 		return false
@@ -170,7 +183,6 @@ func (w *procWatch) close() {
 	delete(w.unit.watches, w.pid)
 	if w.f != nil {
 		w.f.Close() // wakes the poller's wait
-		return
 	}
 	close(w.stop)
 }

@@ -22,10 +22,17 @@ func (m *manager) has(name string) bool {
 	return m.hasFor(name, "")
 }
 
-// hasFor is has for a property set on a unit of the given kind.
+// hasFor is has for a property set on a unit of the given kind. A
+// percentage form (MemoryMaxScale) is there with its limit.
 func (m *manager) hasFor(name, kind string) bool {
+	if base, ok := strings.CutSuffix(name, "Scale"); ok && kind != "" {
+		name = base
+	}
 	return sdversions.HasProperty(m.release, name, kind) || m.cfg.backports[name]
 }
+
+// behaves reports whether the played release has behaviour b.
+func (m *manager) behaves(b sdversions.Behaviour) bool { return sdversions.Behaves(m.release, b) }
 
 // hidden reports whether the modelled release leaves property name out of
 // GetAll and introspection (while Get still answers it).

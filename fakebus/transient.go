@@ -6,11 +6,13 @@ package fakebus
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // startTransientLocked handles StartTransientUnit.
@@ -18,6 +20,11 @@ func (m *manager) startTransientLocked(c *call) error {
 	name, mode := c.Body[0].(string), c.Body[1].(string)
 	if err := validName(name); err != nil {
 		return err
+	}
+	if !validModes[mode] || !m.has("mode:"+mode) {
+		// Worded otherwise than StartUnit's "Job mode X invalid"
+		// (measured on 252 by the differential tester).
+		return errInvalidArgs("Job mode %s is invalid.", mode)
 	}
 	if err := m.checkModeLocked(mode, jobStart); err != nil {
 		return err
@@ -46,6 +53,13 @@ func (m *manager) startTransientLocked(c *call) error {
 		nu.kind = nu.name[strings.LastIndexByte(nu.name, '.')+1:]
 		switch nu.kind {
 		case "service", "scope", "slice", "socket":
+		case "timer":
+			// A timer without settings fails to load as on systemd
+			// (below); the fake models no timer's settings.
+			if i == 0 && reflect.ValueOf(c.Body[2]).Len() == 0 || i > 0 && len(aux[i-1].Props) == 0 {
+				break
+			}
+			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
 		default:
 			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
 		}
@@ -54,6 +68,9 @@ func (m *manager) startTransientLocked(c *call) error {
 		primary := m.primaryLocked(nu.name)
 		_, exists := m.files[primary]
 		if m.units[primary] != nil || exists {
+			if !m.behaves(sdversions.UnitExistsExplained) {
+				return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " already exists."}
+			}
 			return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
 		}
 		body := c.Body[2]
@@ -72,7 +89,7 @@ func (m *manager) startTransientLocked(c *call) error {
 		}
 	}
 	// Check what makes the units unloadable before creating any.
-	for _, nu := range todo {
+	for i, nu := range todo {
 		has := func(n string) bool {
 			for _, p := range nu.props {
 				if p.Name == n {
@@ -81,13 +98,30 @@ func (m *manager) startTransientLocked(c *call) error {
 			}
 			return false
 		}
+		// What systemd's unit verification refuses (its log says why;
+		// the caller gets the generic error), measured on 247, 252, 257
+		// and 262 by the differential tester.
+		badSetting := &callErr{errPrefix + "BadUnitSetting", "Unit " + nu.name + " has a bad unit file setting."}
+		isDBus := false
+		for _, p := range nu.props {
+			isDBus = isDBus || p.Name == "Type" && p.Value.Value() == "dbus"
+		}
 		switch {
 		case nu.kind == "scope" && !has("PIDs"):
-			return &callErr{errPrefix + "BadUnitSetting", "Scope " + nu.name + " has no PIDs. Refusing."}
-		case nu.kind == "socket" && !has("Listen"):
-			return &callErr{errPrefix + "BadUnitSetting", "Socket " + nu.name + " has no Listen setting (ListenStream=, ListenDatagram=, ListenFIFO=, ...). Refusing."}
-		case nu.kind == "service" && !has("ExecStart") && !has("ExecStop"):
-			return &callErr{errPrefix + "BadUnitSetting", "Service " + nu.name + " has no ExecStart=, ExecStop=, or SuccessAction=. Refusing."}
+			if m.behaves(sdversions.LoadErrorAdvice) {
+				return &callErr{dbusErr + "FileNotFound", "Unit " + nu.name + " failed to load properly, please adjust/correct and reload service manager: No such file or directory"}
+			}
+			return &callErr{dbusErr + "FileNotFound", "Unit " + nu.name + " failed to load properly: No such file or directory."}
+		case nu.kind == "socket" && !has("Listen"),
+			nu.kind == "service" && !has("ExecStart") && !has("ExecStop"),
+			nu.kind == "service" && isDBus && !has("BusName") && m.behaves(sdversions.DBusTypeNeedsBusName),
+			nu.kind == "timer" && len(nu.props) == 0:
+			return badSetting
+		}
+		if i == 0 && refusesManualStart(nu.props) {
+			// The start job is refused; the unit made for it is
+			// collected at once (GetUnit: NoSuchUnit).
+			return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + nu.name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
 		}
 		if err := checkStdioFDs(nu.props); err != nil {
 			return err
@@ -129,6 +163,17 @@ func (m *manager) startTransientLocked(c *call) error {
 		m.loadTriggeredLocked(m.units[nu.name])
 	}
 	return m.queueAndReplyLocked(c.Call, main, jobStart, sdbus.JobMode(mode), pathReply)
+}
+
+// refusesManualStart reports whether props set RefuseManualStart=yes:
+// the start job StartTransientUnit asks for is then refused.
+func refusesManualStart(props []setProp) bool {
+	for _, p := range props {
+		if p.Name == "RefuseManualStart" && p.Value.Value() == true {
+			return true
+		}
+	}
+	return false
 }
 
 // addsRef reports whether props set AddRef=true.

@@ -506,7 +506,7 @@ func TestTraceNotes(t *testing.T) {
 				}
 			}
 			want := []string{
-				fmt.Sprintf(`== settings unit="web.service" from=%q stored=After,User ignored=Service.Bogus,X-Vendor.A`, file),
+				fmt.Sprintf(`== settings unit="web.service" from=%q stored=After ignored=Service.Bogus,X-Vendor.A`, file),
 				fmt.Sprintf(`== script unit="web.service" job=%d job_type=start rule=scripts[0] pattern="web.service" step=- result=- delay=10ms`, web.ID()),
 				`== settings unit="t-1.service" from="StartTransientUnit" stored=MemoryMax`,
 				fmt.Sprintf(`== script unit="t-1.service" job=%d job_type=start rule=scripts[1] pattern="t-*.service" step=results[0] result=failed`, j.ID()),

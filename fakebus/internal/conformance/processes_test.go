@@ -3,7 +3,9 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,4 +208,41 @@ func testStartJobLastsForStartCommands(t *testing.T, e *env) {
 			t.Errorf("states of %s before its start job ended (-want +got):\n%s", name, diff)
 		}
 	})
+}
+
+// testZombieKeepsScope: a scope started with a process that has exited
+// but is not yet reaped (a zombie) is active/running and its name taken
+// (a second StartTransientUnit answers UnitExists) until the process is
+// reaped; then it ends and is collected (found by the differential
+// tester, measured on 252, 257 and 262).
+func testZombieKeepsScope(t *testing.T, e *env) {
+	name := e.unit("zombie", "scope")
+	cleanup(t, e, name)
+	cmd := exec.Command("/bin/true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Wait() })
+	pid := uint32(cmd.Process.Pid)
+	// Exited, not reaped: state Z in /proc/PID/stat.
+	for end := time.Now().Add(5 * time.Second); ; {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && len(b) > i+2 && b[i+2] == 'Z' {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("process %d never became a zombie", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	wait(t, e, start(t, e, e.c, name, scope(pid)), sdbus.JobDone)
+	time.Sleep(300 * time.Millisecond) // longer than the fake's pollInterval
+	if st := status(t, e, name); st.ActiveState != sdbus.StateActive || st.SubState != "running" {
+		t.Fatalf("with a zombie, %s is %s/%s; want active/running", name, st.ActiveState, st.SubState)
+	}
+	if _, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeFail, scope(pid)); !errors.Is(err, sdbus.ErrUnitExists) {
+		t.Errorf("StartTransientUnit of %s again: %v; want ErrUnitExists", name, err)
+	}
+	_ = cmd.Wait() // reaped: the scope is empty
+	unloaded(t, e, name)
 }

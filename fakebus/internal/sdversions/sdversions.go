@@ -552,6 +552,39 @@ const (
 	// interactive authorization). Seen on 262 with polkitd 128, not on
 	// 252 or 257.
 	PolkitInteractiveExplained Behaviour = "PolkitInteractiveExplained"
+	// SetPropertiesErrnoWrapped: a property of the wrong D-Bus type in
+	// StartTransientUnit or SetUnitProperties answers System.Error.ENXIO
+	// "Failed to set unit properties: Unexpected message contents", and a
+	// parser's -EINVAL (DevicePolicy=bogus) InvalidArgs "Failed to set
+	// unit properties: Invalid argument"; 247 answers the same errors
+	// "No such device or address" and "Invalid argument". Seen on 252,
+	// 257 and 262 (fakebus/internal/difftest).
+	SetPropertiesErrnoWrapped Behaviour = "SetPropertiesErrnoWrapped"
+	// LoadErrorAdvice: a unit that failed to load (a transient scope
+	// without PIDs) answers FileNotFound "Unit X failed to load
+	// properly, please adjust/correct and reload service manager: No
+	// such file or directory"; 247 "Unit X failed to load properly: No
+	// such file or directory.". Seen on 252, 257 and 262.
+	LoadErrorAdvice Behaviour = "LoadErrorAdvice"
+	// TransientJobTimeout: JobTimeoutUSec= is settable on a transient
+	// unit (0 reads back as infinity); 247, 252 and 257 answer
+	// PropertyReadOnly. Seen on 262.
+	TransientJobTimeout Behaviour = "TransientJobTimeout"
+	// CgroupV1SettingsIgnored: CPUShares=, BlockIOWeight= and
+	// MemoryLimit= are taken with any value of any type and ignored; 252
+	// and 257 check their type and range (2..262144, 10..1000, not 0).
+	// Seen on 262.
+	CgroupV1SettingsIgnored Behaviour = "CgroupV1SettingsIgnored"
+	// UnitExistsExplained: StartTransientUnit of a name that is loaded
+	// answers UnitExists "Unit X was already loaded or has a fragment
+	// file."; 247 "Unit X already exists.". Seen on 252, 257, 262.
+	UnitExistsExplained Behaviour = "UnitExistsExplained"
+	// NoFilesExecStatus203: a service with LimitNOFILE=0 fails with
+	// status 203/EXEC; on 247 with 127. Seen on 252, 257, 262.
+	NoFilesExecStatus203 Behaviour = "NoFilesExecStatus203"
+	// DBusTypeNeedsBusName: a transient Type=dbus service without
+	// BusName= fails to load (BadUnitSetting). Seen on 252, 257 and 262.
+	DBusTypeNeedsBusName Behaviour = "DBusTypeNeedsBusName"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -577,6 +610,13 @@ var Behaviours = map[Behaviour]Release{
 	TargetDescriptionsRenamed:   R("252"),
 	PolkitInteractive:           R("252"),
 	PolkitInteractiveExplained:  R("262"),
+	SetPropertiesErrnoWrapped:   R("252"),
+	LoadErrorAdvice:             R("252"),
+	TransientJobTimeout:         R("262"),
+	CgroupV1SettingsIgnored:     R("262"),
+	DBusTypeNeedsBusName:        R("252"),
+	UnitExistsExplained:         R("252"),
+	NoFilesExecStatus203:        R("252"),
 }
 
 // Behaves reports whether release r has behaviour b.
