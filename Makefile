@@ -9,7 +9,7 @@ STATICCHECK_VERSION := v0.8.2
 FUZZTIME    ?= 60s
 CHECK_FUZZTIME ?= 5s
 
-.PHONY: demo check test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential tools
+.PHONY: demo check test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential differential-fuzz tools
 
 demo:
 	$(GO) run ./examples/demo
@@ -103,3 +103,10 @@ fakesystemd-examples:
 # sandbox or the namespaces cannot run.
 differential:
 	@scripts/differential
+
+# The differential tester's long run: drawn sequences on each release and
+# on fakebus playing it for DURATION (default 30m) per release, from SEED;
+# each shrunk divergence is written to OUT (default .differential-fuzz/).
+# `make check` runs a fixed seed per release (scripts/conformance-systemd).
+differential-fuzz:
+	@DURATION=$(DURATION) SEED=$(SEED) OUT=$(OUT) scripts/differential-fuzz $(RELEASES)

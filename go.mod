@@ -9,3 +9,5 @@ require (
 )
 
 require golang.org/x/sys v0.27.0
+
+require pgregory.net/rapid v1.2.0

@@ -1,0 +1,287 @@
+package difftest
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus/fakebus"
+	"pgregory.net/rapid"
+)
+
+// maxSteps is the longest sequence drawn.
+const maxSteps = 50
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	// A failing check writes no fail file into the source tree: the
+	// seed and the shrunk sequence it prints reproduce it.
+	flag.Set("rapid.nofailfile", "true")
+	// 20 sequences per check and 2 minutes to shrink a divergence
+	// (sequences on real systemd take seconds each) unless the command
+	// line says otherwise.
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["rapid.checks"] {
+		flag.Set("rapid.checks", "20")
+	}
+	if !set["rapid.shrinktime"] {
+		flag.Set("rapid.shrinktime", "2m")
+	}
+	os.Exit(m.Run())
+}
+
+// fakeBackend starts a fake playing version and returns it as a Backend;
+// stop closes it.
+func fakeBackend(version string) (b *Backend, stop func(), err error) {
+	s, err := fakebus.Start(fakebus.WithVersion(version))
+	if err != nil {
+		return nil, nil, err
+	}
+	dial := func() (*dbus.Conn, error) {
+		conn, err := dbus.NewConn(s.Pipe())
+		if err == nil {
+			err = conn.Auth(nil)
+		}
+		if err == nil {
+			err = conn.Hello()
+		}
+		if err != nil && conn != nil {
+			conn.Close()
+		}
+		return conn, err
+	}
+	return &Backend{Name: "fakebus " + version, Settle: 5 * time.Millisecond, Dial: dial}, func() { s.Close() }, nil
+}
+
+// differ runs seq on a (the reference) and on a fresh b, both with the
+// same unit prefix, and returns the first step where they differ (-1:
+// none) with the difference. A difference the package documents
+// (known) ends the comparison as agreeing up to there and is returned
+// with its entry.
+func differ(ctx context.Context, a *Backend, b func() (*Backend, func(), error), seq []Op, prefix string) (int, string, *Known, error) {
+	i, want, got, err := runBoth(ctx, a, b, seq, prefix)
+	if err != nil || i < 0 {
+		return i, "", nil, err
+	}
+	d := cmp.Diff(want, got)
+	return i, d, knownDifference(seq[i], want, got), nil
+}
+
+// runBoth runs seq on a and on a fresh b and returns the first step
+// that differs (-1: none) with what each did there.
+func runBoth(ctx context.Context, a *Backend, b func() (*Backend, func(), error), seq []Op, prefix string) (int, Step, Step, error) {
+	want, err := Run(ctx, a, seq, prefix)
+	if err != nil {
+		return -1, Step{}, Step{}, fmt.Errorf("%s: %w", a.Name, err)
+	}
+	fb, stop, err := b()
+	if err != nil {
+		return -1, Step{}, Step{}, err
+	}
+	defer stop()
+	got, err := Run(ctx, fb, seq, prefix)
+	if err != nil {
+		return -1, Step{}, Step{}, fmt.Errorf("%s: %w", fb.Name, err)
+	}
+	for i := range want {
+		if i >= len(got) {
+			return i, want[i], Step{Op: "(missing)"}, nil
+		}
+		if !cmp.Equal(want[i], got[i]) {
+			return i, want[i], got[i], nil
+		}
+	}
+	return -1, Step{}, Step{}, nil
+}
+
+// check is the property rapid checks: a drawn sequence does on b what
+// it does on a. Divergences are counted in st.
+func check(ctx context.Context, a *Backend, b func() (*Backend, func(), error), st *stats, steps int) func(*rapid.T) {
+	table := propsFor(a.Major())
+	return func(t *rapid.T) {
+		seq := drawSeq(t, steps, table)
+		prefix := fmt.Sprintf("dt%d", st.runs.Add(1))
+		i, diff, k, err := differ(ctx, a, b, seq, prefix)
+		st.steps.Add(int64(len(seq)))
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		if i < 0 {
+			return
+		}
+		if k != nil {
+			st.known.Add(1)
+			return
+		}
+		st.firstFail.CompareAndSwap(0, int64(len(seq)))
+		st.lastFail.Store(int64(len(seq)))
+		st.lastFailStep.Store(int64(i + 1))
+		t.Logf("step %d of %d differs (-%s +fakebus):\n%s", i+1, len(seq), a.Name, diff)
+		t.Logf("the sequence, as a replay case (replays_test.go):\n%s", GoString(seq[:i+1]))
+		// One message for every divergence: rapid shrinks a failing
+		// sequence to any shorter one that fails the same way.
+		t.Fatalf("fakebus differs from %s", a.Name)
+	}
+}
+
+type stats struct {
+	runs, steps, known atomic.Int64
+	// The length of the first diverging sequence, and of the last one
+	// (rapid runs the shrunk one last) with its diverging step.
+	firstFail, lastFail, lastFailStep atomic.Int64
+}
+
+func (s *stats) String() string {
+	return fmt.Sprintf("%d sequences, %d steps, %d ended at a known difference", s.runs.Load(), s.steps.Load(), s.known.Load())
+}
+
+// TestDifferential runs drawn sequences on the sandbox's systemd and on
+// fakebus playing its release (SDBUS_SANDBOX=1, set by scripts/sandbox;
+// scripts/conformance-systemd runs it on each release). -rapid.seed and
+// -rapid.checks choose the sequences; SDBUS_DIFFTEST_DURATION=30m keeps
+// drawing new seeds for that long and prints each shrunk divergence
+// between "=== divergence" and "=== end" lines (make differential-fuzz).
+func TestDifferential(t *testing.T) {
+	real, fake := sandboxBackends(t)
+	ctx := context.Background()
+	version := strings.TrimPrefix(real.Name, "systemd ")
+	st := &stats{}
+	d := os.Getenv("SDBUS_DIFFTEST_DURATION")
+	if d == "" {
+		rapid.Check(t, check(ctx, real, fake, st, maxSteps))
+		t.Logf("differential on %s: %s", real.Name, st)
+		return
+	}
+	dur, err := time.ParseDuration(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s := flag.Lookup("rapid.seed"); s != nil && s.Value.String() != "0" {
+		fmt.Sscan(s.Value.String(), &seed)
+	}
+	found := 0
+	for end := time.Now().Add(dur); time.Now().Before(end); seed++ {
+		flag.Set("rapid.seed", fmt.Sprint(seed))
+		rec := &recorder{name: fmt.Sprintf("seed%d", seed)}
+		rec.run(func() { rapid.Check(rec, check(ctx, real, fake, st, maxSteps)) })
+		if rec.failed.Load() {
+			found++
+			// Between markers, for scripts/differential-fuzz to cut out.
+			t.Errorf("seed %d diverges\n=== divergence %s seed %d\n%s\n=== end", seed, strings.Fields(version)[0], seed, rec.text())
+		}
+	}
+	t.Logf("differential on %s for %s: %s; %d diverging seeds", real.Name, dur, st, found)
+}
+
+// sandboxBackends returns the sandbox's systemd, on the system bus, and
+// a function starting a fakebus playing its release; outside the sandbox
+// (SDBUS_SANDBOX=1, set by scripts/sandbox) it skips t.
+func sandboxBackends(t *testing.T) (*Backend, func() (*Backend, func(), error)) {
+	if os.Getenv("SDBUS_SANDBOX") != "1" {
+		t.Skip("not in the systemd sandbox (SDBUS_SANDBOX=1); see scripts/conformance-systemd")
+	}
+	real := &Backend{Name: "systemd", Settle: 30 * time.Millisecond, Dial: func() (*dbus.Conn, error) { return dbus.ConnectSystemBus() }}
+	conn, err := real.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	v, err := conn.Object(busName, managerPath).GetProperty(managerIf + ".Version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, _ := v.Value().(string)
+	real.Name = "systemd " + version
+	return real, func() (*Backend, func(), error) { return fakeBackend(version) }
+}
+
+// TestDifferentialEdges runs every one-step sequence of the property
+// table on the sandbox's systemd and on fakebus: StartTransientUnit of
+// each unit type taking the property, with each of its values and with
+// each wrong-typed value, and reports every step that differs (not only
+// the first, as rapid does).
+func TestDifferentialEdges(t *testing.T) {
+	real, fake := sandboxBackends(t)
+	ctx := context.Background()
+	st := &stats{}
+	seqs := edgeSequences(propsFor(real.Major()))
+	// The sequences are independent (each has its own units and
+	// connection): edgeWorkers run at once.
+	var mu sync.Mutex // guards t's log order: one report at a time
+	work := make(chan []Op)
+	var wg sync.WaitGroup
+	for w := 0; w < edgeWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seq := range work {
+				prefix := fmt.Sprintf("de%d", st.runs.Add(1))
+				i, want, got, err := runBoth(ctx, real, fake, seq, prefix)
+				st.steps.Add(int64(len(seq)))
+				mu.Lock()
+				switch {
+				case err != nil:
+					t.Error(err)
+				case i < 0:
+				case knownDifference(seq[i], want, got) != nil:
+					st.known.Add(1)
+				default:
+					t.Errorf("%s differs:\n-%s\n+fakebus:\n%s", seq[i], want, got)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, seq := range seqs {
+		work <- seq
+	}
+	close(work)
+	wg.Wait()
+	t.Logf("edges on %s: %s", real.Name, st)
+}
+
+// edgeWorkers is how many edge sequences run at once.
+const edgeWorkers = 8
+
+// edgeSequences are the one-step sequences of TestDifferentialEdges.
+func edgeSequences(table []propSpec) [][]Op {
+	base := map[unitKind][]Prop{
+		kService: {{"ExecStart", Command(0)}},
+		kScope:   {{"PIDs", PIDList{0}}},
+	}
+	unitOf := map[unitKind]int{}
+	for i := len(pool) - 1; i >= 0; i-- {
+		unitOf[pool[i]] = i
+	}
+	var seqs [][]Op
+	for _, k := range []unitKind{kService, kScope, kSlice, kSocket, kTimer} {
+		seqs = append(seqs, []Op{{Kind: OpStartTransient, Unit: unitOf[k], Mode: "replace"}})
+	}
+	for _, p := range table {
+		for _, k := range []unitKind{kService, kScope, kSlice} {
+			if !p.scope.takes(k) {
+				continue
+			}
+			values := append(append([]any{}, p.values...), wrongValues...)
+			for _, v := range values {
+				o := Op{Kind: OpStartTransient, Unit: unitOf[k], Mode: "replace",
+					Props: append(append([]Prop{}, base[k]...), Prop{p.name, v})}
+				if k == kScope {
+					o.Spawn = []ProcKind{Live}
+				}
+				seqs = append(seqs, []Op{o})
+			}
+		}
+	}
+	return seqs
+}

@@ -1,0 +1,148 @@
+package difftest
+
+import (
+	"pgregory.net/rapid"
+)
+
+// The generator: sequences of operations drawn with rapid, so that rapid
+// shrinks a diverging sequence (fewer steps, simpler draws: the first
+// value of each table, fewer properties) to the shortest that still
+// diverges. Every choice is a draw; tables put the plain case first, as
+// rapid shrinks towards it.
+
+// drawSeq draws a sequence of 1 to max operations, its settings from
+// table.
+func drawSeq(t *rapid.T, max int, table []propSpec) []Op {
+	n := rapid.IntRange(1, max).Draw(t, "steps")
+	seq := make([]Op, 0, n)
+	spawned := 0
+	for i := 0; i < n; i++ {
+		o := drawOp(t, spawned, table)
+		spawned += len(o.Spawn)
+		seq = append(seq, o)
+	}
+	return seq
+}
+
+// opWeights is how often each operation is drawn, in percent.
+var opWeights = []struct {
+	kind   OpKind
+	weight int
+}{
+	{OpStartTransient, 30},
+	{OpStop, 12},
+	{OpStart, 6},
+	{OpRestart, 6},
+	{OpKill, 6},
+	{OpResetFailed, 6},
+	{OpSetProperties, 12},
+	{OpAttach, 8},
+	{OpProcesses, 6},
+	{OpLoad, 8},
+}
+
+func drawKind(t *rapid.T) OpKind {
+	n := rapid.IntRange(0, 99).Draw(t, "op")
+	for _, w := range opWeights {
+		if n < w.weight {
+			return w.kind
+		}
+		n -= w.weight
+	}
+	return opWeights[0].kind
+}
+
+func drawOp(t *rapid.T, spawned int, table []propSpec) Op {
+	o := Op{Kind: drawKind(t), Unit: rapid.IntRange(0, len(pool)-1).Draw(t, "unit")}
+	k := pool[o.Unit]
+	switch o.Kind {
+	case OpStartTransient:
+		o.Mode = drawMode(t)
+		switch k {
+		case kService:
+			if rapid.IntRange(0, 9).Draw(t, "no ExecStart") > 0 {
+				o.Props = append(o.Props, Prop{"ExecStart", Command(rapid.IntRange(0, len(commands)-1).Draw(t, "command"))})
+			}
+		case kScope:
+			if rapid.IntRange(0, 9).Draw(t, "no PIDs") > 0 {
+				var pids PIDList
+				o.Spawn, pids = drawPIDs(t, spawned)
+				o.Props = append(o.Props, Prop{"PIDs", pids})
+			}
+		}
+		o.Props = append(o.Props, drawProps(t, k, table)...)
+	case OpStart, OpStop, OpRestart:
+		o.Mode = drawMode(t)
+	case OpKill:
+		o.Whom = rapid.SampledFrom(killWhom).Draw(t, "whom")
+		o.Signal = rapid.SampledFrom(killSignals).Draw(t, "signal")
+	case OpSetProperties:
+		o.Runtime = rapid.Bool().Draw(t, "runtime")
+		o.Props = drawProps(t, k, table)
+	case OpAttach:
+		o.Spawn, o.PIDs = drawPIDs(t, spawned)
+	}
+	return o
+}
+
+func drawMode(t *rapid.T) string {
+	if rapid.IntRange(0, 9).Draw(t, "odd mode") < 8 {
+		return jobModes[0]
+	}
+	return rapid.SampledFrom(jobModes).Draw(t, "mode")
+}
+
+// drawPIDs draws the processes of a scope or an attach: mostly a process
+// spawned for the step (live, zombie or reaped), else one spawned before,
+// PID 1 or a PID no process has.
+func drawPIDs(t *rapid.T, spawned int) ([]ProcKind, []int) {
+	var spawn []ProcKind
+	var pids []int
+	n := rapid.IntRange(1, 2).Draw(t, "pids")
+	for i := 0; i < n; i++ {
+		switch c := rapid.IntRange(0, 9).Draw(t, "pid"); {
+		case c < 7 || spawned == 0 && c < 8:
+			spawn = append(spawn, rapid.SampledFrom([]ProcKind{Live, Zombie, Reaped}).Draw(t, "process"))
+			pids = append(pids, spawned+len(spawn)-1)
+		case c < 8:
+			pids = append(pids, rapid.IntRange(0, spawned-1).Draw(t, "earlier process"))
+		case c < 9:
+			pids = append(pids, PID1)
+		default:
+			pids = append(pids, PIDUnset)
+		}
+	}
+	return spawn, pids
+}
+
+// drawProps draws 0 to 3 properties for a unit of kind k: mostly one the
+// kind takes with one of its values; sometimes one of another kind, a
+// value of the wrong type, or a property nobody has.
+func drawProps(t *rapid.T, k unitKind, table []propSpec) []Prop {
+	n := rapid.IntRange(0, 3).Draw(t, "properties")
+	var out []Prop
+	for i := 0; i < n; i++ {
+		c := rapid.IntRange(0, 19).Draw(t, "property kind")
+		var p propSpec
+		if c < 17 {
+			var mine []propSpec
+			for _, s := range table {
+				if s.scope.takes(k) {
+					mine = append(mine, s)
+				}
+			}
+			p = rapid.SampledFrom(mine).Draw(t, "property")
+		} else {
+			p = rapid.SampledFrom(table).Draw(t, "any property")
+		}
+		v := rapid.SampledFrom(p.values).Draw(t, p.name)
+		switch c {
+		case 18:
+			v = rapid.SampledFrom(wrongValues).Draw(t, "wrong value")
+		case 19:
+			p.name = "NoSuchProperty"
+		}
+		out = append(out, Prop{p.name, v})
+	}
+	return out
+}

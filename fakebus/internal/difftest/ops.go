@@ -1,0 +1,173 @@
+package difftest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// OpKind is what a step does: a Manager method, or spawning a process.
+type OpKind string
+
+// The operations of a sequence.
+const (
+	OpStartTransient OpKind = "StartTransientUnit"
+	OpStart          OpKind = "StartUnit"
+	OpStop           OpKind = "StopUnit"
+	OpRestart        OpKind = "RestartUnit"
+	OpKill           OpKind = "KillUnit"
+	OpResetFailed    OpKind = "ResetFailedUnit"
+	OpSetProperties  OpKind = "SetUnitProperties"
+	OpAttach         OpKind = "AttachProcessesToUnit"
+	OpProcesses      OpKind = "GetUnitProcesses"
+	OpLoad           OpKind = "LoadUnit" // and read the unit's load state, error, states, result and type
+)
+
+// ProcKind is the state a spawned process is left in.
+type ProcKind int
+
+const (
+	// Live is a child of the tester that runs until it is killed, and
+	// is reaped when it ends.
+	Live ProcKind = iota
+	// Zombie is a child that exited and is not reaped until the
+	// sequence ends.
+	Zombie
+	// Reaped is a child that exited and was reaped: its PID names no
+	// process.
+	Reaped
+)
+
+func (k ProcKind) String() string {
+	switch k {
+	case Live:
+		return "Live"
+	case Zombie:
+		return "Zombie"
+	case Reaped:
+		return "Reaped"
+	}
+	return fmt.Sprintf("ProcKind(%d)", int(k))
+}
+
+// Process references in Op.PIDs besides the index of a spawned process.
+const (
+	PID1     = -1 // the manager's PID 1
+	PIDUnset = -2 // a PID no process has (above the kernel's pid_max)
+)
+
+// Command is an ExecStart= value: the index of a command in commands.
+type Command int
+
+func (c Command) argv() []string { return commands[int(c)%len(commands)] }
+
+// PIDList is a scope's PIDs= value: references as in Op.PIDs.
+type PIDList []int
+
+// Prop is a property set by StartTransientUnit or SetUnitProperties.
+// Value holds a value of its D-Bus type, a Command (ExecStart=) or a
+// PIDList (PIDs=).
+type Prop struct {
+	Name  string
+	Value any
+}
+
+// Op is one step of a sequence. Spawn lists processes started (as the
+// tester's children) before the step's call; PIDs (and a PIDList value)
+// refer to the processes spawned so far by index, in the order they were
+// spawned, or are PID1 or PIDUnset; an index no process has yet means
+// PIDUnset.
+type Op struct {
+	Kind    OpKind
+	Unit    int // index into the unit pool (pool)
+	Mode    string
+	Props   []Prop
+	Spawn   []ProcKind
+	PIDs    []int
+	Whom    string
+	Signal  int32
+	Runtime bool
+}
+
+// pool is the kinds of the units a sequence works on; unit i of a
+// sequence run with prefix P is named P+"u"+i+"."+kind (no "-": in a
+// slice's name it would name a parent slice).
+var pool = []unitKind{kService, kService, kScope, kScope, kSlice, kSocket, kTimer}
+
+func unitName(prefix string, i int) string {
+	i %= len(pool)
+	return fmt.Sprintf("%su%d.%s", prefix, i, pool[i])
+}
+
+// String is the step as the records print it.
+func (o Op) String() string {
+	var b strings.Builder
+	for _, k := range o.Spawn {
+		fmt.Fprintf(&b, "spawn %s; ", k)
+	}
+	fmt.Fprintf(&b, "%s %s", o.Kind, unitName("", o.Unit))
+	switch o.Kind {
+	case OpStartTransient, OpStart, OpStop, OpRestart:
+		fmt.Fprintf(&b, " %q", o.Mode)
+	case OpKill:
+		fmt.Fprintf(&b, " %q %d", o.Whom, o.Signal)
+	case OpSetProperties:
+		fmt.Fprintf(&b, " runtime=%t", o.Runtime)
+	case OpAttach:
+		fmt.Fprintf(&b, " %v", o.PIDs)
+	}
+	for _, p := range o.Props {
+		fmt.Fprintf(&b, " %s=%s", p.Name, showValue(p.Value))
+	}
+	return b.String()
+}
+
+func showValue(v any) string {
+	switch v := v.(type) {
+	case Command:
+		return fmt.Sprintf("%q", v.argv())
+	case string:
+		return fmt.Sprintf("%q", v)
+	}
+	return fmt.Sprintf("%#v", v)
+}
+
+// GoString prints the sequence as Go source, for a replay case (replays_test.go).
+func GoString(seq []Op) string {
+	var b strings.Builder
+	b.WriteString("[]Op{\n")
+	for _, o := range seq {
+		fmt.Fprintf(&b, "\t{Kind: %q, Unit: %d", string(o.Kind), o.Unit)
+		if o.Mode != "" {
+			fmt.Fprintf(&b, ", Mode: %q", o.Mode)
+		}
+		if len(o.Spawn) > 0 {
+			fmt.Fprintf(&b, ", Spawn: %#v", o.Spawn)
+		}
+		if len(o.PIDs) > 0 {
+			fmt.Fprintf(&b, ", PIDs: %#v", o.PIDs)
+		}
+		if o.Kind == OpKill {
+			fmt.Fprintf(&b, ", Whom: %q, Signal: %d", o.Whom, o.Signal)
+		}
+		if o.Runtime {
+			b.WriteString(", Runtime: true")
+		}
+		if len(o.Props) > 0 {
+			b.WriteString(", Props: []Prop{")
+			for i, p := range o.Props {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				v := fmt.Sprintf("%#v", p.Value)
+				if c, ok := p.Value.(Command); ok {
+					v = fmt.Sprintf("Command(%d)", int(c))
+				}
+				fmt.Fprintf(&b, "{%q, %s}", p.Name, v)
+			}
+			b.WriteString("}")
+		}
+		b.WriteString("},\n")
+	}
+	b.WriteString("}")
+	return strings.ReplaceAll(b.String(), "difftest.", "")
+}

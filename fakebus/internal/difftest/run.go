@@ -1,0 +1,617 @@
+package difftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+const (
+	busName     = "org.freedesktop.systemd1"
+	managerPath = dbus.ObjectPath("/org/freedesktop/systemd1")
+	managerIf   = "org.freedesktop.systemd1.Manager"
+	unitIf      = "org.freedesktop.systemd1.Unit"
+)
+
+// Step is what one operation did on a backend, normalized (the
+// normalizations are listed in the package doc).
+type Step struct {
+	Op      string   // the operation (Op.String)
+	Reply   string   // "ok", the reply's values, or the error's name and message
+	Signals []string // JobNew and JobRemoved of the sequence's units, in order
+	Jobs    []string // the jobs still queued once the state settled
+	Units   []string // each pool unit's state and the properties set on it
+}
+
+func (s Step) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n  reply: %s\n", s.Op, s.Reply)
+	for _, x := range s.Signals {
+		fmt.Fprintf(&b, "  signal: %s\n", x)
+	}
+	for _, x := range s.Jobs {
+		fmt.Fprintf(&b, "  job: %s\n", x)
+	}
+	for _, x := range s.Units {
+		fmt.Fprintf(&b, "  unit: %s\n", x)
+	}
+	return b.String()
+}
+
+// Backend is a systemd manager reached over D-Bus: the real one or a
+// fake. Each run of a sequence dials a connection of its own, so runs
+// with different prefixes can run at the same time.
+type Backend struct {
+	Name string
+	// Settle is how long the job queue and the units' states must stay
+	// the same before a step counts as done: systemd's jobs and
+	// processes run on their own (30 ms suffice); the fake's state
+	// changes only by its own timers (5 ms, even on a loaded machine).
+	Settle time.Duration
+	// Dial returns a new connection to the manager's bus: authenticated,
+	// Hello said.
+	Dial func() (*dbus.Conn, error)
+}
+
+// Major is the release the backend's name ends with ("systemd
+// 247.3-7+deb11u8", "fakebus 262.1-1"): 247, 262; 0 if none.
+func (b *Backend) Major() int {
+	f := strings.Fields(b.Name)
+	if len(f) == 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.SplitN(f[len(f)-1], ".", 2)[0])
+	return n
+}
+
+// session is a run's connection, subscribed to the manager's signals.
+type session struct {
+	conn *dbus.Conn
+	sigs chan *dbus.Signal
+}
+
+func (b *Backend) open(ctx context.Context) (*session, error) {
+	conn, err := b.Dial()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name, err)
+	}
+	s := &session{conn: conn, sigs: make(chan *dbus.Signal, 4096)}
+	conn.Signal(s.sigs)
+	err = conn.AddMatchSignal(dbus.WithMatchInterface(managerIf), dbus.WithMatchObjectPath(managerPath))
+	if err == nil {
+		err = s.manager().CallWithContext(ctx, managerIf+".Subscribe", 0).Err
+	}
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%s: subscribe: %w", b.Name, err)
+	}
+	return s, nil
+}
+
+func (s *session) manager() dbus.BusObject { return s.conn.Object(busName, managerPath) }
+
+// run is one sequence's run on a backend.
+type run struct {
+	b      *Backend
+	s      *session
+	ctx    context.Context
+	prefix string
+	procs  procs
+	jobs   map[string]string // job path or id -> "J<n>", in order of appearance
+	set    map[int][]string  // unit index -> the properties set on it, in order
+	used   map[int]bool      // the units an operation named: cleanup's
+	pidRe  *regexp.Regexp    // whole numbers in replies, for the PIDs of spawned processes
+}
+
+// typeIf is each unit type's interface.
+var typeIf = map[unitKind]string{kService: "org.freedesktop.systemd1.Service", kScope: "org.freedesktop.systemd1.Scope",
+	kSlice: "org.freedesktop.systemd1.Slice", kSocket: "org.freedesktop.systemd1.Socket", kTimer: "org.freedesktop.systemd1.Timer"}
+
+// Run runs seq on b, its units named with prefix, and returns what each
+// step did. It cleans up after itself: the sequence's units are stopped
+// (killed first) and their failures reset, its processes killed and
+// reaped. An error means the run itself broke (the backend went away),
+// not that a step failed.
+func Run(ctx context.Context, b *Backend, seq []Op, prefix string) ([]Step, error) {
+	sess, err := b.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.conn.Close()
+	r := &run{b: b, s: sess, ctx: ctx, prefix: prefix, jobs: map[string]string{}, set: map[int][]string{}, used: map[int]bool{},
+		pidRe: regexp.MustCompile(`\b[0-9]+\b`)}
+	defer r.cleanup()
+	r.drain()
+	var steps []Step
+	for _, o := range seq {
+		for _, k := range o.Spawn {
+			if err := r.procs.spawn(k); err != nil {
+				return steps, err
+			}
+		}
+		r.used[o.Unit%len(pool)] = true
+		st := Step{Op: o.String(), Reply: r.do(o)}
+		for _, p := range o.Props {
+			if o.Kind == OpStartTransient || o.Kind == OpSetProperties {
+				r.set[o.Unit%len(pool)] = appendNew(r.set[o.Unit%len(pool)], p.Name)
+			}
+		}
+		jobs, units, err := r.settle()
+		if err != nil {
+			return steps, err
+		}
+		st.Jobs, st.Units = jobs, units
+		st.Signals = r.signals()
+		steps = append(steps, st)
+	}
+	return steps, nil
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// do makes o's call and returns its normalized reply.
+func (r *run) do(o Op) string {
+	name := unitName(r.prefix, o.Unit)
+	var call *dbus.Call
+	m := r.s.manager()
+	switch o.Kind {
+	case OpStartTransient:
+		call = m.CallWithContext(r.ctx, managerIf+".StartTransientUnit", 0, name, o.Mode, r.properties(o.Props), []auxUnit{})
+	case OpStart, OpStop, OpRestart:
+		call = m.CallWithContext(r.ctx, managerIf+"."+string(o.Kind), 0, name, o.Mode)
+	case OpKill:
+		call = m.CallWithContext(r.ctx, managerIf+".KillUnit", 0, name, o.Whom, o.Signal)
+	case OpResetFailed:
+		call = m.CallWithContext(r.ctx, managerIf+".ResetFailedUnit", 0, name)
+	case OpSetProperties:
+		call = m.CallWithContext(r.ctx, managerIf+".SetUnitProperties", 0, name, o.Runtime, r.properties(o.Props))
+	case OpAttach:
+		call = m.CallWithContext(r.ctx, managerIf+".AttachProcessesToUnit", 0, name, "", r.pids(o.PIDs))
+	case OpProcesses:
+		call = m.CallWithContext(r.ctx, managerIf+".GetUnitProcesses", 0, name)
+	case OpLoad:
+		return r.load(name, o.Unit)
+	default:
+		return "unknown operation " + string(o.Kind)
+	}
+	return r.reply(call)
+}
+
+// load loads the unit (LoadUnit) and reads what a client reads of a unit
+// that may not exist: its load state and error, states, result and type.
+func (r *run) load(name string, i int) string {
+	var path dbus.ObjectPath
+	if err := r.s.manager().CallWithContext(r.ctx, managerIf+".LoadUnit", 0, name).Store(&path); err != nil {
+		return r.reply(&dbus.Call{Err: err})
+	}
+	obj := r.s.conn.Object(busName, path)
+	k := pool[i%len(pool)]
+	u, t := r.getAll(obj, unitIf), r.getAll(obj, typeIf[k])
+	out := fmt.Sprintf("%s LoadError=%s %s/%s", r.show(u, "LoadState"), r.show(u, "LoadError"), r.show(u, "ActiveState"), r.show(u, "SubState"))
+	if k != kSlice {
+		out += " Result=" + r.show(t, "Result")
+	}
+	if k == kService {
+		out += " Type=" + r.show(t, "Type")
+	}
+	return out
+}
+
+type auxUnit struct {
+	Name  string
+	Props []property
+}
+
+type property struct {
+	Name  string
+	Value dbus.Variant
+}
+
+type execCommand struct {
+	Path   string
+	Argv   []string
+	Ignore bool
+}
+
+func (r *run) properties(ps []Prop) []property {
+	out := make([]property, 0, len(ps))
+	for _, p := range ps {
+		var v any
+		switch x := p.Value.(type) {
+		case Command:
+			argv := x.argv()
+			v = []execCommand{{Path: argv[0], Argv: argv}}
+		case PIDList:
+			v = r.pids(x)
+		default:
+			v = x
+		}
+		out = append(out, property{p.Name, dbus.MakeVariant(v)})
+	}
+	return out
+}
+
+func (r *run) pids(refs []int) []uint32 {
+	out := make([]uint32, 0, len(refs))
+	for _, ref := range refs {
+		out = append(out, r.procs.pid(ref))
+	}
+	return out
+}
+
+// reply normalizes a call's outcome: job paths become J<n>, the PIDs of
+// spawned processes P<k>.
+func (r *run) reply(call *dbus.Call) string {
+	var de dbus.Error
+	switch {
+	case call.Err == nil:
+		var parts []string
+		for _, v := range call.Body {
+			parts = append(parts, r.value(v))
+		}
+		if len(parts) == 0 {
+			return "ok"
+		}
+		return strings.Join(parts, " ")
+	case errors.As(call.Err, &de):
+		msg := ""
+		if len(de.Body) > 0 {
+			msg, _ = de.Body[0].(string)
+		}
+		return de.Name + ": " + r.pidNames(msg)
+	}
+	return "error: " + call.Err.Error()
+}
+
+// value prints a reply's value or a property's, normalized.
+func (r *run) value(v any) string {
+	switch x := v.(type) {
+	case dbus.ObjectPath:
+		if strings.HasPrefix(string(x), "/org/freedesktop/systemd1/job/") {
+			return r.job(string(x))
+		}
+		return string(x)
+	case dbus.Variant:
+		return r.value(x.Value())
+	case [][]any:
+		var parts []string
+		for _, p := range x {
+			parts = append(parts, r.record(p))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return r.pidNames(dbus.MakeVariant(v).String())
+}
+
+// record prints a structure: GetUnitProcesses' (sus) with the process
+// named by r.pidName (PID for one the sequence did not spawn); an Exec* command's (sasbttttuii) with its times
+// and PID shown only as set or not (they differ from run to run: N2
+// and N3 in the package doc); any other with its fields' values.
+func (r *run) record(p []any) string {
+	switch {
+	case len(p) == 3:
+		if pid, ok := p[1].(uint32); ok {
+			// A PID the sequence did not spawn is a unit's own process
+			// (a service's main process): which number it has differs
+			// from run to run, and the fake makes one up.
+			name := r.pidName(fmt.Sprint(pid))
+			if name == fmt.Sprint(pid) {
+				name = "PID"
+			}
+			return fmt.Sprintf("(%q %s %q)", p[0], name, p[2])
+		}
+	case len(p) == 10:
+		set := func(v any) string {
+			if fmt.Sprint(v) == "0" {
+				return "0"
+			}
+			return "set"
+		}
+		return fmt.Sprintf("(%q %q %v times=%s/%s/%s/%s pid=%s code=%v status=%v)", p[0], p[1], p[2],
+			set(p[3]), set(p[4]), set(p[5]), set(p[6]), set(p[7]), p[8], p[9])
+	}
+	parts := make([]string, len(p))
+	for i, f := range p {
+		parts[i] = r.value(f)
+	}
+	return "(" + strings.Join(parts, " ") + ")"
+}
+
+// job names a job by the order it appeared in: J1, J2, ... Its path and
+// its id name the same job.
+func (r *run) job(path string) string {
+	id := path[strings.LastIndexByte(path, '/')+1:]
+	if n, ok := r.jobs[id]; ok {
+		return n
+	}
+	n := fmt.Sprintf("J%d", len(r.jobs)+1)
+	r.jobs[id] = n
+	return n
+}
+
+func (r *run) pidName(s string) string {
+	if k := r.procs.index(s); k >= 0 {
+		return fmt.Sprintf("P%d", k)
+	}
+	return s
+}
+
+func (r *run) pidNames(s string) string {
+	return r.pidRe.ReplaceAllStringFunc(s, r.pidName)
+}
+
+// settle waits until the manager's job queue and the pool units' states
+// stay the same over two reads Settle apart (at most 10 s), and returns
+// them.
+func (r *run) settle() (jobs, units []string, err error) {
+	deadline := time.Now().Add(10 * time.Second)
+	prev := ""
+	for {
+		jobs, err = r.listJobs()
+		if err != nil {
+			return nil, nil, err
+		}
+		units = r.units()
+		cur := strings.Join(jobs, "\n") + "\n--\n" + strings.Join(units, "\n")
+		if cur == prev || time.Now().After(deadline) {
+			return jobs, units, nil
+		}
+		prev = cur
+		time.Sleep(r.b.Settle)
+	}
+}
+
+// listJobs lists the queued jobs of the sequence's units.
+func (r *run) listJobs() ([]string, error) {
+	var list []struct {
+		ID                uint32
+		Unit, Type, State string
+		JobPath, UnitPath dbus.ObjectPath
+	}
+	if err := r.s.manager().CallWithContext(r.ctx, managerIf+".ListJobs", 0).Store(&list); err != nil {
+		return nil, fmt.Errorf("%s: ListJobs: %w", r.b.Name, err)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
+	var out []string
+	for _, j := range list {
+		if strings.HasPrefix(j.Unit, r.prefix) {
+			out = append(out, fmt.Sprintf("%s %s %s %s", r.job(string(j.JobPath)), j.Unit[len(r.prefix):], j.Type, j.State))
+		}
+	}
+	return out, nil
+}
+
+// units reads each pool unit: whether it is loaded, its states and
+// result, and the properties the sequence set on it.
+func (r *run) units() []string {
+	var out []string
+	for i, k := range pool {
+		name := unitName(r.prefix, i)
+		short := unitName("", i)
+		var path dbus.ObjectPath
+		err := r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, name).Store(&path)
+		if err != nil {
+			var de dbus.Error
+			if errors.As(err, &de) {
+				out = append(out, short+": "+de.Name)
+			} else {
+				out = append(out, short+": "+err.Error())
+			}
+			continue
+		}
+		obj := r.s.conn.Object(busName, path)
+		uprops := r.getAll(obj, unitIf)
+		tprops := r.getAll(obj, typeIf[k])
+		line := fmt.Sprintf("%s: %s %s/%s", short, r.show(uprops, "LoadState"), r.show(uprops, "ActiveState"), r.show(uprops, "SubState"))
+		if k != kSlice {
+			line += " Result=" + r.show(tprops, "Result")
+		}
+		if k == kService {
+			line += fmt.Sprintf(" ExecMain=%s/%s", r.show(tprops, "ExecMainCode"), r.show(tprops, "ExecMainStatus"))
+		}
+		for _, p := range r.set[i] {
+			// A percentage form reads back as the limit it sets.
+			if base, ok := strings.CutSuffix(p, "Scale"); ok {
+				p = base
+			}
+			if _, ok := uprops[p]; ok {
+				line += " " + p + "=" + r.show(uprops, p)
+			} else {
+				line += " " + p + "=" + r.show(tprops, p)
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func (r *run) getAll(obj dbus.BusObject, iface string) map[string]dbus.Variant {
+	var m map[string]dbus.Variant
+	if err := obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.GetAll", 0, iface).Store(&m); err != nil {
+		return map[string]dbus.Variant{"error": dbus.MakeVariant(err.Error())}
+	}
+	return m
+}
+
+func (r *run) show(m map[string]dbus.Variant, name string) string {
+	v, ok := m[name]
+	if !ok {
+		if e, bad := m["error"]; bad {
+			return "(" + fmt.Sprint(e.Value()) + ")"
+		}
+		return "(none)"
+	}
+	return r.value(v)
+}
+
+// signals returns the job signals of the sequence's units received since
+// the last call, normalized.
+func (r *run) signals() []string {
+	var out []string
+	for {
+		select {
+		case s := <-r.s.sigs:
+			if line := r.signal(s); line != "" {
+				out = append(out, line)
+			}
+		default:
+			return out
+		}
+	}
+}
+
+func (r *run) signal(s *dbus.Signal) string {
+	switch s.Name {
+	case managerIf + ".JobNew":
+		if len(s.Body) == 3 {
+			if u, _ := s.Body[2].(string); strings.HasPrefix(u, r.prefix) {
+				return fmt.Sprintf("JobNew %s %s", r.value(s.Body[1]), u[len(r.prefix):])
+			}
+		}
+	case managerIf + ".JobRemoved":
+		if len(s.Body) == 4 {
+			if u, _ := s.Body[2].(string); strings.HasPrefix(u, r.prefix) {
+				return fmt.Sprintf("JobRemoved %s %s %v", r.value(s.Body[1]), u[len(r.prefix):], s.Body[3])
+			}
+		}
+	}
+	return ""
+}
+
+func (r *run) drain() { r.signals() }
+
+// cleanup kills and stops the units the sequence named (no other unit of
+// its prefix can exist), resets their failures, and kills and reaps its
+// processes, so that the next sequence starts from the same state.
+func (r *run) cleanup() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	m := r.s.manager()
+	for i := range r.used {
+		name := unitName(r.prefix, i)
+		m.CallWithContext(ctx, managerIf+".KillUnit", 0, name, "all", int32(9))
+		m.CallWithContext(ctx, managerIf+".StopUnit", 0, name, "replace")
+	}
+	for ctx.Err() == nil {
+		if jobs, err := r.listJobs(); err != nil || len(jobs) == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := range r.used {
+		m.CallWithContext(ctx, managerIf+".ResetFailedUnit", 0, unitName(r.prefix, i))
+	}
+	r.procs.cleanup()
+}
+
+// procs are the processes a sequence spawned, in order.
+type procs struct {
+	list []*proc
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	kind ProcKind
+	done chan struct{} // closed once reaped (for Live, by the goroutine that waits for it)
+	pid  uint32
+}
+
+func (p *procs) spawn(k ProcKind) error {
+	argv := []string{"/bin/sleep", "1000"}
+	if k != Live {
+		argv = []string{"/bin/true"}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("spawn %s: %w", k, err)
+	}
+	pr := &proc{cmd: cmd, kind: k, done: make(chan struct{}), pid: uint32(cmd.Process.Pid)}
+	p.list = append(p.list, pr)
+	switch k {
+	case Live:
+		go func() { cmd.Wait(); close(pr.done) }()
+	case Zombie:
+		// Exited, not reaped: its /proc/PID/stat says state Z.
+		for i := 0; i < 500 && procState(pr.pid) != "Z"; i++ {
+			time.Sleep(2 * time.Millisecond)
+		}
+		if s := procState(pr.pid); s != "Z" {
+			return fmt.Errorf("spawn zombie: process %d in state %q", pr.pid, s)
+		}
+	case Reaped:
+		cmd.Wait()
+		close(pr.done)
+	}
+	return nil
+}
+
+func procState(pid uint32) string {
+	b, err := os.ReadFile("/proc/" + strconv.FormatUint(uint64(pid), 10) + "/stat")
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return ""
+	}
+	return s[i+2 : i+3]
+}
+
+// pidUnset is a PID above the largest pid_max Linux allows (2^22).
+const pidUnset = 1<<22 + 1
+
+func (p *procs) pid(ref int) uint32 {
+	switch {
+	case ref == PID1:
+		return 1
+	case ref >= 0 && ref < len(p.list):
+		return p.list[ref].pid
+	}
+	return pidUnset
+}
+
+// index is the index of the spawned process whose PID is s, or -1.
+func (p *procs) index(s string) int {
+	for i, pr := range p.list {
+		if strconv.FormatUint(uint64(pr.pid), 10) == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// cleanup kills the live processes and reaps every process.
+func (p *procs) cleanup() {
+	for _, pr := range p.list {
+		select {
+		case <-pr.done:
+			continue
+		default:
+		}
+		if pr.kind == Live {
+			pr.cmd.Process.Kill()
+			<-pr.done
+			continue
+		}
+		pr.cmd.Wait() // a zombie
+		close(pr.done)
+	}
+	p.list = nil
+}

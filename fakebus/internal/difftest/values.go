@@ -1,0 +1,192 @@
+package difftest
+
+import "math"
+
+// The settable properties the generator draws from, with the D-Bus type
+// systemd's parsers take (src/core/dbus-unit.c, dbus-execute.c,
+// dbus-kill.c, dbus-cgroup.c, dbus-service.c, dbus-scope.c) and the
+// values worth trying: each range's ends and their neighbours, 0, 1, the
+// largest value and infinity, empty and odd strings. The table is this
+// package's own, written from systemd's documentation and parsers, not
+// read from the fake's: a property the fake does not know belongs here
+// as much as one it does.
+
+// unitKind is a unit type the pool has.
+type unitKind string
+
+const (
+	kService unitKind = "service"
+	kScope   unitKind = "scope"
+	kSlice   unitKind = "slice"
+	kSocket  unitKind = "socket"
+	kTimer   unitKind = "timer"
+)
+
+// propScope is which unit types take a property.
+type propScope int
+
+const (
+	onUnit   propScope = iota // every type (dbus-unit.c)
+	onExec                    // services and scopes: kill and cgroup-placement settings
+	onCgroup                  // services, scopes, slices (and sockets)
+	onService
+	onScope
+)
+
+func (s propScope) takes(k unitKind) bool {
+	switch s {
+	case onUnit:
+		return true
+	case onExec:
+		return k == kService || k == kScope
+	case onCgroup:
+		return k == kService || k == kScope || k == kSlice || k == kSocket
+	case onService:
+		return k == kService
+	case onScope:
+		return k == kScope
+	}
+	return false
+}
+
+// propSpec is one settable property: its name, where it is read back (the
+// unit's type interface or org.freedesktop.systemd1.Unit), which unit
+// types take it and the values to try, each already of the D-Bus type
+// systemd expects.
+type propSpec struct {
+	name   string
+	onUnit bool // read back on the Unit interface
+	scope  propScope
+	values []any
+}
+
+const inf = uint64(math.MaxUint64)
+
+var (
+	memoryValues = []any{uint64(0), uint64(1), uint64(4095), uint64(4096), uint64(1 << 30), inf - 1, inf}
+	weightValues = []any{uint64(0), uint64(1), uint64(100), uint64(10000), uint64(10001), inf}
+	usecValues   = []any{uint64(0), uint64(1), uint64(1000000), inf}
+	// A percentage as systemd's *Scale properties take it: a fraction
+	// of UINT32_MAX.
+	scaleValues = []any{uint32(0), uint32(1), uint32(math.MaxUint32 / 2), uint32(math.MaxUint32)}
+	boolValues  = []any{true, false}
+)
+
+// props are the settable properties the generator draws from.
+var props = []propSpec{
+	{name: "Description", onUnit: true, scope: onUnit, values: []any{"", "a unit", "ümlaut\ttab"}},
+	{name: "CollectMode", onUnit: true, scope: onUnit, values: []any{"inactive", "inactive-or-failed", "", "bogus"}},
+	{name: "DefaultDependencies", onUnit: true, scope: onUnit, values: boolValues},
+	{name: "RefuseManualStop", onUnit: true, scope: onUnit, values: boolValues},
+	{name: "RefuseManualStart", onUnit: true, scope: onUnit, values: boolValues},
+	{name: "JobTimeoutUSec", onUnit: true, scope: onUnit, values: usecValues},
+	{name: "StartLimitBurst", onUnit: true, scope: onUnit, values: []any{uint32(0), uint32(1), uint32(5)}},
+	{name: "Wants", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"basic.target"}, []string{"bad name"}, []string{"nosuch.service"}}},
+	{name: "After", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"basic.target"}, []string{"-.slice"}}},
+	{name: "Slice", scope: onExec, values: []any{"", "-.slice", "system.slice", "bogus", "nosuch.slice", "a-b.slice", "init.scope"}},
+
+	{name: "Type", scope: onService, values: []any{"simple", "exec", "oneshot", "forking", "notify", "dbus", "idle", "", "bogus"}},
+	{name: "RemainAfterExit", scope: onService, values: boolValues},
+	{name: "Restart", scope: onService, values: []any{"no", "on-failure", "bogus", ""}},
+	{name: "TimeoutStopUSec", scope: onExec, values: usecValues},
+	{name: "RuntimeMaxUSec", scope: onExec, values: usecValues},
+	{name: "User", scope: onService, values: []any{"root", "nobody", "0", "65534", "nosuchuser", "", "-bad", "4294967295"}},
+	{name: "Group", scope: onService, values: []any{"root", "nogroup", "nosuchgroup", ""}},
+	{name: "WorkingDirectory", scope: onService, values: []any{"/", "/nonexistent", "relative", "~", "", "-/nonexistent"}},
+	{name: "Environment", scope: onService, values: []any{[]string{"A=1"}, []string{}, []string{"A"}, []string{"=x"}, []string{""}, []string{"A=1", "A=2"}}},
+	{name: "Nice", scope: onService, values: []any{int32(-21), int32(-20), int32(0), int32(19), int32(20)}},
+	{name: "OOMScoreAdjust", scope: onService, values: []any{int32(-1001), int32(-1000), int32(0), int32(1000), int32(1001)}},
+	{name: "LimitNOFILE", scope: onService, values: []any{uint64(0), uint64(1024), inf}},
+	{name: "StandardOutput", scope: onService, values: []any{"null", "journal", "inherit", "file:/dev/null", "bogus"}},
+
+	{name: "StandardError", scope: onService, values: []any{"inherit", "null", "journal", "bogus"}},
+	{name: "OOMPolicy", scope: onExec, values: []any{"continue", "stop", "kill", "bogus"}},
+	{name: "KillMode", scope: onExec, values: []any{"control-group", "process", "mixed", "none", "bogus"}},
+	{name: "KillSignal", scope: onExec, values: []any{int32(0), int32(1), int32(9), int32(15), int32(64), int32(65)}},
+	{name: "SendSIGKILL", scope: onExec, values: boolValues},
+
+	{name: "MemoryMin", scope: onCgroup, values: memoryValues},
+	{name: "MemoryLow", scope: onCgroup, values: memoryValues},
+	{name: "MemoryHigh", scope: onCgroup, values: memoryValues},
+	{name: "MemoryMax", scope: onCgroup, values: memoryValues},
+	{name: "MemorySwapMax", scope: onCgroup, values: memoryValues},
+	{name: "MemoryMaxScale", scope: onCgroup, values: scaleValues},
+	{name: "MemoryHighScale", scope: onCgroup, values: scaleValues},
+	{name: "TasksMax", scope: onCgroup, values: []any{uint64(0), uint64(1), uint64(4096), inf}},
+	{name: "TasksMaxScale", scope: onCgroup, values: scaleValues},
+	{name: "CPUWeight", scope: onCgroup, values: weightValues},
+	{name: "StartupCPUWeight", scope: onCgroup, values: weightValues},
+	{name: "IOWeight", scope: onCgroup, values: weightValues},
+	{name: "CPUQuotaPerSecUSec", scope: onCgroup, values: []any{uint64(0), uint64(1), uint64(10000), uint64(1000000), inf}},
+	{name: "CPUShares", scope: onCgroup, values: []any{uint64(0), uint64(1), uint64(2), uint64(262144), uint64(262145), inf}},
+	{name: "AllowedCPUs", scope: onCgroup, values: []any{[]byte{}, []byte{1}, []byte{0xff, 0xff}, []byte{0, 0, 0, 0, 0, 0, 0, 0, 1}}},
+	{name: "MemoryAccounting", scope: onCgroup, values: boolValues},
+	{name: "ManagedOOMSwap", scope: onCgroup, values: []any{"auto", "kill", "bogus"}},
+	{name: "BlockIOWeight", scope: onCgroup, values: []any{uint64(0), uint64(10), uint64(1000), uint64(1001)}},
+	{name: "MemoryLimit", scope: onCgroup, values: []any{uint64(0), uint64(4096), inf}},
+	{name: "TasksAccounting", scope: onCgroup, values: boolValues},
+	{name: "Delegate", scope: onExec, values: boolValues},
+	{name: "DelegateControllers", scope: onExec, values: []any{[]string{}, []string{"cpu"}, []string{"memory", "pids"}, []string{"bogus"}}},
+	{name: "DevicePolicy", scope: onCgroup, values: []any{"auto", "closed", "strict", "bogus"}},
+}
+
+// wrongValues are values of a type no settable property above has as its
+// own, to try each property with the wrong type.
+var wrongValues = []any{"x", uint32(7), int64(-1), []int32{1}}
+
+// commands are the ExecStart= commands a service is given: programs whose
+// outcome does not depend on timing (a sleep long enough to be stopped
+// first, programs that exit at once) and a program that does not exist.
+var commands = [][]string{
+	{"/bin/sleep", "1000"},
+	{"/bin/true"},
+	{"/bin/false"},
+	{"/bin/sh", "-c", "exit 3"},
+	{"/nonexistent/program"},
+}
+
+// jobModes are the modes jobs are started, stopped and restarted with:
+// those of every release, one refused everywhere.
+var jobModes = []string{"replace", "fail", "ignore-dependencies", "isolate", "replace-irreversibly", "bogus"}
+
+// killWhom and killSignals are KillUnit's arguments.
+var (
+	killWhom    = []string{"all", "main", "control", "bogus"}
+	killSignals = []int32{0, 1, 9, 15, 64, 65}
+)
+
+// hazards are settings a release cannot be sent at all: the tester leaves
+// them out for it (docs/fakesystemd.md lists them with the known
+// differences).
+var hazards = []struct {
+	major int // the release
+	prop  string
+	value any
+	why   string
+}{
+	// Measured: PID 1 of 247 aborts (assertion 'name' failed in
+	// unit_watch_bus_name) at StartTransientUnit of a Type=dbus service
+	// without BusName=.
+	{247, "Type", "dbus", "PID 1 aborts"},
+}
+
+// propsFor is the property table without the values that are hazards for
+// release major.
+func propsFor(major int) []propSpec {
+	out := make([]propSpec, 0, len(props))
+	for _, p := range props {
+		var vals []any
+		for _, v := range p.values {
+			bad := false
+			for _, h := range hazards {
+				bad = bad || h.major == major && h.prop == p.name && h.value == v
+			}
+			if !bad {
+				vals = append(vals, v)
+			}
+		}
+		p.values = vals
+		out = append(out, p)
+	}
+	return out
+}
