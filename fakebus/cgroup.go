@@ -126,12 +126,17 @@ func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([
 			return nil, errInvalidArgs("Process %d is a manager process, refusing.", pid)
 		}
 		// A process the unit holds already stays one of its processes,
-		// once (systemd moves it into the cgroup it is in).
-		if !slices.Contains(u.pids, pid) && !slices.Contains(add, pid) {
+		// once (systemd moves it into the cgroup it is in); a zombie
+		// joins no cgroup (zombie).
+		if !slices.Contains(u.pids, pid) && !slices.Contains(add, pid) && !zombie(pid) {
 			add = append(add, pid)
 		}
 	}
+	for _, pid := range add {
+		m.takePIDLocked(u, pid)
+	}
 	u.pids = append(u.pids, add...)
+	u.populated = u.populated || len(add) > 0
 	m.watchPIDsLocked(u, add, c.Peer.PID())
 	return []any{}, nil
 }
@@ -208,18 +213,62 @@ func (m *manager) processesLocked(u *unit) []processRow {
 	rows := []processRow{}
 	if u.proc != nil {
 		cmd := ""
-		if v, ok := u.props["ExecStart"]; ok {
-			var cmds []execCommand
-			if dbus.Store([]any{v.Value()}, &cmds) == nil && len(cmds) > 0 {
-				cmd = strings.Join(cmds[0].Argv, " ")
-			}
+		if c, ok := u.mainCommand(); ok {
+			cmd = strings.Join(c.Argv, " ")
 		}
 		rows = append(rows, processRow{u.cgroup(), u.proc.pid, cmd})
 	}
 	for _, p := range u.pids {
-		rows = append(rows, processRow{u.cgroup(), p, ""})
+		rows = append(rows, processRow{u.cgroup(), p, cmdline(p)})
 	}
 	return rows
+}
+
+// takePIDLocked takes pid out of every unit other than u that holds it,
+// as moving a process into u's cgroup takes it out of its old one: a
+// scope it leaves empty ends (processExitedLocked), as systemd's does
+// once its cgroup is empty.
+func (m *manager) takePIDLocked(u *unit, pid uint32) {
+	for _, o := range m.units {
+		if o == u || !slices.Contains(o.pids, pid) {
+			continue
+		}
+		if w := o.watches[pid]; w != nil {
+			w.close()
+		}
+		m.processExitedLocked(o, pid)
+	}
+}
+
+// zombie reports whether pid is a process that has exited and is not yet
+// reaped. Moving it into a cgroup moves nothing (the kernel takes the
+// write and leaves the process where it is), so a scope made for it has
+// no process, lists none, and, never having been populated, never
+// empties: it runs until stopped, before and after the zombie is reaped
+// (measured on 247, 252, 257 and 262: conformance ZombieKeepsScope).
+func zombie(pid uint32) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
+}
+
+// cmdline is a real process's command line as systemd shows it
+// (get_process_cmdline): its arguments joined by spaces, or, for a
+// process without any (a zombie, a kernel thread), its name in brackets;
+// "" if there is no such process.
+func cmdline(pid uint32) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err == nil && len(bytes.TrimRight(b, "\x00")) > 0 {
+		return strings.Join(strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00"), " ")
+	}
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil {
+		return ""
+	}
+	return "[" + strings.TrimSpace(string(comm)) + "]"
 }
 
 // cgroup returns the unit's control group path.

@@ -15,18 +15,20 @@ func TestAttachProcessesNeedsDelegation(t *testing.T) {
 		Name  string
 		Value dbus.Variant
 	}
-	startScope := func(name string, extra ...prop) {
+	// Each scope its own made-up process: a process is in one cgroup,
+	// and placing it in a second scope takes it out of the first.
+	startScope := func(name string, pid uint32, extra ...prop) {
 		t.Helper()
-		props := append([]prop{{"PIDs", dbus.MakeVariant([]uint32{100})}}, extra...)
+		props := append([]prop{{"PIDs", dbus.MakeVariant([]uint32{pid})}}, extra...)
 		var job dbus.ObjectPath
 		r.mustManager(t, "StartTransientUnit", []any{name, "replace", props, []struct {
 			Name  string
 			Props []prop
 		}{}}, &job)
 	}
-	startScope("plain.scope")
-	startScope("delegate.scope", prop{"Delegate", dbus.MakeVariant(true)})
-	startScope("controllers.scope", prop{"DelegateControllers", dbus.MakeVariant([]string{"memory"})})
+	startScope("plain.scope", 100)
+	startScope("delegate.scope", 101, prop{"Delegate", dbus.MakeVariant(true)})
+	startScope("controllers.scope", 102, prop{"DelegateControllers", dbus.MakeVariant([]string{"memory"})})
 	if err := s.MakeSubcgroup("delegate.scope", "/payload/inner"); err != nil {
 		t.Fatal(err)
 	}
@@ -49,10 +51,15 @@ func TestAttachProcessesNeedsDelegation(t *testing.T) {
 			}
 		})
 	}
-	// Attached three times (to the unit and two sub-cgroups), 200 is one
-	// of its processes once, as on systemd.
-	if info, _ := s.Unit("delegate.scope"); !slices.Equal(info.PIDs, []uint32{100, 200}) {
-		t.Errorf("delegate.scope PIDs = %v, want [100 200]", info.PIDs)
+	// Attached three times to delegate.scope (to the unit and two
+	// sub-cgroups), and once to controllers.scope in between, 200 is one
+	// of delegate.scope's processes once, as on systemd, and no longer
+	// controllers.scope's.
+	if info, _ := s.Unit("delegate.scope"); !slices.Equal(info.PIDs, []uint32{101, 200}) {
+		t.Errorf("delegate.scope PIDs = %v, want [101 200]", info.PIDs)
+	}
+	if info, _ := s.Unit("controllers.scope"); !slices.Equal(info.PIDs, []uint32{102}) {
+		t.Errorf("controllers.scope PIDs = %v, want [102]", info.PIDs)
 	}
 	for _, sub := range []string{"", "/", "rel", "/a/../b", "/a//b"} {
 		if err := s.MakeSubcgroup("delegate.scope", sub); err == nil {

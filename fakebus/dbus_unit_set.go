@@ -590,7 +590,12 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 		return
 	}
 	if name == "PIDs" {
-		u.pids = append(u.pids, v.Value().([]uint32)...)
+		for _, pid := range v.Value().([]uint32) {
+			if !zombie(pid) {
+				m.takePIDLocked(u, pid)
+				u.pids, u.populated = append(u.pids, pid), true
+			}
+		}
 		return
 	}
 	switch name {

@@ -203,7 +203,7 @@ func (m *manager) processExitedLocked(u *unit, pid uint32) {
 
 // scopeEmptyLocked ends u if it is a running scope with no process left.
 func (m *manager) scopeEmptyLocked(u *unit) {
-	if u.kind != "scope" || u.gone || u.perpetual || len(u.pids) > 0 || !u.isActive() {
+	if u.kind != "scope" || u.gone || u.perpetual || len(u.pids) > 0 || !u.populated || !u.isActive() {
 		return
 	}
 	u.result = "success"

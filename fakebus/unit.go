@@ -46,21 +46,24 @@ type unit struct {
 	control        *control // the running ExecStartPre= commands (service.go)
 	exec           execMain // the main process's last run (service.go)
 	pids           []uint32
-	watches        map[uint32]*procWatch // the watched live processes among pids (procwatch.go)
-	invocation     []byte
-	condition      bool     // ConditionResult (condition.go)
-	assert         bool     // AssertResult
-	conditionAt    dualTime // ConditionTimestamp
-	assertAt       dualTime // AssertTimestamp
-	changed        time.Time
-	activeAt       time.Time
-	gone           bool   // removed from m.units
-	parent         string // the slice it is indexed under in m.members
-	objPath        dbus.ObjectPath
-	freezer        string             // FreezerState: "running" or "frozen"
-	subcgroups     map[string]bool    // sub-cgroups made with MakeSubcgroup (cgroup.go)
-	refs           map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
-	times          stateTimes         // when it last left and entered its states (setStateLocked)
+	// populated: a process has been one of its own (a scope whose cgroup
+	// was never populated never empties; see zombie).
+	populated   bool
+	watches     map[uint32]*procWatch // the watched live processes among pids (procwatch.go)
+	invocation  []byte
+	condition   bool     // ConditionResult (condition.go)
+	assert      bool     // AssertResult
+	conditionAt dualTime // ConditionTimestamp
+	assertAt    dualTime // AssertTimestamp
+	changed     time.Time
+	activeAt    time.Time
+	gone        bool   // removed from m.units
+	parent      string // the slice it is indexed under in m.members
+	objPath     dbus.ObjectPath
+	freezer     string             // FreezerState: "running" or "frozen"
+	subcgroups  map[string]bool    // sub-cgroups made with MakeSubcgroup (cgroup.go)
+	refs        map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
+	times       stateTimes         // when it last left and entered its states (setStateLocked)
 
 	// loaded is what its unit file and drop-ins were on disk when it was
 	// loaded (install.go: NeedDaemonReload).

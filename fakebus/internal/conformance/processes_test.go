@@ -212,9 +212,11 @@ func testStartJobLastsForStartCommands(t *testing.T, e *env) {
 
 // testZombieKeepsScope: a scope started with a process that has exited
 // but is not yet reaped (a zombie) is active/running and its name taken
-// (a second StartTransientUnit answers UnitExists) until the process is
-// reaped; then it ends and is collected (found by the differential
-// tester, measured on 252, 257 and 262).
+// (a second StartTransientUnit answers UnitExists); it lists no process
+// and stays running after the zombie is reaped, until stopped: the
+// zombie never joined its cgroup, which never became populated, so
+// systemd never sees it empty (found by the differential tester,
+// measured on 247, 252, 257 and 262).
 func testZombieKeepsScope(t *testing.T, e *env) {
 	name := e.unit("zombie", "scope")
 	cleanup(t, e, name)
@@ -236,13 +238,46 @@ func testZombieKeepsScope(t *testing.T, e *env) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	wait(t, e, start(t, e, e.c, name, scope(pid)), sdbus.JobDone)
-	time.Sleep(300 * time.Millisecond) // longer than the fake's pollInterval
-	if st := status(t, e, name); st.ActiveState != sdbus.StateActive || st.SubState != "running" {
-		t.Fatalf("with a zombie, %s is %s/%s; want active/running", name, st.ActiveState, st.SubState)
+	running := func(when string) {
+		t.Helper()
+		time.Sleep(300 * time.Millisecond) // longer than the fake's pollInterval
+		if st := status(t, e, name); st.ActiveState != sdbus.StateActive || st.SubState != "running" {
+			t.Fatalf("%s, %s is %s/%s; want active/running", when, name, st.ActiveState, st.SubState)
+		}
 	}
+	running("with a zombie")
 	if _, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeFail, scope(pid)); !errors.Is(err, sdbus.ErrUnitExists) {
 		t.Errorf("StartTransientUnit of %s again: %v; want ErrUnitExists", name, err)
 	}
-	_ = cmd.Wait() // reaped: the scope is empty
-	unloaded(t, e, name)
+	var procs []struct {
+		Cgroup  string
+		PID     uint32
+		Cmdline string
+	}
+	raw := e.rawBus(t)
+	if r := managerCall(t, e, raw, "GetUnitProcesses", []any{&procs}, name); r != "ok" || len(procs) != 0 {
+		t.Errorf("GetUnitProcesses(%s): %s %v; want ok and none", name, r, procs)
+	}
+	_ = cmd.Wait() // reaped
+	running("after the zombie was reaped")
+}
+
+// testProcessMovesBetweenScopes: a process placed in a second scope
+// leaves the first, as it leaves the first scope's cgroup: the first
+// scope, empty, ends and is collected, and GetUnitByPID names the second
+// (the fake kept it in both).
+func testProcessMovesBetweenScopes(t *testing.T, e *env) {
+	first, second := e.unit("move-a", "scope"), e.unit("move-b", "scope")
+	cleanup(t, e, first)
+	cleanup(t, e, second)
+	p := startProcess(t)
+	wait(t, e, start(t, e, e.c, first, scope(p.pid())), sdbus.JobDone)
+	wait(t, e, start(t, e, e.c, second, scope(p.pid())), sdbus.JobDone)
+	unloaded(t, e, first)
+	if u, err := e.c.UnitByPID(e.ctx, p.pid()); err != nil || u != second {
+		t.Errorf("UnitByPID(%d) = %q, %v; want %s", p.pid(), u, err, second)
+	}
+	if st := status(t, e, second); st.ActiveState != sdbus.StateActive {
+		t.Errorf("%s is %s; want active", second, st.ActiveState)
+	}
 }

@@ -229,6 +229,7 @@ var cases = []suiteCase{
 	{name: "TransientSettingChecks", run: testTransientSettingChecks},
 	{name: "ExecFailures", run: testExecFailures},
 	{name: "ZombieKeepsScope", run: testZombieKeepsScope},
+	{name: "ProcessMovesBetweenScopes", run: testProcessMovesBetweenScopes},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},

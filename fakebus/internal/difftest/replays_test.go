@@ -25,6 +25,11 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace"},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace"},
 	}},
+	// A unit no file defines: LoadError NoSuchUnit, Result success,
+	// Type "" (the fake: "", "" and simple).
+	{"not-found unit", []Op{
+		{Kind: "LoadUnit", Unit: 0},
+	}},
 	// StartTransientUnit words an unknown job mode otherwise than
 	// StartUnit.
 	{"transient job mode", []Op{
