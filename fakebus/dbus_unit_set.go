@@ -222,6 +222,16 @@ var settableProps = map[string]settable{
 	"ManagedOOMMemoryPressure": {"s", forCgroup, checkEINVAL("auto", "kill")},
 }
 
+// liveSetting reports whether SetUnitProperties takes name for a unit
+// that is loaded: the cgroup settings (bus_cgroup_set_property),
+// Delegate= and its controllers, and Description=; the others are taken
+// only by a transient unit being made (measured on 252 by the
+// differential tester: CollectMode= answers PropertyReadOnly).
+func liveSetting(name string) bool {
+	spec := settableProps[name]
+	return spec.scope == forCgroup || name == "Description" || name == "Delegate" || name == "DelegateControllers"
+}
+
 func appliesTo(scope, kind string) bool {
 	switch scope {
 	case forUnit:
@@ -476,8 +486,12 @@ type setProp struct {
 }
 
 // checkPropsLocked decodes and validates the a(sv) properties of a call for
-// a unit of the given kind.
-func (m *manager) checkPropsLocked(kind string, body any) ([]setProp, error) {
+// a unit of the given kind, in order, as systemd does: each is refused
+// (PropertyReadOnly) when the unit type does not take it, nor the played
+// release, nor, if live (SetUnitProperties of a loaded unit), a unit that
+// is no longer being made (liveSetting); then its type and its value are
+// checked.
+func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp, error) {
 	var props []setProp
 	if err := dbus.Store([]any{body}, &props); err != nil {
 		return nil, errInvalidArgs("Invalid properties: %v", err)
@@ -488,7 +502,7 @@ func (m *manager) checkPropsLocked(kind string, body any) ([]setProp, error) {
 			continue
 		}
 		spec, ok := settableProps[p.Name]
-		if !ok || !appliesTo(spec.scope, kind) || !m.hasFor(p.Name, kind) || !m.settable(p.Name) {
+		if !ok || !appliesTo(spec.scope, kind) || !m.hasFor(p.Name, kind) || !m.settable(p.Name) || live && !liveSetting(p.Name) {
 			return nil, &callErr{dbusErr + "PropertyReadOnly", "Cannot set property " + p.Name + ", or unknown property."}
 		}
 		if got := p.Value.Signature().String(); got != spec.sig {

@@ -249,7 +249,7 @@ func readDropIns(paths []string) [][]byte {
 // useValue sets a property when its value passes the checks of
 // StartTransientUnit for the release modelled.
 func (m *manager) useValue(kind, key string, v dbus.Variant, set func(string, dbus.Variant)) bool {
-	if _, err := m.checkPropsLocked(kind, []setProp{{key, v}}); err != nil {
+	if _, err := m.checkPropsLocked(kind, []setProp{{key, v}}, false); err != nil {
 		return false
 	}
 	set(key, v)

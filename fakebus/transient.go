@@ -6,7 +6,6 @@ package fakebus
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -54,9 +53,13 @@ func (m *manager) startTransientLocked(c *call) error {
 		switch nu.kind {
 		case "service", "scope", "slice", "socket":
 		case "timer":
-			// A timer without settings fails to load as on systemd
-			// (below); the fake models no timer's settings.
-			if i == 0 && reflect.ValueOf(c.Body[2]).Len() == 0 || i > 0 && len(aux[i-1].Props) == 0 {
+			// A timer without timer settings fails to load as on
+			// systemd (below); the fake models no timer's settings.
+			body := c.Body[2]
+			if i > 0 {
+				body = aux[i-1].Props
+			}
+			if !hasTimerSetting(body) {
 				break
 			}
 			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
@@ -78,7 +81,7 @@ func (m *manager) startTransientLocked(c *call) error {
 			body = aux[i-1].Props
 		}
 		var err error
-		if nu.props, err = m.checkPropsLocked(nu.kind, body); err != nil {
+		if nu.props, err = m.checkPropsLocked(nu.kind, body, false); err != nil {
 			return err
 		}
 		if c.Peer.Mode() == busd.PeerMode && addsRef(nu.props) {
@@ -115,7 +118,7 @@ func (m *manager) startTransientLocked(c *call) error {
 		case nu.kind == "socket" && !has("Listen"),
 			nu.kind == "service" && !has("ExecStart") && !has("ExecStop"),
 			nu.kind == "service" && isDBus && !has("BusName") && m.behaves(sdversions.DBusTypeNeedsBusName),
-			nu.kind == "timer" && len(nu.props) == 0:
+			nu.kind == "timer": // no timer settings (hasTimerSetting)
 			return badSetting
 		}
 		if i == 0 && refusesManualStart(nu.props) {
@@ -163,6 +166,26 @@ func (m *manager) startTransientLocked(c *call) error {
 		m.loadTriggeredLocked(m.units[nu.name])
 	}
 	return m.queueAndReplyLocked(c.Call, main, jobStart, sdbus.JobMode(mode), pathReply)
+}
+
+// hasTimerSetting reports whether the a(sv) properties body set a timer's
+// own settings (OnActiveSec=, the Timers* lists, OnCalendar=, ...).
+func hasTimerSetting(body any) bool {
+	var props []setProp
+	if dbus.Store([]any{body}, &props) != nil {
+		return true
+	}
+	for _, p := range props {
+		switch p.Name {
+		case "OnActiveSec", "OnBootSec", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec", "OnCalendar",
+			"OnClockChange", "OnTimezoneChange":
+			return true
+		}
+		if strings.HasPrefix(p.Name, "Timers") {
+			return true
+		}
+	}
+	return false
 }
 
 // refusesManualStart reports whether props set RefuseManualStart=yes:

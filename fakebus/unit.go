@@ -475,7 +475,7 @@ func (m *manager) addFileLocked(f UnitFile) error {
 		// would arrive over the wire.
 		v, err := normalize(p.Value)
 		if err == nil {
-			_, err = m.checkPropsLocked(kind, []setProp{{p.Name, v}})
+			_, err = m.checkPropsLocked(kind, []setProp{{p.Name, v}}, false)
 		}
 		if err != nil {
 			return &UnitFileError{Unit: f.Name, Property: p.Name, Err: err}

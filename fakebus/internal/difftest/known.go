@@ -31,6 +31,15 @@ var known = []Known{
 		},
 	},
 	{
+		ID: "made-up-pids",
+		Reason: "the fake records a PID no process has, where systemd answers UnixProcessIdUnknown: tests place " +
+			"made-up PIDs (fakebus/doc.go)",
+		match: func(_ Op, real, fake Step) bool {
+			const unknown = "org.freedesktop.DBus.Error.UnixProcessIdUnknown: "
+			return strings.HasPrefix(real.Reply, unknown) && !strings.HasPrefix(fake.Reply, unknown)
+		},
+	},
+	{
 		ID:     "job-timeout",
 		Reason: "JobTimeoutUSec= (settable on 262) is stored, but the fake times out no job",
 		match: func(o Op, _, _ Step) bool {

@@ -30,6 +30,22 @@ var replays = []struct {
 	{"not-found unit", []Op{
 		{Kind: "LoadUnit", Unit: 0},
 	}},
+	// SetUnitProperties loads a slice no one started, which is
+	// collected at once (the fake kept it loaded).
+	{"set on a slice not loaded", []Op{
+		{Kind: "SetUnitProperties", Unit: 4},
+	}},
+	// A transient timer with unit settings but no timer settings fails
+	// to load (the fake refused any timer with settings as unsupported).
+	{"timer without triggers", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"Description", "a unit"}}},
+	}},
+	// SetUnitProperties of a setting only a transient unit being made
+	// takes (the fake set it on the loaded unit).
+	{"not a live setting", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"CollectMode", ""}}},
+	}},
 	// StartTransientUnit words an unknown job mode otherwise than
 	// StartUnit.
 	{"transient job mode", []Op{
