@@ -109,7 +109,10 @@
 //     on. RemainAfterExit, exit codes (Result exit-code), a service
 //     stopped during ExecStartPre= or a oneshot during ExecStart= (Result
 //     signal). There is no sd_notify: a Type=notify service counts as
-//     started once its main process runs. ExecStartPost=, ExecReload=,
+//     started once its main process runs, unless that is a command the
+//     fake interprets and that keeps running (sleep N, which never
+//     notifies): then it stays activating until TimeoutStartUSec=, as on
+//     systemd (the same for Type=forking). ExecStartPost=, ExecReload=,
 //     ExecStop= and ExecStopPost= commands run at once, in order, with the
 //     exit status the same language gives them (a command it does not
 //     know exits 0, a sleep takes no time):
