@@ -535,10 +535,12 @@
 // Slice=, Type=, the Exec* commands but ExecCondition=, RemainAfterExit=,
 // a scope's PIDs, Delegate= and DelegateControllers=, a service's User=,
 // Group=, DevicePolicy=, WorkingDirectory= and LimitNOFILE= (its main
-// process fails before it runs, as systemd's does, with status 217/USER
-// for a user no account has, 216/GROUP, 208/STDIN for DevicePolicy=strict,
-// 200/CHDIR for a missing directory, 203/EXEC for LimitNOFILE=0 or a
-// program that does not exist), RuntimeMaxUSec= (a service or scope
+// process fails before it runs, as systemd's does, with status 208/STDIN
+// for DevicePolicy=strict and 203/EXEC for LimitNOFILE=0, and, in a
+// transient unit, 217/USER for a user no account here has, 216/GROUP,
+// 200/CHDIR for a missing directory, 203/EXEC for a program that does not
+// exist here; a unit file's service describes the system the fake stands
+// in for), RuntimeMaxUSec= (a service or scope
 // active that long fails with result timeout), and a transient
 // unit's AddRef= (a reference held by the client that made the unit, as
 // RefUnit's: the unit stays loaded after it ends until that client

@@ -67,20 +67,25 @@ const (
 
 // execFailure is the status with which systemd's child for cmd fails
 // before running it, for what the fake can know without running
-// anything (checked in exec_child's order, measured on 247 to 262 by
-// the differential tester): a User= or Group= no account has (names
-// only: a number passes), DevicePolicy=strict without DeviceAllow= (its
-// standard input, /dev/null, cannot be opened), a WorkingDirectory= that
-// is not a directory
-// (unless it may be missing, "-"), LimitNOFILE=0 (nothing can be
-// opened), a program that does not exist. 0: none of these.
+// anything (checked in exec_child's order, measured on 247 to 262 by the
+// differential tester): DevicePolicy=strict without DeviceAllow= (its
+// standard input, /dev/null, cannot be opened: 208/STDIN), LimitNOFILE=0
+// (203/EXEC, 127 on 247), and, for a transient unit (whose commands its
+// client names for this machine), a User= or Group= no account of this
+// machine has (names only: a number passes; 217/USER, 216/GROUP), a
+// WorkingDirectory= that is not a directory here (unless it may be
+// missing, "-"; 200/CHDIR), a program that does not exist here
+// (203/EXEC). A unit file's or a script's service describes the system
+// the fake stands in for, whose users and programs this machine need not
+// have: its commands run as the fake interprets them. 0: none of these.
 func (m *manager) execFailure(u *unit, cmd execCommand) int {
-	if name := u.str("User"); name != "" && !isNumber(name) {
+	local := u.transient // see above
+	if name := u.str("User"); local && name != "" && !isNumber(name) {
 		if _, err := user.Lookup(name); err != nil {
 			return exitUser
 		}
 	}
-	if name := u.str("Group"); name != "" && !isNumber(name) {
+	if name := u.str("Group"); local && name != "" && !isNumber(name) {
 		if _, err := user.LookupGroup(name); err != nil {
 			return exitGroup
 		}
@@ -88,7 +93,7 @@ func (m *manager) execFailure(u *unit, cmd execCommand) int {
 	if _, allowed := u.props["DeviceAllow"]; u.str("DevicePolicy") == "strict" && !allowed {
 		return exitStdin
 	}
-	if d := u.str("WorkingDirectory"); strings.HasPrefix(d, "/") {
+	if d := u.str("WorkingDirectory"); local && strings.HasPrefix(d, "/") {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			return exitChdir
 		}
@@ -99,7 +104,7 @@ func (m *manager) execFailure(u *unit, cmd execCommand) int {
 		}
 		return exitExec
 	}
-	if strings.HasPrefix(cmd.Path, "/") {
+	if local && strings.HasPrefix(cmd.Path, "/") {
 		if _, err := os.Stat(cmd.Path); err != nil {
 			return exitExec
 		}
