@@ -313,7 +313,6 @@ func (p *Peer) writeLoop() {
 			err = p.writeWithFDs(batch, fds)
 		}
 		clear(batch) // let the GC have the messages
-		credit(from)
 		p.qmu.Lock()
 		if p.qstate != queueClosed { // Close put back everything
 			p.qbytes -= written
@@ -322,6 +321,12 @@ func (p *Peer) writeLoop() {
 			p.bus.out.used.Add(-int64(written))
 		}
 		p.qmu.Unlock()
+		// Only now may the senders send more: crediting them before the
+		// queue counts the batch as written let a sender held back at
+		// MaxIncomingUnixFDs fill this queue past MaxOutgoingUnixFDs,
+		// and its next message was refused (TestUnixFDsBackToBack,
+		// under load).
+		credit(from)
 		if err != nil {
 			p.Close()
 			return
