@@ -300,6 +300,7 @@ func (m *manager) unitFilesReplyLocked(changes []unitFileChange, err error, carr
 // D-Bus error (Failed for a file-system error).
 func (m *manager) unitFilesChangedLocked(changes []unitFileChange, err error) error {
 	if len(changes) > 0 {
+		m.unitFilesChanged = true
 		m.signalLocked(managerPath, managerIface, "UnitFilesChanged", func() []any { return nil })
 	}
 	if err == nil {

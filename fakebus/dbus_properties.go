@@ -49,7 +49,7 @@ func (m *manager) propertyLocked(c *call) (props map[string]dbus.Variant, kind s
 	if iface == "" {
 		return nil, "", v, errUnknownProperty(iface, name)
 	}
-	props, kind, err = m.objectPropsLocked(c.Path, iface)
+	props, kind, u, err := m.objectLocked(c.Path, iface)
 	if err == errNoInterface {
 		return nil, "", v, errUnknownProperty(iface, name)
 	} else if err != nil {
@@ -58,6 +58,9 @@ func (m *manager) propertyLocked(c *call) (props map[string]dbus.Variant, kind s
 	v, ok := props[name]
 	if !ok {
 		return nil, "", v, errUnknownProperty(iface, name)
+	}
+	if name == "UnitFileState" && u != nil {
+		m.unitFileStateReadLocked(u)
 	}
 	return props, kind, v, nil
 }
@@ -90,11 +93,14 @@ func (m *manager) propertiesSet(c *call) ([]any, error) {
 // those GetAll hides on the played release (Get still answers them).
 func (m *manager) propertiesGetAll(c *call) ([]any, error) {
 	iface := c.Body[0].(string)
-	props, kind, err := m.objectPropsLocked(c.Path, iface)
+	props, kind, u, err := m.objectLocked(c.Path, iface)
 	if err == errNoInterface {
 		return nil, &callErr{dbusErr + "UnknownInterface", "Unknown interface '" + iface + "'."}
 	} else if err != nil {
 		return nil, err
+	}
+	if _, ok := props["UnitFileState"]; ok && u != nil {
+		m.unitFileStateReadLocked(u)
 	}
 	for name := range props {
 		if m.hidden(name) {
@@ -168,10 +174,17 @@ func (m *manager) orderLocked(kind string, ifaces []string, props map[string]dbu
 // object (declaredLocked). An interface the object lacks is
 // errNoInterface.
 func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string]dbus.Variant, string, error) {
+	props, kind, _, err := m.objectLocked(p, iface)
+	return props, kind, err
+}
+
+// objectLocked is objectPropsLocked that also returns the unit the
+// object is (nil for the manager, a job, ...).
+func (m *manager) objectLocked(p dbus.ObjectPath, iface string) (map[string]dbus.Variant, string, *unit, error) {
 	switch {
 	case p == managerPath:
 		if iface != managerIface && iface != "" {
-			return nil, "manager", errNoInterface
+			return nil, "manager", nil, errNoInterface
 		}
 		props := m.readPropsLocked(nil, managerIface, m.managerPropsLocked())
 		for name, v := range m.measuredPropsLocked("manager", managerIface) {
@@ -180,19 +193,19 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 			}
 		}
 		maps.Copy(props, m.settings)
-		return props, "manager", nil
+		return props, "manager", nil, nil
 	case p == logControlPath:
 		if iface != logControlIface && iface != "" {
-			return nil, "logcontrol", errNoInterface
+			return nil, "logcontrol", nil, errNoInterface
 		}
-		return m.logControlPropsLocked(), "logcontrol", nil
+		return m.logControlPropsLocked(), "logcontrol", nil, nil
 	case strings.HasPrefix(string(p), jobPathBase):
 		j, ok := m.jobs[jobIDOf(p)]
 		if !ok {
-			return nil, "job", &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
+			return nil, "job", nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
 		}
 		if iface != jobIface && iface != "" {
-			return nil, "job", errNoInterface
+			return nil, "job", nil, errNoInterface
 		}
 		props := map[string]dbus.Variant{
 			"Id": dbus.MakeVariant(j.id),
@@ -208,14 +221,14 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 				props[name] = v
 			}
 		}
-		return props, "job", nil
+		return props, "job", nil, nil
 	}
 	name, err := sdbus.UnitNameFromPath(p)
 	if u := m.unitByInvocationPathLocked(p); u != nil {
 		name, err = u.name, nil // a unit's object by its invocation ID
 	}
 	if err != nil {
-		return nil, "", &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
+		return nil, "", nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
 	}
 	// Reading a unit's properties loads it; a unit without a file shows
 	// up as not-found (and is collected again). systemd collects a unit
@@ -227,7 +240,7 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 	}
 	if u == nil {
 		if sdbus.ValidateUnitName(name) != nil {
-			return nil, "", &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
+			return nil, "", nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
 		}
 		u = &unit{name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "not-found",
 			active: "inactive", sub: "dead", props: map[string]dbus.Variant{}}
@@ -239,13 +252,13 @@ func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string
 		if t := typeIface(u.kind); t != "" {
 			maps.Copy(props, m.withMeasuredLocked(u, t, m.readPropsLocked(u, t, m.typePropsLocked(u))))
 		}
-		return props, kind, nil
+		return props, kind, u, nil
 	case unitIface:
-		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.unitPropsLocked(u))), kind, nil
+		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.unitPropsLocked(u))), kind, u, nil
 	case typeIface(u.kind):
-		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u))), kind, nil
+		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u))), kind, u, nil
 	}
-	return nil, kind, errNoInterface
+	return nil, kind, u, errNoInterface
 }
 
 // setLocked answers Properties.Set of property name of interface iface
@@ -321,6 +334,10 @@ func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.V
 		props["DropInPaths"] = dbus.MakeVariant(append([]string{}, u.dropIns...))
 		props["SourcePath"] = dbus.MakeVariant("")
 		props["TriggeredBy"] = dbus.MakeVariant(m.depsLocked(u, "TriggeredBy"))
+	case u.kind == "timer":
+		if v, ok := m.monotonicTimersLocked(u); ok {
+			props["TimersMonotonic"] = v
+		}
 	case u.kind == "service":
 		props["ExecMainPID"] = dbus.MakeVariant(u.exec.pid)
 		props["ExecMainCode"] = dbus.MakeVariant(u.exec.code)
@@ -418,7 +435,7 @@ func (m *manager) withMeasuredLocked(u *unit, iface string, props map[string]dbu
 			// ExecStartEx and the like show the commands of ExecStart.
 			if own, ok := u.props[strings.TrimSuffix(name, "Ex")]; ok {
 				var run *execMain
-				if strings.TrimSuffix(name, "Ex") == "ExecStart" && u.exec.pid != 0 {
+				if strings.TrimSuffix(name, "Ex") == "ExecStart" && u.exec.pid != 0 && u.execShown {
 					run = &u.exec // the main process: its start, PID and exit
 				}
 				if cmds, ok := execProp(own, v.Signature().String(), run, m.clock); ok {

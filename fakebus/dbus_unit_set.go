@@ -25,6 +25,7 @@ const (
 	forExec    = "exec"    // services and scopes (kill settings)
 	forCgroup  = "cgroup"  // services, scopes, slices, mounts, sockets and swaps
 	forSocket  = "socket"  // sockets
+	forTimer   = "timer"   // timers
 )
 
 // settable describes a property systemd accepts in StartTransientUnit and
@@ -220,6 +221,26 @@ var settableProps = map[string]settable{
 	"IPAccounting":             {"b", forCgroup, nil},
 	"ManagedOOMSwap":           {"s", forCgroup, checkEINVAL("auto", "kill")},
 	"ManagedOOMMemoryPressure": {"s", forCgroup, checkEINVAL("auto", "kill")},
+
+	// Timers (dbus-timer.c): the lists systemd-run sends, and the
+	// single-value forms, each adding to the timer's TimersMonotonic or
+	// TimersCalendar (setTimerLocked).
+	"TimersMonotonic":     {"a(st)", forTimer, checkMonotonicTimers},
+	"TimersCalendar":      {"a(ss)", forTimer, checkCalendarTimers},
+	"OnActiveSec":         {"t", forTimer, nil},
+	"OnBootSec":           {"t", forTimer, nil},
+	"OnStartupSec":        {"t", forTimer, nil},
+	"OnUnitActiveSec":     {"t", forTimer, nil},
+	"OnUnitInactiveSec":   {"t", forTimer, nil},
+	"OnCalendar":          {"s", forTimer, checkCalendar},
+	"AccuracyUSec":        {"t", forTimer, nil},
+	"RandomizedDelayUSec": {"t", forTimer, nil},
+	"FixedRandomDelay":    {"b", forTimer, nil},
+	"Persistent":          {"b", forTimer, nil},
+	"WakeSystem":          {"b", forTimer, nil},
+	"RemainAfterElapse":   {"b", forTimer, nil},
+	"OnClockChange":       {"b", forTimer, nil},
+	"OnTimezoneChange":    {"b", forTimer, nil},
 }
 
 // liveSetting reports whether SetUnitProperties takes name for a unit
@@ -244,6 +265,8 @@ func appliesTo(scope, kind string) bool {
 		return kind == "service" || kind == "scope"
 	case forSocket:
 		return kind == "socket"
+	case forTimer:
+		return kind == "timer"
 	case forCgroup:
 		// Mounts, sockets and swaps have cgroup settings too; they cannot
 		// be transient in the fake, but SetUnitProperties takes them.
@@ -597,6 +620,9 @@ func (m *manager) checkValue(name string, spec settable, v any, kind string) err
 }
 
 func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
+	if u.kind == "timer" && addTimerSetting(u.props, name, v) {
+		return
+	}
 	if stdio, ok := strings.CutSuffix(name, "FileDescriptor"); ok && strings.HasPrefix(stdio, "Standard") {
 		// The fake keeps no descriptor (busd closes it): the program
 		// that would use it is never run (checkStdioFDs).

@@ -513,21 +513,26 @@
 // ones each unit got (fakesystemd --trace: a "== settings" line), from
 // StartTransientUnit, SetUnitProperties or its unit file. They are:
 //
-//	After AllowedCPUs AllowedMemoryNodes Before BlockIOAccounting
-//	BlockIOWeight CPUAccounting CPUQuotaPerSecUSec CPUQuotaPeriodUSec
-//	CPUShares CPUWeight DefaultDependencies DelegateSubgroup DeviceAllow
-//	DisableControllers Documentation Environment ExecCondition
-//	FinalKillSignal IOAccounting IODeviceLatencyTargetUSec IODeviceWeight
+//	AccuracyUSec After AllowedCPUs AllowedMemoryNodes Before
+//	BlockIOAccounting BlockIOWeight CPUAccounting CPUQuotaPerSecUSec
+//	CPUQuotaPeriodUSec CPUShares CPUWeight DefaultDependencies
+//	DelegateSubgroup DeviceAllow DisableControllers Documentation
+//	Environment ExecCondition FinalKillSignal FixedRandomDelay
+//	IOAccounting IODeviceLatencyTargetUSec IODeviceWeight
 //	IOReadBandwidthMax IOReadIOPSMax IOWeight IOWriteBandwidthMax
 //	IOWriteIOPSMax IPAccounting JobTimeoutUSec KillMode KillSignal
 //	LimitCORE LimitMEMLOCK LimitNPROC Listen ManagedOOMMemoryPressure
 //	ManagedOOMSwap MemoryAccounting MemoryHigh MemoryHighScale MemoryLimit
 //	MemoryLow MemoryMax MemoryMaxScale MemoryMin MemorySwapMax
-//	MemoryZSwapMax Nice OOMPolicy OOMScoreAdjust OnFailure PartOf Restart
-//	RestartUSec SendSIGHUP SendSIGKILL StandardError StandardOutput
-//	StartLimitBurst StartLimitIntervalUSec StartupAllowedCPUs
-//	StartupCPUWeight StartupIOWeight StopWhenUnneeded TasksAccounting
-//	TasksMax TasksMaxScale TimeoutStartUSec TimeoutStopUSec
+//	MemoryZSwapMax Nice OOMPolicy OOMScoreAdjust OnActiveSec OnBootSec
+//	OnCalendar OnClockChange OnFailure OnStartupSec OnTimezoneChange
+//	OnUnitActiveSec OnUnitInactiveSec PartOf Persistent
+//	RandomizedDelayUSec RemainAfterElapse Restart RestartUSec SendSIGHUP
+//	SendSIGKILL StandardError StandardOutput StartLimitBurst
+//	StartLimitIntervalUSec StartupAllowedCPUs StartupCPUWeight
+//	StartupIOWeight StopWhenUnneeded TasksAccounting TasksMax
+//	TasksMaxScale TimeoutStartUSec TimeoutStopUSec TimersCalendar
+//	TimersMonotonic WakeSystem
 //
 // The others are modelled: Description, the dependencies Wants=,
 // Requires=, Requisite=, BindsTo= and Conflicts=, RefuseManualStart=,
@@ -732,7 +737,8 @@
 //     boot.go (the standard targets and the boot to multi-user.target),
 //     service.go, trigger.go (sockets, timers, paths and automounts, the
 //     units they trigger; what a mount's, swap's or device's name stands
-//     for; which files load as bad-setting), exec.go, condition.go,
+//     for; which files load as bad-setting), timer.go (a transient
+//     timer's settings), exec.go, condition.go,
 //     cgroup.go, kill.go, transient.go, aliases.go, dynamicusers.go,
 //     dump.go, reexec.go.
 //   - Unit files on disk: install.go (the unit directories, enable,
@@ -807,8 +813,9 @@
 //     enables everything, systemd's default), [Install] Also= and
 //     DefaultInstance=, and unit file settings other than those listed
 //     under Unit files (ignored, as systemd ignores unknown keys). Transient
-//     timers, paths, mounts and swaps are refused; a transient socket takes
-//     Listen= only.
+//     paths, mounts and swaps are refused; a transient socket takes
+//     Listen= only; a transient timer takes the timer settings
+//     systemd-run sends (timer.go) but, like every timer, never elapses.
 //   - The full job-type merge matrix (only jobs of the same type merge; any
 //     other pair conflicts), isolate, OnFailure=, ordering without a
 //     requirement (requirements are ordered as with After=), restart rate

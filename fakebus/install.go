@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -238,6 +239,9 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 	}
 	if ok {
 		src := unitSource{name: name, file: e.file, fragment: e.path, masked: e.masked}
+		if e.linked && !sdversions.Behaves(m.release, sdversions.LinkedUnitFragmentIsLink) {
+			src.fragment = e.file
+		}
 		if e.masked {
 			if !sdversions.Behaves(m.release, sdversions.MaskedUnitFragmentIsLink) {
 				src.fragment = "/dev/null"
@@ -261,7 +265,12 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 		return src, true
 	}
 	if f, ok := m.files[name]; ok {
-		return unitSource{name: name, masked: f.Masked, props: f.Properties, aliases: f.Aliases}, true
+		// The .wants/ and .requires/ directories in the unit directories
+		// add to a vendor unit's dependencies too: `systemctl enable` of a
+		// unit WantedBy=multi-user.target, then daemon-reload, and
+		// multi-user.target wants it (measured on 252).
+		props := append(slices.Clone(f.Properties), m.wantsDirsLocked(name)...)
+		return unitSource{name: name, masked: f.Masked, props: props, aliases: f.Aliases}, true
 	}
 	return unitSource{}, false
 }
@@ -314,8 +323,8 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	u.fromFile = true
 	u.file, u.fragment, u.dropIns = src.file, src.fragment, src.dropIns
 	u.fileState = "" // read again when asked for (unitFileStatePropLocked)
-	u.loaded = loadStamp{mtimes: mtimes(append([]string{src.file}, src.dropIns...)), dirs: m.dropInDirsLocked(u.name, src.aliases)}
 	u.masked = src.masked
+	u.loaded = loadStamp{mtimes: mtimes(append([]string{stampFile(u)}, src.dropIns...)), dirs: m.dropInDirsLocked(u.name, src.aliases)}
 	u.aliases = src.aliases
 	switch {
 	case src.masked:
@@ -343,12 +352,35 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	}
 	m.indexLocked(u)
 	m.loadTriggeredLocked(u)
+	m.loadDepsLocked(u)
+}
+
+// loadDepsLocked loads the units u's dependency settings name, as systemd
+// loads every unit a dependency names with the unit: after `systemctl
+// enable` and a daemon-reload, the unit multi-user.target now wants is
+// loaded (inactive) though nothing started it (measured on 252 by the
+// differential tester). A name without a file stays unloaded (systemd
+// loads it as not-found).
+func (m *manager) loadDepsLocked(u *unit) {
+	if u.load != "loaded" {
+		return
+	}
+	for _, d := range depLists {
+		for _, n := range u.list(d) {
+			if m.units[m.primaryLocked(n)] == nil {
+				m.loadLocked(n)
+			}
+		}
+	}
 }
 
 // reloadUnitsLocked is the unit part of daemon-reload: every unit loaded
-// from a file reads its configuration again.
+// from a file reads its configuration again, and every unit's command
+// records are made anew (unit.execShown).
 func (m *manager) reloadUnitsLocked() {
+	m.unitFilesChanged = false
 	for _, u := range m.sortedUnitsLocked() {
+		u.execShown = false
 		if !u.fromFile {
 			continue
 		}
@@ -640,21 +672,33 @@ func (m *manager) enabledInLocked(dir, name, file string) bool {
 }
 
 // unitFileStatePropLocked is the UnitFileState property of u: the state
-// of its unit file as GetUnitFileState finds it when first asked for
-// after u was loaded, kept until u is loaded again (daemon-reload), as
-// systemd caches it (measured on 252: after `systemctl enable
-// --no-reload` the property still says disabled); "" for a unit with no
-// unit file (one made implicitly, -.slice and its kind).
+// of its unit file as GetUnitFileState found it when a client first read
+// the property (Get of it, or a GetAll of its interface) after u was
+// loaded, kept until u is loaded again (daemon-reload), as systemd
+// caches it in unit_get_unit_file_state (measured on 252: after
+// `systemctl enable --no-reload` the property still says disabled if it
+// was read before, enabled if not; reading another property does not fix
+// it); "" for a unit with no unit file (one made implicitly, -.slice and
+// its kind). Until it is read, the value is the state found now.
 func (m *manager) unitFileStatePropLocked(u *unit) string {
 	switch {
 	case u.transient:
 		return "transient"
 	case !u.fromFile:
 		return ""
-	case u.fileState == "":
+	case u.fileState != "":
+		return u.fileState
+	}
+	st, _ := m.unitFileStateLocked(u.name)
+	return st
+}
+
+// unitFileStateReadLocked fixes u's UnitFileState property: a client
+// read it.
+func (m *manager) unitFileStateReadLocked(u *unit) {
+	if u.fileState == "" && !u.transient && u.fromFile {
 		u.fileState, _ = m.unitFileStateLocked(u.name)
 	}
-	return u.fileState
 }
 
 // loadStamp is what a unit's unit file and drop-ins were on disk when it
@@ -685,11 +729,16 @@ func (m *manager) dropInDirsLocked(name string, aliases []string) map[string]boo
 // systemctl then warns to run daemon-reload. Before 257 a drop-in in a
 // directory made since the unit was loaded goes unseen (systemd looks
 // only in the directories it found at its last reload;
-// sdversions.DropInDirsSeenAtOnce). Units not loaded from a file in the
-// unit directories never need one.
+// sdversions.DropInDirsSeenAtOnce). From 257 every unit loaded from a file
+// needs one once a unit-file method changed anything
+// (sdversions.UnitFileChangesNeedReload). Units not loaded from a file in
+// the unit directories never need one.
 func (m *manager) needDaemonReloadLocked(u *unit) bool {
 	if u.file == "" || u.loaded.mtimes == nil {
 		return false
+	}
+	if m.unitFilesChanged && sdversions.Behaves(m.release, sdversions.UnitFileChangesNeedReload) {
+		return true
 	}
 	var cur []string
 	for _, p := range m.dropInsLocked(append([]string{u.name}, u.aliases...)) {
@@ -697,7 +746,7 @@ func (m *manager) needDaemonReloadLocked(u *unit) bool {
 			cur = append(cur, p)
 		}
 	}
-	now := mtimes(append([]string{u.file}, cur...))
+	now := mtimes(append([]string{stampFile(u)}, cur...))
 	if len(now) != len(u.loaded.mtimes) {
 		return true
 	}
@@ -707,6 +756,17 @@ func (m *manager) needDaemonReloadLocked(u *unit) bool {
 		}
 	}
 	return false
+}
+
+// stampFile is the file whose modification time says whether u's unit
+// file changed: its fragment as found on the unit path (a symlink, for a
+// linked unit, followed: removing the link changes it, measured on 252 by
+// the differential tester), the file itself for a masked unit.
+func stampFile(u *unit) string {
+	if u.masked || u.fragment == "" {
+		return u.file
+	}
+	return u.fragment
 }
 
 // mtimes returns the modification time of each of paths that exists
@@ -754,7 +814,7 @@ type unitFileRow struct{ Path, State string }
 const vendorUnitDir = "/usr/lib/systemd/system"
 
 // listUnitFilesLocked lists the unit files of every directory on the unit
-// path: the persistent and runtime directories, then the vendor units
+// path: the transient units', the persistent and runtime directories, then the vendor units
 // (AddUnitFile, with their aliases), each name once (the first on the
 // unit path), sorted by path.
 func (m *manager) listUnitFilesLocked(states, patterns []string) []unitFileRow {
@@ -778,6 +838,14 @@ func (m *manager) listUnitFilesLocked(states, patterns []string) []unitFileRow {
 			}
 		}
 		out = append(out, unitFileRow{filepath.Join(dir, n), st})
+	}
+	// Transient units' files come first on the unit path: systemd lists
+	// them while the unit is loaded, failed ones included (measured on
+	// 252 by the differential tester).
+	for _, u := range m.sortedUnitsLocked() {
+		if u.transient {
+			add(m.transientUnitDirLocked(), u.name)
+		}
 	}
 	for _, runtime := range []bool{false, true} {
 		dir := m.dirs.config(runtime)

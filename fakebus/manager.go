@@ -97,7 +97,10 @@ type manager struct {
 	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (dbus.go)
 	requested  map[*busd.Peer]map[*job]bool // bus clients -> the jobs they requested (dbus.go)
 	reloading  bool
-	held       []jobSignal // JobRemoved held back while reloading
+	// unitFilesChanged: a unit-file method changed something since the
+	// last daemon-reload (sdversions.UnitFileChangesNeedReload).
+	unitFilesChanged bool
+	held             []jobSignal // JobRemoved held back while reloading
 	// reloadCalls are the calls received while reloading, answered once the
 	// reload is over (systemd reads nothing meanwhile); reloadEnd ends
 	// the reload in progress at once (nil when none is); reloads counts

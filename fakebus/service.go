@@ -132,6 +132,7 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 	proc.pid = 1000 + startJobID(startJob, m)
 	u.proc = &proc
 	u.exec = execMain{pid: proc.pid, start: proc.started}
+	u.execShown = true
 	exited := func() {
 		if u.proc != &proc || proc.ended {
 			return

@@ -124,6 +124,11 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	if typ == jobReload && !canReload {
 		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type reload is not applicable for unit " + name + "."}
 	}
+	if typ == jobRestart && u.kind == "scope" {
+		// A scope's processes are not systemd's to start again (measured
+		// on 247, 252, 257 and 262 by the differential tester).
+		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type restart is not applicable for unit " + name + "."}
+	}
 	if (typ == jobStart || typ == jobRestart) && u.boolProp("RefuseManualStart", false) {
 		return nil, "", &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
 	}

@@ -51,18 +51,7 @@ func (m *manager) startTransientLocked(c *call) error {
 		nu := &todo[i]
 		nu.kind = nu.name[strings.LastIndexByte(nu.name, '.')+1:]
 		switch nu.kind {
-		case "service", "scope", "slice", "socket":
-		case "timer":
-			// A timer without timer settings fails to load as on
-			// systemd (below); the fake models no timer's settings.
-			body := c.Body[2]
-			if i > 0 {
-				body = aux[i-1].Props
-			}
-			if !hasTimerSetting(body) {
-				break
-			}
-			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
+		case "service", "scope", "slice", "socket", "timer":
 		default:
 			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
 		}
@@ -118,7 +107,7 @@ func (m *manager) startTransientLocked(c *call) error {
 		case nu.kind == "socket" && !has("Listen"),
 			nu.kind == "service" && !has("ExecStart") && !has("ExecStop"),
 			nu.kind == "service" && isDBus && !has("BusName") && m.behaves(sdversions.DBusTypeNeedsBusName),
-			nu.kind == "timer": // no timer settings (hasTimerSetting)
+			nu.kind == "timer" && !timerHasValues(nu.props): // "Timer unit lacks value setting. Refusing."
 			return badSetting
 		}
 		if i == 0 && refusesManualStart(nu.props) {
@@ -166,26 +155,6 @@ func (m *manager) startTransientLocked(c *call) error {
 		m.loadTriggeredLocked(m.units[nu.name])
 	}
 	return m.queueAndReplyLocked(c.Call, main, jobStart, sdbus.JobMode(mode), pathReply)
-}
-
-// hasTimerSetting reports whether the a(sv) properties body set a timer's
-// own settings (OnActiveSec=, the Timers* lists, OnCalendar=, ...).
-func hasTimerSetting(body any) bool {
-	var props []setProp
-	if dbus.Store([]any{body}, &props) != nil {
-		return true
-	}
-	for _, p := range props {
-		switch p.Name {
-		case "OnActiveSec", "OnBootSec", "OnStartupSec", "OnUnitActiveSec", "OnUnitInactiveSec", "OnCalendar",
-			"OnClockChange", "OnTimezoneChange":
-			return true
-		}
-		if strings.HasPrefix(p.Name, "Timers") {
-			return true
-		}
-	}
-	return false
 }
 
 // refusesManualStart reports whether props set RefuseManualStart=yes:

@@ -45,7 +45,11 @@ type unit struct {
 	proc           *process
 	control        *control // the running ExecStartPre= commands (service.go)
 	exec           execMain // the main process's last run (service.go)
-	pids           []uint32
+	// execShown: ExecStart='s record shows exec (its times, PID and
+	// status) — until a daemon-reload, which makes systemd's command
+	// records anew while ExecMain* keep the run (measured on 252).
+	execShown bool
+	pids      []uint32
 	// populated: a process has been one of its own (a scope whose cgroup
 	// was never populated never empties; see zombie).
 	populated   bool

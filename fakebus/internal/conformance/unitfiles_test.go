@@ -606,3 +606,147 @@ func testEnableIntoMissingTarget(t *testing.T, e *env) {
 	}
 	wantFileState(t, e, name, sdbus.UnitFileEnabled)
 }
+
+// testUnitFileStateWhenRead: a unit's UnitFileState property is the state
+// of its file when a client first reads that property (Get, or a GetAll
+// of Unit) after the unit was loaded, and stays so until the next
+// daemon-reload, whatever the disk says meanwhile; reading other
+// properties does not fix it (systemd's unit_get_unit_file_state).
+// Removing the link it was loaded through makes it need a daemon-reload
+// (sdversions.LinkedUnitFragmentIsLink).
+func testUnitFileStateWhenRead(t *testing.T, e *env) {
+	name := e.unit("ufread", "service")
+	file := unitFileOutside(t, e, name, installableUnit(e, "sdbus conformance", e.unit("ufreadalias", "service")))
+	cleanup(t, e, name)
+	link(t, e, file, 0)
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	j, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	read := func(prop string) any {
+		t.Helper()
+		v, err := e.c.UnitProperty(e.ctx, name, "Unit", prop)
+		if err != nil {
+			t.Fatalf("Get %s: %v", prop, err)
+		}
+		return v.Value()
+	}
+	if got := read("ActiveState"); got != "active" {
+		t.Fatalf("ActiveState = %v, want active", got)
+	}
+	read("Description")
+	if _, _, err := e.c.EnableUnitFiles(e.ctx, []string{name}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("UnitFileState"); got != "enabled" {
+		t.Errorf("UnitFileState read first after EnableUnitFiles = %v, want enabled (other reads fix nothing)", got)
+	}
+	if _, err := e.c.DisableUnitFiles(e.ctx, []string{name}, 0); err != nil {
+		t.Fatal(err)
+	}
+	wantFileState(t, e, name, "")
+	if got := read("UnitFileState"); got != "enabled" {
+		t.Errorf("UnitFileState after DisableUnitFiles without a reload = %v, want enabled (as first read)", got)
+	}
+	// Its fragment, the link, is gone: the unit needs a daemon-reload
+	// (247's fragment is the linked file, still there).
+	want := sdversions.Behaves(e.release, sdversions.LinkedUnitFragmentIsLink)
+	if got := read("NeedDaemonReload"); got != want {
+		t.Errorf("NeedDaemonReload once its link is removed = %v, want %v", got, want)
+	}
+	link(t, e, file, 0)
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("UnitFileState"); got != "linked" {
+		t.Errorf("UnitFileState after daemon-reload = %v, want linked", got)
+	}
+}
+
+// testEnableWantsAfterReload: a unit enabled into the manager's own
+// target (multi-user.target; a user manager's default.target) is in that
+// target's Wants= after a daemon-reload, and so is loaded by it, and
+// stays loaded when stopped, with the status its main process ended with.
+func testEnableWantsAfterReload(t *testing.T, e *env) {
+	name := e.unit("ufwantsreload", "service")
+	file := unitFileOutside(t, e, name, "[Unit]\nDescription=sdbus conformance\n\n[Service]\nExecStart=/bin/sleep 1000\n\n"+
+		"[Install]\nWantedBy="+e.wantedBy()+"\n")
+	cleanup(t, e, name)
+	if _, _, err := e.c.EnableUnitFiles(e.ctx, []string{file}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.c.UnitProperty(e.ctx, e.wantedBy(), "Unit", "Wants")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wants, _ := v.Value().([]string); !slices.Contains(wants, name) {
+		t.Errorf("%s Wants= after enable and daemon-reload = %v, want it to name %s", e.wantedBy(), wants, name)
+	}
+	// Loaded with the target that names it, though nothing started it.
+	if st, err := e.c.UnitStatus(e.ctx, name); err != nil || st.LoadState != "loaded" || st.ActiveState != sdbus.StateInactive {
+		t.Errorf("the unit after the daemon-reload: %+v, %v; want it loaded and inactive", st, err)
+	}
+	j, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	stop(t, e, e.c, name)
+	time.Sleep(100 * time.Millisecond) // systemd's GC runs soon after the stop
+	if _, err := e.c.GetUnit(e.ctx, name); err != nil {
+		t.Fatalf("GetUnit of the stopped unit its target wants: %v; want it loaded", err)
+	}
+	type status struct{ Code, Status any }
+	var got status
+	for _, f := range []struct {
+		prop string
+		into *any
+	}{{"ExecMainCode", &got.Code}, {"ExecMainStatus", &got.Status}} {
+		v, err := e.c.UnitProperty(e.ctx, name, "Service", f.prop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*f.into = v.Value()
+	}
+	// Killed by stop's SIGTERM: CLD_KILLED (2), signal 15.
+	if diff := cmp.Diff(status{int32(2), int32(15)}, got); diff != "" {
+		t.Errorf("main process status of the stopped unit (-want +got):\n%s", diff)
+	}
+}
+
+// testTransientUnitFilesListed: a transient unit's file is listed by
+// ListUnitFilesByPatterns, at its FragmentPath with state transient,
+// while the unit is loaded, failed too; GetUnitFileState says transient.
+func testTransientUnitFilesListed(t *testing.T, e *env) {
+	running, failed := e.unit("trlisted", "service"), e.unit("trlistedfailed", "service")
+	cleanup(t, e, running)
+	cleanup(t, e, failed)
+	wait(t, e, start(t, e, e.c, running, []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "600"}, false)}), sdbus.JobDone)
+	j := start(t, e, e.c, failed, []sdbus.Property{sdbus.PropExecStart([]string{"/bin/false"}, false)})
+	wait(t, e, j, sdbus.JobDone)
+	settle(t, e, failed, "failed", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateFailed })
+	var want []sdbus.UnitFileStatus
+	for _, name := range []string{running, failed} {
+		up, err := e.c.UnitProperties(e.ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, sdbus.UnitFileStatus{Path: up.FragmentPath, State: sdbus.UnitFileTransient})
+		wantFileState(t, e, name, sdbus.UnitFileTransient)
+	}
+	got, err := e.c.ListUnitFilesByPatterns(e.ctx, nil, []string{running, failed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath := cmpopts.SortSlices(func(a, b sdbus.UnitFileStatus) bool { return a.Path < b.Path })
+	if diff := cmp.Diff(want, got, byPath); diff != "" {
+		t.Errorf("ListUnitFilesByPatterns of transient units (-want +got):\n%s", diff)
+	}
+}

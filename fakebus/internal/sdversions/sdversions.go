@@ -585,6 +585,20 @@ const (
 	// DBusTypeNeedsBusName: a transient Type=dbus service without
 	// BusName= fails to load (BadUnitSetting). Seen on 252, 257 and 262.
 	DBusTypeNeedsBusName Behaviour = "DBusTypeNeedsBusName"
+	// LinkedUnitFragmentIsLink: a unit loaded through a link
+	// (LinkUnitFiles) has the link in the unit directory as its
+	// FragmentPath, and once the link is removed it needs a
+	// daemon-reload; on 247 its FragmentPath is the linked file, which
+	// removing the link leaves as it was. Seen on 252, 257 and 262
+	// (fakebus/internal/difftest; conformance UnitFileStateWhenRead).
+	LinkedUnitFragmentIsLink Behaviour = "LinkedUnitFragmentIsLink"
+	// UnitFileChangesNeedReload: once a unit-file method (EnableUnitFiles,
+	// an alias or a .wants link made, ...) changed anything, every unit
+	// loaded from a file reads NeedDaemonReload=true until the next
+	// daemon-reload, whatever its own files; writing files without the
+	// manager does not do it. 252 looks only at each unit's own files.
+	// Seen on 257 and 262 (fakebus/internal/difftest).
+	UnitFileChangesNeedReload Behaviour = "UnitFileChangesNeedReload"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -617,6 +631,8 @@ var Behaviours = map[Behaviour]Release{
 	DBusTypeNeedsBusName:        R("252"),
 	UnitExistsExplained:         R("252"),
 	NoFilesExecStatus203:        R("252"),
+	LinkedUnitFragmentIsLink:    R("252"),
+	UnitFileChangesNeedReload:   R("257"),
 }
 
 // Behaves reports whether release r has behaviour b.
