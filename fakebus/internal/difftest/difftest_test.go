@@ -20,6 +20,10 @@ import (
 // maxSteps is the longest sequence drawn.
 const maxSteps = 50
 
+// defaultShrinkTime is how long rapid shrinks a divergence unless the
+// command line says otherwise (-rapid.shrinktime).
+const defaultShrinkTime = 2 * time.Minute
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	// A failing check writes no fail file into the source tree: the
@@ -34,7 +38,7 @@ func TestMain(m *testing.M) {
 		flag.Set("rapid.checks", "20")
 	}
 	if !set["rapid.shrinktime"] {
-		flag.Set("rapid.shrinktime", "2m")
+		flag.Set("rapid.shrinktime", defaultShrinkTime.String())
 	}
 	os.Exit(m.Run())
 }
@@ -59,7 +63,8 @@ func fakeBackend(version string) (b *Backend, stop func(), err error) {
 		}
 		return conn, err
 	}
-	return &Backend{Name: "fakebus " + version, Settle: 5 * time.Millisecond, Dial: dial}, func() { s.Close() }, nil
+	return &Backend{Name: "fakebus " + version, Settle: 5 * time.Millisecond, Dial: dial,
+		ConfigDir: s.UnitDir(), RuntimeDir: s.RuntimeUnitDir()}, func() { s.Close() }, nil
 }
 
 // differ runs seq on a (the reference) and on a fresh b, both with the
@@ -125,8 +130,14 @@ func check(ctx context.Context, a *Backend, b func() (*Backend, func(), error), 
 		st.firstFail.CompareAndSwap(0, int64(len(seq)))
 		st.lastFail.Store(int64(len(seq)))
 		st.lastFailStep.Store(int64(i + 1))
-		t.Logf("step %d of %d differs (-%s +fakebus):\n%s", i+1, len(seq), a.Name, diff)
-		t.Logf("the sequence, as a replay case (replays_test.go):\n%s", GoString(seq[:i+1]))
+		report := fmt.Sprintf("step %d of %d differs (-%s +fakebus):\n%s\nthe sequence, as a replay case (replays_test.go):\n%s",
+			i+1, len(seq), a.Name, diff, GoString(seq[:i+1]))
+		st.mu.Lock()
+		if st.first == "" {
+			st.first = report
+		}
+		st.mu.Unlock()
+		t.Log(report)
 		// One message for every divergence: rapid shrinks a failing
 		// sequence to any shorter one that fails the same way.
 		t.Fatalf("fakebus differs from %s", a.Name)
@@ -135,6 +146,10 @@ func check(ctx context.Context, a *Backend, b func() (*Backend, func(), error), 
 
 type stats struct {
 	runs, steps, known atomic.Int64
+	mu                 sync.Mutex // guards first
+	// first is the report of the first divergence: when it does not
+	// happen again (rapid calls the check flaky), it is all there is.
+	first string
 	// The length of the first diverging sequence, and of the last one
 	// (rapid runs the shrunk one last) with its diverging step.
 	firstFail, lastFail, lastFailStep atomic.Int64
@@ -158,6 +173,11 @@ func TestDifferential(t *testing.T) {
 	d := os.Getenv("SDBUS_DIFFTEST_DURATION")
 	if d == "" {
 		rapid.Check(t, check(ctx, real, fake, st, maxSteps))
+		if t.Failed() {
+			st.mu.Lock()
+			t.Logf("the first divergence:\n%s", st.first)
+			st.mu.Unlock()
+		}
 		t.Logf("differential on %s: %s", real.Name, st)
 		return
 	}
@@ -190,7 +210,10 @@ func sandboxBackends(t *testing.T) (*Backend, func() (*Backend, func(), error)) 
 	if os.Getenv("SDBUS_SANDBOX") != "1" {
 		t.Skip("not in the systemd sandbox (SDBUS_SANDBOX=1); see scripts/conformance-systemd")
 	}
-	real := &Backend{Name: "systemd", Settle: 30 * time.Millisecond, Dial: func() (*dbus.Conn, error) { return dbus.ConnectSystemBus() }}
+	real := &Backend{Name: "systemd", Settle: 30 * time.Millisecond, Dial: func() (*dbus.Conn, error) { return dbus.ConnectSystemBus() },
+		// /tmp is private to each of the sandbox's services: the run's
+		// own files go to /run, as the conformance suite's do.
+		ConfigDir: "/etc/systemd/system", RuntimeDir: "/run/systemd/system", FilesBase: "/run"}
 	conn, err := real.Dial()
 	if err != nil {
 		t.Fatal(err)
@@ -258,6 +281,7 @@ func edgeSequences(table []propSpec) [][]Op {
 	base := map[unitKind][]Prop{
 		kService: {{"ExecStart", Command(0)}},
 		kScope:   {{"PIDs", PIDList{0}}},
+		kTimer:   {{"TimersMonotonic", []TimerValue{{"OnActiveSec", 3600000000}}}},
 	}
 	unitOf := map[unitKind]int{}
 	for i := len(pool) - 1; i >= 0; i-- {
@@ -268,16 +292,20 @@ func edgeSequences(table []propSpec) [][]Op {
 		seqs = append(seqs, []Op{{Kind: OpStartTransient, Unit: unitOf[k], Mode: "replace"}})
 	}
 	for _, p := range table {
-		for _, k := range []unitKind{kService, kScope, kSlice} {
-			if !p.scope.takes(k) {
+		for _, k := range []unitKind{kService, kScope, kSlice, kTimer} {
+			if !p.scope.takes(k) || k == kTimer && p.scope != onTimer {
 				continue
 			}
 			values := append(append([]any{}, p.values...), wrongValues...)
 			for _, v := range values {
 				o := Op{Kind: OpStartTransient, Unit: unitOf[k], Mode: "replace",
 					Props: append(append([]Prop{}, base[k]...), Prop{p.name, v})}
-				if k == kScope {
+				switch k {
+				case kScope:
 					o.Spawn = []ProcKind{Live}
+				case kTimer:
+					// The service it triggers, as systemd-run makes it.
+					o.Aux = []Prop{{"ExecStart", Command(1)}}
 				}
 				seqs = append(seqs, []Op{o})
 			}

@@ -29,20 +29,36 @@ var opWeights = []struct {
 	kind   OpKind
 	weight int
 }{
-	{OpStartTransient, 30},
-	{OpStop, 12},
+	{OpStartTransient, 22},
+	{OpStop, 9},
 	{OpStart, 6},
-	{OpRestart, 6},
-	{OpKill, 6},
-	{OpResetFailed, 6},
-	{OpSetProperties, 12},
-	{OpAttach, 8},
-	{OpProcesses, 6},
-	{OpLoad, 8},
+	{OpRestart, 4},
+	{OpKill, 4},
+	{OpResetFailed, 4},
+	{OpSetProperties, 8},
+	{OpAttach, 6},
+	{OpProcesses, 4},
+	{OpLoad, 5},
+	// Unit files: 28%.
+	{OpWriteFile, 8},
+	{OpRemoveFile, 1},
+	{OpLink, 2},
+	{OpEnable, 4},
+	{OpDisable, 2},
+	{OpMask, 2},
+	{OpUnmask, 1},
+	{OpReload, 4},
+	{OpFileState, 2},
+	{OpReadFileState, 1},
+	{OpListFiles, 1},
 }
 
 func drawKind(t *rapid.T) OpKind {
-	n := rapid.IntRange(0, 99).Draw(t, "op")
+	total := 0
+	for _, w := range opWeights {
+		total += w.weight
+	}
+	n := rapid.IntRange(0, total-1).Draw(t, "op")
 	for _, w := range opWeights {
 		if n < w.weight {
 			return w.kind
@@ -69,6 +85,17 @@ func drawOp(t *rapid.T, spawned int, table []propSpec) Op {
 				o.Spawn, pids = drawPIDs(t, spawned)
 				o.Props = append(o.Props, Prop{"PIDs", pids})
 			}
+		case kTimer:
+			if rapid.IntRange(0, 9).Draw(t, "no timer") > 0 {
+				for _, p := range table {
+					if p.name == "TimersMonotonic" {
+						o.Props = append(o.Props, Prop{p.name, rapid.SampledFrom(p.values).Draw(t, p.name)})
+					}
+				}
+			}
+			if rapid.Bool().Draw(t, "aux service") {
+				o.Aux = []Prop{{"ExecStart", Command(rapid.IntRange(0, len(commands)-1).Draw(t, "aux command"))}}
+			}
 		}
 		o.Props = append(o.Props, drawProps(t, k, table)...)
 	case OpStart, OpStop, OpRestart:
@@ -81,8 +108,42 @@ func drawOp(t *rapid.T, spawned int, table []propSpec) Op {
 		o.Props = drawProps(t, k, table)
 	case OpAttach:
 		o.Spawn, o.PIDs = drawPIDs(t, spawned)
+	case OpWriteFile:
+		o.Dir = FileDir(rapid.SampledFrom([]int{0, 0, 0, 0, 0, 1, 1, 1, 2, 2}).Draw(t, "directory"))
+		o.Lines = drawFile(t, k)
+	case OpLink, OpMask:
+		o.Runtime = rapid.IntRange(0, 4).Draw(t, "runtime") == 4
+		o.Force = rapid.IntRange(0, 4).Draw(t, "force") == 4
+	case OpEnable:
+		o.Runtime = rapid.IntRange(0, 4).Draw(t, "runtime") == 4
+		o.Force = rapid.IntRange(0, 4).Draw(t, "force") == 4
+		o.ByPath = rapid.Bool().Draw(t, "by path")
+	case OpDisable, OpUnmask:
+		o.Runtime = rapid.IntRange(0, 4).Draw(t, "runtime") == 4
 	}
 	return o
+}
+
+// drawFile draws a unit file for a unit of kind k: mostly the directive
+// the type needs, then up to three others of the type or any unit's, now
+// and then a malformed line.
+func drawFile(t *rapid.T, k unitKind) []Directive {
+	own := kindDirectives[k]
+	var lines []Directive
+	if rapid.IntRange(0, 9).Draw(t, "no main directive") > 0 {
+		d := own[0]
+		lines = append(lines, Directive{d.section, d.key, rapid.SampledFrom(d.values).Draw(t, d.key)})
+	}
+	all := append(append([]directiveSpec{}, own...), unitDirectives...)
+	n := rapid.IntRange(0, 3).Draw(t, "directives")
+	for i := 0; i < n; i++ {
+		d := rapid.SampledFrom(all).Draw(t, "directive")
+		lines = append(lines, Directive{d.section, d.key, rapid.SampledFrom(d.values).Draw(t, d.key)})
+	}
+	if rapid.IntRange(0, 9).Draw(t, "malformed") == 9 {
+		lines = append(lines, rapid.SampledFrom(malformedLines).Draw(t, "malformed line"))
+	}
+	return lines
 }
 
 func drawMode(t *rapid.T) string {

@@ -20,6 +20,19 @@ const (
 	OpAttach         OpKind = "AttachProcessesToUnit"
 	OpProcesses      OpKind = "GetUnitProcesses"
 	OpLoad           OpKind = "LoadUnit" // and read the unit's load state, error, states, result and type
+
+	// Unit files.
+	OpWriteFile     OpKind = "WriteUnitFile"  // write the unit's file (Dir, Lines); not a call
+	OpRemoveFile    OpKind = "RemoveUnitFile" // remove the file the sequence last wrote for the unit; not a call
+	OpLink          OpKind = "LinkUnitFiles"  // of the unit's file in the Outside directory
+	OpEnable        OpKind = "EnableUnitFiles"
+	OpDisable       OpKind = "DisableUnitFiles"
+	OpMask          OpKind = "MaskUnitFiles"
+	OpUnmask        OpKind = "UnmaskUnitFiles"
+	OpReload        OpKind = "Reload"
+	OpFileState     OpKind = "GetUnitFileState"
+	OpReadFileState OpKind = "Get UnitFileState" // the unit's UnitFileState property
+	OpListFiles     OpKind = "ListUnitFilesByPatterns"
 )
 
 // ProcKind is the state a spawned process is left in.
@@ -75,7 +88,10 @@ type Prop struct {
 // tester's children) before the step's call; PIDs (and a PIDList value)
 // refer to the processes spawned so far by index, in the order they were
 // spawned, or are PID1 or PIDUnset; an index no process has yet means
-// PIDUnset.
+// PIDUnset. Runtime is SetUnitProperties' and the unit-file calls' flag;
+// Force that of EnableUnitFiles, LinkUnitFiles and MaskUnitFiles; ByPath
+// makes EnableUnitFiles name the unit's file by its path (the one last
+// written; in the Outside directory if none was).
 type Op struct {
 	Kind    OpKind
 	Unit    int // index into the unit pool (pool)
@@ -86,16 +102,29 @@ type Op struct {
 	Whom    string
 	Signal  int32
 	Runtime bool
+	Force   bool
+	ByPath  bool
+	Dir     FileDir     // WriteUnitFile's directory
+	Lines   []Directive // WriteUnitFile's file
+	// Aux, if not nil, makes StartTransientUnit create an auxiliary
+	// unit with these properties: the service the unit (a timer, a
+	// socket) triggers, named after it (auxName), as systemd-run does.
+	Aux []Prop
 }
 
 // pool is the kinds of the units a sequence works on; unit i of a
 // sequence run with prefix P is named P+"u"+i+"."+kind (no "-": in a
 // slice's name it would name a parent slice).
-var pool = []unitKind{kService, kService, kScope, kScope, kSlice, kSocket, kTimer}
+var pool = []unitKind{kService, kService, kScope, kScope, kSlice, kSocket, kTimer, kTarget}
 
 func unitName(prefix string, i int) string {
 	i %= len(pool)
 	return fmt.Sprintf("%su%d.%s", prefix, i, pool[i])
+}
+
+// auxName is the name of unit i's auxiliary service (Op.Aux).
+func auxName(prefix string, i int) string {
+	return fmt.Sprintf("%su%d.service", prefix, i%len(pool))
 }
 
 // String is the step as the records print it.
@@ -110,13 +139,25 @@ func (o Op) String() string {
 		fmt.Fprintf(&b, " %q", o.Mode)
 	case OpKill:
 		fmt.Fprintf(&b, " %q %d", o.Whom, o.Signal)
-	case OpSetProperties:
+	case OpSetProperties, OpDisable, OpUnmask:
 		fmt.Fprintf(&b, " runtime=%t", o.Runtime)
+	case OpLink, OpMask:
+		fmt.Fprintf(&b, " runtime=%t force=%t", o.Runtime, o.Force)
+	case OpEnable:
+		fmt.Fprintf(&b, " runtime=%t force=%t bypath=%t", o.Runtime, o.Force, o.ByPath)
 	case OpAttach:
 		fmt.Fprintf(&b, " %v", o.PIDs)
+	case OpWriteFile:
+		fmt.Fprintf(&b, " %s %q", o.Dir, fileText(o.Lines, func(s string) string { return s }))
 	}
 	for _, p := range o.Props {
 		fmt.Fprintf(&b, " %s=%s", p.Name, showValue(p.Value))
+	}
+	if o.Aux != nil {
+		fmt.Fprintf(&b, " aux %s", auxName("", o.Unit))
+		for _, p := range o.Aux {
+			fmt.Fprintf(&b, " %s=%s", p.Name, showValue(p.Value))
+		}
 	}
 	return b.String()
 }
@@ -152,22 +193,48 @@ func GoString(seq []Op) string {
 		if o.Runtime {
 			b.WriteString(", Runtime: true")
 		}
-		if len(o.Props) > 0 {
-			b.WriteString(", Props: []Prop{")
-			for i, p := range o.Props {
+		if o.Force {
+			b.WriteString(", Force: true")
+		}
+		if o.ByPath {
+			b.WriteString(", ByPath: true")
+		}
+		if o.Kind == OpWriteFile {
+			fmt.Fprintf(&b, ", Dir: %s, Lines: []Directive{", o.Dir)
+			for i, l := range o.Lines {
 				if i > 0 {
 					b.WriteString(", ")
 				}
-				v := fmt.Sprintf("%#v", p.Value)
-				if c, ok := p.Value.(Command); ok {
-					v = fmt.Sprintf("Command(%d)", int(c))
-				}
-				fmt.Fprintf(&b, "{%q, %s}", p.Name, v)
+				fmt.Fprintf(&b, "{%q, %q, %q}", l.Section, l.Key, l.Value)
 			}
 			b.WriteString("}")
+		}
+		if len(o.Props) > 0 {
+			b.WriteString(", Props: " + goProps(o.Props))
+		}
+		if o.Aux != nil {
+			b.WriteString(", Aux: " + goProps(o.Aux))
 		}
 		b.WriteString("},\n")
 	}
 	b.WriteString("}")
 	return strings.ReplaceAll(b.String(), "difftest.", "")
+}
+
+// goProps prints props as Go source.
+func goProps(props []Prop) string {
+	var b strings.Builder
+	b.WriteString("[]Prop{")
+	for i, p := range props {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		v := fmt.Sprintf("%#v", p.Value)
+		if c, ok := p.Value.(Command); ok {
+			v = fmt.Sprintf("Command(%d)", int(c))
+		}
+		fmt.Fprintf(&b, "{%q, %s}", p.Name, v)
+	}
+	b.WriteString("}")
+	return b.String()
 }

@@ -52,6 +52,72 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "bogus", Props: []Prop{{"ExecStart", Command(2)}}},
 		{Kind: "StartUnit", Unit: 1, Mode: "bogus"},
 	}},
+	// Transient units' files are listed, failed ones too (the fake
+	// listed none).
+	{"transient unit files listed", []Op{
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(4)}}},
+		{Kind: "ListUnitFilesByPatterns", Unit: 1},
+	}},
+	// A daemon-reload makes the command records anew: ExecStart= shows
+	// no run any more, ExecMain* keep it (the fake kept both).
+	{"command records after a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(4)}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "Reload", Unit: 2},
+	}},
+	// Enabled into multi-user.target, the unit is in its Wants= after a
+	// daemon-reload, and stays loaded when stopped (the fake: neither).
+	{"enabled unit wanted after a reload", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Install", "WantedBy", "multi-user.target"}}},
+		{Kind: "EnableUnitFiles", Unit: 0},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
+	// UnitFileState is fixed when first read, not by reading other
+	// properties (the fake fixed it at any read).
+	{"unit file state when read", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: Outside, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Install", "WantedBy", "{u7}"}}},
+		{Kind: "LinkUnitFiles", Unit: 1},
+		{Kind: "Reload", Unit: 1},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "EnableUnitFiles", Unit: 1},
+		{Kind: "Get UnitFileState", Unit: 1},
+		{Kind: "DisableUnitFiles", Unit: 1},
+		{Kind: "Get UnitFileState", Unit: 1},
+		{Kind: "GetUnitFileState", Unit: 1},
+	}},
+	// From 257, once a unit-file method changed anything, every unit
+	// loaded from a file needs a daemon-reload (the fake looked at each
+	// unit's own files only, as 247 and 252 do).
+	{"unit-file change needs a reload", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Install", "WantedBy", "multi-user.target"}}},
+		{Kind: "Reload", Unit: 1},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "EnableUnitFiles", Unit: 0},
+		{Kind: "EnableUnitFiles", Unit: 1},
+		{Kind: "Reload", Unit: 1},
+		{Kind: "EnableUnitFiles", Unit: 1},
+		{Kind: "MaskUnitFiles", Unit: 3},
+	}},
+	// Restarting a running scope (257 refuses it: JobTypeNotApplicable;
+	// the fake restarted it).
+	{"scope restart", []Op{
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "RestartUnit", Unit: 2, Mode: "fail"},
+		{Kind: "RestartUnit", Unit: 2, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 2, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 2, Mode: "replace"},
+	}},
+	// A transient timer as systemd-run --on-active makes it, with the
+	// service it triggers (the fake refused transient timers).
+	{"transient timer", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "fail", Props: []Prop{{"TimersMonotonic", []TimerValue{{"OnActiveSec", 3600000000}}}, {"RemainAfterElapse", false}},
+			Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+	}},
 }
 
 func TestDifferentialReplays(t *testing.T) {

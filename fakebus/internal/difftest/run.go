@@ -60,6 +60,11 @@ type Backend struct {
 	// Dial returns a new connection to the manager's bus: authenticated,
 	// Hello said.
 	Dial func() (*dbus.Conn, error)
+	// ConfigDir and RuntimeDir are the manager's configuration and
+	// runtime unit directories (/etc/systemd/system, /run/systemd/system);
+	// FilesBase is where a run makes its Outside directory, a directory
+	// the manager can read ("" for the system's temporary directory).
+	ConfigDir, RuntimeDir, FilesBase string
 }
 
 // Major is the release the backend's name ends with ("systemd
@@ -109,12 +114,20 @@ type run struct {
 	jobs   map[string]string // job path or id -> "J<n>", in order of appearance
 	set    map[int][]string  // unit index -> the properties set on it, in order
 	used   map[int]bool      // the units an operation named: cleanup's
+	aux    map[int]bool      // the units made with an auxiliary service (Op.Aux)
 	pidRe  *regexp.Regexp    // whole numbers in replies, for the PIDs of spawned processes
+
+	// Unit files.
+	files   bool           // a unit-file step ran: the records show the units' files, cleanup removes them
+	dir     string         // the Outside directory, once made
+	written map[int]string // unit index -> the path of the file last written for it
+	paths   *strings.Replacer
 }
 
 // typeIf is each unit type's interface.
 var typeIf = map[unitKind]string{kService: "org.freedesktop.systemd1.Service", kScope: "org.freedesktop.systemd1.Scope",
-	kSlice: "org.freedesktop.systemd1.Slice", kSocket: "org.freedesktop.systemd1.Socket", kTimer: "org.freedesktop.systemd1.Timer"}
+	kSlice: "org.freedesktop.systemd1.Slice", kSocket: "org.freedesktop.systemd1.Socket", kTimer: "org.freedesktop.systemd1.Timer",
+	kTarget: "org.freedesktop.systemd1.Target"}
 
 // Run runs seq on b, its units named with prefix, and returns what each
 // step did. It cleans up after itself: the sequence's units are stopped
@@ -127,8 +140,9 @@ func Run(ctx context.Context, b *Backend, seq []Op, prefix string) ([]Step, erro
 		return nil, err
 	}
 	defer sess.conn.Close()
-	r := &run{b: b, s: sess, ctx: ctx, prefix: prefix, jobs: map[string]string{}, set: map[int][]string{}, used: map[int]bool{},
-		pidRe: regexp.MustCompile(`\b[0-9]+\b`)}
+	r := &run{b: b, s: sess, ctx: ctx, prefix: prefix, jobs: map[string]string{}, set: map[int][]string{}, used: map[int]bool{}, aux: map[int]bool{},
+		pidRe: regexp.MustCompile(`\b[0-9]+\b`), written: map[int]string{}}
+	r.setPaths()
 	defer r.cleanup()
 	r.drain()
 	var steps []Step
@@ -143,6 +157,11 @@ func Run(ctx context.Context, b *Backend, seq []Op, prefix string) ([]Step, erro
 		for _, p := range o.Props {
 			if o.Kind == OpStartTransient || o.Kind == OpSetProperties {
 				r.set[o.Unit%len(pool)] = appendNew(r.set[o.Unit%len(pool)], p.Name)
+			}
+		}
+		for _, l := range o.Lines {
+			if p := readBack(pool[o.Unit%len(pool)], l.Key); p != "" {
+				r.set[o.Unit%len(pool)] = appendNew(r.set[o.Unit%len(pool)], p)
 			}
 		}
 		jobs, units, err := r.settle()
@@ -172,7 +191,12 @@ func (r *run) do(o Op) string {
 	m := r.s.manager()
 	switch o.Kind {
 	case OpStartTransient:
-		call = m.CallWithContext(r.ctx, managerIf+".StartTransientUnit", 0, name, o.Mode, r.properties(o.Props), []auxUnit{})
+		aux := []auxUnit{}
+		if o.Aux != nil {
+			aux = append(aux, auxUnit{auxName(r.prefix, o.Unit), r.properties(o.Aux)})
+			r.aux[o.Unit%len(pool)] = true
+		}
+		call = m.CallWithContext(r.ctx, managerIf+".StartTransientUnit", 0, name, o.Mode, r.properties(o.Props), aux)
 	case OpStart, OpStop, OpRestart:
 		call = m.CallWithContext(r.ctx, managerIf+"."+string(o.Kind), 0, name, o.Mode)
 	case OpKill:
@@ -187,6 +211,8 @@ func (r *run) do(o Op) string {
 		call = m.CallWithContext(r.ctx, managerIf+".GetUnitProcesses", 0, name)
 	case OpLoad:
 		return r.load(name, o.Unit)
+	case OpWriteFile, OpRemoveFile, OpLink, OpEnable, OpDisable, OpMask, OpUnmask, OpReload, OpFileState, OpReadFileState, OpListFiles:
+		return r.paths.Replace(r.fileOp(o, name))
 	default:
 		return "unknown operation " + string(o.Kind)
 	}
@@ -202,9 +228,10 @@ func (r *run) load(name string, i int) string {
 	}
 	obj := r.s.conn.Object(busName, path)
 	k := pool[i%len(pool)]
-	u, t := r.getAll(obj, unitIf), r.getAll(obj, typeIf[k])
-	out := fmt.Sprintf("%s LoadError=%s %s/%s", r.show(u, "LoadState"), r.show(u, "LoadError"), r.show(u, "ActiveState"), r.show(u, "SubState"))
-	if k != kSlice {
+	t := r.getAll(obj, typeIf[k])
+	out := fmt.Sprintf("%s LoadError=%s %s/%s", r.get(obj, unitIf, "LoadState"), r.get(obj, unitIf, "LoadError"),
+		r.get(obj, unitIf, "ActiveState"), r.get(obj, unitIf, "SubState"))
+	if k != kSlice && k != kTarget {
 		out += " Result=" + r.show(t, "Result")
 	}
 	if k == kService {
@@ -300,12 +327,27 @@ func (r *run) value(v any) string {
 }
 
 // record prints a structure: GetUnitProcesses' (sus) with the process
-// named by r.pidName (PID for one the sequence did not spawn); an Exec* command's (sasbttttuii) with its times
-// and PID shown only as set or not (they differ from run to run: N2
-// and N3 in the package doc); any other with its fields' values.
+// named by r.pidName (PID for one the sequence did not spawn); an Exec*
+// command's (sasbttttuii) with its times and PID, and a timer's (stt) or
+// (sst) with its next elapse, shown only as set or not (they differ from
+// run to run); any other with its fields' values.
 func (r *run) record(p []any) string {
+	set := func(v any) string {
+		if fmt.Sprint(v) == "0" {
+			return "0"
+		}
+		return "set"
+	}
 	switch {
 	case len(p) == 3:
+		if base, ok := p[0].(string); ok {
+			// A timer's TimersMonotonic (stt) or TimersCalendar (sst):
+			// when it next elapses, as set or not (it differs from run
+			// to run).
+			if _, ok := p[2].(uint64); ok {
+				return fmt.Sprintf("(%q %v next=%s)", base, r.value(p[1]), set(p[2]))
+			}
+		}
 		if pid, ok := p[1].(uint32); ok {
 			// A PID the sequence did not spawn is a unit's own process
 			// (a service's main process): which number it has differs
@@ -317,12 +359,6 @@ func (r *run) record(p []any) string {
 			return fmt.Sprintf("(%q %s %q)", p[0], name, p[2])
 		}
 	case len(p) == 10:
-		set := func(v any) string {
-			if fmt.Sprint(v) == "0" {
-				return "0"
-			}
-			return "set"
-		}
 		return fmt.Sprintf("(%q %q %v times=%s/%s/%s/%s pid=%s code=%v status=%v)", p[0], p[1], p[2],
 			set(p[3]), set(p[4]), set(p[5]), set(p[6]), set(p[7]), p[8], p[9])
 	}
@@ -416,10 +452,12 @@ func (r *run) units() []string {
 			continue
 		}
 		obj := r.s.conn.Object(busName, path)
-		uprops := r.getAll(obj, unitIf)
+		// The Unit interface's properties one by one: a GetAll would
+		// read UnitFileState too, which systemd then keeps until the
+		// next daemon-reload.
 		tprops := r.getAll(obj, typeIf[k])
-		line := fmt.Sprintf("%s: %s %s/%s", short, r.show(uprops, "LoadState"), r.show(uprops, "ActiveState"), r.show(uprops, "SubState"))
-		if k != kSlice {
+		line := fmt.Sprintf("%s: %s %s/%s", short, r.get(obj, unitIf, "LoadState"), r.get(obj, unitIf, "ActiveState"), r.get(obj, unitIf, "SubState"))
+		if k != kSlice && k != kTarget {
 			line += " Result=" + r.show(tprops, "Result")
 		}
 		if k == kService {
@@ -430,15 +468,53 @@ func (r *run) units() []string {
 			if base, ok := strings.CutSuffix(p, "Scale"); ok {
 				p = base
 			}
-			if _, ok := uprops[p]; ok {
-				line += " " + p + "=" + r.show(uprops, p)
-			} else {
+			if _, ok := tprops[p]; ok {
 				line += " " + p + "=" + r.show(tprops, p)
+			} else {
+				line += " " + p + "=" + r.get(obj, unitIf, p)
 			}
 		}
-		out = append(out, line)
+		if r.files {
+			line += r.fileRecord(obj, k, r.set[i])
+		}
+		out = append(out, r.paths.Replace(line))
+	}
+	for i := range pool {
+		if r.aux[i] {
+			out = append(out, r.auxRecord(i))
+		}
+	}
+	if r.files {
+		out = append(out, r.wantedByDefault())
 	}
 	return out
+}
+
+// auxRecord is the line of unit i's auxiliary service: its states, result
+// and main process status.
+func (r *run) auxRecord(i int) string {
+	short := auxName("", i) + " (aux)"
+	var path dbus.ObjectPath
+	if err := r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, auxName(r.prefix, i)).Store(&path); err != nil {
+		return short + ": " + r.reply(&dbus.Call{Err: err})
+	}
+	obj := r.s.conn.Object(busName, path)
+	t := r.getAll(obj, typeIf[kService])
+	return fmt.Sprintf("%s: %s %s/%s Result=%s ExecMain=%s/%s", short, r.get(obj, unitIf, "LoadState"), r.get(obj, unitIf, "ActiveState"),
+		r.get(obj, unitIf, "SubState"), r.show(t, "Result"), r.show(t, "ExecMainCode"), r.show(t, "ExecMainStatus"))
+}
+
+// get reads one property, normalized.
+func (r *run) get(obj dbus.BusObject, iface, name string) string {
+	var v dbus.Variant
+	if err := obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, iface, name).Store(&v); err != nil {
+		var de dbus.Error
+		if errors.As(err, &de) {
+			return "(" + de.Name + ")"
+		}
+		return "(" + err.Error() + ")"
+	}
+	return r.value(v)
 }
 
 func (r *run) getAll(obj dbus.BusObject, iface string) map[string]dbus.Variant {
@@ -503,8 +579,14 @@ func (r *run) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	m := r.s.manager()
+	var names []string
 	for i := range r.used {
-		name := unitName(r.prefix, i)
+		names = append(names, unitName(r.prefix, i))
+	}
+	for i := range r.aux {
+		names = append(names, auxName(r.prefix, i))
+	}
+	for _, name := range names {
 		m.CallWithContext(ctx, managerIf+".KillUnit", 0, name, "all", int32(9))
 		m.CallWithContext(ctx, managerIf+".StopUnit", 0, name, "replace")
 	}
@@ -514,8 +596,11 @@ func (r *run) cleanup() {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	for i := range r.used {
-		m.CallWithContext(ctx, managerIf+".ResetFailedUnit", 0, unitName(r.prefix, i))
+	if r.files {
+		r.cleanupFiles(ctx)
+	}
+	for _, name := range names {
+		m.CallWithContext(ctx, managerIf+".ResetFailedUnit", 0, name)
 	}
 	r.procs.cleanup()
 }

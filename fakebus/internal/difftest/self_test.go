@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"context"
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -40,6 +41,13 @@ func TestDifferentialFindsReleaseDifferences(t *testing.T) {
 	defer stop()
 	rec := &recorder{name: t.Name()}
 	st := &stats{}
+	// What this test asks of shrinking (no longer than the first
+	// diverging sequence) takes seconds: 5 s of it instead of TestMain's
+	// default 2 minutes, unless the command line chose a time.
+	if f := flag.Lookup("rapid.shrinktime"); f != nil && f.Value.String() == defaultShrinkTime.String() {
+		flag.Set("rapid.shrinktime", "5s")
+		defer flag.Set("rapid.shrinktime", defaultShrinkTime.String())
+	}
 	rec.run(func() {
 		rapid.Check(rec, check(ctx, a, func() (*Backend, func(), error) { return fakeBackend("247.3-7+deb11u8") }, st, 8))
 	})

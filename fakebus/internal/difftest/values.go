@@ -20,6 +20,7 @@ const (
 	kSlice   unitKind = "slice"
 	kSocket  unitKind = "socket"
 	kTimer   unitKind = "timer"
+	kTarget  unitKind = "target"
 )
 
 // propScope is which unit types take a property.
@@ -31,6 +32,7 @@ const (
 	onCgroup                  // services, scopes, slices (and sockets)
 	onService
 	onScope
+	onTimer
 )
 
 func (s propScope) takes(k unitKind) bool {
@@ -45,6 +47,8 @@ func (s propScope) takes(k unitKind) bool {
 		return k == kService
 	case onScope:
 		return k == kScope
+	case onTimer:
+		return k == kTimer
 	}
 	return false
 }
@@ -128,7 +132,37 @@ var props = []propSpec{
 	{name: "Delegate", scope: onExec, values: boolValues},
 	{name: "DelegateControllers", scope: onExec, values: []any{[]string{}, []string{"cpu"}, []string{"memory", "pids"}, []string{"bogus"}}},
 	{name: "DevicePolicy", scope: onCgroup, values: []any{"auto", "closed", "strict", "bogus"}},
+
+	// Timers (dbus-timer.c): the monotonic and calendar lists, and the
+	// single-value forms systemd-run and older clients send.
+	{name: "TimersMonotonic", scope: onTimer, values: []any{
+		[]TimerValue{{"OnActiveSec", 3600000000}}, []TimerValue{{"OnActiveSec", 0}}, []TimerValue{{"OnBootSec", 1}},
+		[]TimerValue{{"OnUnitActiveSec", 1000000}, {"OnUnitInactiveSec", 1000000}}, []TimerValue{{"OnStartupSec", 3600000000}},
+		[]TimerValue{{"OnActiveUSec", 3600000000}}, []TimerValue{{"OnCalendar", 1}}, []TimerValue{{"Bogus", 1}}, []TimerValue{}}},
+	{name: "TimersCalendar", scope: onTimer, values: []any{
+		[]CalendarValue{{"OnCalendar", "daily"}}, []CalendarValue{{"OnCalendar", "*-*-* 00:00:00"}}, []CalendarValue{{"OnCalendar", "bogus"}},
+		[]CalendarValue{{"OnActiveSec", "daily"}}, []CalendarValue{{"OnCalendar", ""}}, []CalendarValue{}}},
+	{name: "OnActiveSec", scope: onTimer, values: []any{uint64(3600000000), uint64(0)}},
+	{name: "OnCalendar", scope: onTimer, values: []any{"daily", "bogus", ""}},
+	{name: "AccuracyUSec", scope: onTimer, values: []any{uint64(0), uint64(1), uint64(60000000), inf}},
+	{name: "RandomizedDelayUSec", scope: onTimer, values: []any{uint64(0), uint64(1000000), inf}},
+	{name: "Persistent", scope: onTimer, values: boolValues},
+	{name: "WakeSystem", scope: onTimer, values: boolValues},
+	{name: "RemainAfterElapse", scope: onTimer, values: boolValues},
+	{name: "OnClockChange", scope: onTimer, values: boolValues},
+	{name: "OnTimezoneChange", scope: onTimer, values: boolValues},
+	{name: "FixedRandomDelay", scope: onTimer, values: boolValues},
 }
+
+// TimerValue and CalendarValue are the elements of a timer's
+// TimersMonotonic (a(st)) and TimersCalendar (a(ss)) settings.
+type (
+	TimerValue struct {
+		Base string
+		Usec uint64
+	}
+	CalendarValue struct{ Base, Spec string }
+)
 
 // wrongValues are values of a type no settable property above has as its
 // own, to try each property with the wrong type.

@@ -1,0 +1,153 @@
+package difftest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Unit files: the grammar WriteUnitFile steps draw from, and how a file's
+// text is made. Like the property table (values.go), the grammar is this
+// package's own, written from systemd.unit(5), systemd.service(5),
+// systemd.socket(5), systemd.timer(5), systemd.slice(5) and
+// systemd.resource-control(5): each directive's first value is a plain
+// valid one, the others its edge and invalid values.
+
+// FileDir is where a WriteUnitFile step writes the unit's file.
+type FileDir int
+
+const (
+	// Outside is a directory of the run's own, off the unit path: the
+	// file is seen once linked or enabled by path.
+	Outside FileDir = iota
+	// InConfig is the manager's configuration directory
+	// (/etc/systemd/system).
+	InConfig
+	// InRuntime is the manager's runtime directory (/run/systemd/system).
+	InRuntime
+)
+
+func (d FileDir) String() string {
+	switch d {
+	case Outside:
+		return "Outside"
+	case InConfig:
+		return "InConfig"
+	case InRuntime:
+		return "InRuntime"
+	}
+	return fmt.Sprintf("FileDir(%d)", int(d))
+}
+
+// Directive is one line of a unit file: Key=Value in Section; with no
+// Key, Value is the line as it is (a malformed one). In Value, {u<i>}
+// stands for pool unit i's name, {a<i>} for an alias of it and {dir} for
+// the run's outside directory.
+type Directive struct {
+	Section, Key, Value string
+}
+
+// fileText is the unit file of lines: each section once, in the order
+// lines first name it, with its lines in order.
+func fileText(lines []Directive, expand func(string) string) string {
+	var order []string
+	by := map[string][]string{}
+	for _, l := range lines {
+		if _, ok := by[l.Section]; !ok {
+			order = append(order, l.Section)
+		}
+		line := expand(l.Value)
+		if l.Key != "" {
+			line = l.Key + "=" + line
+		}
+		by[l.Section] = append(by[l.Section], line)
+	}
+	var b strings.Builder
+	for i, s := range order {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "[%s]\n", s)
+		for _, l := range by[s] {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// directiveSpec is a directive the grammar draws, with its values (the
+// first a plain valid one) and the property it reads back as ("" for
+// none the record shows).
+type directiveSpec struct {
+	section, key string
+	values       []string
+	prop         string
+}
+
+// unitDirectives are the [Unit] and [Install] directives every type
+// takes.
+var unitDirectives = []directiveSpec{
+	{"Unit", "Description", []string{"difftest unit", ""}, "Description"},
+	{"Unit", "Wants", []string{"{u0}", "{u7}", "{u1} {u0}", "nosuch.service", "not a name"}, "Wants"},
+	{"Unit", "Requires", []string{"{u1}", "nosuch.service"}, "Requires"},
+	{"Unit", "After", []string{"{u0}"}, "After"},
+	{"Unit", "RefuseManualStart", []string{"yes", "no", "maybe"}, "RefuseManualStart"},
+	{"Unit", "NoSuchDirective", []string{"1"}, ""},
+	{"Install", "WantedBy", []string{"{u7}", "multi-user.target", "nosuch.target", ""}, ""},
+	{"Install", "RequiredBy", []string{"{u7}"}, ""},
+	{"Install", "Alias", []string{"{a}", "{u0}", "other.name"}, ""},
+	{"Install", "Also", []string{"{u1}"}, ""},
+}
+
+// kindDirectives are each type's own directives; the first is the one a
+// unit of the type needs, drawn first and most often.
+var kindDirectives = map[unitKind][]directiveSpec{
+	kService: {
+		{"Service", "ExecStart", []string{"/bin/sleep 1000", "/bin/true", "/bin/false", "/nonexistent/program", "", "true", "-/bin/false"}, "ExecStart"},
+		{"Service", "Type", []string{"simple", "oneshot", "exec", "forking", "notify", "idle", "bogus"}, "Type"},
+		{"Service", "RemainAfterExit", []string{"yes", "no", "maybe"}, "RemainAfterExit"},
+		{"Service", "Restart", []string{"no", "on-failure", "always", "bogus"}, "Restart"},
+		{"Service", "User", []string{"root", "nosuchuser", "0"}, "User"},
+		{"Service", "MemoryMax", []string{"1G", "0", "infinity", "bogus"}, "MemoryMax"},
+		{"Service", "TimeoutStartSec", []string{"5", "infinity", "bogus"}, "TimeoutStartUSec"},
+	},
+	kSocket: {
+		{"Socket", "ListenStream", []string{"{dir}/socket", "", "bogus:address"}, ""},
+		{"Socket", "Service", []string{"{u0}", "{u1}", "nosuch.service", "{u7}"}, ""},
+		{"Socket", "Accept", []string{"no", "yes", "maybe"}, "Accept"},
+	},
+	kTimer: {
+		{"Timer", "OnActiveSec", []string{"1h", "0", "bogus"}, ""},
+		{"Timer", "OnCalendar", []string{"daily", "bogus"}, ""},
+		{"Timer", "Unit", []string{"{u0}", "{u1}", "nosuch.service", "{u7}"}, ""},
+		{"Timer", "Persistent", []string{"yes", "no"}, "Persistent"},
+	},
+	kSlice: {
+		{"Slice", "MemoryMax", []string{"1G", "0", "infinity", "bogus"}, "MemoryMax"},
+		{"Slice", "CPUWeight", []string{"100", "0", "10001", "bogus"}, "CPUWeight"},
+	},
+	kScope: {
+		{"Scope", "RuntimeMaxSec", []string{"1h", "bogus"}, "RuntimeMaxUSec"},
+	},
+	kTarget: {
+		{"Unit", "StopWhenUnneeded", []string{"yes", "no"}, "StopWhenUnneeded"},
+	},
+}
+
+// malformedLines are lines systemd's parser warns about and skips.
+var malformedLines = []Directive{
+	{Section: "Unit", Value: "no equals sign"},
+	{Section: "NoSuchSection", Key: "Key", Value: "value"},
+	{Section: "Service", Key: "ExecStart", Value: "/bin/true"}, // a section of another type
+}
+
+// readBack returns the property a file's directive reads back as.
+func readBack(k unitKind, key string) string {
+	for _, list := range [][]directiveSpec{unitDirectives, kindDirectives[k]} {
+		for _, d := range list {
+			if d.key == key {
+				return d.prop
+			}
+		}
+	}
+	return ""
+}
