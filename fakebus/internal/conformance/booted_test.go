@@ -310,3 +310,43 @@ func testTransientSocket(t *testing.T, e *env) {
 	unloaded(t, e, sock)
 	unloaded(t, e, svc)
 }
+
+// testSocketFollowsService: a listening socket whose service is started
+// (by hand, not by a connection) is running while the service runs and
+// listens again once the service is stopped (systemd's
+// socket_trigger_notify).
+func testSocketFollowsService(t *testing.T, e *env) {
+	base := "" // /tmp is private to a real systemd's sandbox
+	if e.real {
+		base = "/run"
+	}
+	dir, err := os.MkdirTemp(base, "sdbus-conf-follow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := e.unit("follow", "socket")
+	svc := sock[:len(sock)-len("socket")] + "service"
+	cleanup(t, e, sock)
+	cleanup(t, e, svc)
+	listen := sdbus.PropRaw("Listen", []struct{ Type, Address string }{{"Stream", filepath.Join(dir, "s.sock")}})
+	wait(t, e, start(t, e, e.c, sock, []sdbus.Property{listen}, sdbus.AuxUnit{Name: svc, Properties: sleeper()}), sdbus.JobDone)
+	type both struct{ Socket, Service string }
+	subs := func() both { return both{status(t, e, sock).SubState, status(t, e, svc).SubState} }
+	if diff := cmp.Diff(both{"listening", "dead"}, subs()); diff != "" {
+		t.Errorf("started (-want +got):\n%s", diff)
+	}
+	j, err := e.c.StartUnit(e.ctx, svc, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	if diff := cmp.Diff(both{"running", "running"}, subs()); diff != "" {
+		t.Errorf("service started (-want +got):\n%s", diff)
+	}
+	stop(t, e, e.c, svc)
+	if diff := cmp.Diff(both{"listening", "dead"}, subs()); diff != "" {
+		t.Errorf("service stopped (-want +got):\n%s", diff)
+	}
+	stop(t, e, e.c, sock)
+}
