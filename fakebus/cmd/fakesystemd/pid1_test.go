@@ -180,3 +180,33 @@ func TestRunPIDFallback(t *testing.T) {
 		})
 	}
 }
+
+// TestRunBootedUnits: under fakesystemd run the units of the system bus
+// and of the journal read as on systemd 252 booted by scripts/sandbox
+// with Debian's unit files (systemctl show, measured there): loaded,
+// static, active and running, sockets too; sd_booted()'s
+// /run/systemd/system is there.
+func TestRunBootedUnits(t *testing.T) {
+	if _, err := exec.LookPath("systemctl"); err != nil {
+		t.Skip("no systemctl")
+	}
+	skipWithoutNamespaces(t, nil)
+	units := []string{"dbus.service", "dbus.socket", "systemd-journald.service", "systemd-journald.socket",
+		"systemd-journald-dev-log.socket", "systemd-journald-audit.socket"}
+	var want strings.Builder
+	for i, u := range units {
+		if i > 0 {
+			want.WriteString("\n")
+		}
+		fmt.Fprintf(&want, "Id=%s\nLoadState=loaded\nActiveState=active\nSubState=running\nUnitFileState=static\n", u)
+	}
+	want.WriteString("is-active: active active active\nbooted: yes\n")
+	script := "systemctl show -p Id,LoadState,ActiveState,SubState,UnitFileState " + strings.Join(units, " ") + `
+echo "is-active: $(systemctl is-active dbus.service dbus.socket systemd-journald.service | tr '\n' ' ' | sed 's/ $//')"
+test -d /run/systemd/system && echo "booted: yes"
+`
+	r := runProgram(t, nil, "run", "--version", "252.38-1~deb12u1", "--", "sh", "-c", script)
+	if diff := cmp.Diff(runResult{stdout: want.String()}, r, cmp.AllowUnexported(runResult{})); diff != "" {
+		t.Errorf("fakesystemd run -- sh -c SCRIPT (-want +got):\n%s", diff)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // Cases of the behaviours go-systemd's own test suite relies on: the units
@@ -349,4 +350,39 @@ func testSocketFollowsService(t *testing.T, e *env) {
 		t.Errorf("service stopped (-want +got):\n%s", diff)
 	}
 	stop(t, e, e.c, sock)
+}
+
+// testBootedBus: the system bus's units are loaded, static and running,
+// the socket running with its service, with the release's Debian
+// descriptions and dbus.service's type (simple on 247, whose dbus-daemon
+// does not notify). The fake has them (fakebus/boot.go); scripts/sandbox
+// boots systemd with copies of Debian's.
+func testBootedBus(t *testing.T, e *env) {
+	type unit struct{ Load, Active, Sub, FileState, Description string }
+	want := map[string]unit{
+		"dbus.socket":  {"loaded", "active", "running", "static", "D-Bus System Message Bus Socket"},
+		"dbus.service": {"loaded", "active", "running", "static", "D-Bus System Message Bus"},
+	}
+	got := map[string]unit{}
+	for name := range want {
+		p, err := e.c.UnitProperties(e.ctx, name)
+		if err != nil {
+			t.Fatalf("UnitProperties(%s): %v", name, err)
+		}
+		got[name] = unit{string(p.LoadState), string(p.ActiveState), p.SubState, p.UnitFileState, p.Description}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	wantType := "simple"
+	if sdversions.Behaves(e.release, sdversions.BusServiceNotify) {
+		wantType = "notify"
+	}
+	v, err := e.c.UnitProperty(e.ctx, "dbus.service", "org.freedesktop.systemd1.Service", "Type")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := v.Value().(string); got != wantType {
+		t.Errorf("dbus.service Type %q, want %q", got, wantType)
+	}
 }
