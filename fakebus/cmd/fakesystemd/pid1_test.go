@@ -28,11 +28,18 @@ func skipWithoutPIDNamespace(t *testing.T, asUser []string) {
 // looks at its PID 1: named systemd with systemd's command line, in a PID
 // namespace of its own whose processes /proc lists, init.scope's process
 // for the fake (GetUnitByPID(1)), and reaping an orphaned grandchild of
-// CMD that ends (no zombie is left).
+// CMD that ends (no zombie is left). The PIDs the fake is given and
+// those it reads from a connection are the namespace's: a scope
+// systemd-run makes of its own PID holds the busctl that asks for the
+// unit of its caller (GetUnitByPID(0), SO_PEERCRED).
 func TestRunPID1(t *testing.T) {
 	busctl, err := exec.LookPath("busctl")
 	if err != nil {
 		t.Skip("no busctl")
+	}
+	systemdRun, err := exec.LookPath("systemd-run")
+	if err != nil {
+		t.Skip("no systemd-run")
 	}
 	hostNS, err := os.Readlink("/proc/self/ns/pid")
 	if err != nil {
@@ -40,9 +47,10 @@ func TestRunPID1(t *testing.T) {
 	}
 	script := fmt.Sprintf(`echo "comm: $(cat /proc/1/comm)"
 echo "cmdline: $(tr '\0' ' ' </proc/1/cmdline)"
-test "$(readlink /proc/self/ns/pid)" != %q && echo "pid namespace: own"
+test "$(readlink /proc/self/ns/pid)" != %[1]q && echo "pid namespace: own"
 test "$(awk '{print $4}' /proc/$$/stat)" = 1 && echo "parent: PID 1"
-echo "unit of PID 1: $(%s call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnitByPID u 1)"
+echo "unit of PID 1: $(%[2]s call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnitByPID u 1)"
+echo "unit of the caller in a scope: $(%[3]s --quiet --scope --unit=pid1-test %[2]s call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager GetUnitByPID u 0)"
 # The subshell exits at once: sleep, orphaned, is PID 1's child, and
 # PID 1 must reap it when it ends.
 orphan=$(sh -c 'sleep 0.2 >/dev/null 2>&1 & echo $!')
@@ -50,11 +58,12 @@ i=0
 while [ -e /proc/$orphan ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
 if [ -e /proc/$orphan ]; then echo "orphan: state $(cut -d' ' -f3 /proc/$orphan/stat), parent $(cut -d' ' -f4 /proc/$orphan/stat)"; else echo "orphan: reaped"; fi
 exit 3
-`, hostNS, busctl)
+`, hostNS, busctl, systemdRun)
 	want := `comm: systemd
 cmdline: /lib/systemd/systemd --system 
 pid namespace: own
 unit of PID 1: o "/org/freedesktop/systemd1/unit/init_2escope"
+unit of the caller in a scope: o "/org/freedesktop/systemd1/unit/pid1_2dtest_2escope"
 orphan: reaped
 `
 	users := []struct {
@@ -76,7 +85,8 @@ orphan: reaped
 				// another user the serve step is between them.
 				want = strings.Replace(want, "pid namespace: own\n", "pid namespace: own\nparent: PID 1\n", 1)
 			}
-			r := runProgram(t, u.as, "run", "--", "sh", "-c", script)
+			// nobody may start the scope: --allow-unprivileged.
+			r := runProgram(t, u.as, "run", "--allow-unprivileged", "--", "sh", "-c", script)
 			if diff := cmp.Diff(runResult{code: 3, stdout: want}, r, cmp.AllowUnexported(runResult{})); diff != "" {
 				t.Errorf("fakesystemd run -- sh -c SCRIPT (-want +got):\n%s", diff)
 			}
