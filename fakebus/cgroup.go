@@ -208,10 +208,11 @@ type processRow struct {
 }
 
 // processesLocked lists the processes the fake knows in u: its main
-// process (with its ExecStart= command line) and the PIDs it recorded.
+// process (with its ExecStart= command line), unless the fake plays none
+// (PID 0: startedWithoutProcess), and the PIDs it recorded.
 func (m *manager) processesLocked(u *unit) []processRow {
 	rows := []processRow{}
-	if u.proc != nil {
+	if u.proc != nil && u.proc.pid != 0 {
 		cmd := ""
 		if c, ok := u.mainCommand(); ok {
 			cmd = strings.Join(c.Argv, " ")

@@ -395,7 +395,12 @@ func checkExec(v any) error {
 
 func checkListen(v any) error {
 	var ls []struct{ Type, Address string }
-	if err := dbus.Store([]any{v}, &ls); err != nil {
+	if d, ok := v.([]devEntry); ok {
+		// Normalized already: a unit file's (addFileLocked).
+		for _, e := range d {
+			ls = append(ls, struct{ Type, Address string }{e.Specifier, e.Access})
+		}
+	} else if err := dbus.Store([]any{v}, &ls); err != nil {
 		return err
 	}
 	for _, l := range ls {

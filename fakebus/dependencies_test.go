@@ -67,7 +67,8 @@ func TestDependencyLists(t *testing.T) {
 		{"run-x.mount", "RequiresMountsFor", []string{"/run"}},
 		{"run-x.mount", "After", []string{"system.slice", "-.mount", "systemd-journald.socket", "local-fs-pre.target", "swap.target"}},
 		{"run-x.mount", "RequiredBy", []string{"s.socket"}},
-		{"-.mount", "Before", []string{"run-x.mount", "s.socket"}},
+		// The booted system's sockets listen on /run too (boot.go).
+		{"-.mount", "Before", []string{"dbus.socket", "run-x.mount", "s.socket", "systemd-journald-dev-log.socket", "systemd-journald.socket"}},
 	} {
 		if diff := cmp.Diff(tc.want, r.unitList(t, tc.unit, tc.name)); diff != "" {
 			t.Errorf("%s %s (-want +got):\n%s", tc.unit, tc.name, diff)

@@ -38,9 +38,10 @@
 //   - Units with load, active and sub states and the type's Result;
 //     transient services, scopes, slices and sockets (a socket listens in
 //     name only, never triggers its service, and keeps that service
-//     loaded); sockets, timers, paths, mounts, automounts and swaps from
-//     unit files, which load the unit they trigger, and devices (see Unit
-//     files); slices created implicitly with their parents; the units of
+//     loaded; it is running while that service runs, listening
+//     otherwise, as systemd's socket_trigger_notify has it); sockets,
+//     timers, paths, mounts, automounts and swaps from unit files, which
+//     load the unit they trigger, and devices (see Unit files); slices created implicitly with their parents; the units of
 //     a booted system always active and never stopped: -.slice,
 //     system.slice, -.mount (SetUnitProperties takes its cgroup settings)
 //     and init.scope, which holds PID 1 (GetUnitByPID(1)); systemd's
@@ -49,7 +50,15 @@
 //     file-system, network and time targets), those a boot to
 //     multi-user.target pulls in active, the others loadable and
 //     inactive, with the played release's descriptions (a unit file of
-//     the same name replaces one); unit files declared Active
+//     the same name replaces one); the system manager's units of the
+//     system bus and of the journal, dbus.socket, dbus.service,
+//     systemd-journald.service and the sockets it takes
+//     (systemd-journald.socket, systemd-journald-dev-log.socket, and
+//     systemd-journald-audit.socket before 257), static vendor unit files
+//     of the release's Debian packages, all active and running from the
+//     start, as a booted Debian system has them (boot.go): no process
+//     plays their services (MainPID 0), and started again by a client
+//     they run as other services do; unit files declared Active
 //     (UnitFile.Active) are active from the start too, a service running
 //     its command (a systemd-journald.service fixture).
 //   - A process's unit (GetUnitByPID; GetUnitByPID(0) and
@@ -469,8 +478,9 @@
 // local-fs.target, umount.target and the like, as systemd adds them in a
 // container), and the inverse of every other loaded unit's (RequiredBy,
 // WantedBy, ConsistsOf, ...). The targets they name are the standard
-// ones (boot.go), loaded as a client reads them; a unit no file defines
-// (systemd-journald.socket, systemd-remount-fs.service) stays unloaded,
+// ones (boot.go), loaded as a client reads them, and so is
+// systemd-journald.socket, a booted system's; a unit no file defines
+// (syslog.socket, systemd-remount-fs.service) stays unloaded,
 // where systemd loads it as not-found. Only the dependencies that
 // settings name drive jobs: starting shutdown.target stops nothing.
 //

@@ -196,7 +196,7 @@ func (m *manager) init() error {
 		if given[f.Name] {
 			continue
 		}
-		if err := m.addFileLocked(f); err != nil {
+		if err := m.addStandardFileLocked(f); err != nil {
 			return err
 		}
 		m.standard[f.Name] = true
@@ -209,6 +209,7 @@ func (m *manager) init() error {
 	for _, name := range booted {
 		if u := m.loadLocked(name); u != nil && !given[name] {
 			m.activateAtStartLocked(u)
+			startedWithoutProcess(u)
 		}
 	}
 	for _, f := range m.cfg.units {

@@ -11,6 +11,7 @@ package fakebus
 // sub-state (listening, waiting, mounted), and it never triggers its unit.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
@@ -40,6 +41,38 @@ func (u *unit) triggers() string {
 		return u.name[:len(u.name)-len("automount")] + "mount"
 	}
 	return ""
+}
+
+// socketsFollowLocked makes the sockets that trigger the service svc
+// follow its state, as systemd's socket_trigger_notify does whenever a
+// service changes state: an active socket (listening or running, not
+// Accept=yes) whose service runs is running; once the service is dead or
+// failed with no start or restart job to bring it back, it listens
+// again. A socket started while its service runs listens until the
+// service next changes state, as on systemd.
+func (m *manager) socketsFollowLocked(svc *unit) {
+	sub := ""
+	switch {
+	case svc.sub == "running":
+		sub = "running"
+	case svc.active == "inactive" || svc.active == "failed":
+		if j := svc.job; j != nil && (j.typ == jobStart || j.typ == jobRestart) {
+			return
+		}
+		sub = "listening"
+	default:
+		return
+	}
+	var socks []*unit
+	for _, u := range m.units {
+		if u.kind == "socket" && u.active == "active" && u.sub != sub && u.triggers() == svc.name {
+			socks = append(socks, u)
+		}
+	}
+	slices.SortFunc(socks, func(a, b *unit) int { return strings.Compare(a.name, b.name) })
+	for _, u := range socks {
+		m.setStateLocked(u, "active", sub)
+	}
 }
 
 // loadTriggeredLocked loads the unit u triggers, as systemd loads a

@@ -190,6 +190,9 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
 		})
 	}
+	if u.kind == "service" {
+		m.socketsFollowLocked(u)
+	}
 }
 
 // stateTimes are the moments a unit last left and entered the inactive

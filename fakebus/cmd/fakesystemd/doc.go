@@ -14,7 +14,10 @@
 //
 // The second form runs CMD in a private mount namespace (and user
 // namespace when not root) where the fake is the system's systemd,
-// serving from inside as CMD's parent: its sockets are
+// serving from inside: where the kernel allows a PID namespace too, in
+// it, as its PID 1 (named systemd, /proc/1/comm, with a proc file system
+// of the namespace on /proc; an init that reaps orphans), else as CMD's
+// parent, with the host's PID 1 (pid1.go). Its sockets are
 // /run/dbus/system_bus_socket and /run/systemd/private, its
 // unit directories /etc/systemd/system and /run/systemd/system, the vendor
 // unit directories are empty and /sys/fs/cgroup is its cgroup root, so

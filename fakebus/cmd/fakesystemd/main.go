@@ -47,7 +47,7 @@ fakesystemd run -h).
 
 func main() {
 	if conf, ok := os.LookupEnv(initEnv); ok {
-		os.Exit(runInit(conf, os.Args[1:], os.Stderr))
+		os.Exit(runInit(conf, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "run" {
 		os.Exit(runMain(os.Args[2:], os.Stdout, os.Stderr))

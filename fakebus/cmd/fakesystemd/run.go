@@ -16,8 +16,12 @@ import (
 )
 
 // The run subcommand starts the program again ("the init step") in a new
-// mount namespace (and a new user namespace when not root). The init step
-// makes / a slave, mounts the fake's directories over the system's (the
+// mount namespace (and a new user namespace when not root), and a new PID
+// namespace where the kernel allows one and a proc file system for it, of
+// which the init step is PID 1 (pid1.go); where it does not, the init
+// step is started again without, and the host's PID 1 stays CMD's. The
+// init step makes / a slave, mounts a proc of its PID namespace on /proc,
+// mounts the fake's directories over the system's (the
 // unit directories, /sys/fs/cgroup) and a tmpfs over /run, then serves
 // the fake there, on /run/dbus/system_bus_socket and /run/systemd/private
 // with /etc/systemd/system as its unit directory, so that every path it
@@ -34,8 +38,13 @@ const runUsage = `usage: fakesystemd run [--user] [flags] -- CMD [ARGS...]
 Runs CMD in a private mount namespace (and user namespace when not root)
 where fakesystemd is the system's systemd: the system bus at
 /run/dbus/system_bus_socket, /run/systemd/private, /run/systemd/system,
-the unit directories and /sys/fs/cgroup are the fake's. Exits with CMD's
-status; 125 when fakesystemd itself fails, 126/127 when CMD cannot run.
+the unit directories and /sys/fs/cgroup are the fake's. Where the kernel
+allows it, CMD runs in a PID namespace too, whose PID 1 is the fake (as
+root; else a process that reaps orphans) named systemd (/proc/1/comm),
+/proc showing the namespace; processes CMD leaves behind are killed when
+it ends. Where the kernel refuses one, PID 1 stays the host's. Exits with
+CMD's status; 125 when fakesystemd itself fails, 126/127 when CMD cannot
+run.
 
 With --user the fake is the caller's user manager (systemctl --user,
 systemd-run --user, busctl --user): XDG_RUNTIME_DIR=/run/user/UID is a
@@ -90,6 +99,14 @@ type initConfig struct {
 	Log   bool     `json:"log"`
 	// Step is "init" or "serve".
 	Step string `json:"step"`
+	// Cmd is CMD and its arguments.
+	Cmd []string `json:"cmd"`
+	// PIDNamespace says the init step is PID 1 of a PID namespace of its
+	// own (pid1.go). SetupFD is then the file descriptor of a pipe to
+	// the caller, closed once /proc is the namespace's, or carrying why
+	// the kernel refused it; 0 for none.
+	PIDNamespace bool `json:"pid_namespace,omitempty"`
+	SetupFD      int  `json:"setup_fd,omitempty"`
 }
 
 // serveFlagsRefused are fakesystemd's flags that run sets itself.
@@ -246,6 +263,7 @@ func startInit(cfg initConfig, cmdArgs []string, extra []*os.File, stderr io.Wri
 	if err != nil {
 		return 0, err
 	}
+	cfg.Cmd = cmdArgs
 	// SIGINT is caught and dropped, not ignored: CMD would inherit SIG_IGN.
 	sigs := make(chan os.Signal, 4)
 	notifyPassed(sigs)
@@ -261,46 +279,93 @@ func startInit(cfg initConfig, cmdArgs []string, extra []*os.File, stderr io.Wri
 	withUser.UserNamespace = true
 	tries = append(tries, withUser)
 
-	var c *exec.Cmd
 	var refusals []string
 	for _, try := range tries {
-		if c, err = stepCommand(self, try, cmdArgs, extra, stderr); err != nil {
-			return 0, err
-		}
 		what := "a mount namespace"
-		c.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNS
 		if try.UserNamespace {
 			what = "a user and mount namespace"
-			c.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
-			c.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: try.UID, Size: 1}}
-			c.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: try.GID, Size: 1}}
 		}
-		err = c.Start()
-		if err == nil {
-			break
+		// Each with a PID namespace first, then, if the kernel refuses
+		// it or a proc file system for it, without.
+		for _, pid := range []bool{true, false} {
+			try.PIDNamespace = pid
+			c, err := startStep(self, try, extra, stderr)
+			if err == nil {
+				return waitForwarding(c, sigs)
+			}
+			if !pid {
+				refusals = append(refusals, fmt.Sprintf("%s: %v", what, err))
+			}
 		}
+	}
+	return 0, fmt.Errorf("the kernel refuses the namespaces CMD needs (%s); see user.max_user_namespaces and kernel.unprivileged_userns_clone", strings.Join(refusals, "; "))
+}
+
+// startStep starts the init step as cfg says, in a new mount namespace,
+// a user namespace with cfg.UserNamespace and a PID namespace with
+// cfg.PIDNamespace, and with a PID namespace waits until the init step
+// has mounted its /proc. The error is the kernel's refusal.
+func startStep(self string, cfg initConfig, extra []*os.File, stderr io.Writer) (*exec.Cmd, error) {
+	var setup, report *os.File
+	if cfg.PIDNamespace {
+		var err error
+		if setup, report, err = os.Pipe(); err != nil {
+			return nil, err
+		}
+		defer setup.Close()
+		extra = append(slices.Clone(extra), report)
+		cfg.SetupFD = 2 + len(extra)
+	}
+	c, err := stepCommand(self, cfg, extra, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.PIDNamespace {
+		c.Args = pid1Args()
+	}
+	c.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNS
+	if cfg.UserNamespace {
+		c.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
+		c.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: cfg.UID, Size: 1}}
+		c.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: cfg.GID, Size: 1}}
+	}
+	if cfg.PIDNamespace {
+		c.SysProcAttr.Cloneflags |= syscall.CLONE_NEWPID
+	}
+	err = c.Start()
+	if report != nil {
+		report.Close()
+	}
+	if err != nil {
 		var errno syscall.Errno
 		if errors.As(err, &errno) {
 			err = errno // "fork/exec PATH:" says nothing here
 		}
-		refusals = append(refusals, fmt.Sprintf("%s: %v", what, err))
-		c = nil
+		return nil, err
 	}
-	if c == nil {
-		return 0, fmt.Errorf("the kernel refuses the namespaces CMD needs (%s); see user.max_user_namespaces and kernel.unprivileged_userns_clone", strings.Join(refusals, "; "))
+	if setup == nil {
+		return c, nil
 	}
-	return waitForwarding(c, sigs)
+	// The init step closes its end once /proc is the namespace's (or
+	// when it fails otherwise, which it reports itself), or writes why
+	// the kernel refused a proc file system and exits.
+	why, _ := io.ReadAll(setup)
+	if len(why) == 0 {
+		return c, nil
+	}
+	c.Wait()
+	return nil, errors.New(string(why))
 }
 
 // stepCommand is the command of the init or serve step: the program
-// itself with cfg in its environment, CMD as its arguments, extra as
-// file descriptors 3 and on, and a SIGKILL when its parent dies.
-func stepCommand(self string, cfg initConfig, cmdArgs []string, extra []*os.File, stderr io.Writer) (*exec.Cmd, error) {
+// itself with cfg (CMD in it) in its environment, extra as file
+// descriptors 3 and on, and a SIGKILL when its parent dies.
+func stepCommand(self string, cfg initConfig, extra []*os.File, stderr io.Writer) (*exec.Cmd, error) {
 	conf, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}
-	c := exec.Command(self, cmdArgs...)
+	c := exec.Command(self)
 	c.Args[0] = "fakesystemd-run-" + cfg.Step
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, stderr
 	c.Env = append(os.Environ(), initEnv+"="+string(conf))

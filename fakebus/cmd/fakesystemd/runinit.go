@@ -55,30 +55,32 @@ func systemLayout() layout {
 }
 
 // runInit runs the init or serve step and returns the exit status.
-func runInit(conf string, args []string, stderr io.Writer) int {
+func runInit(conf string, stderr io.Writer) int {
 	os.Unsetenv(initEnv)
 	var cfg initConfig
 	if err := json.Unmarshal([]byte(conf), &cfg); err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %s: %v\n", initEnv, err)
 		return exitRunFailed
 	}
-	if len(args) == 0 {
+	if len(cfg.Cmd) == 0 {
 		fmt.Fprintf(stderr, "fakesystemd: run: no command\n")
 		return exitRunFailed
 	}
 	if cfg.Step == "serve" {
-		return serveAndRun(cfg, args, stderr)
+		return serveAndRun(cfg, stderr)
 	}
 	layout := systemMounts
 	if cfg.UserManager {
 		layout = userMounts
 	}
 	if err := mountFake(cfg, layout); err != nil {
-		fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
+		if !errors.Is(err, errProcRefused) {
+			fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
+		}
 		return exitRunFailed
 	}
 	if !cfg.UserNamespace || cfg.UID == 0 {
-		return serveAndRun(cfg, args, stderr)
+		return serveAndRun(cfg, stderr)
 	}
 
 	// The fake and CMD run as the user who ran fakesystemd, in a user
@@ -88,12 +90,12 @@ func runInit(conf string, args []string, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 4)
 	notifyPassed(sigs)
 	next := cfg
-	next.Step = "serve"
+	next.Step, next.SetupFD = "serve", 0
 	var extra []*os.File
 	if cfg.Log {
 		extra = []*os.File{os.NewFile(3, "log")}
 	}
-	c, err := stepCommand("/proc/self/exe", next, args, extra, stderr)
+	c, err := stepCommand("/proc/self/exe", next, extra, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
 		return exitRunFailed
@@ -101,11 +103,24 @@ func runInit(conf string, args []string, stderr io.Writer) int {
 	c.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER
 	c.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.UID, HostID: 0, Size: 1}}
 	c.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.GID, HostID: 0, Size: 1}}
+	wait := waitForwarding
+	if isPID1(cfg) {
+		// Named before the fake starts: in the serve step, without
+		// privilege over this user namespace, it cannot read PID 1's
+		// mount namespace, so a PID 1 named systemd does not make it
+		// take its unit directory for the host's (hostManaged,
+		// fakebus/install.go).
+		if err := nameSystemd(); err != nil {
+			fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
+			return exitRunFailed
+		}
+		wait = waitReaping
+	}
 	if err := c.Start(); err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: a user namespace for uid %d: %v\n", cfg.UID, err)
 		return exitRunFailed
 	}
-	status, err := waitForwarding(c, sigs)
+	status, err := wait(c, sigs)
 	if err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
 		return exitRunFailed
@@ -129,7 +144,7 @@ func (w *readyWriter) Write(p []byte) (int, error) {
 
 // serveAndRun serves the fake on the system's paths (the user manager's
 // with --user), runs CMD and returns its exit status.
-func serveAndRun(cfg initConfig, args []string, stderr io.Writer) int {
+func serveAndRun(cfg initConfig, stderr io.Writer) int {
 	logw := stderr
 	if cfg.Log {
 		syscall.CloseOnExec(3) // not for CMD
@@ -168,7 +183,20 @@ func serveAndRun(cfg initConfig, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fakesystemd: run: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
 		return exitRunFailed
 	}
-	status := runCmd(args, l.env, stderr)
+	pid1 := isPID1(cfg)
+	if pid1 {
+		// Named once the fake serves, not before: the fake in PID 1
+		// shares PID 1's mount namespace, and a PID 1 named systemd
+		// there would have made it take its unit directory for the
+		// host's (hostManaged, fakebus/install.go).
+		if err := nameSystemd(); err != nil {
+			cancel()
+			<-served
+			fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
+			return exitRunFailed
+		}
+	}
+	status := runCmd(cfg.Cmd, l.env, pid1, stderr)
 	cancel()
 	if err := <-served; err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: stopping the fake: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
@@ -177,8 +205,9 @@ func serveAndRun(cfg initConfig, args []string, stderr io.Writer) int {
 }
 
 // runCmd runs CMD with env added to its environment and returns its
-// exit status.
-func runCmd(args, env []string, stderr io.Writer) int {
+// exit status; pid1 says the process is PID 1, which reaps orphans while
+// it waits (waitReaping).
+func runCmd(args, env []string, pid1 bool, stderr io.Writer) int {
 	path, err := exec.LookPath(args[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
@@ -200,7 +229,11 @@ func runCmd(args, env []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fakesystemd: run: %s: %v\n", args[0], err)
 		return exitCannotExec
 	}
-	status, err := waitForwarding(c, sigs)
+	wait := waitForwarding
+	if pid1 {
+		wait = waitReaping
+	}
+	status, err := wait(c, sigs)
 	if err != nil {
 		fmt.Fprintf(stderr, "fakesystemd: run: %s: %v\n", args[0], err)
 		return exitRunFailed
@@ -210,11 +243,20 @@ func runCmd(args, env []string, stderr io.Writer) int {
 
 // mountFake puts the fake's directories where the manager's are, in the
 // init step's mount namespace: the steps every layout shares around
-// layout (systemMounts or userMounts), which mounts the rest.
+// layout (systemMounts or userMounts), which mounts the rest. With a PID
+// namespace it first mounts the namespace's proc on /proc, and reports
+// how that went on cfg.SetupFD (reportProc): an error wrapping
+// errProcRefused is reported there, for the caller to start again
+// without a PID namespace, not on stderr.
 func mountFake(cfg initConfig, layout func(initConfig, fakeDirs) error) error {
 	// Nothing mounted from here on may propagate to the host.
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("make / a slave mount: %w", err)
+	}
+	if cfg.PIDNamespace {
+		if err := reportProc(cfg.SetupFD, mountProc()); err != nil {
+			return err
+		}
 	}
 	// The fake's files, opened before anything is mounted over the paths
 	// that lead to them (a TMPDIR below /run, say).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // Cases of the behaviours go-systemd's own test suite relies on: the units
@@ -309,4 +310,79 @@ func testTransientSocket(t *testing.T, e *env) {
 	stop(t, e, e.c, sock)
 	unloaded(t, e, sock)
 	unloaded(t, e, svc)
+}
+
+// testSocketFollowsService: a listening socket whose service is started
+// (by hand, not by a connection) is running while the service runs and
+// listens again once the service is stopped (systemd's
+// socket_trigger_notify).
+func testSocketFollowsService(t *testing.T, e *env) {
+	base := "" // /tmp is private to a real systemd's sandbox
+	if e.real {
+		base = "/run"
+	}
+	dir, err := os.MkdirTemp(base, "sdbus-conf-follow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := e.unit("follow", "socket")
+	svc := sock[:len(sock)-len("socket")] + "service"
+	cleanup(t, e, sock)
+	cleanup(t, e, svc)
+	listen := sdbus.PropRaw("Listen", []struct{ Type, Address string }{{"Stream", filepath.Join(dir, "s.sock")}})
+	wait(t, e, start(t, e, e.c, sock, []sdbus.Property{listen}, sdbus.AuxUnit{Name: svc, Properties: sleeper()}), sdbus.JobDone)
+	type both struct{ Socket, Service string }
+	subs := func() both { return both{status(t, e, sock).SubState, status(t, e, svc).SubState} }
+	if diff := cmp.Diff(both{"listening", "dead"}, subs()); diff != "" {
+		t.Errorf("started (-want +got):\n%s", diff)
+	}
+	j, err := e.c.StartUnit(e.ctx, svc, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	if diff := cmp.Diff(both{"running", "running"}, subs()); diff != "" {
+		t.Errorf("service started (-want +got):\n%s", diff)
+	}
+	stop(t, e, e.c, svc)
+	if diff := cmp.Diff(both{"listening", "dead"}, subs()); diff != "" {
+		t.Errorf("service stopped (-want +got):\n%s", diff)
+	}
+	stop(t, e, e.c, sock)
+}
+
+// testBootedBus: the system bus's units are loaded, static and running,
+// the socket running with its service, with the release's Debian
+// descriptions and dbus.service's type (simple on 247, whose dbus-daemon
+// does not notify). The fake has them (fakebus/boot.go); scripts/sandbox
+// boots systemd with copies of Debian's.
+func testBootedBus(t *testing.T, e *env) {
+	type unit struct{ Load, Active, Sub, FileState, Description string }
+	want := map[string]unit{
+		"dbus.socket":  {"loaded", "active", "running", "static", "D-Bus System Message Bus Socket"},
+		"dbus.service": {"loaded", "active", "running", "static", "D-Bus System Message Bus"},
+	}
+	got := map[string]unit{}
+	for name := range want {
+		p, err := e.c.UnitProperties(e.ctx, name)
+		if err != nil {
+			t.Fatalf("UnitProperties(%s): %v", name, err)
+		}
+		got[name] = unit{string(p.LoadState), string(p.ActiveState), p.SubState, p.UnitFileState, p.Description}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	wantType := "simple"
+	if sdversions.Behaves(e.release, sdversions.BusServiceNotify) {
+		wantType = "notify"
+	}
+	v, err := e.c.UnitProperty(e.ctx, "dbus.service", "org.freedesktop.systemd1.Service", "Type")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := v.Value().(string); got != wantType {
+		t.Errorf("dbus.service Type %q, want %q", got, wantType)
+	}
 }

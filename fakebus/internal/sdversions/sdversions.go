@@ -537,6 +537,36 @@ const (
 	// after). Seen in Debian's unit files of 252, 257 and 262, not 247;
 	// the upstream release in between is not measured.
 	TargetDescriptionsRenamed Behaviour = "TargetDescriptionsRenamed"
+	// BusServiceNotify: dbus.service, of the release's Debian dbus
+	// package, is Type=notify with NotifyAccess=main (dbus-daemon 1.14
+	// tells systemd it is ready); bullseye's (dbus 1.12) is Type=simple.
+	// Seen in Debian's unit files of 252, 257 and 262, not 247.
+	BusServiceNotify Behaviour = "BusServiceNotify"
+	// BusServiceUser: dbus.service runs dbus-daemon as User=messagebus,
+	// Group=messagebus (dbus 1.16), where older ones start it as root.
+	// Seen in Debian's unit files of 257 and 262, not 247 or 252.
+	BusServiceUser Behaviour = "BusServiceUser"
+	// JournalAuditSocketOptional: systemd-journald.service no longer
+	// names systemd-journald-audit.socket in Sockets=, and the socket has
+	// an [Install] section that Debian does not enable, so a boot leaves
+	// it inactive (UnitFileState disabled); 247 and 252 list it and pull
+	// it in from sockets.target (static). Seen in Debian's unit files of
+	// 257 and 262, not 247 or 252; the upstream release in between is not
+	// measured.
+	JournalAuditSocketOptional Behaviour = "JournalAuditSocketOptional"
+	// JournalSocketsDescribed: systemd-journald.socket is described
+	// "Journal Sockets" (it has two), 247's and 252's "Journal Socket".
+	// Seen in Debian's unit files of 257 and 262, not 247 or 252.
+	JournalSocketsDescribed Behaviour = "JournalSocketsDescribed"
+	// SystemdBinariesInUsr: the unit files name systemd's programs below
+	// /usr/lib/systemd (ExecStart=/usr/lib/systemd/systemd-journald), not
+	// /lib/systemd as before Debian finished merging /usr. Seen in
+	// Debian's unit files of 257 and 262, not 247 or 252.
+	SystemdBinariesInUsr Behaviour = "SystemdBinariesInUsr"
+	// JournalNotifyReload: systemd-journald.service is
+	// Type=notify-reload (257's is notify). Seen in Debian's unit files
+	// of 262, not 257; the upstream release in between is not measured.
+	JournalNotifyReload Behaviour = "JournalNotifyReload"
 	// PolkitInteractive: with the release's polkit installed (Debian's
 	// polkitd, its default rules) and no agent, what systemd asks polkit
 	// about is refused with InteractiveAuthorizationRequired
@@ -622,6 +652,12 @@ var Behaviours = map[Behaviour]Release{
 	SocketCgroupWithProcesses:   R("262"),
 	TimerAfterTimeSet:           R("252"),
 	TargetDescriptionsRenamed:   R("252"),
+	BusServiceNotify:            R("252"),
+	BusServiceUser:              R("257"),
+	JournalAuditSocketOptional:  R("257"),
+	JournalSocketsDescribed:     R("257"),
+	SystemdBinariesInUsr:        R("257"),
+	JournalNotifyReload:         R("262"),
 	PolkitInteractive:           R("252"),
 	PolkitInteractiveExplained:  R("262"),
 	SetPropertiesErrnoWrapped:   R("252"),

@@ -155,6 +155,12 @@ func TestMeasuredReleases(t *testing.T) {
 		TargetDescriptionsRenamed:   {false, true, true, true},
 		PolkitInteractive:           {false, true, true, true},
 		PolkitInteractiveExplained:  {false, false, false, true},
+		BusServiceNotify:            {false, true, true, true},
+		BusServiceUser:              {false, false, true, true},
+		JournalAuditSocketOptional:  {false, false, true, true},
+		JournalSocketsDescribed:     {false, false, true, true},
+		SystemdBinariesInUsr:        {false, false, true, true},
+		JournalNotifyReload:         {false, false, false, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {
