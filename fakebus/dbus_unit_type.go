@@ -25,6 +25,9 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		}
 		props[name] = dbus.MakeVariantWithSignature(def, dbus.ParseSignatureMust(sig))
 	}
+	if u.kind == "timer" {
+		add("Result", strOr(u.result, "success")) // resources when it could not be armed (timer.go)
+	}
 	if u.kind == "service" || u.kind == "scope" {
 		add("Result", strOr(u.result, "success")) // systemd's initial result
 		add("KillMode", strOr(u.str("KillMode"), "control-group"))

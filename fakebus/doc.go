@@ -460,10 +460,11 @@
 // triggers (Triggers, and that unit's TriggeredBy): a socket's Service=,
 // else the service of its name (none with Accept=yes); a timer's or path
 // unit's Unit=, else the service of its name; an automount's mount of its
-// name. The fake listens on no socket, arms no timer, watches no path and
+// name. A timer's monotonic values elapse and start its unit (timer.go:
+// running while the unit runs, then waiting, elapsed or dead); its calendar
+// values never do. The fake listens on no socket, watches no path and
 // mounts nothing: started, such a unit is active in its type's sub-state
-// (listening, waiting, mounted) and never triggers its unit (a timer's
-// next elapse is never). A device unit needs no file (its Description is
+// (listening, waiting, mounted) and never triggers its unit. A device unit needs no file (its Description is
 // its path). The fake plays systemd where its releases were measured, a
 // container: devices (no udev), swaps and automounts are unit types it
 // does not support there, so such a unit loads, CanStart and CanStop are
@@ -825,7 +826,8 @@
 //     under Unit files (ignored, as systemd ignores unknown keys). Transient
 //     paths, mounts and swaps are refused; a transient socket takes
 //     Listen= only; a transient timer takes the timer settings
-//     systemd-run sends (timer.go) but, like every timer, never elapses.
+//     systemd-run sends (timer.go). A timer's calendar values never
+//     elapse.
 //   - The full job-type merge matrix (only jobs of the same type merge; any
 //     other pair conflicts), isolate, OnFailure=, ordering without a
 //     requirement (requirements are ordered as with After=), restart rate

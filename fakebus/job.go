@@ -241,6 +241,11 @@ func (m *manager) finishJobLocked(j *job, result string) {
 		// A start that did not happen (dependency, canceled before it ran).
 		m.setStateLocked(u, "inactive", "dead")
 	}
+	if u.kind != "timer" && u.job == nil {
+		// A unit that ended while its start job still ran (the fake's
+		// commands end at once): its timers see it now.
+		m.timersFollowLocked(u)
+	}
 	m.collectLocked(u)
 }
 

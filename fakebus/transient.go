@@ -90,6 +90,13 @@ func (m *manager) startTransientLocked(c *call) error {
 			}
 			return false
 		}
+		if i == 0 && refusesManualStart(nu.props) {
+			// The start job is refused, before the unit's load state
+			// is looked at (a socket without Listen= too, measured on
+			// 252 by the differential tester); the unit made for it
+			// is collected at once (GetUnit: NoSuchUnit).
+			return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + nu.name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+		}
 		// What systemd's unit verification refuses (its log says why;
 		// the caller gets the generic error), measured on 247, 252, 257
 		// and 262 by the differential tester.
@@ -109,11 +116,6 @@ func (m *manager) startTransientLocked(c *call) error {
 			nu.kind == "service" && isDBus && !has("BusName") && m.behaves(sdversions.DBusTypeNeedsBusName),
 			nu.kind == "timer" && !timerHasValues(nu.props): // "Timer unit lacks value setting. Refusing."
 			return badSetting
-		}
-		if i == 0 && refusesManualStart(nu.props) {
-			// The start job is refused; the unit made for it is
-			// collected at once (GetUnit: NoSuchUnit).
-			return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + nu.name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
 		}
 		if err := checkStdioFDs(nu.props); err != nil {
 			return err

@@ -6,9 +6,10 @@ package fakebus
 // loading one loads that unit, and what the fake takes from a mount's,
 // swap's, automount's or device's name.
 //
-// The fake listens on no socket, arms no timer, watches no path and
-// mounts nothing: starting such a unit makes it active in its type's
-// sub-state (listening, waiting, mounted), and it never triggers its unit.
+// The fake listens on no socket, watches no path and mounts nothing:
+// starting such a unit makes it active in its type's sub-state
+// (listening, mounted), and it never triggers its unit. Timers elapse
+// (timer.go).
 
 import (
 	"slices"

@@ -49,7 +49,13 @@ type unit struct {
 	// status) — until a daemon-reload, which makes systemd's command
 	// records anew while ExecMain* keep the run (measured on 252).
 	execShown bool
-	pids      []uint32
+	// A timer's last trigger (CLOCK_MONOTONIC microseconds, 0: never),
+	// and the generation of its arming: a newer one cancels an older
+	// (timer.go).
+	lastTrigger uint64
+	timerGen    int
+	timerNext   []uint64 // each TimersMonotonic value's next elapse, as last computed
+	pids        []uint32
 	// populated: a process has been one of its own (a scope whose cgroup
 	// was never populated never empties; see zombie).
 	populated   bool
@@ -185,13 +191,16 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 			"SubState":    dbus.MakeVariant(sub),
 		}, []string{}}
 	})
-	if iface := typeIface(u.kind); iface != "" && (u.kind == "service" || u.kind == "scope") {
+	if iface := typeIface(u.kind); iface != "" && (u.kind == "service" || u.kind == "scope" || u.kind == "timer") {
 		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
 		})
 	}
 	if u.kind == "service" {
 		m.socketsFollowLocked(u)
+	}
+	if u.kind != "timer" {
+		m.timersFollowLocked(u)
 	}
 }
 
@@ -613,9 +622,21 @@ func (m *manager) startUnitLocked(j *job) {
 		// unsupportedKind: the start job ends unsupported, the unit
 		// stays inactive.
 		m.finishJobLocked(j, "unsupported")
+	case "timer":
+		if result := timerStartFails(u); result != "" {
+			m.timerComputeNextLocked(u)
+			m.failLocked(u, result)
+			m.finishJobLocked(j, "failed")
+			return
+		}
+		// Waiting, then (after the start job ended, as on systemd)
+		// elapsed at once, armed or elapsed for good (timer.go).
+		m.setStateLocked(u, "active", "waiting")
+		m.finishJobLocked(j, "done")
+		m.timerWaitLocked(u)
 	default:
-		// The fake opens no socket, arms no timer, watches no path and
-		// mounts nothing (trigger.go).
+		// The fake opens no socket, watches no path and mounts nothing
+		// (trigger.go).
 		m.setStateLocked(u, "active", activeSub(u))
 		m.finishJobLocked(j, "done")
 	}

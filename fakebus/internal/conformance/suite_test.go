@@ -191,6 +191,8 @@ var cases = []suiteCase{
 	{name: "StopPropagation", run: testStopPropagation, user: true},
 	{name: "RestartPropagation", run: testRestartPropagation, user: true},
 	{name: "TransientSocket", run: testTransientSocket},
+	{name: "TransientTimer", run: testTransientTimer, user: true},
+	{name: "ScopeRestartNotApplicable", run: testScopeRestart},
 	{name: "SocketFollowsService", run: testSocketFollowsService},
 	{name: "BootedBus", run: testBootedBus},
 	{name: "UnitLookups", run: testUnitLookups},

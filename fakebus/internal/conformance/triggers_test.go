@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -261,5 +262,85 @@ func writeUnitFiles(t *testing.T, e *env, files map[string]string) {
 	}
 	if err := e.c.Reload(e.ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testTransientTimer: a transient timer as systemd-run --on-active= makes
+// it, with the service it triggers as an auxiliary unit. One an hour away
+// waits, its next elapse set; one due at once starts its service, which
+// runs its command, and is then elapsed (RemainAfterElapse=yes). A timer
+// without a value to elapse on fails to load; one with WakeSystem=yes
+// fails to start in a container (the sandbox).
+func testTransientTimer(t *testing.T, e *env) {
+	type mono struct {
+		Base string
+		Usec uint64
+	}
+	timer := func(what string, props ...sdbus.Property) (string, string, *sdbus.Job, error) {
+		name := e.unit(what, "timer")
+		svc := strings.TrimSuffix(name, ".timer") + ".service"
+		cleanup(t, e, name)
+		cleanup(t, e, svc)
+		j, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, props,
+			sdbus.AuxUnit{Name: svc, Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/true"}, false)}})
+		return name, svc, j, err
+	}
+	later, _, j, err := timer("timerlater", sdbus.PropRaw("TimersMonotonic", []mono{{"OnActiveSec", 3600_000_000}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	settle(t, e, later, "waiting", func(s sdbus.UnitState) bool { return s.SubState == "waiting" })
+	v, err := e.c.UnitProperty(e.ctx, later, "Timer", "TimersMonotonic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values []struct {
+		Base        string
+		Value, Next uint64
+	}
+	if err := dbus.Store([]any{v.Value()}, &values); err != nil || len(values) != 1 ||
+		values[0].Base != "OnActiveUSec" || values[0].Value != 3600_000_000 || values[0].Next == 0 {
+		t.Errorf("TimersMonotonic = %v (%v); want one OnActiveUSec of an hour with its next elapse", values, err)
+	}
+
+	now, svc, j, err := timer("timernow", sdbus.PropRaw("TimersMonotonic", []mono{{"OnActiveSec", 0}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	settle(t, e, now, "elapsed", func(s sdbus.UnitState) bool { return s.SubState == "elapsed" })
+	sp, err := e.c.ServiceProperties(e.ctx, svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.ExecMainCode != 1 || sp.ExecMainStatus != 0 || sp.ExecMainStartTimestamp.IsZero() {
+		t.Errorf("the timer's service: ExecMain code %d status %d started %v; want it run and exited 0", sp.ExecMainCode, sp.ExecMainStatus, sp.ExecMainStartTimestamp)
+	}
+
+	if _, _, _, err := timer("timernone", sdbus.PropRaw("TimersMonotonic", []mono{})); !errors.Is(err, sdbus.ErrBadUnitSetting) {
+		t.Errorf("a timer without values: %v; want ErrBadUnitSetting", err)
+	}
+	wake, _, j, err := timer("timerwake", sdbus.PropRaw("TimersMonotonic", []mono{{"OnActiveSec", 3600_000_000}}), sdbus.PropRaw("WakeSystem", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.real || e.release.Major != 262 {
+		// 262 starts it on some boots of the sandbox.
+		wait(t, e, j, sdbus.JobFailed)
+		if st := settle(t, e, wake, "failed", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateFailed }); st.Result != "resources" {
+			t.Errorf("a timer with WakeSystem=yes failed with %q, want resources", st.Result)
+		}
+	}
+}
+
+// testScopeRestart: a scope's processes are not systemd's to start
+// again: RestartUnit of a running scope is JobTypeNotApplicable.
+func testScopeRestart(t *testing.T, e *env) {
+	name := e.unit("restart", "scope")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, []sdbus.Property{sdbus.PropPIDs(child(t))}), sdbus.JobDone)
+	if _, err := e.c.RestartUnit(e.ctx, name, sdbus.ModeReplace); !errors.Is(err, sdbus.ErrJobTypeNotApplicable) {
+		t.Errorf("RestartUnit of a running scope: %v; want ErrJobTypeNotApplicable", err)
 	}
 }

@@ -111,6 +111,13 @@ var replays = []struct {
 		{Kind: "StopUnit", Unit: 2, Mode: "replace"},
 		{Kind: "RestartUnit", Unit: 2, Mode: "replace"},
 	}},
+	// RefuseManualStart= refuses the start before the unit's load state
+	// is looked at (the fake answered BadUnitSetting first).
+	{"refused before verified", []Op{
+		{Kind: "StartTransientUnit", Unit: 5, Mode: "replace", Props: []Prop{{"RefuseManualStart", true}}},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Props: []Prop{{"RefuseManualStart", true}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"RefuseManualStart", true}}},
+	}},
 	// A transient timer as systemd-run --on-active makes it, with the
 	// service it triggers (the fake refused transient timers).
 	{"transient timer", []Op{
