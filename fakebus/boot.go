@@ -143,7 +143,16 @@ func standardUnitFiles(r sdversions.Release, user bool) (files []UnitFile, boote
 		if t.allowIsolate {
 			props = append(props, sdbus.PropRaw("AllowIsolate", true))
 		}
-		files = append(files, UnitFile{Name: t.name, Properties: props})
+		f := UnitFile{Name: t.name, Properties: props}
+		if t.name == "multi-user.target" && !user {
+			// The system the fake boots is booted to multi-user.target:
+			// default.target stands for it (GetDefaultTarget, systemctl
+			// get-default), as the sandbox's systemd answers on 247, 252,
+			// 257 and 262. (A user manager's default.target is a unit of
+			// its own.)
+			f.Aliases = []string{"default.target"}
+		}
+		files = append(files, f)
 		if t.booted {
 			booted = append(booted, t.name)
 		}

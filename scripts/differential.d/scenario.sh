@@ -129,6 +129,7 @@ step systemctl/is-enabled systemctl is-enabled ctl-file.service
 step systemctl/disable systemctl disable ctl-file.service
 step systemctl/is-enabled-after-disable systemctl is-enabled ctl-file.service
 step systemctl/status-missing systemctl status -n0 --no-pager ctl-nosuch.service
+step systemctl/get-default systemctl get-default
 
 # --- systemd-run
 step systemd-run/service systemd-run --unit=run-sleep sleep 300
@@ -149,6 +150,13 @@ step systemd-run/scope-bg scope_bg
 step systemd-run/scope-bg-after settle run-scope-bg.scope
 step systemd-run/no-block systemd-run --no-block --unit=run-noblock sleep 300
 step systemd-run/no-block-stop systemctl stop run-noblock.service
+# A transient timer and its service, as systemd-run makes them: one an
+# hour away waits; one due at once runs its service and is then elapsed.
+step systemd-run/on-active systemd-run --on-active=3600 --unit=run-timer true
+step systemd-run/on-active-show systemctl show -p LoadState,ActiveState,SubState,Result run-timer.timer run-timer.service
+step systemd-run/on-active-now systemd-run --on-active=0 --timer-property=RemainAfterElapse=yes --unit=run-timernow true
+step systemd-run/on-active-now-after sh -c 'for i in $(seq 50); do [ "$(systemctl show -P SubState run-timernow.timer)" = elapsed ] && break; sleep 0.1; done
+	systemctl show -p ActiveState,SubState run-timernow.timer; systemctl show -p ActiveState,ExecMainCode,ExecMainStatus run-timernow.service'
 
 # --- busctl
 M=(org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager)

@@ -86,6 +86,16 @@ func testStandardTargets(t *testing.T, e *env) {
 			if st.ActiveState != "active" {
 				t.Errorf("%s: %s, want active", name, st.ActiveState)
 			}
+			if name == "multi-user.target" && !e.user {
+				// Booted to it: default.target stands for it.
+				var def string
+				if got := managerCall(t, e, e.rawBus(t), "GetDefaultTarget", []any{&def}); got != "ok" || def != name {
+					t.Errorf("GetDefaultTarget = %s, %q; want %q", got, def, name)
+				}
+				if up, err := e.c.UnitProperties(e.ctx, "default.target"); err != nil || up.ID != name {
+					t.Errorf("default.target: Id %q, %v; want %q", up.ID, err, name)
+				}
+			}
 		case "shutdown.target", "umount.target":
 			if st.ActiveState != "inactive" {
 				t.Errorf("%s: %s, want inactive", name, st.ActiveState)
