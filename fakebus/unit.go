@@ -623,6 +623,13 @@ func (m *manager) startUnitLocked(j *job) {
 		// stays inactive.
 		m.finishJobLocked(j, "unsupported")
 	case "timer":
+		if t := m.loadLocked(u.triggers()); t == nil || t.load != "loaded" {
+			// "Refusing to start, unit to trigger not loaded.": the job
+			// fails, the timer stays inactive (measured on 252 by the
+			// differential tester).
+			m.finishJobLocked(j, "failed")
+			return
+		}
 		if result := timerStartFails(u); result != "" {
 			m.timerComputeNextLocked(u)
 			m.failLocked(u, result)

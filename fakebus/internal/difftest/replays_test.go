@@ -118,6 +118,12 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Props: []Prop{{"RefuseManualStart", true}}},
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"RefuseManualStart", true}}},
 	}},
+	// A timer whose unit is not loaded is refused a start: its job
+	// fails and it stays inactive (the fake started it, then failed it
+	// with result resources when it elapsed).
+	{"timer without its unit", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{"OnBootSec", 1}}}}},
+	}},
 	// A transient timer as systemd-run --on-active makes it, with the
 	// service it triggers (the fake refused transient timers).
 	{"transient timer", []Op{
