@@ -77,8 +77,11 @@ type manager struct {
 	passes   int    // how many times in a row the run queue was passed over
 	version  string
 	units    map[string]*unit
-	members  map[string]map[*unit]bool // slice name -> the loaded units in it
-	files    map[string]UnitFile
+	// timerUnits counts the timers in units: while there is none, a
+	// unit's state change has no timer to tell (timersFollowLocked).
+	timerUnits int
+	members    map[string]map[*unit]bool // slice name -> the loaded units in it
+	files      map[string]UnitFile
 	// environment is the manager's Environment (SetEnvironment).
 	environment []string
 	// reverse are the loaded units with Requires=, BindsTo=, PartOf= or

@@ -346,6 +346,9 @@ func (m *manager) timerTriggerLocked(u *unit) {
 // inactive or failed with no start job; a waiting or elapsed one
 // computes its next elapse anew (its unit-relative values moved).
 func (m *manager) timersFollowLocked(t *unit) {
+	if m.timerUnits == 0 {
+		return
+	}
 	var timers []*unit
 	for _, u := range m.units {
 		if u.kind == "timer" && u.isActive() && u.triggers() == t.name {

@@ -92,7 +92,13 @@ func (m *manager) newUnitLocked(name string) *unit {
 	if u.kind == "service" || u.kind == "scope" {
 		u.result = "success"
 	}
+	if old := m.units[name]; old != nil && old.kind == "timer" {
+		m.timerUnits-- // replaced
+	}
 	m.units[name] = u
+	if u.kind == "timer" {
+		m.timerUnits++
+	}
 	m.indexLocked(u)
 	m.signalLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
 	return u
@@ -401,6 +407,9 @@ func (m *manager) removeUnitLocked(u *unit) {
 		m.reverseSorted = nil
 	}
 	m.indexLocked(u)
+	if m.units[u.name] == u && u.kind == "timer" {
+		m.timerUnits--
+	}
 	delete(m.units, u.name)
 	m.signalLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
 }
