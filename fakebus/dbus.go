@@ -12,6 +12,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // Who receives the manager's signals, as systemd decides it
@@ -331,7 +332,13 @@ func errFileInvalid(f string) *callErr {
 	return errInvalidArgs("File %s: Invalid argument", f)
 }
 
-func errNoUnitFile(f string) *callErr {
+// errNoUnitFileLocked is a unit-file method's answer for a unit that has
+// no file: "Unit file F does not exist." before 257, "Unit F does not
+// exist" from 257 (sdversions.NoUnitFileWordedAsUnit).
+func (m *manager) errNoUnitFileLocked(f string) *callErr {
+	if m.behaves(sdversions.NoUnitFileWordedAsUnit) {
+		return &callErr{errPrefix + "NoSuchUnit", "Unit " + f + " does not exist"}
+	}
 	return &callErr{errPrefix + "NoSuchUnit", "Unit file " + f + " does not exist."}
 }
 

@@ -461,7 +461,7 @@ func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]un
 			return "", "", errFileInvalid(f)
 		}
 		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
-			return "", "", errNoUnitFile(f)
+			return "", "", m.errNoUnitFileLocked(f)
 		}
 		if d := filepath.Dir(f); d == m.dirs.persistent || d == m.dirs.runtime {
 			return name, f, nil
@@ -483,7 +483,7 @@ func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]un
 		}
 		return f, "", nil
 	}
-	return "", "", errNoUnitFile(f)
+	return "", "", m.errNoUnitFileLocked(f)
 }
 
 // enableLocked implements EnableUnitFiles and PresetUnitFiles.
@@ -556,7 +556,7 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 		e, ok := m.lookupDiskLocked(name)
 		if !ok {
 			if _, vendor := m.files[name]; !vendor {
-				return errNoUnitFile(name)
+				return m.errNoUnitFileLocked(name)
 			}
 			continue
 		}
@@ -932,7 +932,7 @@ func (m *manager) checkUnitFilesLocked(files []string) error {
 				return errFileInvalid(f)
 			}
 			if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
-				return errNoUnitFile(f)
+				return m.errNoUnitFileLocked(f)
 			}
 			continue
 		}
@@ -1073,7 +1073,7 @@ func (m *manager) addDependencyLocked(files []string, target, typ string, runtim
 		return &callErr{errPrefix + "UnitMasked", "Unit file " + target + " is masked."}
 	default:
 		if _, vendor := m.files[target]; !vendor {
-			return errNoUnitFile(target)
+			return m.errNoUnitFileLocked(target)
 		}
 	}
 	if err := m.checkUnitFilesLocked(files); err != nil {

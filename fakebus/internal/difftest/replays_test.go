@@ -124,6 +124,10 @@ var replays = []struct {
 	{"timer without its unit", []Op{
 		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{"OnBootSec", 1}}}}},
 	}},
+	// Enabling a name no unit file has (257 words it otherwise).
+	{"enable without a file", []Op{
+		{Kind: "EnableUnitFiles", Unit: 2},
+	}},
 	// A transient timer as systemd-run --on-active makes it, with the
 	// service it triggers (the fake refused transient timers).
 	{"transient timer", []Op{

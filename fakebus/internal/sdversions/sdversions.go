@@ -629,6 +629,11 @@ const (
 	// manager does not do it. 252 looks only at each unit's own files.
 	// Seen on 257 and 262 (fakebus/internal/difftest).
 	UnitFileChangesNeedReload Behaviour = "UnitFileChangesNeedReload"
+	// NoUnitFileWordedAsUnit: a unit-file method (EnableUnitFiles, ...)
+	// for a name no unit file has answers NoSuchUnit "Unit X does not
+	// exist"; 247 and 252 "Unit file X does not exist.". Seen on 257
+	// and 262 (fakebus/internal/difftest).
+	NoUnitFileWordedAsUnit Behaviour = "NoUnitFileWordedAsUnit"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -669,6 +674,7 @@ var Behaviours = map[Behaviour]Release{
 	NoFilesExecStatus203:        R("252"),
 	LinkedUnitFragmentIsLink:    R("252"),
 	UnitFileChangesNeedReload:   R("257"),
+	NoUnitFileWordedAsUnit:      R("257"),
 }
 
 // Behaves reports whether release r has behaviour b.
