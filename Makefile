@@ -7,7 +7,7 @@ STATICCHECK := $(BIN)/staticcheck
 STATICCHECK_VERSION := v0.8.2
 # Seconds per fuzz target: short in `make check`, longer with `make fuzz`.
 FUZZTIME    ?= 60s
-CHECK_FUZZTIME ?= 5s
+CHECK_FUZZTIME ?= 3s
 
 .PHONY: demo check test go-test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential differential-fuzz tools
 
