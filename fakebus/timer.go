@@ -303,16 +303,21 @@ func (m *manager) timerWaitLocked(u *unit) {
 	if !found {
 		return // only calendar values: the fake computes no calendar time
 	}
+	// A value due now elapses on the next turn, as on systemd's event
+	// loop, not within this call: a unit that ends at once and a value
+	// relative to its end (OnUnitInactiveSec=0) would recurse. (systemd
+	// stops such a loop by the unit's start rate limit, which the fake
+	// does not model: the timer keeps triggering.)
 	now := m.clock.dual(time.Now()).mono
-	if earliest <= now {
-		m.timerTriggerLocked(u)
-		return
-	}
-	if earliest == infinity || earliest-now > uint64(math.MaxInt64/int64(time.Microsecond)) {
-		return
+	var wait time.Duration
+	if earliest > now {
+		if earliest == infinity || earliest-now > uint64(math.MaxInt64/int64(time.Microsecond)) {
+			return
+		}
+		wait = time.Duration(earliest-now) * time.Microsecond
 	}
 	gen := u.timerGen
-	m.afterLocked(time.Duration(earliest-now)*time.Microsecond, func() {
+	m.afterLocked(wait, func() {
 		if !u.gone && u.timerGen == gen && u.isActive() {
 			m.timerTriggerLocked(u)
 		}
