@@ -124,6 +124,12 @@ func errNotFound(name string) *callErr {
 	return &callErr{errPrefix + "NoSuchUnit", "Unit " + name + " not found."}
 }
 
+// errNoIsolation refuses an isolate job for a unit without
+// AllowIsolate=yes.
+func errNoIsolation() *callErr {
+	return &callErr{errPrefix + "NoIsolation", "Operation refused, unit may not be isolated."}
+}
+
 func errUnknownMethod(c *busd.Call) *callErr {
 	return &callErr{dbusErr + "UnknownMethod", fmt.Sprintf("Unknown method %s or interface %s.", c.Member, c.Interface)}
 }

@@ -184,7 +184,7 @@ func (m *manager) maskUnitFiles(c *call) ([]any, error) {
 			err = errFileInvalid(n)
 			break
 		}
-		if err = symlinkLocked(filepath.Join(dir, n), "/dev/null", force, &changes); err != nil {
+		if err = m.symlinkLocked(filepath.Join(dir, n), "/dev/null", force, &changes); err != nil {
 			break
 		}
 	}

@@ -510,7 +510,9 @@
 // NeedDaemonReload says whether the unit file or its drop-ins changed on
 // disk since the unit was loaded (modified, removed, a drop-in added or
 // removed; before 257 a drop-in in a directory made since then goes
-// unseen, as on systemd), until daemon-reload.
+// unseen, as on systemd), until daemon-reload; from 257 it is true for
+// every unit, transient ones too, once a unit-file method changed a
+// file.
 //
 // # Settings
 //
@@ -829,7 +831,9 @@
 //     systemd-run sends (timer.go). A timer's calendar values never
 //     elapse.
 //   - The full job-type merge matrix (only jobs of the same type merge; any
-//     other pair conflicts), isolate, OnFailure=, ordering without a
+//     other pair conflicts), isolate (a unit without AllowIsolate=yes is
+//     refused it, as on systemd; one with it starts as with replace),
+//     OnFailure=, ordering without a
 //     requirement (requirements are ordered as with After=), restart rate
 //     limits, timeouts and Restart=.
 //   - systemd garbage-collects units from a queue its main loop runs

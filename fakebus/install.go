@@ -420,11 +420,15 @@ func (m *manager) installOf(name, file string) parsedUnit {
 
 // symlinkLocked makes link point to dest, reporting the changes: nothing
 // when it does already; an existing symlink elsewhere is replaced when
-// force is set or it dangles.
-func symlinkLocked(link, dest string, force bool, changes *[]unitFileChange) error {
+// force is set or it dangles. From 257 the error quotes the existing
+// file and ends without a period (sdversions.ExistingFileQuoted).
+func (m *manager) symlinkLocked(link, dest string, force bool, changes *[]unitFileChange) error {
 	fi, err := os.Lstat(link)
 	switch {
 	case err == nil && fi.Mode()&fs.ModeSymlink == 0:
+		if m.behaves(sdversions.ExistingFileQuoted) {
+			return &callErr{errPrefix + "UnitExists", "File '" + link + "' already exists"}
+		}
 		return &callErr{errPrefix + "UnitExists", "File " + link + " already exists."}
 	case err == nil:
 		old, _ := os.Readlink(link)
@@ -432,6 +436,9 @@ func symlinkLocked(link, dest string, force bool, changes *[]unitFileChange) err
 			return nil
 		}
 		if _, serr := os.Stat(link); serr == nil && !force {
+			if m.behaves(sdversions.ExistingFileQuoted) {
+				return &callErr{errPrefix + "UnitExists", "File '" + link + "' already exists and is a symlink to " + old}
+			}
 			return &callErr{errPrefix + "UnitExists", "File " + link + " already exists and is a symlink to " + old + "."}
 		}
 		if err := os.Remove(link); err != nil {
@@ -466,7 +473,7 @@ func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]un
 		if d := filepath.Dir(f); d == m.dirs.persistent || d == m.dirs.runtime {
 			return name, f, nil
 		}
-		return name, f, symlinkLocked(filepath.Join(dir, name), f, force, changes)
+		return name, f, m.symlinkLocked(filepath.Join(dir, name), f, force, changes)
 	}
 	if sdbus.ValidateUnitName(f) != nil {
 		return "", "", errFileInvalid(f)
@@ -509,7 +516,7 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 			if sdbus.ValidateUnitName(a) != nil || path.Ext(a) != path.Ext(name) {
 				continue
 			}
-			if err := symlinkLocked(filepath.Join(dir, a), aliasTo, force, changes); err != nil {
+			if err := m.symlinkLocked(filepath.Join(dir, a), aliasTo, force, changes); err != nil {
 				return carries, err
 			}
 		}
@@ -521,7 +528,7 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 				if sdbus.ValidateUnitName(t) != nil {
 					continue
 				}
-				if err := symlinkLocked(filepath.Join(dir, t+w.suffix, name), file, force, changes); err != nil {
+				if err := m.symlinkLocked(filepath.Join(dir, t+w.suffix, name), file, force, changes); err != nil {
 					return carries, err
 				}
 				if !m.unitFileExistsLocked(t) && sdversions.Behaves(m.release, sdversions.DestinationNotPresent) {
@@ -734,11 +741,11 @@ func (m *manager) dropInDirsLocked(name string, aliases []string) map[string]boo
 // (sdversions.UnitFileChangesNeedReload). Units not loaded from a file in
 // the unit directories never need one.
 func (m *manager) needDaemonReloadLocked(u *unit) bool {
-	if u.file == "" || u.loaded.mtimes == nil {
-		return false
-	}
 	if m.unitFilesChanged && sdversions.Behaves(m.release, sdversions.UnitFileChangesNeedReload) {
 		return true
+	}
+	if u.file == "" || u.loaded.mtimes == nil {
+		return false
 	}
 	var cur []string
 	for _, p := range m.dropInsLocked(append([]string{u.name}, u.aliases...)) {
@@ -919,7 +926,7 @@ func (m *manager) setDefaultTargetLocked(name string, force bool, changes *[]uni
 	if file == "" {
 		return &callErr{dbusErr + "NotSupported", "fakebus has no file for unit " + name + " (AddUnitFile) to link default.target to."}
 	}
-	return symlinkLocked(filepath.Join(m.dirs.persistent, defaultTarget), file, force, changes)
+	return m.symlinkLocked(filepath.Join(m.dirs.persistent, defaultTarget), file, force, changes)
 }
 
 // checkUnitFilesLocked checks that each of files (names or absolute
@@ -1090,11 +1097,11 @@ func (m *manager) addDependencyLocked(files []string, target, typ string, runtim
 		}
 		if d := filepath.Dir(file); !strings.HasPrefix(f, "/") && d != m.dirs.persistent && d != m.dirs.runtime {
 			// A unit linked into the other directory: linked here too.
-			if err := symlinkLocked(filepath.Join(dir, name), file, force, changes); err != nil {
+			if err := m.symlinkLocked(filepath.Join(dir, name), file, force, changes); err != nil {
 				return err
 			}
 		}
-		if err := symlinkLocked(filepath.Join(dir, target+suffix, name), file, force, changes); err != nil {
+		if err := m.symlinkLocked(filepath.Join(dir, target+suffix, name), file, force, changes); err != nil {
 			return err
 		}
 	}

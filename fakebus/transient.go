@@ -97,6 +97,12 @@ func (m *manager) startTransientLocked(c *call) error {
 			// is collected at once (GetUnit: NoSuchUnit).
 			return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + nu.name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
 		}
+		if i == 0 && mode == "isolate" && !allowsIsolate(nu.props) {
+			// The job is refused before the unit's load state is
+			// looked at; the unit is collected (247-262, differential
+			// tester).
+			return errNoIsolation()
+		}
 		// What systemd's unit verification refuses (its log says why;
 		// the caller gets the generic error), measured on 247, 252, 257
 		// and 262 by the differential tester.
@@ -164,6 +170,16 @@ func (m *manager) startTransientLocked(c *call) error {
 func refusesManualStart(props []setProp) bool {
 	for _, p := range props {
 		if p.Name == "RefuseManualStart" && p.Value.Value() == true {
+			return true
+		}
+	}
+	return false
+}
+
+// allowsIsolate reports whether props set AllowIsolate=yes.
+func allowsIsolate(props []setProp) bool {
+	for _, p := range props {
+		if p.Name == "AllowIsolate" && p.Value.Value() == true {
 			return true
 		}
 	}

@@ -130,6 +130,40 @@ var replays = []struct {
 	}},
 	// A transient timer as systemd-run --on-active makes it, with the
 	// service it triggers (the fake refused transient timers).
+	// From 257 a unit-file method's change makes every unit need a
+	// daemon-reload, transient and not-found ones too (the fake: only
+	// units from files; a 20-minute run on 257).
+	{"every unit needs a reload", []Op{
+		{Kind: "MaskUnitFiles", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace"},
+		{Kind: "LoadUnit", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "EnableUnitFiles", Unit: 1},
+	}},
+	// An isolate job for a unit without AllowIsolate=yes is refused
+	// after RefuseManualStart=, before load errors and masking, and the
+	// unit loaded for it is collected (the fake queued a transient unit's
+	// job and kept a slice loaded; a 20-minute run on 257); 257 quotes a
+	// file in the way of a mask.
+	{"isolate refused", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "isolate", Props: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "isolate"},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "isolate", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "StartTransientUnit", Unit: 7, Mode: "isolate"},
+		{Kind: "StartUnit", Unit: 4, Mode: "isolate"},
+		{Kind: "StartUnit", Unit: 1, Mode: "isolate"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "isolate", Props: []Prop{{"RefuseManualStart", true}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Unit", "RefuseManualStart", "yes"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "Bogus", "yes"}, {"Service", "Type", "bogus"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "isolate"},
+		{Kind: "StartUnit", Unit: 1, Mode: "isolate"},
+		{Kind: "MaskUnitFiles", Unit: 1},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 1, Mode: "isolate"},
+		{Kind: "StopUnit", Unit: 0, Mode: "isolate"},
+	}},
 	{"transient timer", []Op{
 		{Kind: "StartTransientUnit", Unit: 6, Mode: "fail", Props: []Prop{{"TimersMonotonic", []TimerValue{{"OnActiveSec", 3600000000}}}, {"RemainAfterElapse", false}},
 			Aux: []Prop{{"ExecStart", Command(1)}}},

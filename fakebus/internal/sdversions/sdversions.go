@@ -634,6 +634,13 @@ const (
 	// exist"; 247 and 252 "Unit file X does not exist.". Seen on 257
 	// and 262 (fakebus/internal/difftest).
 	NoUnitFileWordedAsUnit Behaviour = "NoUnitFileWordedAsUnit"
+	// ExistingFileQuoted: a unit-file method that meets a file where it
+	// would make a link answers UnitExists "File '/etc/.../x.service'
+	// already exists" (and "... already exists and is a symlink to
+	// /etc/.../y.service" for a link elsewhere): the file quoted, no
+	// period; 247 and 252 "File /etc/.../x.service already exists.".
+	// Seen on 257 and 262 (fakebus/internal/difftest; busctl).
+	ExistingFileQuoted Behaviour = "ExistingFileQuoted"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -675,6 +682,7 @@ var Behaviours = map[Behaviour]Release{
 	LinkedUnitFragmentIsLink:    R("252"),
 	UnitFileChangesNeedReload:   R("257"),
 	NoUnitFileWordedAsUnit:      R("257"),
+	ExistingFileQuoted:          R("257"),
 }
 
 // Behaves reports whether release r has behaviour b.
