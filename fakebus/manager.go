@@ -286,10 +286,12 @@ func (m *manager) close() {
 }
 
 // afterLocked runs f under mu after d, unless the manager is closed by
-// then.
-func (m *manager) afterLocked(d time.Duration, f func()) {
+// then or stop (called under mu) stopped it first: a model that re-arms
+// (a timer unit, RuntimeMaxUSec=) stops the arming it replaces, so a
+// client cannot make pending timers pile up.
+func (m *manager) afterLocked(d time.Duration, f func()) (stop func()) {
 	if m.closed {
-		return
+		return func() {}
 	}
 	m.timersRunning.Add(1)
 	var t *time.Timer
@@ -304,6 +306,14 @@ func (m *manager) afterLocked(d time.Duration, f func()) {
 		f()
 	})
 	m.timers[t] = struct{}{}
+	return func() {
+		// Not in m.timers: fired (f has run or waits for mu, and
+		// removes it), or the manager closed.
+		if _, ok := m.timers[t]; ok && t.Stop() {
+			delete(m.timers, t)
+			m.timersRunning.Done()
+		}
+	}
 }
 
 // reloadLocked models daemon-reload: Reloading(true), JobRemoved held back

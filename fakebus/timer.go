@@ -271,7 +271,7 @@ func timerStartFails(u *unit) string {
 // sub-state elapsed, with RemainAfterElapse=yes, the default, or when a
 // value is relative to its unit) or ends.
 func (m *manager) timerWaitLocked(u *unit) {
-	u.timerGen++
+	m.timerDisarmLocked(u)
 	ts, _ := monotonicValues(u)
 	earliest, found, relative := uint64(0), false, false
 	u.timerNext = append(u.timerNext[:0], make([]uint64, len(ts))...)
@@ -317,11 +317,21 @@ func (m *manager) timerWaitLocked(u *unit) {
 		wait = time.Duration(earliest-now) * time.Microsecond
 	}
 	gen := u.timerGen
-	m.afterLocked(wait, func() {
+	u.timerStop = m.afterLocked(wait, func() {
 		if !u.gone && u.timerGen == gen && u.isActive() {
 			m.timerTriggerLocked(u)
 		}
 	})
+}
+
+// timerDisarmLocked stops u's pending elapse, if any: a newer arming
+// replaces it.
+func (m *manager) timerDisarmLocked(u *unit) {
+	u.timerGen++
+	if u.timerStop != nil {
+		u.timerStop()
+		u.timerStop = nil
+	}
 }
 
 // timerTriggerLocked is systemd's timer_enter_running: the timer elapsed;
@@ -329,7 +339,7 @@ func (m *manager) timerWaitLocked(u *unit) {
 // unit does (timersFollowLocked). A unit that cannot be started fails the
 // timer with result resources.
 func (m *manager) timerTriggerLocked(u *unit) {
-	u.timerGen++
+	m.timerDisarmLocked(u)
 	u.lastTrigger = m.clock.dual(time.Now()).mono
 	t := m.loadLocked(u.triggers())
 	if t == nil || t.load != "loaded" {

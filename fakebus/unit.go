@@ -55,7 +55,11 @@ type unit struct {
 	lastTrigger uint64
 	timerGen    int
 	timerNext   []uint64 // each TimersMonotonic value's next elapse, as last computed
-	pids        []uint32
+	// timerStop and runtimeMaxStop stop the pending elapse of a timer and
+	// the pending RuntimeMaxUSec= end (afterLocked); nil when none.
+	timerStop, runtimeMaxStop func()
+
+	pids []uint32
 	// populated: a process has been one of its own (a scope whose cgroup
 	// was never populated never empties; see zombie).
 	populated   bool
@@ -181,6 +185,7 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 	u.times.record(m.clock.dual(u.changed), wasActive, wasInactive, u.isActive(), active == "inactive" || active == "failed")
 	if active == "inactive" || active == "failed" {
 		u.freezer = "running"
+		m.disarmLocked(u)
 	}
 	if u.isActive() && !wasActive {
 		u.activeAt = u.changed
@@ -284,6 +289,16 @@ func (m *manager) deactivateLocked(u *unit) {
 	m.collectLocked(u)
 }
 
+// disarmLocked stops what u's activity armed: a timer's next elapse, its
+// RuntimeMaxUSec= end.
+func (m *manager) disarmLocked(u *unit) {
+	m.timerDisarmLocked(u)
+	if u.runtimeMaxStop != nil {
+		u.runtimeMaxStop()
+		u.runtimeMaxStop = nil
+	}
+}
+
 // armRuntimeMaxLocked makes a service or scope with RuntimeMaxUSec= end
 // once it has been active that long, as systemd does (measured on 247 to
 // 262 by the differential tester with 0 and 1 µs): its main process is
@@ -300,7 +315,10 @@ func (m *manager) armRuntimeMaxLocked(u *unit) {
 		return // infinity, or beyond what a timer can wait
 	}
 	at := u.activeAt
-	m.afterLocked(time.Duration(usec)*time.Microsecond, func() {
+	if u.runtimeMaxStop != nil {
+		u.runtimeMaxStop()
+	}
+	u.runtimeMaxStop = m.afterLocked(time.Duration(usec)*time.Microsecond, func() {
 		if u.gone || !u.isActive() || !u.activeAt.Equal(at) {
 			return // stopped, or started again, meanwhile
 		}
@@ -401,6 +419,7 @@ func refersTo(o *unit, name string) bool {
 
 func (m *manager) removeUnitLocked(u *unit) {
 	u.gone = true
+	m.disarmLocked(u)
 	m.unwatchLocked(u)
 	if m.reverse[u] {
 		delete(m.reverse, u)

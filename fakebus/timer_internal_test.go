@@ -1,0 +1,72 @@
+package fakebus
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sdbus-go/sdbus"
+)
+
+// TestRearmingLeavesNoTimers: what re-arms a pending elapse (a timer
+// whose value is relative to its unit, computed anew at each of the
+// unit's state changes; a RuntimeMaxUSec= armed at each activation)
+// stops the arming it replaces, so that a client starting and stopping a
+// unit does not pile up the fake's pending timers.
+func TestRearmingLeavesNoTimers(t *testing.T) {
+	type mono struct {
+		Base string
+		Usec uint64
+	}
+	hour := uint64(time.Hour / time.Microsecond)
+	sleep := sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)
+	for _, tc := range []struct {
+		name  string
+		opts  []Option
+		unit  string // started if not "", then far.service started and stopped
+		props []sdbus.Property
+		aux   []sdbus.AuxUnit
+	}{
+		{"timer relative to its unit", nil, "far.timer",
+			[]sdbus.Property{sdbus.PropRaw("TimersMonotonic", []mono{{"OnActiveSec", hour}, {"OnUnitActiveSec", hour}, {"OnUnitInactiveSec", hour}})},
+			[]sdbus.AuxUnit{{Name: "far.service", Properties: []sdbus.Property{sleep}}}},
+		{"runtime maximum", []Option{WithUnitFile(UnitFile{Name: "far.service", Properties: []sdbus.Property{
+			sleep, sdbus.PropRaw("RuntimeMaxUSec", hour),
+		}})}, "", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Start(tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			c := s.Conn(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			wait := func(j *sdbus.Job, err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r, err := j.Wait(ctx); err != nil || r != sdbus.JobDone {
+					t.Fatalf("job: %v, %v", r, err)
+				}
+			}
+			if tc.unit != "" {
+				wait(c.StartTransientUnit(ctx, tc.unit, sdbus.ModeReplace, tc.props, tc.aux...))
+			}
+			const cycles = 40
+			for i := 0; i < cycles; i++ {
+				wait(c.StartUnit(ctx, "far.service", sdbus.ModeReplace))
+				wait(c.StopUnit(ctx, "far.service", sdbus.ModeReplace))
+			}
+			s.m.lock()
+			pending := len(s.m.timers)
+			s.m.unlock()
+			// One arming per unit at most, and the fake's own.
+			if pending > 3 {
+				t.Errorf("%d timers pending after %d starts and stops, want at most 3", pending, cycles)
+			}
+		})
+	}
+}
