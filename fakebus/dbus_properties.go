@@ -43,33 +43,35 @@ var propertiesVtable = newVtable(propsIface, []vmethod{
 // the object's interfaces (a unit's type's, then Unit's).
 
 // propertyLocked finds the property a Get or Set names: its object's
-// properties of that interface, the object's kind, and its value.
-func (m *manager) propertyLocked(c *call) (props map[string]dbus.Variant, kind string, v dbus.Variant, err error) {
+// properties of that interface, the object's kind, its unit (nil for
+// another object), and its value.
+func (m *manager) propertyLocked(c *call) (props map[string]dbus.Variant, kind string, u *unit, v dbus.Variant, err error) {
 	iface, name := c.Body[0].(string), c.Body[1].(string)
 	if iface == "" {
-		return nil, "", v, errUnknownProperty(iface, name)
+		return nil, "", nil, v, errUnknownProperty(iface, name)
 	}
-	props, kind, u, err := m.objectLocked(c.Path, iface)
+	props, kind, u, err = m.objectLocked(c.Path, iface)
 	if err == errNoInterface {
-		return nil, "", v, errUnknownProperty(iface, name)
+		return nil, "", nil, v, errUnknownProperty(iface, name)
 	} else if err != nil {
-		return nil, "", v, err
+		return nil, "", nil, v, err
 	}
 	v, ok := props[name]
 	if !ok {
-		return nil, "", v, errUnknownProperty(iface, name)
+		return nil, "", nil, v, errUnknownProperty(iface, name)
 	}
-	if name == "UnitFileState" && u != nil {
-		m.unitFileStateReadLocked(u)
-	}
-	return props, kind, v, nil
+	return props, kind, u, v, nil
 }
 
-// propertiesGet is Properties.Get.
+// propertiesGet is Properties.Get. A Get of UnitFileState fixes it (as
+// systemd computes it once, when read); a Set of it does not.
 func (m *manager) propertiesGet(c *call) ([]any, error) {
-	_, _, v, err := m.propertyLocked(c)
+	_, _, u, v, err := m.propertyLocked(c)
 	if err != nil {
 		return nil, err
+	}
+	if c.Body[1].(string) == "UnitFileState" && u != nil {
+		m.unitFileStateReadLocked(u)
 	}
 	return []any{v}, nil
 }
@@ -77,7 +79,7 @@ func (m *manager) propertiesGet(c *call) ([]any, error) {
 // propertiesSet is Properties.Set, of the properties systemd lets a
 // client write (setLocked).
 func (m *manager) propertiesSet(c *call) ([]any, error) {
-	_, kind, v, err := m.propertyLocked(c)
+	_, kind, _, v, err := m.propertyLocked(c)
 	if err != nil {
 		return nil, err
 	}

@@ -153,3 +153,47 @@ func hostRunsSystemd() bool {
 	_, err := os.Stat("/run/systemd/private")
 	return err == nil
 }
+
+// TestUnitFileStateFixedByGetOnly: a unit's UnitFileState is fixed when a
+// client reads it (Get, or GetAll of Unit), not by a Set of it (refused:
+// the property is read-only) nor by reading another property: a Set
+// before EnableUnitFiles leaves the Get after it to say enabled (busctl
+// on 252 and 262).
+func TestUnitFileStateFixedByGetOnly(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	text := "[Service]\nExecStart=/bin/sleep 1000\n[Install]\nWantedBy=multi-user.target\n"
+	if err := os.WriteFile(filepath.Join(s.UnitDir(), "ro.service"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Loaded for good: started.
+	j, err := c.StartUnit(ctx, "ro.service", sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := j.Wait(ctx); err != nil || r != sdbus.JobDone {
+		t.Fatalf("start job: %v, %v", r, err)
+	}
+	obj := s.RawConn(t).Object("org.freedesktop.systemd1", sdbus.UnitPath("ro.service"))
+	const unitIface = "org.freedesktop.systemd1.Unit"
+	if err := obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0, unitIface, "Description").Err; err != nil {
+		t.Fatal(err)
+	}
+	err = obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Set", 0, unitIface, "UnitFileState", dbus.MakeVariant("masked")).Err
+	var de dbus.Error
+	if !errors.As(err, &de) || de.Name != "org.freedesktop.DBus.Error.PropertyReadOnly" {
+		t.Errorf("Set UnitFileState: %v, want PropertyReadOnly", err)
+	}
+	if _, _, err := c.EnableUnitFiles(ctx, []string{"ro.service"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := obj.CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0, unitIface, "UnitFileState").Store(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "enabled" {
+		t.Errorf("UnitFileState first read after EnableUnitFiles = %q, want enabled", got)
+	}
+}
