@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -803,7 +804,7 @@ func (m *manager) listLocked(states, patterns, names []string) []unitRow {
 		return out
 	}
 	for _, u := range m.sortedUnitsLocked() {
-		if len(states) > 0 && !contains(states, u.active) && !contains(states, u.load) && !contains(states, u.sub) {
+		if len(states) > 0 && !slices.Contains(states, u.active) && !slices.Contains(states, u.load) && !slices.Contains(states, u.sub) {
 			continue
 		}
 		if len(patterns) > 0 {
@@ -820,15 +821,6 @@ func (m *manager) listLocked(states, patterns, names []string) []unitRow {
 		out = append(out, m.row(u))
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // affectedJob is one element of EnqueueUnitJob's affected jobs, (uosos).

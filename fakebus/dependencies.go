@@ -53,7 +53,7 @@ var inverseDeps = map[string]string{
 func (m *manager) ownDepsLocked(u *unit, name string) []string {
 	out := u.list(name)
 	add := func(n string) {
-		if n != "" && n != u.name && !contains(out, n) {
+		if n != "" && n != u.name && !slices.Contains(out, n) {
 			out = append(out[:len(out):len(out)], n)
 		}
 	}
@@ -222,7 +222,7 @@ func (m *manager) targetOrderLocked(t *unit) []string {
 		for _, n := range t.list(list) {
 			o := m.units[m.primaryLocked(n)]
 			if o == nil || o == t || o.load != "loaded" || !o.boolProp("DefaultDependencies", true) ||
-				contains(t.list("Before"), o.name) || contains(o.list("After"), t.name) || contains(out, o.name) {
+				slices.Contains(t.list("Before"), o.name) || slices.Contains(o.list("After"), t.name) || slices.Contains(out, o.name) {
 				continue
 			}
 			out = append(out, o.name)
@@ -259,7 +259,7 @@ func isNetworkMount(u *unit) bool {
 func (u *unit) mountPaths() []string {
 	out := append([]string{}, u.list("RequiresMountsFor")...)
 	add := func(p string) {
-		if strings.HasPrefix(p, "/") && !contains(out, p) {
+		if strings.HasPrefix(p, "/") && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -296,7 +296,7 @@ func (m *manager) mountUnitsLocked(u *unit) []*unit {
 	var out []*unit
 	for _, p := range u.mountPaths() {
 		for {
-			if o := m.units[sdbus.EscapeUnitPath(p)+".mount"]; o != nil && o != u && !containsUnit(out, o) {
+			if o := m.units[sdbus.EscapeUnitPath(p)+".mount"]; o != nil && o != u && !slices.Contains(out, o) {
 				out = append(out, o)
 			}
 			if p == "/" {
@@ -333,15 +333,6 @@ func stringPairs(v dbus.Variant) [][2]string {
 	return out
 }
 
-func containsUnit(l []*unit, u *unit) bool {
-	for _, o := range l {
-		if o == u {
-			return true
-		}
-	}
-	return false
-}
-
 // depsLocked returns u's dependency list name as systemd answers it: its
 // own (ownDeps), then, sorted, the loaded units whose inverse list names u
 // (by its name or an alias).
@@ -353,11 +344,11 @@ func (m *manager) depsLocked(u *unit, name string) []string {
 	}
 	var more []string
 	for _, o := range m.units {
-		if o == u || contains(out, o.name) {
+		if o == u || slices.Contains(out, o.name) {
 			continue
 		}
 		for _, n := range m.ownDepsLocked(o, inv) {
-			if n == u.name || contains(u.aliases, n) {
+			if n == u.name || slices.Contains(u.aliases, n) {
 				more = append(more, o.name)
 				break
 			}

@@ -285,7 +285,7 @@ func (m *manager) wantsDirsLocked(name string) []sdbus.Property {
 		for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
 			ents, _ := os.ReadDir(filepath.Join(dir, name+d.suffix))
 			for _, de := range ents {
-				if sdbus.ValidateUnitName(de.Name()) == nil && !contains(deps, de.Name()) {
+				if sdbus.ValidateUnitName(de.Name()) == nil && !slices.Contains(deps, de.Name()) {
 					deps = append(deps, de.Name())
 				}
 			}
@@ -830,7 +830,7 @@ func (m *manager) listUnitFilesLocked(states, patterns []string) []unitFileRow {
 	add := func(dir, n string) {
 		seen[n] = true
 		st, ok := m.unitFileStateLocked(n)
-		if !ok || len(states) > 0 && !contains(states, st) {
+		if !ok || len(states) > 0 && !slices.Contains(states, st) {
 			return
 		}
 		if len(patterns) > 0 {
@@ -903,7 +903,7 @@ func (m *manager) getDefaultTargetLocked() ([]any, error) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if contains(m.files[n].Aliases, defaultTarget) {
+		if slices.Contains(m.files[n].Aliases, defaultTarget) {
 			return []any{n}, nil
 		}
 	}

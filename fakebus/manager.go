@@ -77,11 +77,12 @@ type manager struct {
 	passes   int    // how many times in a row the run queue was passed over
 	version  string
 	units    map[string]*unit
-	// timerUnits counts the timers in units: while there is none, a
-	// unit's state change has no timer to tell (timersFollowLocked).
-	timerUnits int
-	members    map[string]map[*unit]bool // slice name -> the loaded units in it
-	files      map[string]UnitFile
+	members  map[string]map[*unit]bool // slice name -> the loaded units in it
+	// triggeredBy: unit name -> the loaded units that trigger it (sockets,
+	// timers, paths, automounts; trigger.go), so that a unit's state
+	// change reaches its triggers without a scan of every unit.
+	triggeredBy map[string]map[*unit]bool
+	files       map[string]UnitFile
 	// environment is the manager's Environment (SetEnvironment).
 	environment []string
 	// reverse are the loaded units with Requires=, BindsTo=, PartOf= or
@@ -155,7 +156,7 @@ func newManager(cfg config) (*manager, error) {
 	m := &manager{
 		cfg: cfg, dirs: dirs, cgroupRoot: cgroupRoot, release: sdversions.Release{Major: v.Major, Minor: v.Minor},
 		environment: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, version: cfg.version, started: time.Now(), clock: newClock(), defaultTasksMax: defaultTasksMax(),
-		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
+		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, triggeredBy: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		waiting: map[uint64]bool{}, subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
 	m.answer = m.answerLocked

@@ -13,7 +13,6 @@ package fakebus
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -361,17 +360,10 @@ func (m *manager) timerTriggerLocked(u *unit) {
 // inactive or failed with no start job; a waiting or elapsed one
 // computes its next elapse anew (its unit-relative values moved).
 func (m *manager) timersFollowLocked(t *unit) {
-	if m.timerUnits == 0 {
-		return
-	}
-	var timers []*unit
-	for _, u := range m.units {
-		if u.kind == "timer" && u.isActive() && u.triggers() == t.name {
-			timers = append(timers, u)
+	for _, u := range m.triggeringLocked(t, "timer") {
+		if !u.isActive() {
+			continue
 		}
-	}
-	slices.SortFunc(timers, func(a, b *unit) int { return strings.Compare(a.name, b.name) })
-	for _, u := range timers {
 		switch u.sub {
 		case "running":
 			if (t.active == "inactive" || t.active == "failed") && (t.job == nil || t.job.typ != jobStart && t.job.typ != jobRestart) {

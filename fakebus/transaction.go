@@ -6,6 +6,7 @@ package fakebus
 // jobs, and the reply that names the job and the other jobs it brought.
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/godbus/dbus/v5"
@@ -376,7 +377,7 @@ func (m *manager) conflictsLocked(j *job, mode sdbus.JobMode) {
 	u := j.unit
 	names := append([]string(nil), u.list("Conflicts")...)
 	for _, o := range m.reverseLocked() {
-		if o != u && contains(o.list("Conflicts"), u.name) {
+		if o != u && slices.Contains(o.list("Conflicts"), u.name) {
 			names = append(names, o.name)
 		}
 	}
@@ -409,7 +410,7 @@ func (m *manager) propagateStopLocked(j *job, mode sdbus.JobMode) {
 // propagatesFrom reports whether a stop or restart of u propagates to o:
 // o has Requires=, BindsTo= or PartOf= u.
 func propagatesFrom(o, u *unit) bool {
-	return contains(o.list("Requires"), u.name) || contains(o.list("BindsTo"), u.name) || contains(o.list("PartOf"), u.name)
+	return slices.Contains(o.list("Requires"), u.name) || slices.Contains(o.list("BindsTo"), u.name) || slices.Contains(o.list("PartOf"), u.name)
 }
 
 // propagateRestartLocked queues try-restart jobs for the units that a

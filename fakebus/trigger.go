@@ -64,16 +64,28 @@ func (m *manager) socketsFollowLocked(svc *unit) {
 	default:
 		return
 	}
-	var socks []*unit
-	for _, u := range m.units {
-		if u.kind == "socket" && u.active == "active" && u.sub != sub && u.triggers() == svc.name {
-			socks = append(socks, u)
+	for _, u := range m.triggeringLocked(svc, "socket") {
+		if u.active == "active" && u.sub != sub {
+			m.setStateLocked(u, "active", sub)
 		}
 	}
-	slices.SortFunc(socks, func(a, b *unit) int { return strings.Compare(a.name, b.name) })
-	for _, u := range socks {
-		m.setStateLocked(u, "active", sub)
+}
+
+// triggeringLocked returns the loaded units of kind that trigger t, in
+// the order of their names.
+func (m *manager) triggeringLocked(t *unit, kind string) []*unit {
+	set := m.triggeredBy[t.name]
+	if len(set) == 0 {
+		return nil
 	}
+	out := make([]*unit, 0, len(set))
+	for u := range set {
+		if u.kind == kind && m.units[u.name] == u {
+			out = append(out, u)
+		}
+	}
+	slices.SortFunc(out, func(a, b *unit) int { return strings.Compare(a.name, b.name) })
+	return out
 }
 
 // loadTriggeredLocked loads the unit u triggers, as systemd loads a

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -58,6 +59,7 @@ type unit struct {
 	// timerStop and runtimeMaxStop stop the pending elapse of a timer and
 	// the pending RuntimeMaxUSec= end (afterLocked); nil when none.
 	timerStop, runtimeMaxStop func()
+	trigger                   string // the unit it is indexed as triggering in m.triggeredBy
 
 	pids []uint32
 	// populated: a process has been one of its own (a scope whose cgroup
@@ -96,21 +98,32 @@ func (m *manager) newUnitLocked(name string) *unit {
 	if u.kind == "service" || u.kind == "scope" {
 		u.result = "success"
 	}
-	if old := m.units[name]; old != nil && old.kind == "timer" {
-		m.timerUnits-- // replaced
-	}
 	m.units[name] = u
-	if u.kind == "timer" {
-		m.timerUnits++
-	}
 	m.indexLocked(u)
 	m.signalLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
 	return u
 }
 
-// indexLocked records u under its slice in m.members; call it again when
-// u's Slice property changes.
+// indexLocked records u under its slice in m.members and under the unit
+// it triggers in m.triggeredBy; call it again when u's Slice property or
+// what it triggers changes, and once it is gone.
 func (m *manager) indexLocked(u *unit) {
+	if set := m.triggeredBy[u.trigger]; set != nil {
+		delete(set, u)
+		if len(set) == 0 {
+			delete(m.triggeredBy, u.trigger)
+		}
+	}
+	u.trigger = ""
+	if t := u.triggers(); t != "" && !u.gone {
+		u.trigger = t
+		set := m.triggeredBy[t]
+		if set == nil {
+			set = map[*unit]bool{}
+			m.triggeredBy[t] = set
+		}
+		set[u] = true
+	}
 	if set := m.members[u.parent]; set != nil {
 		delete(set, u)
 		if len(set) == 0 {
@@ -410,7 +423,7 @@ func (m *manager) referencedByLocked(u *unit) []*unit {
 
 func refersTo(o *unit, name string) bool {
 	for _, d := range depLists {
-		if contains(o.list(d), name) {
+		if slices.Contains(o.list(d), name) {
 			return true
 		}
 	}
@@ -426,9 +439,6 @@ func (m *manager) removeUnitLocked(u *unit) {
 		m.reverseSorted = nil
 	}
 	m.indexLocked(u)
-	if m.units[u.name] == u && u.kind == "timer" {
-		m.timerUnits--
-	}
 	delete(m.units, u.name)
 	m.signalLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
 }
@@ -437,7 +447,7 @@ func (m *manager) removeUnitLocked(u *unit) {
 // the units bound to a unit that stopped (BindsTo=).
 func (m *manager) stopDependentsLocked(u *unit) {
 	for _, o := range m.reverseLocked() {
-		if o != u && !o.perpetual && o.isActive() && o.job == nil && contains(o.list("BindsTo"), u.name) {
+		if o != u && !o.perpetual && o.isActive() && o.job == nil && slices.Contains(o.list("BindsTo"), u.name) {
 			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace, nil); err == nil {
 				j.replied = true
 				m.maybeRunLocked(j)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -163,7 +164,7 @@ func (r *run) fileOp(o Op, name string) string {
 // target's Wants= too.
 func (r *run) fileRecord(obj dbus.BusObject, k unitKind, set []string) string {
 	line := " File=" + r.get(obj, unitIf, "FragmentPath") + " NeedDaemonReload=" + r.get(obj, unitIf, "NeedDaemonReload")
-	if k == kTarget && !contains(set, "Wants") {
+	if k == kTarget && !slices.Contains(set, "Wants") {
 		line += " Wants=" + r.get(obj, unitIf, "Wants")
 	}
 	return line
@@ -229,13 +230,4 @@ func (r *run) cleanupFiles(ctx context.Context) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
