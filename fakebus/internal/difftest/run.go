@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -65,6 +66,13 @@ type Backend struct {
 	// FilesBase is where a run makes its Outside directory, a directory
 	// the manager can read ("" for the system's temporary directory).
 	ConfigDir, RuntimeDir, FilesBase string
+	// LivePIDs: the manager's processes are processes of this PID
+	// namespace (real systemd in the sandbox). A step has not settled
+	// while a pool service's main process is one that ends by itself
+	// (not a sleep) or a zombie: systemd has yet to see it end, however
+	// long that takes on a loaded machine. The fake's main PIDs may be
+	// made up: never looked at.
+	LivePIDs bool
 }
 
 // Major is the release the backend's name ends with ("systemd
@@ -393,24 +401,62 @@ func (r *run) pidNames(s string) string {
 }
 
 // settle waits until the manager's job queue and the pool units' states
-// stay the same over two reads Settle apart (at most 10 s), and returns
-// them.
+// stay the same over two reads Settle apart, with no main process about
+// to end (at most 10 s), and returns them.
 func (r *run) settle() (jobs, units []string, err error) {
 	deadline := time.Now().Add(10 * time.Second)
 	prev := ""
 	for {
+		// Before the reads: a process that ended after them would leave
+		// them stale.
+		ending := r.ending()
 		jobs, err = r.listJobs()
 		if err != nil {
 			return nil, nil, err
 		}
 		units = r.units()
 		cur := strings.Join(jobs, "\n") + "\n--\n" + strings.Join(units, "\n")
-		if cur == prev || time.Now().After(deadline) {
+		if cur == prev && !ending || time.Now().After(deadline) {
 			return jobs, units, nil
 		}
 		prev = cur
 		time.Sleep(r.b.Settle)
 	}
+}
+
+// ending reports whether a pool service's main process is about to end
+// (Backend.LivePIDs): a zombie, or a process that is not a sleep (a
+// command that ends by itself, or systemd's child before its exec).
+func (r *run) ending() bool {
+	if !r.b.LivePIDs {
+		return false
+	}
+	for i, k := range pool {
+		if k != kService {
+			continue
+		}
+		var path dbus.ObjectPath
+		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, unitName(r.prefix, i)).Store(&path) != nil {
+			continue
+		}
+		var pid uint32
+		err := r.s.conn.Object(busName, path).CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], "MainPID").Store(&pid)
+		if err != nil || pid == 0 {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue // gone
+		}
+		// "PID (comm) S ...": the state follows the last ')'.
+		if st := string(stat); strings.HasPrefix(strings.TrimSpace(st[strings.LastIndexByte(st, ')')+1:]), "Z") {
+			return true
+		}
+		if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && !bytes.HasPrefix(cmd, []byte("/bin/sleep\x00")) {
+			return true
+		}
+	}
+	return false
 }
 
 // listJobs lists the queued jobs of the sequence's units.

@@ -69,7 +69,10 @@ const inf = uint64(math.MaxUint64)
 var (
 	memoryValues = []any{uint64(0), uint64(1), uint64(4095), uint64(4096), uint64(1 << 30), inf - 1, inf}
 	weightValues = []any{uint64(0), uint64(1), uint64(100), uint64(10000), uint64(10001), inf}
-	usecValues   = []any{uint64(0), uint64(1), uint64(1000000), inf}
+	// A finite time is an hour: no sequence lasts that long, so a
+	// RuntimeMaxUSec= or a timer never elapses during a run by chance (a
+	// second did, on a loaded machine, on one backend and not the other).
+	usecValues = []any{uint64(0), uint64(1), uint64(3600000000), inf}
 	// A percentage as systemd's *Scale properties take it: a fraction
 	// of UINT32_MAX.
 	scaleValues = []any{uint32(0), uint32(1), uint32(math.MaxUint32 / 2), uint32(math.MaxUint32)}
@@ -137,7 +140,7 @@ var props = []propSpec{
 	// single-value forms systemd-run and older clients send.
 	{name: "TimersMonotonic", scope: onTimer, values: []any{
 		[]TimerValue{{"OnActiveSec", 3600000000}}, []TimerValue{{"OnActiveSec", 0}}, []TimerValue{{"OnBootSec", 1}},
-		[]TimerValue{{"OnUnitActiveSec", 1000000}, {"OnUnitInactiveSec", 1000000}}, []TimerValue{{"OnStartupSec", 3600000000}},
+		[]TimerValue{{"OnUnitActiveSec", 3600000000}, {"OnUnitInactiveSec", 3600000000}}, []TimerValue{{"OnStartupSec", 3600000000}},
 		[]TimerValue{{"OnActiveUSec", 3600000000}}, []TimerValue{{"OnCalendar", 1}}, []TimerValue{{"Bogus", 1}}, []TimerValue{}}},
 	{name: "TimersCalendar", scope: onTimer, values: []any{
 		[]CalendarValue{{"OnCalendar", "daily"}}, []CalendarValue{{"OnCalendar", "*-*-* 00:00:00"}}, []CalendarValue{{"OnCalendar", "bogus"}},
