@@ -149,7 +149,9 @@ func (r *run) fileOp(o Op, name string) string {
 		}
 		out := make([]string, len(rows))
 		for k, row := range rows {
-			out[k] = row.Path + " " + row.State
+			// Normalized before sorting: the directories' real names
+			// sort differently on each backend.
+			out[k] = r.paths.Replace(row.Path) + " " + row.State
 		}
 		sort.Strings(out)
 		return "[" + strings.Join(out, ", ") + "]"
