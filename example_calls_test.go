@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -365,7 +366,7 @@ func Example_unitExists() {
 	}
 	defer c.Close()
 
-	props := []sdbus.Property{sdbus.PropPIDs(4242)}
+	props := []sdbus.Property{sdbus.PropPIDs(uint32(os.Getpid()))} // a process of one's own: the fake, like systemd, refuses a PID no process has
 	if _, err := c.StartTransientUnit(ctx, "ctr-7.scope", sdbus.ModeReplace, props); err != nil {
 		log.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func ExampleConn_EnsureTransientUnit() {
 	fmt.Println(out, err)
 
 	// Ignoring an existing unit while placing PIDs is refused.
-	_, err = c.EnsureTransientUnit(ctx, "ctr-2.scope", []sdbus.Property{sdbus.PropPIDs(42)}, sdbus.EnsureOptions{Exists: sdbus.ExistsIgnore})
+	_, err = c.EnsureTransientUnit(ctx, "ctr-2.scope", []sdbus.Property{sdbus.PropPIDs(uint32(os.Getpid()))}, sdbus.EnsureOptions{Exists: sdbus.ExistsIgnore})
 	fmt.Println(errors.Is(err, sdbus.ErrInvalidArgs))
 	// Output:
 	// recreated <nil>
@@ -117,7 +117,7 @@ func ExampleConn_EffectiveLimits() {
 	if _, err := c.EnsureTransientUnit(ctx, "pod.slice", []sdbus.Property{sdbus.PropMemoryMax(512 << 20), quota}, sdbus.EnsureOptions{}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := c.EnsureTransientUnit(ctx, "ctr.scope", []sdbus.Property{sdbus.PropSlice("pod.slice"), sdbus.PropPIDs(42)}, sdbus.EnsureOptions{}); err != nil {
+	if _, err := c.EnsureTransientUnit(ctx, "ctr.scope", []sdbus.Property{sdbus.PropSlice("pod.slice"), sdbus.PropPIDs(uint32(os.Getpid()))}, sdbus.EnsureOptions{}); err != nil {
 		log.Fatal(err)
 	}
 	own, _ := c.ScopeProperties(ctx, "ctr.scope")

@@ -114,7 +114,7 @@ func TestEffectiveLimits(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			leakCheck(t)
 			ctx := testCtx(t)
-			s := fakebus.New(t, fakebus.WithVersion(version))
+			s := fakebus.New(t, fakebus.WithVersion(version), fakebus.WithMadeUpPIDs())
 			c := s.Conn(t)
 			quota := sdbus.PropCPUQuota(100000, 100000)
 			for _, u := range []struct {
@@ -165,7 +165,7 @@ func TestEffectiveLimits(t *testing.T) {
 func TestTypedReads(t *testing.T) {
 	leakCheck(t)
 	ctx := testCtx(t)
-	s := fakebus.New(t, fakebus.WithUnitFile(fakebus.UnitFile{Name: "masked.service", Masked: true}))
+	s := fakebus.New(t, fakebus.WithMadeUpPIDs(), fakebus.WithUnitFile(fakebus.UnitFile{Name: "masked.service", Masked: true}))
 	c := s.Conn(t)
 	if _, err := c.EnsureTransientUnit(ctx, "r.scope", append(scopeProps(300), sdbus.PropKillMode(sdbus.KillMixed)), sdbus.EnsureOptions{}); err != nil {
 		t.Fatal(err)
@@ -228,7 +228,7 @@ func TestEffectiveLimitsAcrossManagers(t *testing.T) {
 	if err := sysConn.SetUnitProperties(ctx, "user-2000.slice", true, sdbus.PropMemoryMax(1<<30), sdbus.PropTasksMax(500)); err != nil {
 		t.Fatal(err)
 	}
-	user := fakebus.New(t, fakebus.WithUserManager(uid))
+	user := fakebus.New(t, fakebus.WithUserManager(uid), fakebus.WithMadeUpPIDs())
 	setup := user.PrivateConn(t)
 	if err := setup.SetUnitProperties(ctx, "app.slice", true, sdbus.PropMemoryMax(2<<30), sdbus.PropTasksMax(100)); err != nil {
 		t.Fatal(err)

@@ -136,7 +136,7 @@ func TestUnitProperty(t *testing.T) {
 func TestUnitTypeProperties(t *testing.T) {
 	leakCheck(t)
 	ctx := testCtx(t)
-	s := fakebus.New(t)
+	s := fakebus.New(t, fakebus.WithMadeUpPIDs())
 	c := s.Conn(t)
 	j, err := c.StartTransientUnit(ctx, "tp.scope", sdbus.ModeReplace, []sdbus.Property{sdbus.PropPIDs(4242)})
 	if err != nil {

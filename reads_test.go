@@ -18,7 +18,7 @@ func TestTypedReadsSeeWhatGetAllHides(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			leakCheck(t)
 			ctx := testCtx(t)
-			c := fakebus.New(t, fakebus.WithVersion(version)).Conn(t)
+			c := fakebus.New(t, fakebus.WithVersion(version), fakebus.WithMadeUpPIDs()).Conn(t)
 			if _, err := c.EnsureTransientUnit(ctx, "acct.slice", []sdbus.Property{
 				sdbus.PropCPUAccounting(true), sdbus.PropMemoryAccounting(true),
 			}, sdbus.EnsureOptions{}); err != nil {

@@ -104,7 +104,7 @@ func TestEnsureTransientUnitSurvivesDisconnectDuringWait(t *testing.T) {
 		{"not reconnecting", false, sdbus.JobDone, sdbus.ErrOutcomeUnknown, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := fakebus.New(t)
+			s := fakebus.New(t, fakebus.WithMadeUpPIDs())
 			var opts []sdbus.Option
 			if tc.reconnect {
 				opts = append(opts, fastReconnect())
@@ -259,7 +259,7 @@ func TestReconcileDoesNotStopLateCancel(t *testing.T) {
 func TestExistsPolicyGoesByDBusTypeOfPIDs(t *testing.T) {
 	leakCheck(t)
 	ctx := testCtx(t)
-	s := fakebus.New(t)
+	s := fakebus.New(t, fakebus.WithMadeUpPIDs())
 	c := s.Conn(t)
 	type pidList []uint32
 	props := func(pids pidList) []sdbus.Property {

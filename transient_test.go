@@ -34,7 +34,7 @@ func failLingering(ctx context.Context, t *testing.T, c *sdbus.Conn, name string
 func TestEnsureTransientUnitPolicies(t *testing.T) {
 	leakCheck(t)
 	ctx := testCtx(t)
-	s := fakebus.New(t)
+	s := fakebus.New(t, fakebus.WithMadeUpPIDs())
 	c := s.Conn(t)
 
 	t.Run("created, with CollectMode added", func(t *testing.T) {
@@ -152,7 +152,7 @@ func TestEnsureTransientUnitOldManager(t *testing.T) {
 func TestDestroyUnit(t *testing.T) {
 	leakCheck(t)
 	ctx := testCtx(t)
-	s := fakebus.New(t)
+	s := fakebus.New(t, fakebus.WithMadeUpPIDs())
 	c := s.Conn(t)
 	if _, err := c.EnsureTransientUnit(ctx, "victim.scope", scopeProps(200), sdbus.EnsureOptions{}); err != nil {
 		t.Fatal(err)

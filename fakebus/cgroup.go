@@ -118,27 +118,56 @@ func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([
 		return nil, &callErr{dbusErr + "FileNotFound", "Failed to attach processes to control group: No such file or directory"}
 	}
 	add := make([]uint32, 0, len(pids))
+	var moved []uint32
 	for _, pid := range pids {
 		if pid == 0 {
 			pid = c.Peer.PID()
 		}
-		if pid == 1 {
-			return nil, errInvalidArgs("Process %d is a manager process, refusing.", pid)
+		if err := m.checkPIDLocked(pid, ""); err != nil {
+			return nil, err
 		}
 		// A process the unit holds already stays one of its processes,
-		// once (systemd moves it into the cgroup it is in); a zombie
+		// once (systemd moves it into the cgroup asked for); a zombie
 		// joins no cgroup (zombie).
-		if !slices.Contains(u.pids, pid) && !slices.Contains(add, pid) && !zombie(pid) {
+		switch {
+		case zombie(pid):
+		case slices.Contains(u.pids, pid):
+			moved = append(moved, pid)
+		case !slices.Contains(add, pid):
 			add = append(add, pid)
 		}
 	}
 	for _, pid := range add {
 		m.takePIDLocked(u, pid)
 	}
+	// The sub-cgroup each is in now, which GetUnitProcesses names
+	// (measured on 247-262: conformance AttachProcessesChecks).
+	for _, pid := range append(moved, add...) {
+		if sub == "" || sub == "/" {
+			delete(u.pidSub, pid)
+			continue
+		}
+		if u.pidSub == nil {
+			u.pidSub = map[uint32]string{}
+		}
+		u.pidSub[pid] = sub
+	}
 	u.pids = append(u.pids, add...)
 	u.populated = u.populated || len(add) > 0
 	m.watchPIDsLocked(u, add, c.Peer.PID())
 	return []any{}, nil
+}
+
+// hasProcessIn reports whether a process was attached to u's sub-cgroup
+// sub ("/a", "a/") or one below it.
+func (u *unit) hasProcessIn(sub string) bool {
+	p := "/" + strings.Trim(sub, "/")
+	for _, s := range u.pidSub {
+		if s == p || strings.HasPrefix(s, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // delegated reports whether systemd would delegate u's cgroup: a service
@@ -220,7 +249,7 @@ func (m *manager) processesLocked(u *unit) []processRow {
 		rows = append(rows, processRow{u.cgroup(), u.proc.pid, cmd})
 	}
 	for _, p := range u.pids {
-		rows = append(rows, processRow{u.cgroup(), p, cmdline(p)})
+		rows = append(rows, processRow{u.cgroup() + u.pidSub[p], p, cmdline(p)})
 	}
 	return rows
 }
@@ -254,6 +283,12 @@ func zombie(pid uint32) bool {
 	}
 	i := bytes.LastIndexByte(b, ')')
 	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
+}
+
+// processExists reports whether pid names a process (a zombie too).
+func processExists(pid uint32) bool {
+	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	return err == nil
 }
 
 // cmdline is a real process's command line as systemd shows it

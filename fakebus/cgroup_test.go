@@ -9,7 +9,7 @@ import (
 )
 
 func TestAttachProcessesNeedsDelegation(t *testing.T) {
-	s := fakebus.New(t)
+	s := fakebus.New(t, fakebus.WithMadeUpPIDs())
 	r := rawBus(t, s)
 	type prop struct {
 		Name  string

@@ -167,7 +167,7 @@ var settableProps = map[string]settable{
 	"StandardInputFileDescriptor":  {"h", forService, nil},
 	"StandardOutputFileDescriptor": {"h", forService, nil},
 	"StandardErrorFileDescriptor":  {"h", forService, nil},
-	"PIDs":                         {"au", forScope, checkPIDs},
+	"PIDs":                         {"au", forScope, nil}, // checkPIDsLocked
 	"Listen":                       {"a(ss)", forSocket, checkListen},
 	"OOMPolicy":                    {"s", forExec, oneOf("continue", "stop", "kill")},
 
@@ -413,18 +413,37 @@ func checkListen(v any) error {
 	return nil
 }
 
-func checkPIDs(v any) error {
-	if len(v.([]uint32)) == 0 {
-		return sysErrorf("Failed to set unit properties: Invalid argument")
+// checkPIDsLocked checks a scope's PIDs= as systemd does, each PID in
+// turn: 0, the manager (PID 1, system and user manager alike, 247 to 262)
+// and, unless WithMadeUpPIDs, a PID no process has are refused.
+func (m *manager) checkPIDsLocked(pids []uint32) error {
+	if len(pids) == 0 {
+		return errInvalidArgs("Failed to set unit properties: Invalid argument")
 	}
-	for _, p := range v.([]uint32) {
-		if p == 0 {
-			return sysErrorf("Invalid PID")
+	for _, p := range pids {
+		if err := m.checkPIDLocked(p, "Failed to set unit properties: "); err != nil {
+			return err
 		}
-		if p == 1 {
-			// systemd, system and user manager alike (247 to 262).
-			return sysErrorf("Process 1 is a manager process, refusing.")
+	}
+	return nil
+}
+
+// checkPIDLocked checks one PID placed in a unit. A PID no process has
+// is UnixProcessIdUnknown "Process with ID N does not exist."; from 257
+// the errno's text, after wrap in PIDs= ("Failed to set unit properties:
+// ") (measured on 247-262: conformance AttachProcessesChecks,
+// UserManagerRefusesPIDs; sdversions.NoSuchProcessErrno).
+func (m *manager) checkPIDLocked(pid uint32, wrap string) error {
+	switch {
+	case pid == 0:
+		return errInvalidArgs("Invalid PID")
+	case pid == 1:
+		return errInvalidArgs("Process 1 is a manager process, refusing.")
+	case !m.cfg.madeUp && !processExists(pid):
+		if m.behaves(sdversions.NoSuchProcessErrno) {
+			return &callErr{dbusErr + "UnixProcessIdUnknown", wrap + "No such process"}
 		}
+		return &callErr{dbusErr + "UnixProcessIdUnknown", fmt.Sprintf("Process with ID %d does not exist.", pid)}
 	}
 	return nil
 }
@@ -541,6 +560,11 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 				msg = "Failed to set unit properties: Unexpected message contents"
 			}
 			return nil, &callErr{"System.Error.ENXIO", msg}
+		}
+		if p.Name == "PIDs" {
+			if err := m.checkPIDsLocked(p.Value.Value().([]uint32)); err != nil {
+				return nil, err
+			}
 		}
 		if err := m.checkValue(p.Name, spec, p.Value.Value(), kind); err != nil {
 			var worded sysError

@@ -186,15 +186,17 @@
 //     PID leaves its unit when its process ends, and a scope whose last
 //     process has ended goes inactive/dead (Result success, no job) and is
 //     collected, as systemd does when the scope's control group empties.
-//     Any other PID (one that names no process, a test's made-up PID that
-//     names an unrelated one) is recorded, never watched, and keeps its
-//     unit running.
+//     Any other PID (one that names an unrelated process, or with
+//     WithMadeUpPIDs none) is recorded, never watched, and keeps its unit
+//     running.
 //   - AttachProcessesToUnit with systemd's checks in its order: the
 //     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 //     DelegateControllers=, services and scopes), not inactive or failed,
 //     the sub-cgroup existing (Server.MakeSubcgroup creates one, as a
 //     delegated payload would, and so does a directory made below the
-//     unit's under WithCgroupRoot), PID 1 refused, PID 0 the caller.
+//     unit's under WithCgroupRoot), PID 1 refused, PID 0 the caller. A
+//     process attached to a sub-cgroup is listed by GetUnitProcesses with
+//     that cgroup's path, attached again it moves.
 //   - More Manager methods, with systemd 252's checks and errors:
 //     GetUnitByInvocationID (answering the unit's object path by
 //     invocation ID, which Get and GetAll serve too),
@@ -230,9 +232,10 @@
 //     recorded, no process ends), EnqueueUnitJobMany (258+; every unit
 //     checked before any job is queued, the jobs of the named units in
 //     the reply, reply faults of scripts not applied), KillUnitSubgroup
-//     (258+; delegated units, whom cgroup or cgroup-fail; the fake keeps
-//     no processes in sub-cgroups, so only the unit's own cgroup, "" or
-//     "/", has processes to signal) and RemoveSubgroupFromUnit (258+;
+//     (258+; delegated units, whom cgroup or cgroup-fail; a signal to the
+//     unit's own cgroup, "" or "/", is KillUnit's, one to a sub-cgroup
+//     ends none of the processes attached there, and cgroup-fail is
+//     refused where none is) and RemoveSubgroupFromUnit (258+;
 //     forgets the sub-cgroup, System.Error.EOWNERDEAD for a unit that is
 //     not running, as its control group is gone). What the fake cannot
 //     do it answers as systemd answers where it cannot either:
@@ -335,10 +338,12 @@
 //     other vendor units (exit.target, the graphical-session targets, the
 //     units of dbus-user-session and the like).
 //   - PID 1 in a unit's PIDs is refused ("Process 1 is a manager process,
-//     refusing.", InvalidArgs), as by systemd's system and user managers.
-//     Other PIDs are recorded as given, whether or not such a process
-//     exists (systemd answers UnixProcessIdUnknown for one that does not):
-//     tests place made-up PIDs.
+//     refusing.", InvalidArgs), as by systemd's system and user managers,
+//     and so is a PID no process has (UnixProcessIdUnknown "Process with
+//     ID N does not exist.", sdbus.ErrNoSuchProcess), in PIDs= and in
+//     AttachProcessesToUnit, unless WithMadeUpPIDs: a test places the PID
+//     of a process it started (a zombie counts: see "Real processes
+//     placed in a unit").
 //   - On the private socket, messages carry the sender
 //     org.freedesktop.systemd1, as systemd 252 sets it, and the
 //     authentication is read as systemd reads it, into 256 bytes: a first

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
@@ -55,7 +56,7 @@ func ExampleServer_Script() {
 		log.Fatal(err)
 	}
 	defer c.Close()
-	job, err := c.StartTransientUnit(ctx, "run-1.scope", sdbus.ModeReplace, []sdbus.Property{sdbus.PropPIDs(42)})
+	job, err := c.StartTransientUnit(ctx, "run-1.scope", sdbus.ModeReplace, []sdbus.Property{sdbus.PropPIDs(uint32(os.Getpid()))})
 	if err != nil {
 		log.Fatal(err)
 	}

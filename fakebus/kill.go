@@ -131,9 +131,10 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 	return []any{}, nil
 }
 
-// killSubgroupLocked is KillUnitSubgroup. The fake keeps no processes in
-// sub-cgroups: a signal to one reaches nothing, one to the unit's own
-// cgroup ("" or "/") is KillUnit's to all of its processes.
+// killSubgroupLocked is KillUnitSubgroup. A signal to the unit's own
+// cgroup ("" or "/") is KillUnit's to all of its processes; one to a
+// sub-cgroup ends none of the processes attached there (the fake signals
+// no process), and with cgroup-fail is refused when none is.
 func (m *manager) killSubgroupLocked(c *busd.Call, name, whom, sub string, sig int32) ([]any, error) {
 	u := m.unitLocked(name)
 	if u == nil {
@@ -162,7 +163,7 @@ func (m *manager) killSubgroupLocked(c *busd.Call, name, whom, sub string, sig i
 	if strings.Trim(sub, "/") == "" {
 		return m.signalProcessesLocked(u, w, sig)
 	}
-	if w == "all-fail" {
+	if w == "all-fail" && !u.hasProcessIn(sub) {
 		return nil, &callErr{errPrefix + "NoSuchProcess", "No matching processes to kill"}
 	}
 	return []any{}, nil

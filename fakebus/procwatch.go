@@ -198,6 +198,7 @@ func (m *manager) unwatchLocked(u *unit) {
 // and a scope whose last process has gone ends (see the top of the file).
 func (m *manager) processExitedLocked(u *unit, pid uint32) {
 	u.pids = slices.DeleteFunc(u.pids, func(p uint32) bool { return p == pid })
+	delete(u.pidSub, pid)
 	m.scopeEmptyLocked(u)
 }
 

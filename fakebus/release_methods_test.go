@@ -28,7 +28,7 @@ func TestReleaseMethodsFakeOnly(t *testing.T) {
 		})
 	}
 	t.Run("RemoveSubgroupFromUnit", func(t *testing.T) {
-		s := fakebus.New(t, fakebus.WithVersion("262.1-1"))
+		s := fakebus.New(t, fakebus.WithVersion("262.1-1"), fakebus.WithMadeUpPIDs())
 		ctx := ctxFor(t)
 		j, err := s.Conn(t).StartTransientUnit(ctx, "deleg.service", sdbus.ModeReplace, sleeper(sdbus.PropDelegate(true)))
 		runJob(ctx, t, j, err)

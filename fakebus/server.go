@@ -57,6 +57,7 @@ type config struct {
 	// access is who the fake treats as privileged (WithAccess, access.go).
 	access Access
 	polkit bool // WithPolkit
+	madeUp bool // WithMadeUpPIDs
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the
@@ -131,6 +132,15 @@ func WithCgroupRoot(dir string) Option { return func(c *config) { c.cgroupRoot =
 // UnitDir its ~/.config/systemd/user). What a user manager refuses that the
 // fake does not model: see the package doc.
 func WithUserManager(uid int) Option { return func(c *config) { c.user = uid } }
+
+// WithMadeUpPIDs makes the fake record a PID no process has, in a
+// scope's PIDs= and in AttachProcessesToUnit, as if it named a process
+// that keeps running. Without it the fake refuses such a PID as systemd
+// does (UnixProcessIdUnknown "Process with ID N does not exist.",
+// sdbus.ErrNoSuchProcess), so that code placing the PID of a process that
+// is already gone is tested as it will run. For tests that cannot start a
+// process of their own to place.
+func WithMadeUpPIDs() Option { return func(c *config) { c.madeUp = true } }
 
 // WithTrace calls f for every message the fake bus receives from or
 // delivers to a client, from the goroutine that routes it. f must not

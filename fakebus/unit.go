@@ -61,7 +61,8 @@ type unit struct {
 	timerStop, runtimeMaxStop func()
 	trigger                   string // the unit it is indexed as triggering in m.triggeredBy
 
-	pids []uint32
+	pids   []uint32
+	pidSub map[uint32]string // the sub-cgroup a process of pids was attached to ("/made"), if any
 	// populated: a process has been one of its own (a scope whose cgroup
 	// was never populated never empties; see zombie).
 	populated   bool

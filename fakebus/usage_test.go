@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -52,12 +53,12 @@ func TestUsingFakebusNew(t *testing.T) {
 			}
 			c := s.Conn(t)
 			ctx := context.Background()
-			err := runInScope(ctx, c, "ctr-1.scope", 4242)
+			err := runInScope(ctx, c, "ctr-1.scope", container(t))
 			if tc.twice {
 				if err != nil {
 					t.Fatal(err)
 				}
-				err = runInScope(ctx, c, "ctr-1.scope", 4243)
+				err = runInScope(ctx, c, "ctr-1.scope", container(t))
 			}
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
 				t.Fatalf("runInScope = %v, want %v", err, tc.wantErr)
@@ -86,4 +87,20 @@ func TestUsingFakebusNew(t *testing.T) {
 			}
 		})
 	}
+}
+
+// container starts the process a test places in a scope, as a runtime
+// starts a container's: the fake, like systemd, refuses a PID no process
+// has (fakebus.WithMadeUpPIDs lets a test make one up).
+func container(t *testing.T) uint32 {
+	t.Helper()
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return uint32(cmd.Process.Pid)
 }

@@ -16,7 +16,7 @@ import (
 // resources, and its start job fails (systemd 247, 252, 257, 262; the
 // conformance case UserManagerRefusesPIDs). Root's manager and the
 // system manager take it; a PID outside the caller's process tree (a
-// made-up one) is recorded unchecked.
+// made-up one, WithMadeUpPIDs) is recorded unchecked.
 func TestUserManagerForeignProcess(t *testing.T) {
 	own := os.Geteuid()
 	other := own + 1000 // a uid that owns none of the test's processes
@@ -34,7 +34,7 @@ func TestUserManagerForeignProcess(t *testing.T) {
 			fakebus.UnitInfo{ActiveState: "active", SubState: "running", Result: "success"}, sdbus.JobDone},
 		{"the system manager", nil, uint32(os.Getpid()),
 			fakebus.UnitInfo{ActiveState: "active", SubState: "running", Result: "success"}, sdbus.JobDone},
-		{"a made-up PID", []fakebus.Option{fakebus.WithUserManager(other)}, madeUp,
+		{"a made-up PID", []fakebus.Option{fakebus.WithUserManager(other), fakebus.WithMadeUpPIDs()}, madeUp,
 			fakebus.UnitInfo{ActiveState: "active", SubState: "running", Result: "success"}, sdbus.JobDone},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,13 +41,21 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(build(t), "-id", "t1", "-pid", "4242", "-memory", "256M", "-cpus", "0.5")
+	// The container's process: the fake, like systemd, places only a PID
+	// a process has.
+	ctr := exec.Command("sleep", "60")
+	if err := ctr.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ctr.Process.Kill(); _ = ctr.Wait() })
+	pid := strconv.Itoa(ctr.Process.Pid)
+	cmd := exec.Command(build(t), "-id", "t1", "-pid", pid, "-memory", "256M", "-cpus", "0.5")
 	cmd.Env = append(os.Environ(), "DBUS_SYSTEM_BUS_ADDRESS="+addr)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	want := `Apply: created cgroupmanager-t1.scope in system.slice (cgroup /system.slice/cgroupmanager-t1.scope), PID 4242
+	want := `Apply: created cgroupmanager-t1.scope in system.slice (cgroup /system.slice/cgroupmanager-t1.scope), PID ` + pid + `
   MemoryMax=268435456 TasksMax=100 CPUQuotaPerSecUSec=500000
 Set: MemoryMax=536870912
 Destroy: cgroupmanager-t1.scope stopped and its name freed
@@ -62,7 +71,7 @@ Destroy: cgroupmanager-t1.scope stopped and its name freed
 func TestApplyDestroy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s := fakebus.New(t)
+	s := fakebus.New(t, fakebus.WithMadeUpPIDs())
 	c := s.Conn(t)
 	m := &Manager{Conn: c, Slice: "kubepods.slice", Unit: "crio-abc.scope"}
 	r := Resources{MemoryMax: 1 << 30, CPUQuota: 150000, CPUPeriod: 100000, PidsMax: 50, CPUs: "0"}

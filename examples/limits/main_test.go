@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -43,7 +44,7 @@ func TestLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := c.EnsureTransientUnit(ctx, "cri-containerd-abc.scope", []sdbus.Property{
-		sdbus.PropSlice("kubepods-pod1.slice"), sdbus.PropPIDs(4242), sdbus.PropDelegate(true),
+		sdbus.PropSlice("kubepods-pod1.slice"), sdbus.PropPIDs(uint32(os.Getpid())), sdbus.PropDelegate(true),
 	}, sdbus.EnsureOptions{}); err != nil {
 		t.Fatal(err)
 	}

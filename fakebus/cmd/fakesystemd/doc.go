@@ -8,7 +8,8 @@
 //	fakesystemd [--socket PATH] [--private-socket PATH] [--version STRING]
 //	            [--backport NAME]... [--script FILE] [--unit-dir DIR]
 //	            [--runtime-unit-dir DIR] [--cgroup-root DIR] [--user[=UID]]
-//	            [--limit NAME=VALUE]... [--allow-unprivileged] [--polkit] [--trace]
+//	            [--limit NAME=VALUE]... [--allow-unprivileged] [--polkit]
+//	            [--made-up-pids] [--trace]
 //	            [--print-address]
 //	fakesystemd run [--user] [flags] -- CMD [ARGS...]
 //
@@ -88,6 +89,10 @@
 //	                       252 InteractiveAuthorizationRequired instead of
 //	                       AccessDenied "Permission denied" (systemd without
 //	                       polkit, and 247 with its polkit)
+//	--made-up-pids         record a PID no process has in a scope's PIDs=
+//	                       or AttachProcessesToUnit, as if it named a live
+//	                       process; by default it is refused as systemd
+//	                       refuses it (UnixProcessIdUnknown)
 //	--trace                one line per message on stderr (below)
 //	--print-address        once every socket accepts connections, print its
 //	                       D-Bus address ("unix:path=/abs/path") on stdout, one

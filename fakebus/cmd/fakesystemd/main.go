@@ -37,6 +37,7 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
   --allow-unprivileged   let every client do everything (default: only root, as systemd)
   --polkit               refuse other users as systemd with polkit and no agent
                          does (InteractiveAuthorizationRequired), not as with no polkit
+  --made-up-pids         record a PID no process has (default: refused, as systemd)
   --trace                one line per message on stderr
   --print-address        print the D-Bus addresses on stdout once serving
 
@@ -109,6 +110,8 @@ type options struct {
 	// polkit refuses as systemd with polkit and no agent
 	// (fakebus.WithPolkit).
 	polkit bool
+	// madeUpPIDs records PIDs no process has (fakebus.WithMadeUpPIDs).
+	madeUpPIDs bool
 }
 
 // stringList is a repeatable flag.
@@ -174,6 +177,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.printAddress, "print-address", false, "")
 	fs.BoolVar(&o.allowUnprivileged, "allow-unprivileged", false, "")
 	fs.BoolVar(&o.polkit, "polkit", false, "")
+	fs.BoolVar(&o.madeUpPIDs, "made-up-pids", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -249,6 +253,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	opts = append(opts, fakebus.WithAccess(access))
 	if o.polkit {
 		opts = append(opts, fakebus.WithPolkit())
+	}
+	if o.madeUpPIDs {
+		opts = append(opts, fakebus.WithMadeUpPIDs())
 	}
 	t := &tracer{w: stderr}
 	if o.trace {

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,12 +11,14 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // testAttachProcesses pins systemd's checks of AttachProcessesToUnit, in
 // its order: the sub-cgroup must be absolute and normalized, the unit
-// delegated and active; PID 1 is refused. Only a delegated, active unit
-// takes processes; a process attached again is listed once.
+// delegated and active; PID 1 and a PID no process has are refused. Only
+// a delegated, active unit takes processes; a process attached again is
+// listed once; a process is listed with the sub-cgroup it is in.
 func testAttachProcesses(t *testing.T, e *env) {
 	plain, delegated := e.unit("attach-plain", "scope"), e.unit("attach-delegated", "scope")
 	failed, slice := e.unit("attach-failed", "service"), e.unit("attach", "slice")
@@ -44,6 +47,11 @@ func testAttachProcesses(t *testing.T, e *env) {
 		return err.Error()
 	}
 	const invalid = "org.freedesktop.DBus.Error.InvalidArgs: "
+	const noProcess = 4194304 + 1 // above pid_max's largest value
+	noSuchProcess := fmt.Sprintf("org.freedesktop.DBus.Error.UnixProcessIdUnknown: Process with ID %d does not exist.", noProcess)
+	if sdversions.Behaves(e.release, sdversions.NoSuchProcessErrno) {
+		noSuchProcess = "org.freedesktop.DBus.Error.UnixProcessIdUnknown: No such process"
+	}
 	for _, tc := range []struct {
 		name, unit, sub string
 		pids            []uint32
@@ -55,6 +63,7 @@ func testAttachProcesses(t *testing.T, e *env) {
 		{"sub-cgroup with dot-dot", delegated, "/a/../b", []uint32{child(t)}, invalid + "Control group path is not normalized: /a/../b"},
 		{"failed unit", failed, "", []uint32{child(t)}, invalid + "Unit is not active, refusing."},
 		{"PID 1", delegated, "", []uint32{1}, invalid + "Process 1 is a manager process, refusing."},
+		{"no such process", delegated, "", []uint32{noProcess}, noSuchProcess},
 		{"not loaded", e.unit("attach-none", "scope"), "", []uint32{child(t)}, ""},
 		{"delegated scope", delegated, "", []uint32{child(t)}, "ok"},
 		{"missing sub-cgroup", delegated, "/sub", []uint32{child(t)}, "org.freedesktop.DBus.Error.FileNotFound: Failed to attach processes to control group: No such file or directory"},
@@ -104,6 +113,40 @@ func testAttachProcesses(t *testing.T, e *env) {
 	}
 	if n != 1 {
 		t.Errorf("GetUnitProcesses(%s) after 3 attaches of %d lists it %d times, want once: %v", delegated, pid, n, procs)
+	}
+
+	// A process in a sub-cgroup is listed with that cgroup's path and its
+	// command line; attached to the unit's own cgroup again, with the
+	// unit's.
+	v, err := e.c.UnitProperty(e.ctx, delegated, "Scope", "ControlGroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg, _ := v.Value().(string)
+	row := func() string {
+		t.Helper()
+		procs = nil
+		if err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").CallWithContext(e.ctx,
+			"org.freedesktop.systemd1.Manager.GetUnitProcesses", 0, delegated).Store(&procs); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range procs {
+			if p.PID == pid {
+				return strings.Replace(p.Cgroup, cg, "CG", 1) + " " + p.Cmd
+			}
+		}
+		return "(not listed)"
+	}
+	for _, step := range []struct{ sub, want string }{
+		{"/made", "CG/made /bin/sleep 600"},
+		{"", "CG /bin/sleep 600"},
+	} {
+		if got := attach(delegated, step.sub, pid); got != "ok" {
+			t.Fatalf("AttachProcessesToUnit(%s, %q, %d) = %s", delegated, step.sub, pid, got)
+		}
+		if got := row(); got != step.want {
+			t.Errorf("GetUnitProcesses(%s) row of %d after attaching it to %q = %q, want %q", delegated, pid, step.sub, got, step.want)
+		}
 	}
 }
 

@@ -271,7 +271,8 @@ func testEnqueueUnitJobMany(t *testing.T, e *env) {
 
 // testKillUnitSubgroup: the unit, whom, the sub-path, delegation and the
 // signal are checked in that order; a sub-cgroup without processes has
-// nothing to kill, the unit's own cgroup has its processes.
+// nothing to kill, one with a process attached has it, the unit's own
+// cgroup has its processes.
 func testKillUnitSubgroup(t *testing.T, e *env) {
 	if !needMethod(t, e, "KillUnitSubgroup") {
 		return
@@ -285,6 +286,12 @@ func testKillUnitSubgroup(t *testing.T, e *env) {
 	nope := e.unit("killsub-none", "service")
 	const notDelegated = "Killing by subgroup is only available for units with control group delegation enabled."
 	const onlyCgroup = "Subgroup can only be specified in combination with 'cgroup' or 'cgroup-fail'."
+	// A sub-cgroup with a process in it (SIGCONT reaches it harmlessly).
+	e.subcgroup(t, e, deleg, "/withproc")
+	if err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").CallWithContext(e.ctx,
+		"org.freedesktop.systemd1.Manager.AttachProcessesToUnit", 0, deleg, "/withproc", []uint32{child(t)}).Store(); err != nil {
+		t.Fatal(err)
+	}
 	runCalls(t, e, raw, "KillUnitSubgroup", []callCase{
 		{"not loaded", []any{nope, "cgroup", "/sub", int32(15)}, noSuchUnit + "Unit " + nope + " not loaded."},
 		{"bad whom", []any{plain, "bogus", "sub", int32(0)}, invalidArgs + "Invalid whom argument: bogus"},
@@ -299,6 +306,7 @@ func testKillUnitSubgroup(t *testing.T, e *env) {
 		{"missing sub-cgroup", []any{deleg, "cgroup", "/sub", int32(10)}, "ok"},
 		{"relative, trailing slash", []any{deleg, "cgroup", "sub/", int32(10)}, "ok"},
 		{"missing sub-cgroup, fail", []any{deleg, "cgroup-fail", "/sub", int32(10)}, noSuchProc + "No matching processes to kill"},
+		{"sub-cgroup with a process, fail", []any{deleg, "cgroup-fail", "withproc/", int32(18)}, "ok"},
 		{"own cgroup", []any{deleg, "cgroup", "", int32(9)}, "ok"},
 	})
 	settle(t, e, deleg, "failed", isFailed)

@@ -31,15 +31,6 @@ var known = []Known{
 		},
 	},
 	{
-		ID: "made-up-pids",
-		Reason: "the fake records a PID no process has, where systemd answers UnixProcessIdUnknown: tests place " +
-			"made-up PIDs (fakebus/doc.go)",
-		match: func(_ Op, real, fake Step) bool {
-			const unknown = "org.freedesktop.DBus.Error.UnixProcessIdUnknown: "
-			return strings.HasPrefix(real.Reply, unknown) && !strings.HasPrefix(fake.Reply, unknown)
-		},
-	},
-	{
 		ID:     "calendar-next-elapse",
 		Reason: "the fake computes no calendar time: a timer's OnCalendar= values keep it waiting, never elapse, and read next elapse 0",
 		match: func(_ Op, real, fake Step) bool {

@@ -631,8 +631,10 @@ const (
 	UnitFileChangesNeedReload Behaviour = "UnitFileChangesNeedReload"
 	// NoUnitFileWordedAsUnit: a unit-file method (EnableUnitFiles, ...)
 	// for a name no unit file has answers NoSuchUnit "Unit X does not
-	// exist"; 247 and 252 "Unit file X does not exist.". Seen on 257
-	// and 262 (fakebus/internal/difftest).
+	// exist", for a masked one UnitMasked "Unit /etc/.../X is masked";
+	// 247 and 252 "Unit file X does not exist." and "Unit file
+	// /etc/.../X is masked.". Seen on 257 and 262
+	// (fakebus/internal/difftest).
 	NoUnitFileWordedAsUnit Behaviour = "NoUnitFileWordedAsUnit"
 	// ExistingFileQuoted: a unit-file method that meets a file where it
 	// would make a link answers UnitExists "File '/etc/.../x.service'
@@ -641,6 +643,18 @@ const (
 	// period; 247 and 252 "File /etc/.../x.service already exists.".
 	// Seen on 257 and 262 (fakebus/internal/difftest; busctl).
 	ExistingFileQuoted Behaviour = "ExistingFileQuoted"
+	// NoSuchProcessErrno: a PID no process has, in a scope's PIDs= or
+	// AttachProcessesToUnit, is refused UnixProcessIdUnknown with the
+	// errno's text ("Failed to set unit properties: No such process",
+	// "No such process"); 247 and 252 "Process with ID N does not
+	// exist.". Seen on 257 and 262 (conformance AttachProcessesChecks,
+	// UserManagerRefusesPIDs).
+	NoSuchProcessErrno Behaviour = "NoSuchProcessErrno"
+	// LinkMissingFileNoSuchUnit: LinkUnitFiles of a path no file has
+	// answers as the other unit-file methods do (NoSuchUnit, "Unit file X
+	// does not exist."); 247 answers FileNotFound "No such file or
+	// directory". Seen on 252, 257 and 262 (fakebus/internal/difftest).
+	LinkMissingFileNoSuchUnit Behaviour = "LinkMissingFileNoSuchUnit"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -683,6 +697,8 @@ var Behaviours = map[Behaviour]Release{
 	UnitFileChangesNeedReload:   R("257"),
 	NoUnitFileWordedAsUnit:      R("257"),
 	ExistingFileQuoted:          R("257"),
+	NoSuchProcessErrno:          R("257"),
+	LinkMissingFileNoSuchUnit:   R("252"),
 }
 
 // Behaves reports whether release r has behaviour b.
