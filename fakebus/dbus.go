@@ -348,6 +348,17 @@ func (m *manager) errNoUnitFileLocked(f string) *callErr {
 	return &callErr{errPrefix + "NoSuchUnit", "Unit file " + f + " does not exist."}
 }
 
+// errMaskedFileLocked refuses a unit-file method for a masked unit file:
+// path is the mask (its symlink to /dev/null) on the unit path. From 257
+// worded as a unit, without a period (sdversions.NoUnitFileWordedAsUnit:
+// the same rewording; measured by the differential tester).
+func (m *manager) errMaskedFileLocked(path string) *callErr {
+	if m.behaves(sdversions.NoUnitFileWordedAsUnit) {
+		return &callErr{errPrefix + "UnitMasked", "Unit " + path + " is masked"}
+	}
+	return &callErr{errPrefix + "UnitMasked", "Unit file " + path + " is masked."}
+}
+
 // sysError is an error text worded as systemd words it.
 type sysError string
 

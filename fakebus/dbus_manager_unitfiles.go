@@ -12,6 +12,8 @@ package fakebus
 // logic on the unit directories is in install.go.
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,6 +141,10 @@ func (m *manager) linkUnitFiles(c *call) ([]any, error) {
 	for _, f := range files {
 		if !strings.HasPrefix(f, "/") {
 			err = errFileInvalid(f)
+			break
+		}
+		if _, serr := os.Stat(f); errors.Is(serr, fs.ErrNotExist) && !m.behaves(sdversions.LinkMissingFileNoSuchUnit) {
+			err = &callErr{dbusErr + "FileNotFound", "No such file or directory"}
 			break
 		}
 		if _, _, err = m.resolveUnitFileLocked(f, dir, force, &changes); err != nil {

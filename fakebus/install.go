@@ -480,15 +480,24 @@ func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]un
 	}
 	if e, ok := m.lookupDiskLocked(f); ok {
 		if e.masked {
-			return "", "", &callErr{errPrefix + "UnitMasked", "Unit file " + f + " is masked."}
+			return "", "", m.errMaskedFileLocked(e.path)
 		}
 		return f, e.file, nil
 	}
 	if uf, ok := m.files[f]; ok {
 		if uf.Masked {
-			return "", "", &callErr{errPrefix + "UnitMasked", "Unit file " + f + " is masked."}
+			return "", "", m.errMaskedFileLocked(f)
 		}
 		return f, "", nil
+	}
+	if u := m.units[m.primaryLocked(f)]; u != nil && u.transient {
+		// Its file is in the transient directory (247-262, the
+		// differential tester).
+		msg := "Unit " + u.fragment + " is transient or generated."
+		if m.behaves(sdversions.NoUnitFileWordedAsUnit) {
+			msg = strings.TrimSuffix(msg, ".")
+		}
+		return "", "", &callErr{errPrefix + "UnitGenerated", msg}
 	}
 	return "", "", m.errNoUnitFileLocked(f)
 }
@@ -562,7 +571,11 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 		}
 		e, ok := m.lookupDiskLocked(name)
 		if !ok {
-			if _, vendor := m.files[name]; !vendor {
+			// A transient unit's file is in the transient directory,
+			// which no link points into: nothing to remove (247-262,
+			// the differential tester).
+			u := m.units[m.primaryLocked(name)]
+			if _, vendor := m.files[name]; !vendor && (u == nil || !u.transient) {
 				return m.errNoUnitFileLocked(name)
 			}
 			continue
@@ -1072,12 +1085,12 @@ func (m *manager) addDependencyLocked(files []string, target, typ string, runtim
 	}
 	switch e, ok := m.lookupDiskLocked(target); {
 	case ok && e.masked:
-		return &callErr{errPrefix + "UnitMasked", "Unit file " + e.path + " is masked."}
+		return m.errMaskedFileLocked(e.path)
 	case ok && e.alias:
 		target = filepath.Base(e.file)
 	case ok:
 	case m.files[target].Masked:
-		return &callErr{errPrefix + "UnitMasked", "Unit file " + target + " is masked."}
+		return m.errMaskedFileLocked(target)
 	default:
 		if _, vendor := m.files[target]; !vendor {
 			return m.errNoUnitFileLocked(target)

@@ -164,6 +164,35 @@ var replays = []struct {
 		{Kind: "StartUnit", Unit: 1, Mode: "isolate"},
 		{Kind: "StopUnit", Unit: 0, Mode: "isolate"},
 	}},
+	// LinkUnitFiles of a path no file has: 247 answers FileNotFound
+	// (the fake answered as 252 does); and the rows ListUnitFiles
+	// answers sorted once their directories are named alike (the tester
+	// sorted them before, differently per backend).
+	{"link of a missing file", []Op{
+		{Kind: "EnableUnitFiles", Unit: 1, ByPath: true},
+		{Kind: "LinkUnitFiles", Unit: 0, Force: true},
+		{Kind: "LinkUnitFiles", Unit: 1},
+		{Kind: "LinkUnitFiles", Unit: 1, Runtime: true},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}}},
+		{Kind: "WriteUnitFile", Unit: 3, Dir: InRuntime, Lines: []Directive{{"Scope", "Slice", "system.slice"}}},
+		{Kind: "ListUnitFilesByPatterns", Unit: 0},
+	}},
+	// Enabling a masked unit names the mask's path (the fake: the unit's
+	// name), from 257 worded as a unit (seed 22 on every release).
+	{"enable a masked unit", []Op{
+		{Kind: "MaskUnitFiles", Unit: 7},
+		{Kind: "EnableUnitFiles", Unit: 7, Runtime: true, Force: true},
+		{Kind: "EnableUnitFiles", Unit: 7},
+	}},
+	// A transient unit has no unit file to disable (nothing to do) or
+	// enable (UnitGenerated); the fake answered NoSuchUnit to both.
+	{"transient unit's file", []Op{
+		{Kind: "DisableUnitFiles", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "DisableUnitFiles", Unit: 0},
+		{Kind: "DisableUnitFiles", Unit: 0, Runtime: true},
+		{Kind: "EnableUnitFiles", Unit: 0},
+	}},
 	{"transient timer", []Op{
 		{Kind: "StartTransientUnit", Unit: 6, Mode: "fail", Props: []Prop{{"TimersMonotonic", []TimerValue{{"OnActiveSec", 3600000000}}}, {"RemainAfterElapse", false}},
 			Aux: []Prop{{"ExecStart", Command(1)}}},
