@@ -244,17 +244,24 @@ func TestDifferentialEdges(t *testing.T) {
 	st := &stats{}
 	seqs := edgeSequences(propsFor(real.Major()))
 	// The sequences are independent (each has its own units and
-	// connection): edgeWorkers run at once.
+	// connection): edgeWorkers run at once, each on a fake of its own
+	// that its sequences share, as they all share the real systemd.
 	var mu sync.Mutex // guards t's log order: one report at a time
 	work := make(chan []Op)
 	var wg sync.WaitGroup
 	for w := 0; w < edgeWorkers; w++ {
+		fb, stop, err := fake()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		shared := func() (*Backend, func(), error) { return fb, func() {}, nil }
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for seq := range work {
 				prefix := fmt.Sprintf("de%d", st.runs.Add(1))
-				i, want, got, err := runBoth(ctx, real, fake, seq, prefix)
+				i, want, got, err := runBoth(ctx, real, shared, seq, prefix)
 				st.steps.Add(int64(len(seq)))
 				mu.Lock()
 				switch {
