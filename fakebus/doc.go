@@ -340,7 +340,8 @@
 //   - PID 1 in a unit's PIDs is refused ("Process 1 is a manager process,
 //     refusing.", InvalidArgs), as by systemd's system and user managers,
 //     and so is a PID no process has (UnixProcessIdUnknown "Process with
-//     ID N does not exist.", sdbus.ErrNoSuchProcess), in PIDs= and in
+//     ID N does not exist.", from 257 "No such process";
+//     sdbus.ErrNoSuchProcess), in PIDs= and in
 //     AttachProcessesToUnit, unless WithMadeUpPIDs: a test places the PID
 //     of a process it started (a zombie counts: see "Real processes
 //     placed in a unit").
