@@ -28,10 +28,29 @@ var validModes = map[string]bool{
 	"replace-irreversibly": true, "flush": true, "triggering": true, "restart-dependencies": true,
 }
 
+// checkModeLocked checks a job mode: a mode the release knows
+// (validModeLocked), and one the job type takes (modeFits).
 func (m *manager) checkModeLocked(mode string, typ jobType) error {
+	if err := m.validModeLocked(mode); err != nil {
+		return err
+	}
+	return modeFits(mode, typ)
+}
+
+// validModeLocked checks that the played release knows mode; systemd
+// reads it before it looks the unit up.
+func (m *manager) validModeLocked(mode string) error {
 	if !validModes[mode] || !m.has("mode:"+mode) {
 		return errInvalidArgs("Job mode %s invalid", mode)
 	}
+	return nil
+}
+
+// modeFits checks that a job of type typ takes mode; systemd checks it
+// when it adds the job, once the unit is found (a stop in isolate mode
+// of a unit not loaded is NoSuchUnit: measured on 247-262 by the
+// differential tester).
+func modeFits(mode string, typ jobType) error {
 	if mode == "isolate" && typ != jobStart {
 		return errInvalidArgs("Isolate is only valid for start.")
 	}
@@ -69,7 +88,7 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	case "try-restart", "reload-or-restart", "reload-or-try-restart":
 		base = jobRestart
 	}
-	if err := m.checkModeLocked(mode, base); err != nil {
+	if err := m.validModeLocked(mode); err != nil {
 		return nil, "", err
 	}
 	if err := m.authorizeLocked(c); err != nil {
@@ -91,6 +110,9 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 		// systemd refuses to stop a unit it could not load that is
 		// not running (unit_queue_job_check_and_mangle_type).
 		return nil, "", errNoSuchUnit(name)
+	}
+	if err := modeFits(mode, base); err != nil {
+		return nil, "", err
 	}
 	// An isolate job for a unit without AllowIsolate=yes is refused after
 	// RefuseManualStart=, before the unit's load state is looked at (a

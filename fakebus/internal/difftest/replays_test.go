@@ -193,6 +193,16 @@ var replays = []struct {
 		{Kind: "DisableUnitFiles", Unit: 0, Runtime: true},
 		{Kind: "EnableUnitFiles", Unit: 0},
 	}},
+	// A stop in isolate mode of a unit not loaded is NoSuchUnit: the
+	// mode's fit to the job type is checked once the unit is found (the
+	// fake checked it first; an 8-minute run on 247).
+	{"stop in isolate mode", []Op{
+		{Kind: "StopUnit", Unit: 0, Mode: "isolate"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "isolate"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "isolate"},
+		{Kind: "StopUnit", Unit: 1, Mode: "bogus"},
+	}},
 	{"transient timer", []Op{
 		{Kind: "StartTransientUnit", Unit: 6, Mode: "fail", Props: []Prop{{"TimersMonotonic", []TimerValue{{"OnActiveSec", 3600000000}}}, {"RemainAfterElapse", false}},
 			Aux: []Prop{{"ExecStart", Command(1)}}},
