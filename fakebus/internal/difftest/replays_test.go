@@ -13,6 +13,13 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A masked name is refused to a transient unit, UnitExists (the fake
+	// created the unit; 257, found by an 8-minute run, the same on 247,
+	// 252 and 262).
+	{"transient name masked", []Op{
+		{Kind: "MaskUnitFiles", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}}},
+	}},
 	// A scope of a zombie runs on until the zombie is reaped (the fake
 	// ended it at once; 257, 262).
 	{"zombie scope", []Op{
