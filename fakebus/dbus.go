@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/godbus/dbus/v5"
-	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
@@ -196,15 +195,11 @@ func (m *manager) answerLocked(c *busd.Call) {
 		// bus answered NoReply (reexec.go), and systemd never acts on it.
 		return
 	}
-	if c.Path == unitSelfPath {
-		u := m.unitByPIDLocked(c.Peer.PID())
-		if u == nil {
-			c.ReplyError(dbusErr+"UnknownObject", "Unknown object '"+string(c.Path)+"'.")
-			return
-		}
-		c.Path = u.path()
+	obj := m.resolveLocked(c.Path, c.Peer.PID)
+	out, err := m.routeLocked(&call{Call: c, Member: c.Member, Body: c.Body, Signature: c.Signature, obj: obj})
+	if obj.loaded {
+		m.collectLocked(obj.unit) // loaded for the call, unless something keeps it
 	}
-	out, err := m.routeLocked(&call{Call: c, Member: c.Member, Body: c.Body, Signature: c.Signature})
 	if out == nil && err == nil {
 		return // replied by the method itself, or not at all
 	}
@@ -221,13 +216,31 @@ func (m *manager) answerLocked(c *busd.Call) {
 
 // routeLocked finds the called method in the tables of the object's
 // interfaces (vtable.go), checks that the release has it and the
-// signature, and calls its handler. A call without an interface goes to
-// the first interface that has the member, as sd-bus does.
+// signature, and calls its handler; what the object is decides what a
+// call it has no method for gets (object.go). A call without an
+// interface goes to the first interface that has the member, as sd-bus
+// does.
 func (m *manager) routeLocked(c *call) ([]any, error) {
+	o := c.obj
+	if o.kind == noObject {
+		return nil, errUnknownObject(c.Path)
+	}
 	if vm := m.methodLocked(introspectableVtable, c); vm != nil {
+		if o.err != nil {
+			return nil, o.err
+		}
 		return m.callLocked(introspectableVtable, vm, c)
 	}
-	for _, t := range m.interfacesLocked(c.Path) {
+	if o.kind == parentObject {
+		return nil, errUnknownObject(c.Path)
+	}
+	if o.kind == badUnitObject {
+		if c.Interface == propsIface && c.Member == "GetAll" || m.unitMemberLocked(c) {
+			return nil, o.err
+		}
+		return nil, o.errno
+	}
+	for _, t := range o.ifaces {
 		if vm := m.methodLocked(t, c); vm != nil {
 			return m.callLocked(t, vm, c)
 		}
@@ -266,29 +279,9 @@ func (m *manager) callLocked(t *vtable, vm *vmethod, c *call) ([]any, error) {
 	return vm.call(m, c)
 }
 
-// interfacesLocked returns the interfaces of the object at p, in the
-// order Introspect lists them, but for org.freedesktop.DBus.Peer
-// (busd's) and Introspectable (every object's; routeLocked).
-func (m *manager) interfacesLocked(p dbus.ObjectPath) []*vtable {
-	switch {
-	case p == managerPath:
-		return managerObject
-	case p == logControlPath:
-		return logControlObject
-	case strings.HasPrefix(string(p), jobPathBase):
-		return jobObject
-	case strings.HasPrefix(string(p), unitPathBase):
-		if name, err := m.unitNameOfPathLocked(p); err == nil {
-			if ifaces, ok := unitObjects[name[strings.LastIndexByte(name, '.')+1:]]; ok {
-				return ifaces
-			}
-		}
-		return unitObject
-	}
-	return otherObject
-}
-
-// The interfaces of each kind of object (interfacesLocked); read-only.
+// The interfaces of each kind of object (object.go), in the order
+// Introspect lists them, but for org.freedesktop.DBus.Peer (busd's) and
+// Introspectable (every object's; routeLocked); read-only.
 var (
 	managerObject = []*vtable{propertiesVtable, managerVtable}
 	jobObject     = []*vtable{propertiesVtable, jobVtable}
@@ -305,24 +298,6 @@ var (
 		return out
 	}()
 )
-
-// unitNameOfPathLocked returns the name of the unit whose object p is: by
-// its name, or by its invocation ID.
-func (m *manager) unitNameOfPathLocked(p dbus.ObjectPath) (string, error) {
-	if u := m.unitByInvocationPathLocked(p); u != nil {
-		return u.name, nil
-	}
-	name, err := sdbus.UnitNameFromPath(p)
-	if err != nil {
-		return "", &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
-	}
-	return name, nil
-}
-
-func jobIDOf(p dbus.ObjectPath) uint32 {
-	id, _ := jobIDFromPath(p)
-	return id
-}
 
 // jobIDFromPath returns the ID of the job whose object p is.
 func jobIDFromPath(p dbus.ObjectPath) (uint32, bool) {

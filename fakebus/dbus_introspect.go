@@ -17,39 +17,39 @@ import (
 // introspectableVtable is org.freedesktop.DBus.Introspectable.
 var introspectableVtable = newVtable("org.freedesktop.DBus.Introspectable", []vmethod{
 	{"Introspect", "", "s", "", "xml_data", func(m *manager, c *call) ([]any, error) {
-		return []any{m.introspectLocked(c.Path)}, nil
+		return []any{m.introspectLocked(c.obj)}, nil
 	}},
 }, nil)
 
-// introspectLocked returns the introspection XML of the object at p, as
-// sd-bus writes it from the vtables (introspect.c): each interface's
-// properties, the methods the played release offers with their
-// arguments, its signals, then the child nodes.
-func (m *manager) introspectLocked(p dbus.ObjectPath) string {
+// introspectLocked returns the introspection XML of object o, as sd-bus
+// writes it from the vtables (introspect.c): each interface's properties,
+// the methods the played release offers with their arguments, its
+// signals, then the child nodes.
+func (m *manager) introspectLocked(o *object) string {
 	var b strings.Builder
 	if m.release.AtLeast(sdversions.R("252")) {
 		b.WriteString(introspectHead)
 	} else {
 		b.WriteString(introspectHead247)
 	}
-	for _, t := range m.introspectOrderLocked(p) {
+	for _, t := range m.introspectOrderLocked(o) {
 		b.WriteString(` <interface name="` + t.name + `">` + "\n")
-		m.introspectIfaceLocked(&b, p, t)
+		m.introspectIfaceLocked(&b, o, t)
 		b.WriteString(" </interface>\n")
 	}
-	for _, n := range m.childrenLocked(p) {
+	for _, n := range m.childrenLocked(o.path) {
 		b.WriteString(` <node name="` + n + `"/>` + "\n")
 	}
 	b.WriteString("</node>\n")
 	return b.String()
 }
 
-// introspectOrderLocked returns the interfaces of the object at p but
-// the standard ones (introspectHead) in the order the played release
+// introspectOrderLocked returns the interfaces of object o but the
+// standard ones (introspectHead) in the order the played release
 // registers them (ifaceOrderLocked).
-func (m *manager) introspectOrderLocked(p dbus.ObjectPath) []*vtable {
+func (m *manager) introspectOrderLocked(o *object) []*vtable {
 	var ts []*vtable
-	for _, t := range m.interfacesLocked(p) {
+	for _, t := range o.ifaces {
 		if t != propertiesVtable {
 			ts = append(ts, t)
 		}
@@ -57,8 +57,7 @@ func (m *manager) introspectOrderLocked(p dbus.ObjectPath) []*vtable {
 	if len(ts) < 2 {
 		return ts
 	}
-	_, kind, _ := m.objectPropsLocked(p, ts[0].name)
-	order := m.ifaceOrderLocked(kind)
+	order := m.ifaceOrderLocked(o.captured)
 	rank := func(t *vtable) int {
 		if i := slices.Index(order, t.name); i >= 0 {
 			return i
@@ -97,15 +96,16 @@ func writeArgs(b *strings.Builder, sig, argNames, dir string) {
 	}
 }
 
-// introspectIfaceLocked writes the members of interface t of the object
-// at p in the order the played release declares them (declaredLocked):
+// introspectIfaceLocked writes the members of interface t of object o
+// in the order the played release declares them (declaredLocked):
 // the methods it offers, from t, with their arguments and annotations;
 // the properties it has (the model's, less those it hides from
 // introspection, sdversions.Hidden) with their signature, access and
 // annotations as declared; the signals, from t. Members of t the
 // declarations lack, if any, follow.
-func (m *manager) introspectIfaceLocked(b *strings.Builder, p dbus.ObjectPath, t *vtable) {
-	props, kind, err := m.objectPropsLocked(p, t.name)
+func (m *manager) introspectIfaceLocked(b *strings.Builder, o *object, t *vtable) {
+	kind := o.captured
+	props, _, err := m.objectPropsLocked(o, t.name)
 	if err != nil {
 		props = nil
 	}

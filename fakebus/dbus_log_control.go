@@ -34,7 +34,7 @@ var logControlMembers = func() []sdversions.Member {
 // logControlPropsLocked returns the properties of the LogControl1 object:
 // the Manager's log level and target, and systemd's syslog identifier.
 func (m *manager) logControlPropsLocked() map[string]dbus.Variant {
-	mp, _, _ := m.objectPropsLocked(managerPath, managerIface)
+	mp := m.managerAllPropsLocked()
 	return map[string]dbus.Variant{
 		"LogLevel":         mp["LogLevel"],
 		"LogTarget":        mp["LogTarget"],

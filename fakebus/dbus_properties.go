@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/godbus/dbus/v5"
-	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
@@ -42,31 +41,30 @@ var propertiesVtable = newVtable(propsIface, []vmethod{
 // properties, and with the empty interface name the properties of all
 // the object's interfaces (a unit's type's, then Unit's).
 
-// propertyLocked finds the property a Get or Set names: its object's
-// properties of that interface, the object's kind, its unit (nil for
-// another object), and its value.
-func (m *manager) propertyLocked(c *call) (props map[string]dbus.Variant, kind string, u *unit, v dbus.Variant, err error) {
+// propertyLocked finds the property a Get or Set names: its value, and
+// the unit the object is (nil for another object).
+func (m *manager) propertyLocked(c *call) (u *unit, v dbus.Variant, err error) {
 	iface, name := c.Body[0].(string), c.Body[1].(string)
 	if iface == "" {
-		return nil, "", nil, v, errUnknownProperty(iface, name)
+		return nil, v, errUnknownProperty(iface, name)
 	}
-	props, kind, u, err = m.objectLocked(c.Path, iface)
+	props, u, err := m.objectPropsLocked(c.obj, iface)
 	if err == errNoInterface {
-		return nil, "", nil, v, errUnknownProperty(iface, name)
+		return nil, v, errUnknownProperty(iface, name)
 	} else if err != nil {
-		return nil, "", nil, v, err
+		return nil, v, err
 	}
 	v, ok := props[name]
 	if !ok {
-		return nil, "", nil, v, errUnknownProperty(iface, name)
+		return nil, v, errUnknownProperty(iface, name)
 	}
-	return props, kind, u, v, nil
+	return u, v, nil
 }
 
 // propertiesGet is Properties.Get. A Get of UnitFileState fixes it (as
 // systemd computes it once, when read); a Set of it does not.
 func (m *manager) propertiesGet(c *call) ([]any, error) {
-	_, _, u, v, err := m.propertyLocked(c)
+	u, v, err := m.propertyLocked(c)
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +77,12 @@ func (m *manager) propertiesGet(c *call) ([]any, error) {
 // propertiesSet is Properties.Set, of the properties systemd lets a
 // client write (setLocked).
 func (m *manager) propertiesSet(c *call) ([]any, error) {
-	_, kind, _, v, err := m.propertyLocked(c)
+	_, v, err := m.propertyLocked(c)
 	if err != nil {
 		return nil, err
 	}
 	iface, name := c.Body[0].(string), c.Body[1].(string)
-	if err := m.setLocked(kind, iface, name, v, c.Body[2].(dbus.Variant)); err != nil {
+	if err := m.setLocked(c.obj.captured, iface, name, v, c.Body[2].(dbus.Variant)); err != nil {
 		return nil, err
 	}
 	return []any{}, nil
@@ -95,7 +93,8 @@ func (m *manager) propertiesSet(c *call) ([]any, error) {
 // those GetAll hides on the played release (Get still answers them).
 func (m *manager) propertiesGetAll(c *call) ([]any, error) {
 	iface := c.Body[0].(string)
-	props, kind, u, err := m.objectLocked(c.Path, iface)
+	kind := c.obj.captured
+	props, u, err := m.objectPropsLocked(c.obj, iface)
 	if err == errNoInterface {
 		return nil, &callErr{dbusErr + "UnknownInterface", "Unknown interface '" + iface + "'."}
 	} else if err != nil {
@@ -171,44 +170,26 @@ func (m *manager) orderLocked(kind string, ifaces []string, props map[string]dbu
 	return out
 }
 
-// objectPropsLocked returns the properties of one interface of an object,
-// or, for iface "", of all its interfaces, and the captured kind of the
-// object (declaredLocked). An interface the object lacks is
-// errNoInterface.
-func (m *manager) objectPropsLocked(p dbus.ObjectPath, iface string) (map[string]dbus.Variant, string, error) {
-	props, kind, _, err := m.objectLocked(p, iface)
-	return props, kind, err
-}
-
-// objectLocked is objectPropsLocked that also returns the unit the
-// object is (nil for the manager, a job, ...).
-func (m *manager) objectLocked(p dbus.ObjectPath, iface string) (map[string]dbus.Variant, string, *unit, error) {
-	switch {
-	case p == managerPath:
+// objectPropsLocked returns the properties of one interface of object o,
+// or, for iface "", of all its interfaces, and its unit (nil for the
+// manager, a job, ...). An interface the object lacks is errNoInterface.
+func (m *manager) objectPropsLocked(o *object, iface string) (map[string]dbus.Variant, *unit, error) {
+	switch o.kind {
+	case managerObjectK:
 		if iface != managerIface && iface != "" {
-			return nil, "manager", nil, errNoInterface
+			return nil, nil, errNoInterface
 		}
-		props := m.readPropsLocked(nil, managerIface, m.managerPropsLocked())
-		for name, v := range m.measuredPropsLocked("manager", managerIface) {
-			if _, ok := props[name]; !ok {
-				props[name] = v
-			}
-		}
-		maps.Copy(props, m.settings)
-		return props, "manager", nil, nil
-	case p == logControlPath:
+		return m.managerAllPropsLocked(), nil, nil
+	case logControlObjectK:
 		if iface != logControlIface && iface != "" {
-			return nil, "logcontrol", nil, errNoInterface
+			return nil, nil, errNoInterface
 		}
-		return m.logControlPropsLocked(), "logcontrol", nil, nil
-	case strings.HasPrefix(string(p), jobPathBase):
-		j, ok := m.jobs[jobIDOf(p)]
-		if !ok {
-			return nil, "job", nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
-		}
+		return m.logControlPropsLocked(), nil, nil
+	case jobObjectK:
 		if iface != jobIface && iface != "" {
-			return nil, "job", nil, errNoInterface
+			return nil, nil, errNoInterface
 		}
+		j := o.job
 		props := map[string]dbus.Variant{
 			"Id": dbus.MakeVariant(j.id),
 			"Unit": dbus.MakeVariant(struct {
@@ -223,44 +204,40 @@ func (m *manager) objectLocked(p dbus.ObjectPath, iface string) (map[string]dbus
 				props[name] = v
 			}
 		}
-		return props, "job", nil, nil
-	}
-	name, err := sdbus.UnitNameFromPath(p)
-	if u := m.unitByInvocationPathLocked(p); u != nil {
-		name, err = u.name, nil // a unit's object by its invocation ID
-	}
-	if err != nil {
-		return nil, "", nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
-	}
-	// Reading a unit's properties loads it; a unit without a file shows
-	// up as not-found (and is collected again). systemd collects a unit
-	// loaded this way soon after; the fake does it once it has answered.
-	_, loaded := m.units[m.primaryLocked(name)]
-	u := m.loadLocked(name)
-	if u != nil && !loaded {
-		defer m.collectLocked(u)
-	}
-	if u == nil {
-		if sdbus.ValidateUnitName(name) != nil {
-			return nil, "", nil, &callErr{dbusErr + "UnknownObject", "Unknown object '" + string(p) + "'."}
+		return props, nil, nil
+	case unitObjectK:
+		u := o.unit
+		switch iface {
+		case "":
+			props := m.withMeasuredLocked(u, unitIface, m.readPropsLocked(u, unitIface, m.unitPropsLocked(u)))
+			if t := typeIface(u.kind); t != "" {
+				maps.Copy(props, m.withMeasuredLocked(u, t, m.readPropsLocked(u, t, m.typePropsLocked(u))))
+			}
+			return props, u, nil
+		case unitIface:
+			return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.unitPropsLocked(u))), u, nil
+		case typeIface(u.kind):
+			return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u))), u, nil
 		}
-		u = &unit{name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "not-found",
-			active: "inactive", sub: "dead", props: map[string]dbus.Variant{}}
-	}
-	kind := capturedKind(u)
-	switch iface {
-	case "":
-		props := m.withMeasuredLocked(u, unitIface, m.readPropsLocked(u, unitIface, m.unitPropsLocked(u)))
-		if t := typeIface(u.kind); t != "" {
-			maps.Copy(props, m.withMeasuredLocked(u, t, m.readPropsLocked(u, t, m.typePropsLocked(u))))
+		return nil, u, errNoInterface
+	case directoryNode:
+		if iface == "" {
+			return map[string]dbus.Variant{}, nil, nil
 		}
-		return props, kind, u, nil
-	case unitIface:
-		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.unitPropsLocked(u))), kind, u, nil
-	case typeIface(u.kind):
-		return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u))), kind, u, nil
 	}
-	return nil, kind, u, errNoInterface
+	return nil, nil, errNoInterface
+}
+
+// managerAllPropsLocked returns the Manager's properties.
+func (m *manager) managerAllPropsLocked() map[string]dbus.Variant {
+	props := m.readPropsLocked(nil, managerIface, m.managerPropsLocked())
+	for name, v := range m.measuredPropsLocked("manager", managerIface) {
+		if _, ok := props[name]; !ok {
+			props[name] = v
+		}
+	}
+	maps.Copy(props, m.settings)
+	return props
 }
 
 // setLocked answers Properties.Set of property name of interface iface

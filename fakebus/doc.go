@@ -699,7 +699,10 @@
 // EnqueueJob, SetProperties, ...; Service, Scope, Slice, Socket, Mount and
 // Swap's GetProcesses, AttachProcesses, RemoveSubgroup, Abandon, ...) and of
 // job objects (Job.Cancel, GetAfter, GetBefore) are answered as the
-// Manager method each stands for (StartUnit, KillUnit, CancelJob, ...).
+// Manager method each stands for (StartUnit, KillUnit, CancelJob, ...),
+// on the object the path resolved to (object.go): a unit no file defines
+// is loaded for the call, so Ref holds it and ResetFailed and Kill succeed
+// on its path, as on systemd, where the Manager methods answer NoSuchUnit.
 // Properties.GetAll with the empty interface name answers all the
 // object's interfaces. The manager, each unit and each job answer every
 // property the captured release nearest the played one has
@@ -723,8 +726,14 @@
 // The files follow systemd's src/core: dbus_X.go answers dbus-X.c, a file
 // named after a concept answers that concept's .c.
 //
-//   - dbus.go: the one entry point (HandleCall), the object → interfaces
-//     map, error replies, signal sending and subscriptions.
+//   - dbus.go: the one entry point (HandleCall), the routing of a call to
+//     its object's interfaces, error replies, signal sending and
+//     subscriptions.
+//   - object.go: what an object path names, resolved once per call and
+//     read by methods, Properties and Introspect alike (a job that does
+//     not exist is UnknownObject for all of them; a unit path of a valid
+//     name loads the unit, found or not), with the table of answers
+//     measured on 247–262.
 //   - vtable.go: the table types, the signature check, release gating, and
 //     the routing of unit and job methods to the Manager's handlers.
 //   - dbus_introspect.go: org.freedesktop.DBus.Introspectable.

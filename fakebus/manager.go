@@ -402,33 +402,6 @@ func invocationPath(id []byte) dbus.ObjectPath {
 	return sdbus.UnitPath(hex.EncodeToString(id))
 }
 
-// unitByInvocationPathLocked returns the loaded unit whose invocation path
-// p is, or nil.
-func (m *manager) unitByInvocationPathLocked(p dbus.ObjectPath) *unit {
-	prefix := string(sdbus.UnitPath(""))
-	prefix = prefix[:len(prefix)-1] // without the escaped empty name
-	if !strings.HasPrefix(string(p), prefix) {
-		return nil
-	}
-	name := strings.TrimPrefix(string(p), prefix)
-	if len(name) == 34 && strings.HasPrefix(name, "_3") {
-		name = name[2:] // a leading digit, escaped
-	}
-	if len(name) != 32 {
-		return nil
-	}
-	id, err := hex.DecodeString(name)
-	if err != nil {
-		return nil
-	}
-	for _, u := range m.units {
-		if u.invocation != nil && string(u.invocation) == string(id) {
-			return u
-		}
-	}
-	return nil
-}
-
 // loadedLocked returns the loaded unit name, or systemd's error for a
 // unit that is not loaded.
 func (m *manager) loadedLocked(name string) (*unit, error) {

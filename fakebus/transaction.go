@@ -106,7 +106,7 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 			}
 		}()
 	}
-	if u == nil && typ == jobStop {
+	if typ == jobStop && (u == nil || loadFailed(u) && u.active == "inactive") {
 		// systemd refuses to stop a unit it could not load that is
 		// not running (unit_queue_job_check_and_mangle_type).
 		return nil, "", errNoSuchUnit(name)
@@ -191,6 +191,10 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	}
 	return u, typ, nil
 }
+
+// loadFailed reports whether u did not load (UNIT_IS_LOAD_ERROR): not
+// found, or a bad setting.
+func loadFailed(u *unit) bool { return u.load == "not-found" || u.load == "bad-setting" }
 
 // jobReply builds the reply of a job method from its job and the other
 // jobs the call installed.

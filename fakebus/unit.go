@@ -74,7 +74,10 @@ type unit struct {
 	assertAt    dualTime // AssertTimestamp
 	changed     time.Time
 	activeAt    time.Time
-	gone        bool   // removed from m.units
+	gone        bool // removed from m.units
+	// unannounced: loaded for a call and never announced (UnitNew), so
+	// not to be removed with UnitRemoved either (object.go).
+	unannounced bool
 	parent      string // the slice it is indexed under in m.members
 	objPath     dbus.ObjectPath
 	freezer     string             // FreezerState: "running" or "frozen"
@@ -370,10 +373,11 @@ func (m *manager) collectLocked(u *unit) {
 // pinnedLocked reports whether u stays loaded whatever refers to it: it
 // has a job, a client's reference (RefUnit), is perpetual, has no
 // configuration to load it again from (neither transient nor from a
-// file, and not a slice or a device), or is not inactive (failed units
+// file, not a slice or a device, and not a unit no file defines), or is
+// not inactive (failed units
 // stay, unless CollectMode=inactive-or-failed).
 func pinnedLocked(u *unit) bool {
-	if u.job != nil || u.perpetual || len(u.refs) > 0 || !(u.transient || u.fromFile || u.kind == "slice" || u.kind == "device") {
+	if u.job != nil || u.perpetual || len(u.refs) > 0 || !(u.transient || u.fromFile || u.load == "not-found" || u.kind == "slice" || u.kind == "device") {
 		return true
 	}
 	switch {
@@ -441,6 +445,9 @@ func (m *manager) removeUnitLocked(u *unit) {
 	}
 	m.indexLocked(u)
 	delete(m.units, u.name)
+	if u.unannounced {
+		return
+	}
 	m.signalLocked(managerPath, managerIface, "UnitRemoved", func() []any { return []any{u.name, u.path()} })
 }
 

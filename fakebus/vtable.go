@@ -31,6 +31,7 @@ type call struct {
 	Member    string
 	Body      []any
 	Signature dbus.Signature
+	obj       *object // what c.Path names (object.go)
 }
 
 // handler answers a method call under the manager's lock: the reply body,
@@ -106,14 +107,10 @@ func newRoutedVtable(name string, stands map[string]string, fixed map[string][]a
 		methods[i].call = func(m *manager, c *call) ([]any, error) {
 			var first any
 			var sig string
-			if id, ok := jobIDFromPath(c.Path); ok {
-				first, sig = id, "u"
+			if c.obj.job != nil {
+				first, sig = c.obj.job.id, "u"
 			} else {
-				name, err := m.unitNameOfPathLocked(c.Path)
-				if err != nil {
-					return nil, err
-				}
-				first, sig = name, "s"
+				first, sig = c.obj.unit.name, "s"
 			}
 			body := append(make([]any, 0, 1+len(extra)+len(c.Body)), first)
 			for _, a := range extra {

@@ -104,8 +104,9 @@ func TestUnitObjectMethods(t *testing.T) {
 		t.Fatalf("ActiveState after Unit.Stop = %q, %v", state, err)
 	}
 	err = r.Object(systemd1, job).Call("org.freedesktop.systemd1.Job.GetAfter", 0).Err
-	if got := errName(err); got != "org.freedesktop.systemd1.NoSuchJob" {
-		t.Errorf("Job.GetAfter of a finished job: %v, want NoSuchJob", err)
+	// A finished job has no object (conformance ObjectPaths).
+	if got := errName(err); got != "org.freedesktop.DBus.Error.UnknownObject" {
+		t.Errorf("Job.GetAfter of a finished job: %v, want UnknownObject", err)
 	}
 	err = unit.Call("org.freedesktop.systemd1.Unit.Kill", 0, "all").Err
 	if got := errName(err); got != "org.freedesktop.DBus.Error.InvalidArgs" {

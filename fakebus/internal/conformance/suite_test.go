@@ -196,6 +196,7 @@ var cases = []suiteCase{
 	{name: "SocketFollowsService", run: testSocketFollowsService},
 	{name: "BootedBus", run: testBootedBus},
 	{name: "UnitLookups", run: testUnitLookups},
+	{name: "ObjectPaths", run: testObjectPaths},
 	{name: "UnitProcesses", run: testUnitProcesses},
 	{name: "RefUnit", run: testRefUnit},
 	{name: "AddRefKeepsEndedUnit", run: testAddRef},
