@@ -14,11 +14,15 @@ import (
 
 // loadError is a unit's LoadError: why it did not load, as a D-Bus error
 // name and message ("" and "" when it loaded). A unit no file defines is
-// NoSuchUnit "Unit X not found." (measured on 252 by the differential
-// tester).
+// NoSuchUnit "Unit X not found.", one with a bad setting BadUnitSetting
+// "Unit X has a bad unit file setting." (measured on 252, and 247-262, by
+// the differential tester).
 func loadError(u *unit) struct{ Name, Message string } {
-	if u.load == "not-found" {
+	switch u.load {
+	case "not-found":
 		return struct{ Name, Message string }{errPrefix + "NoSuchUnit", "Unit " + u.name + " not found."}
+	case "bad-setting":
+		return struct{ Name, Message string }{errPrefix + "BadUnitSetting", "Unit " + u.name + " has a bad unit file setting."}
 	}
 	return struct{ Name, Message string }{}
 }

@@ -14,9 +14,19 @@ import (
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
+// serviceType is a service's Type: as set, else as systemd figures it
+// (service_add_extras): dbus with BusName=, simple with ExecStart=, else
+// oneshot (measured on 247-262 by the differential tester: a file
+// without ExecStart= loads as bad-setting with Type oneshot).
 func serviceType(u *unit) string {
 	if t := u.str("Type"); t != "" {
 		return t
+	}
+	switch {
+	case u.str("BusName") != "":
+		return string(sdbus.ServiceDBus)
+	case len(u.commands("ExecStart")) == 0:
+		return string(sdbus.ServiceOneshot)
 	}
 	return string(sdbus.ServiceSimple)
 }

@@ -20,6 +20,16 @@ var replays = []struct {
 		{Kind: "MaskUnitFiles", Unit: 0},
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}}},
 	}},
+	// A service file without ExecStart= loads as bad-setting with
+	// LoadError BadUnitSetting and Type oneshot (the fake: "" and
+	// simple), and a stop of it is NoSuchUnit "not loaded." (247-262).
+	{"bad setting's load error and stop", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Unit", "Description", "x"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+	}},
 	// A scope of a zombie runs on until the zombie is reaped (the fake
 	// ended it at once; 257, 262).
 	{"zombie scope", []Op{
