@@ -318,11 +318,15 @@ func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.V
 			props["TimersMonotonic"] = v
 		}
 	case u.kind == "service":
-		props["ExecMainPID"] = dbus.MakeVariant(u.exec.pid)
-		props["ExecMainCode"] = dbus.MakeVariant(u.exec.code)
-		props["ExecMainStatus"] = dbus.MakeVariant(u.exec.status)
-		props["ExecMainStartTimestamp"] = dbus.MakeVariant(usec(u.exec.start))
-		props["ExecMainExitTimestamp"] = dbus.MakeVariant(usec(u.exec.exit))
+		main := u.exec
+		if main.control {
+			main = execMain{}
+		}
+		props["ExecMainPID"] = dbus.MakeVariant(main.pid)
+		props["ExecMainCode"] = dbus.MakeVariant(main.code)
+		props["ExecMainStatus"] = dbus.MakeVariant(main.status)
+		props["ExecMainStartTimestamp"] = dbus.MakeVariant(usec(main.start))
+		props["ExecMainExitTimestamp"] = dbus.MakeVariant(usec(main.exit))
 	}
 	return props
 }

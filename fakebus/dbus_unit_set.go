@@ -136,6 +136,7 @@ var settableProps = map[string]settable{
 	"Asserts":                {"a(sbbs)", forUnit, checkConditions},
 	"Slice":                  {"s", forExec, checkSlice},
 
+	"BusName":          {"s", forService, checkBusName},
 	"Type":             {"s", forService, oneOf("simple", "exec", "forking", "oneshot", "dbus", "notify", "idle", "notify-reload")},
 	"ExecStart":        {"a(sasb)", forService, checkExec},
 	"ExecStartPre":     {"a(sasb)", forService, checkExec},
@@ -221,6 +222,10 @@ var settableProps = map[string]settable{
 	"IPAccounting":             {"b", forCgroup, nil},
 	"ManagedOOMSwap":           {"s", forCgroup, checkEINVAL("auto", "kill")},
 	"ManagedOOMMemoryPressure": {"s", forCgroup, checkEINVAL("auto", "kill")},
+	// Measured on 252-262 (differential tester): taken as given.
+	"ManagedOOMMemoryPressureLimit":        {"u", forCgroup, nil},
+	"ManagedOOMMemoryPressureDurationUSec": {"t", forCgroup, checkOOMDuration},
+	"ManagedOOMPreference":                 {"s", forCgroup, checkEINVAL("none", "avoid", "omit")},
 
 	// Timers (dbus-timer.c): the lists systemd-run sends, and the
 	// single-value forms, each adding to the timer's TimersMonotonic or
@@ -371,6 +376,52 @@ func checkEINVAL(vals ...string) func(any) error {
 		}
 		return errEINVAL
 	}
+}
+
+// checkBusName takes a bus name, unique or well-known, or "" (none: a
+// Type=dbus service then fails to load); anything else is "Invalid
+// BusName setting: X" (measured on 252-262 by the differential tester:
+// "bogus name" and "x" refused, ":1.5" taken).
+func checkBusName(v any) error {
+	s := v.(string)
+	if s == "" {
+		return nil
+	}
+	unique := s[0] == ':'
+	elems := strings.Split(strings.TrimPrefix(s, ":"), ".")
+	if len(s) > 255 || len(elems) < 2 {
+		return errInvalidSetting
+	}
+	for _, e := range elems {
+		if e == "" || !unique && e[0] >= '0' && e[0] <= '9' {
+			return errInvalidSetting
+		}
+		for _, c := range e {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+				return errInvalidSetting
+			}
+		}
+	}
+	return nil
+}
+
+// checkOOMDuration refuses a ManagedOOMMemoryPressureDurationUSec= below
+// a second, naming it as systemd's format_timespan does to the
+// millisecond (measured on 257 and 262: 0 "0", 1 "1us", 999 "999us",
+// 1010 and 1500 "1ms", 999999 "999ms").
+func checkOOMDuration(v any) error {
+	t := v.(uint64)
+	if t >= 1e6 {
+		return nil
+	}
+	got := "0"
+	switch {
+	case t >= 1000:
+		got = fmt.Sprintf("%dms", t/1000)
+	case t > 0:
+		got = fmt.Sprintf("%dus", t)
+	}
+	return sysErrorf("ManagedOOMMemoryPressureDurationUSec= must be at least 1s, got %s", got)
 }
 
 // errEINVAL is a parser's -EINVAL, which checkPropsLocked answers as the
@@ -551,6 +602,12 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 		spec, ok := settableProps[p.Name]
 		if !ok || !appliesTo(spec.scope, kind) || !m.hasFor(p.Name, kind) || !m.settable(p.Name) || live && !liveSetting(p.Name) {
 			return nil, &callErr{dbusErr + "PropertyReadOnly", "Cannot set property " + p.Name + ", or unknown property."}
+		}
+		if strings.HasPrefix(p.Name, "ManagedOOM") && p.Name != "ManagedOOMPreference" && kind != "service" && kind != "scope" && kind != "slice" {
+			// Before the value is read: only these types can set it
+			// (can_set_managed_oom; measured on 247-262 by the
+			// differential tester: a socket's).
+			return nil, errInvalidArgs("Cannot set %s for this unit type", p.Name)
 		}
 		if got := p.Value.Signature().String(); got != spec.sig {
 			// systemd's parser reads the variant as the type it expects

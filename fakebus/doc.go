@@ -541,7 +541,9 @@
 //	IOReadBandwidthMax IOReadIOPSMax IOWeight IOWriteBandwidthMax
 //	IOWriteIOPSMax IPAccounting JobTimeoutUSec KillMode KillSignal
 //	LimitCORE LimitMEMLOCK LimitNPROC Listen ManagedOOMMemoryPressure
-//	ManagedOOMSwap MemoryAccounting MemoryHigh MemoryHighScale MemoryLimit
+//	ManagedOOMMemoryPressureDurationUSec ManagedOOMMemoryPressureLimit
+//	ManagedOOMPreference ManagedOOMSwap MemoryAccounting MemoryHigh
+//	MemoryHighScale MemoryLimit
 //	MemoryLow MemoryMax MemoryMaxScale MemoryMin MemorySwapMax
 //	MemoryZSwapMax Nice OOMPolicy OOMScoreAdjust OnActiveSec OnBootSec
 //	OnCalendar OnClockChange OnFailure OnStartupSec OnTimezoneChange
@@ -556,7 +558,9 @@
 // The others are modelled: Description, the dependencies Wants=,
 // Requires=, Requisite=, BindsTo= and Conflicts=, RefuseManualStart=,
 // RefuseManualStop=, AllowIsolate=, CollectMode=, Conditions, Asserts,
-// Slice=, Type=, the Exec* commands but ExecCondition=, RemainAfterExit=,
+// Slice=, Type= and BusName= (a Type=dbus service waits for its name,
+// which a program the fake knows never takes), the Exec* commands but
+// ExecCondition=, RemainAfterExit=,
 // a scope's PIDs, Delegate= and DelegateControllers=, a service's User=,
 // Group=, DevicePolicy=, WorkingDirectory= and LimitNOFILE= (its main
 // process fails before it runs, as systemd's does, with status 208/STDIN
@@ -564,7 +568,9 @@
 // transient unit, 217/USER for a user no account here has, 216/GROUP,
 // 200/CHDIR for a missing directory, 203/EXEC for a program that does not
 // exist here; a unit file's service describes the system the fake stands
-// in for), RuntimeMaxUSec= (a service or scope
+// in for; the start job fails with it for every type but simple and
+// idle, which do not wait for the program to run), RuntimeMaxUSec= (a
+// service or scope
 // active that long fails with result timeout), and a transient
 // unit's AddRef= (a reference held by the client that made the unit, as
 // RefUnit's: the unit stays loaded after it ends until that client

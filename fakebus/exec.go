@@ -40,6 +40,13 @@ func (m *manager) command(u *unit) (p process, ok bool) {
 	return interpret(cmd.Argv), true
 }
 
+// execFailsLocked reports whether u's main command fails before it runs
+// (execFailure).
+func (m *manager) execFailsLocked(u *unit) bool {
+	cmd, ok := u.mainCommand()
+	return ok && m.execFailure(u, cmd) != 0
+}
+
 // mainCommand is the first ExecStart= command, if any.
 func (u *unit) mainCommand() (execCommand, bool) {
 	v, found := u.props["ExecStart"]

@@ -114,7 +114,7 @@ var modelled = map[string]bool{
 	"RefuseManualStart": true, "RefuseManualStop": true, "AllowIsolate": true,
 	"CollectMode": true, "Conditions": true, "Asserts": true, "Slice": true,
 
-	"Type": true, "ExecStart": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true,
+	"Type": true, "BusName": true, "ExecStart": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true,
 	"ExecStopPost": true, "ExecReload": true, "RemainAfterExit": true,
 
 	"PIDs": true, "Delegate": true, "DelegateControllers": true,

@@ -112,9 +112,12 @@ func (m *manager) startTransientLocked(c *call) error {
 		// the caller gets the generic error), measured on 247, 252, 257
 		// and 262 by the differential tester.
 		badSetting := &callErr{errPrefix + "BadUnitSetting", "Unit " + nu.name + " has a bad unit file setting."}
-		isDBus := false
+		isDBus, busName := false, ""
 		for _, p := range nu.props {
 			isDBus = isDBus || p.Name == "Type" && p.Value.Value() == "dbus"
+			if p.Name == "BusName" {
+				busName, _ = p.Value.Value().(string) // an empty one unsets it
+			}
 		}
 		switch {
 		case nu.kind == "scope" && !has("PIDs"):
@@ -124,7 +127,7 @@ func (m *manager) startTransientLocked(c *call) error {
 			return &callErr{dbusErr + "FileNotFound", "Unit " + nu.name + " failed to load properly: No such file or directory."}
 		case nu.kind == "socket" && !has("Listen"),
 			nu.kind == "service" && !has("ExecStart") && !has("ExecStop"),
-			nu.kind == "service" && isDBus && !has("BusName") && m.behaves(sdversions.DBusTypeNeedsBusName),
+			nu.kind == "service" && isDBus && busName == "" && m.behaves(sdversions.DBusTypeNeedsBusName),
 			nu.kind == "timer" && !timerHasValues(nu.props): // "Timer unit lacks value setting. Refusing."
 			return badSetting
 		}

@@ -30,6 +30,36 @@ var replays = []struct {
 		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
 		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
 	}},
+	// Only services, scopes and slices take the ManagedOOM settings,
+	// refused before their value is read (the fake: taken, and the socket
+	// failed to load); ManagedOOMMemoryPressureLimit and
+	// ManagedOOMPreference are settable from 252, with
+	// ManagedOOMMemoryPressureDurationUSec from 257 at least a second
+	// (the fake: unknown). Found by a 25-minute run on 262.
+	{"managed OOM settings", []Op{
+		{Kind: "StartTransientUnit", Unit: 5, Mode: "replace", Props: []Prop{{"ManagedOOMSwap", "kill"}}},
+		{Kind: "StartTransientUnit", Unit: 5, Mode: "replace", Props: []Prop{{"ManagedOOMMemoryPressureLimit", uint32(0)}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"ManagedOOMMemoryPressureDurationUSec", uint64(1500)}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"ManagedOOMMemoryPressureLimit", uint32(1)}, {"ManagedOOMPreference", "avoid"}}},
+	}},
+	// A service whose program cannot run fails its start job unless it
+	// is Type=simple or idle (the fake: done for exec, notify, forking);
+	// a forking one's ExecMain* stay unset. Found by a 25-minute run on
+	// 262, the same on 247, 252 and 257.
+	{"program that cannot run", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(4)}, {"Type", "exec"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(4)}, {"Type", "forking"}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(4)}, {"Type", "notify"}}},
+	}},
+	// BusName= takes a bus name, unique or well-known, and a Type=dbus
+	// service waits for it (the fake refused BusName=; 252-262, 247
+	// aborts without one).
+	{"bus names", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", "bogus name"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
+	}},
 	// A scope of a zombie runs on until the zombie is reaped (the fake
 	// ended it at once; 257, 262).
 	{"zombie scope", []Op{

@@ -424,9 +424,10 @@ func (r *run) settle() (jobs, units []string, err error) {
 	}
 }
 
-// ending reports whether a pool service's main process is about to end
-// (Backend.LivePIDs): a zombie, or a process that is not a sleep (a
-// command that ends by itself, or systemd's child before its exec).
+// ending reports whether a pool service's main or control process is
+// about to end (Backend.LivePIDs): a zombie, or a process that is not a
+// sleep (a command that ends by itself, or systemd's child before its
+// exec).
 func (r *run) ending() bool {
 	if !r.b.LivePIDs {
 		return false
@@ -439,24 +440,31 @@ func (r *run) ending() bool {
 		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, unitName(r.prefix, i)).Store(&path) != nil {
 			continue
 		}
-		var pid uint32
-		err := r.s.conn.Object(busName, path).CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], "MainPID").Store(&pid)
-		if err != nil || pid == 0 {
-			continue
-		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue // gone
-		}
-		// "PID (comm) S ...": the state follows the last ')'.
-		if st := string(stat); strings.HasPrefix(strings.TrimSpace(st[strings.LastIndexByte(st, ')')+1:]), "Z") {
-			return true
-		}
-		if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && !bytes.HasPrefix(cmd, []byte("/bin/sleep\x00")) {
-			return true
+		// The main process, and the control process (a forking
+		// service's ExecStart= runs as one).
+		for _, prop := range []string{"MainPID", "ControlPID"} {
+			var pid uint32
+			err := r.s.conn.Object(busName, path).CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], prop).Store(&pid)
+			if err == nil && pid != 0 && processEnding(pid) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// processEnding reports whether process pid is a zombie or not a sleep.
+func processEnding(pid uint32) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false // gone
+	}
+	// "PID (comm) S ...": the state follows the last ')'.
+	if st := string(stat); strings.HasPrefix(strings.TrimSpace(st[strings.LastIndexByte(st, ')')+1:]), "Z") {
+		return true
+	}
+	cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && !bytes.HasPrefix(cmd, []byte("/bin/sleep\x00"))
 }
 
 // listJobs lists the queued jobs of the sequence's units.

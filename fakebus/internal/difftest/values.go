@@ -93,6 +93,7 @@ var props = []propSpec{
 	{name: "Slice", scope: onExec, values: []any{"", "-.slice", "system.slice", "bogus", "nosuch.slice", "a-b.slice", "init.scope"}},
 
 	{name: "Type", scope: onService, values: []any{"simple", "exec", "oneshot", "forking", "notify", "dbus", "idle", "", "bogus"}},
+	{name: "BusName", scope: onService, values: []any{"", "org.example.X", ":1.5", "x", "bogus name"}},
 	{name: "RemainAfterExit", scope: onService, values: boolValues},
 	{name: "Restart", scope: onService, values: []any{"no", "on-failure", "bogus", ""}},
 	{name: "TimeoutStopUSec", scope: onExec, values: usecValues},
@@ -129,6 +130,10 @@ var props = []propSpec{
 	{name: "AllowedCPUs", scope: onCgroup, values: []any{[]byte{}, []byte{1}, []byte{0xff, 0xff}, []byte{0, 0, 0, 0, 0, 0, 0, 0, 1}}},
 	{name: "MemoryAccounting", scope: onCgroup, values: boolValues},
 	{name: "ManagedOOMSwap", scope: onCgroup, values: []any{"auto", "kill", "bogus"}},
+	{name: "ManagedOOMMemoryPressure", scope: onCgroup, values: []any{"auto", "kill", "bogus"}},
+	{name: "ManagedOOMMemoryPressureLimit", scope: onCgroup, values: []any{uint32(0), uint32(1), uint32(math.MaxUint32)}},
+	{name: "ManagedOOMMemoryPressureDurationUSec", scope: onCgroup, values: []any{uint64(0), uint64(999999), uint64(1000000), inf}},
+	{name: "ManagedOOMPreference", scope: onCgroup, values: []any{"none", "avoid", "omit", "", "bogus"}},
 	{name: "BlockIOWeight", scope: onCgroup, values: []any{uint64(0), uint64(10), uint64(1000), uint64(1001)}},
 	{name: "MemoryLimit", scope: onCgroup, values: []any{uint64(0), uint64(4096), inf}},
 	{name: "TasksAccounting", scope: onCgroup, values: boolValues},
