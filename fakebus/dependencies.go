@@ -51,6 +51,9 @@ var inverseDeps = map[string]string{
 // own settings and the implicit dependencies above, without the inverses
 // of other units'.
 func (m *manager) ownDepsLocked(u *unit, name string) []string {
+	if u.load == "not-found" {
+		return nil // nothing loaded to depend on: only the inverses of others'
+	}
 	out := u.list(name)
 	add := func(n string) {
 		if n != "" && n != u.name && !slices.Contains(out, n) {

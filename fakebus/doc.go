@@ -72,7 +72,11 @@
 //     queued); the fake starts booted, never "starting".
 //   - A failed transient unit stays loaded, keeping its name (UnitExists),
 //     until ResetFailedUnit, unless CollectMode is inactive-or-failed;
-//     inactive transient units are unloaded.
+//     inactive transient units are unloaded. A name with a file or a mask
+//     is UnitExists too; a unit loaded without either and without a job
+//     (a slice started with no file, a dependency's target no file
+//     defines, loaded as not-found while a unit names it) becomes the
+//     transient unit, as systemd's unit_is_pristine lets it.
 //   - Jobs: JobNew before the reply, the reply before JobRemoved; a job
 //     runs from a run queue after the call that queued it has replied, as
 //     systemd runs its run queue at idle priority in a later event-loop

@@ -140,21 +140,25 @@ func (m *manager) resolveUnitLocked(o *object, rest string, pid func() uint32) {
 	_, wasLoaded := m.units[m.primaryLocked(name)]
 	u := m.loadLocked(name)
 	if u == nil {
-		u = m.notFoundUnitLocked(name)
+		u = m.notFoundUnitLocked(name, false)
 	}
 	o.loaded = !wasLoaded
 	m.setUnitObject(o, u)
 }
 
-// notFoundUnitLocked loads a unit no file defines, as systemd loads one
-// for its object path: not-found, inactive, and collected again unless a
-// client refers to it (Ref) — within the call, before any UnitNew went
-// out, so without signals (systemd collects it before it sends them).
-func (m *manager) notFoundUnitLocked(name string) *unit {
+// notFoundUnitLocked loads a unit no file defines: not-found, inactive,
+// collected once nothing refers to it (a unit's dependency, a client's
+// Ref). One loaded for its object path is collected within the call,
+// unless referenced, before systemd would announce it: without UnitNew
+// and UnitRemoved unless announce.
+func (m *manager) notFoundUnitLocked(name string, announce bool) *unit {
 	u := &unit{name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "not-found",
-		active: "inactive", sub: "dead", props: map[string]dbus.Variant{}, unannounced: true}
+		active: "inactive", sub: "dead", props: map[string]dbus.Variant{}, unannounced: !announce}
 	m.units[name] = u
 	m.indexLocked(u)
+	if announce {
+		m.signalLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
+	}
 	return u
 }
 

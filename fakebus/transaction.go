@@ -294,7 +294,7 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		for _, dep := range []string{"Requires", "BindsTo", "Requisite"} {
 			for _, name := range u.list(dep) {
 				switch d := m.loadLocked(name); {
-				case d == nil:
+				case d == nil || d.load == "not-found":
 					return nil, false, errNotFound(name)
 				case d.masked:
 					return nil, false, &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
@@ -483,7 +483,7 @@ func (m *manager) queueStopLocked(j *job, o *unit, mode sdbus.JobMode) {
 // pullLocked queues a start job for a dependency that is not active.
 func (m *manager) pullLocked(name string, mode sdbus.JobMode) *job {
 	d := m.loadLocked(name)
-	if d == nil || d.masked {
+	if d == nil || d.masked || d.load == "not-found" {
 		return nil
 	}
 	if d.job == nil && d.isActive() {

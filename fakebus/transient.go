@@ -59,12 +59,19 @@ func (m *manager) startTransientLocked(c *call) error {
 		// primary name is looked up once: it reads the unit directories);
 		// a mask is a fragment too (measured on 247, 252, 257 and 262 by
 		// the differential tester: the name is refused, nothing loaded).
+		// A unit loaded without any of these, and without a job, is
+		// pristine: it becomes the transient unit (unit_is_pristine;
+		// measured on 247-262 by the differential tester: a slice started
+		// with no file, active, is taken over).
 		primary := m.primaryLocked(nu.name)
 		_, exists := m.files[primary]
 		if !exists && m.units[primary] == nil {
 			_, exists = m.lookupDiskLocked(primary)
 		}
-		if m.units[primary] != nil || exists {
+		if u := m.units[primary]; u != nil && (primary != nu.name || !pristine(u)) {
+			exists = true
+		}
+		if exists {
 			if !m.behaves(sdversions.UnitExistsExplained) {
 				return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " already exists."}
 			}
@@ -148,8 +155,11 @@ func (m *manager) startTransientLocked(c *call) error {
 	var main *unit
 	for i := len(todo) - 1; i >= 0; i-- { // auxiliary units first
 		nu := todo[i]
-		u := m.newUnitLocked(nu.name)
-		u.transient = true
+		u := m.units[nu.name] // pristine
+		if u == nil {
+			u = m.newUnitLocked(nu.name)
+		}
+		u.load, u.transient = "loaded", true
 		// Where systemd writes the unit's settings; the fake writes no
 		// file there.
 		u.fragment = m.transientUnitDirLocked() + "/" + u.name
@@ -171,6 +181,15 @@ func (m *manager) startTransientLocked(c *call) error {
 		m.loadTriggeredLocked(m.units[nu.name])
 	}
 	return m.queueAndReplyLocked(c.Call, main, jobStart, sdbus.JobMode(mode), pathReply)
+}
+
+// pristine reports whether loaded unit u can become a transient unit
+// (systemd's unit_is_pristine): loaded or not found, from no file and no
+// drop-in, not transient already, with no job. A perpetual unit (-.slice)
+// is not taken over (not measured).
+func pristine(u *unit) bool {
+	return (u.load == "loaded" || u.load == "not-found") && u.fragment == "" && !u.fromFile && !u.transient &&
+		len(u.dropIns) == 0 && u.job == nil && !u.perpetual
 }
 
 // refusesManualStart reports whether props set RefuseManualStart=yes:

@@ -98,6 +98,18 @@ func (m *manager) loadTriggeredLocked(u *unit) {
 	if t := u.triggers(); t != "" {
 		m.loadLocked(t)
 	}
+	// And every unit it names in a dependency, as systemd adds a
+	// dependency: a name no file defines loads as not-found, and stays
+	// while u refers to it (measured on 247-262 by the differential
+	// tester: GetUnit of a Wants= target with no file answers it,
+	// not-found, inactive).
+	for _, d := range depLists {
+		for _, name := range u.list(d) {
+			if sdbus.ValidateUnitName(name) == nil && m.loadLocked(name) == nil {
+				m.notFoundUnitLocked(name, true)
+			}
+		}
+	}
 }
 
 // namedPath returns the path a mount's, automount's, swap's or device's

@@ -60,6 +60,20 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
 	}},
+	// A unit loaded with no file, a slice started or a Wants= target
+	// (loaded as not-found while its wanting unit is), has no job and
+	// no fragment: StartTransientUnit makes it the transient unit (the
+	// fake: UnitExists; and it did not load the Wants= target). Found
+	// by a 25-minute run on 262, the same on 247, 252 and 257.
+	{"pristine units become transient", []Op{
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"ManagedOOMSwap", "auto"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Wants", []string{"{u0}"}}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+	}},
 	// A scope of a zombie runs on until the zombie is reaped (the fake
 	// ended it at once; 257, 262).
 	{"zombie scope", []Op{

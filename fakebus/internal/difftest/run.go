@@ -266,6 +266,7 @@ type execCommand struct {
 
 func (r *run) properties(ps []Prop) []property {
 	out := make([]property, 0, len(ps))
+	names := r.expand(0) // {uN}: pool unit N's name
 	for _, p := range ps {
 		var v any
 		switch x := p.Value.(type) {
@@ -274,6 +275,14 @@ func (r *run) properties(ps []Prop) []property {
 			v = []execCommand{{Path: argv[0], Argv: argv}}
 		case PIDList:
 			v = r.pids(x)
+		case string:
+			v = names(x)
+		case []string:
+			l := make([]string, len(x))
+			for i, s := range x {
+				l[i] = names(s)
+			}
+			v = l
 		default:
 			v = x
 		}
