@@ -222,7 +222,7 @@ func (m *manager) answerLocked(c *busd.Call) {
 // does.
 func (m *manager) routeLocked(c *call) ([]any, error) {
 	o := c.obj
-	if o.kind == noObject {
+	if o.kind == objNone {
 		return nil, errUnknownObject(c.Path)
 	}
 	if vm := m.methodLocked(introspectableVtable, c); vm != nil {
@@ -231,10 +231,10 @@ func (m *manager) routeLocked(c *call) ([]any, error) {
 		}
 		return m.callLocked(introspectableVtable, vm, c)
 	}
-	if o.kind == parentObject {
+	if o.kind == objParent {
 		return nil, errUnknownObject(c.Path)
 	}
-	if o.kind == badUnitObject {
+	if o.kind == objBadUnit {
 		if c.Interface == propsIface && c.Member == "GetAll" || m.unitMemberLocked(c) {
 			return nil, o.err
 		}

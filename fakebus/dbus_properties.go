@@ -175,17 +175,17 @@ func (m *manager) orderLocked(kind string, ifaces []string, props map[string]dbu
 // manager, a job, ...). An interface the object lacks is errNoInterface.
 func (m *manager) objectPropsLocked(o *object, iface string) (map[string]dbus.Variant, *unit, error) {
 	switch o.kind {
-	case managerObjectK:
+	case objManager:
 		if iface != managerIface && iface != "" {
 			return nil, nil, errNoInterface
 		}
 		return m.managerAllPropsLocked(), nil, nil
-	case logControlObjectK:
+	case objLogControl:
 		if iface != logControlIface && iface != "" {
 			return nil, nil, errNoInterface
 		}
 		return m.logControlPropsLocked(), nil, nil
-	case jobObjectK:
+	case objJob:
 		if iface != jobIface && iface != "" {
 			return nil, nil, errNoInterface
 		}
@@ -205,7 +205,7 @@ func (m *manager) objectPropsLocked(o *object, iface string) (map[string]dbus.Va
 			}
 		}
 		return props, nil, nil
-	case unitObjectK:
+	case objUnit:
 		u := o.unit
 		switch iface {
 		case "":
@@ -220,7 +220,7 @@ func (m *manager) objectPropsLocked(o *object, iface string) (map[string]dbus.Va
 			return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u))), u, nil
 		}
 		return nil, u, errNoInterface
-	case directoryNode:
+	case objDirectory:
 		if iface == "" {
 			return map[string]dbus.Variant{}, nil, nil
 		}

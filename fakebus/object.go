@@ -44,14 +44,14 @@ import (
 type objectKind int
 
 const (
-	noObject       objectKind = iota // nothing: UnknownObject
-	parentObject                     // a parent of objects: only Introspect
-	directoryNode                    // …/unit, …/job: introspectable, no interface
-	managerObjectK                   // the manager
-	logControlObjectK
-	jobObjectK
-	unitObjectK
-	badUnitObject // a unit path naming no unit: err and errno
+	objNone      objectKind = iota // nothing: UnknownObject
+	objParent                      // a parent of objects: only Introspect
+	objDirectory                   // …/unit, …/job: introspectable, no interface
+	objManager                     // the manager
+	objLogControl
+	objJob
+	objUnit
+	objBadUnit // a unit path naming no unit: err and errno
 )
 
 // object is a resolved object path.
@@ -64,13 +64,13 @@ type object struct {
 	// capturedKind.
 	captured string
 	job      *job
-	// unit is the unit (unitObjectK), loaded; not-found when no file
+	// unit is the unit (objUnit), loaded; not-found when no file
 	// defines it.
 	unit *unit
 	// loaded is set when the call loaded unit: it is collected once the
 	// call is answered, unless something keeps it.
 	loaded bool
-	// err is the unit lookup's error (badUnitObject), errno the answer
+	// err is the unit lookup's error (objBadUnit), errno the answer
 	// to a member no unit interface has.
 	err, errno *callErr
 }
@@ -87,20 +87,20 @@ var parents = map[dbus.ObjectPath]bool{"/": true, "/org": true, "/org/freedeskto
 func (m *manager) resolveLocked(p dbus.ObjectPath, pid func() uint32) *object {
 	o := &object{path: p}
 	rest, isUnit := strings.CutPrefix(string(p), unitPathBase)
-	_, isJob := strings.CutPrefix(string(p), jobPathBase)
+	isJob := strings.HasPrefix(string(p), jobPathBase)
 	switch {
 	case p == managerPath:
-		o.kind, o.ifaces, o.captured = managerObjectK, managerObject, "manager"
+		o.kind, o.ifaces, o.captured = objManager, managerObject, "manager"
 	case p == logControlPath:
-		o.kind, o.ifaces, o.captured = logControlObjectK, logControlObject, "logcontrol"
+		o.kind, o.ifaces, o.captured = objLogControl, logControlObject, "logcontrol"
 	case p == managerPath+"/unit", p == managerPath+"/job":
-		o.kind, o.ifaces = directoryNode, otherObject
+		o.kind, o.ifaces = objDirectory, otherObject
 	case parents[p]:
-		o.kind = parentObject
+		o.kind = objParent
 	case isJob:
 		if n, ok := jobIDFromPath(p); ok {
 			if j := m.jobs[n]; j != nil {
-				o.kind, o.ifaces, o.captured, o.job = jobObjectK, jobObject, "job", j
+				o.kind, o.ifaces, o.captured, o.job = objJob, jobObject, "job", j
 			}
 		}
 	case isUnit:
@@ -126,13 +126,13 @@ func (m *manager) resolveUnitLocked(o *object, rest string, pid func() uint32) {
 				return
 			}
 		}
-		o.kind = badUnitObject
+		o.kind = objBadUnit
 		o.err = &callErr{errPrefix + "NoUnitForInvocationID", "No unit with the specified invocation ID " + hex.EncodeToString(id) + " known."}
 		o.errno = &callErr{dbusErr + "FileNotFound", "No such file or directory"}
 		return
 	}
 	if sdbus.ValidateUnitName(name) != nil {
-		o.kind = badUnitObject
+		o.kind = objBadUnit
 		o.err = errInvalidArgs("Unit name %s is neither a valid invocation ID nor unit name.", name)
 		o.errno = errInvalidArgs("Invalid argument")
 		return
@@ -152,8 +152,8 @@ func (m *manager) resolveUnitLocked(o *object, rest string, pid func() uint32) {
 // unless referenced, before systemd would announce it: without UnitNew
 // and UnitRemoved unless announce.
 func (m *manager) notFoundUnitLocked(name string, announce bool) *unit {
-	u := &unit{name: name, kind: name[strings.LastIndexByte(name, '.')+1:], load: "not-found",
-		active: "inactive", sub: "dead", props: map[string]dbus.Variant{}, unannounced: !announce}
+	u := m.makeUnitLocked(name)
+	u.load, u.unannounced = "not-found", !announce
 	m.units[name] = u
 	m.indexLocked(u)
 	if announce {
@@ -163,7 +163,7 @@ func (m *manager) notFoundUnitLocked(name string, announce bool) *unit {
 }
 
 func (m *manager) setUnitObject(o *object, u *unit) {
-	o.kind, o.unit, o.captured = unitObjectK, u, capturedKind(u)
+	o.kind, o.unit, o.captured = objUnit, u, capturedKind(u)
 	o.ifaces = unitObject
 	if ifaces, ok := unitObjects[u.kind]; ok {
 		o.ifaces = ifaces
