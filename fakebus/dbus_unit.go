@@ -79,7 +79,7 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual && !unsupportedKind(u.kind)),
 		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil || u.kind == "mount" && u.load == "loaded"),
 		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
-		"StateChangeTimestamp": dbus.MakeVariant(uint64(u.changed.UnixMicro())),
+		"StateChangeTimestamp": dbus.MakeVariant(usec(u.changed)),
 		"NeedDaemonReload":     dbus.MakeVariant(m.needDaemonReloadLocked(u)),
 		"Triggers":             dbus.MakeVariant(m.depsLocked(u, "Triggers")),
 		"RequiresMountsFor":    dbus.MakeVariant(u.mountPaths()),

@@ -74,6 +74,19 @@ var replays = []struct {
 		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
 		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
 	}},
+	// systemd loads no scope from a file, nor looks at a mask of its
+	// name: a transient scope of that name is made as any other, and
+	// LoadUnit finds it not-found (the fake: UnitExists, loaded). Found
+	// by make check's seed on 247 and 252 once the masked-name check
+	// read the unit directories; the same on 257 and 262.
+	{"scope files are not loaded", []Op{
+		{Kind: "WriteUnitFile", Unit: 3, Dir: InRuntime, Lines: []Directive{{"Unit", "Description", "difftest unit"}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace"},
+		{Kind: "Reload", Unit: 3},
+		{Kind: "LoadUnit", Unit: 3},
+		{Kind: "MaskUnitFiles", Unit: 2},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+	}},
 	// A scope of a zombie runs on until the zombie is reaped (the fake
 	// ended it at once; 257, 262).
 	{"zombie scope", []Op{
