@@ -180,7 +180,11 @@ func (m *manager) unitMemberLocked(c *call) bool {
 		kinds = append(kinds, k)
 	}
 	if c.Interface == propsIface && (c.Member == "Get" || c.Member == "Set") {
-		iface, name := c.Body[0].(string), c.Body[1].(string)
+		if len(c.Body) < 2 {
+			return false
+		}
+		iface, _ := c.Body[0].(string)
+		name, _ := c.Body[1].(string)
 		for _, k := range kinds {
 			if _, ok := declaredProp(m.declaredLocked(k, iface), name); ok {
 				return true

@@ -153,3 +153,21 @@ func TestIntrospectManager(t *testing.T) {
 		t.Errorf("child nodes (-want +got):\n%s", diff)
 	}
 }
+
+// TestMalformedCallOnBadUnitPath: a Properties call without its arguments
+// on a unit path that names no unit gets an error, not a fake that stops
+// (object.go looks at the arguments to pick systemd's answer).
+func TestMalformedCallOnBadUnitPath(t *testing.T) {
+	s := fakebus.New(t)
+	r := rawBus(t, s)
+	obj := r.Object(systemd1, "/org/freedesktop/systemd1/unit/nosuch")
+	for _, m := range []string{"Get", "Set", "GetAll"} {
+		err := obj.Call("org.freedesktop.DBus.Properties."+m, 0).Err
+		if got := errName(err); got != "org.freedesktop.DBus.Error.InvalidArgs" {
+			t.Errorf("Properties.%s without arguments: %v, want InvalidArgs", m, err)
+		}
+	}
+	if err := r.Object(systemd1, "/org/freedesktop/systemd1").Call("org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
+		t.Fatalf("the fake answers no more: %v", err)
+	}
+}
