@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
@@ -25,25 +24,7 @@ func testPropertiesGetSet(t *testing.T, e *env) {
 		derr  = "org.freedesktop.DBus.Error."
 	)
 	answer := func(obj dbus.BusObject, method string, args ...any) string {
-		call := obj.CallWithContext(e.ctx, props+method, 0, args...)
-		var de dbus.Error
-		if errors.As(call.Err, &de) {
-			msg := ""
-			if len(de.Body) > 0 {
-				msg, _ = de.Body[0].(string)
-			}
-			return de.Name + ": " + msg
-		} else if call.Err != nil {
-			return "error: " + call.Err.Error()
-		}
-		if method == "Get" {
-			var v dbus.Variant
-			if err := call.Store(&v); err != nil {
-				return "error: " + err.Error()
-			}
-			return "ok " + v.String()
-		}
-		return "ok"
+		return objectCall(e, raw, obj.Path(), props+method, args...)
 	}
 	var lv dbus.Variant
 	if err := mgr.CallWithContext(e.ctx, props+"Get", 0, mi, "LogLevel").Store(&lv); err != nil {
