@@ -329,6 +329,9 @@ func (m *manager) setUnitProperties(c *call) ([]any, error) {
 		// no one started is NoSuchUnit again at once).
 		defer m.collectLocked(u)
 	}
+	if err := loadStateErr(u); err != nil {
+		return nil, err
+	}
 	if err := m.authorizeLocked(c.Call); err != nil {
 		return nil, err
 	}
@@ -354,6 +357,22 @@ func (m *manager) setUnitProperties(c *call) ([]any, error) {
 		})
 	}
 	return []any{}, nil
+}
+
+// loadStateErr is systemd's bus_unit_validate_load_state: a unit that
+// did not load is refused by the methods that change it (measured on
+// 247-262 by the differential tester: SetUnitProperties of a masked unit
+// is UnitMasked "Unit X is masked.").
+func loadStateErr(u *unit) error {
+	switch {
+	case u.masked:
+		return &callErr{errPrefix + "UnitMasked", "Unit " + u.name + " is masked."}
+	case u.load == "not-found":
+		return errNotFound(u.name)
+	case u.load == "bad-setting":
+		return &callErr{errPrefix + "BadUnitSetting", "Unit " + u.name + " has a bad unit file setting."}
+	}
+	return nil
 }
 
 // bindMountUnit and mountImageUnit answer as systemd answers for a unit

@@ -87,6 +87,17 @@ var replays = []struct {
 		{Kind: "MaskUnitFiles", Unit: 2},
 		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
 	}},
+	// SetUnitProperties of a masked unit is UnitMasked (the fake set
+	// it). Found by a 15-minute run on 247, the same on 252, 257, 262.
+	{"set properties of a masked unit", []Op{
+		{Kind: "MaskUnitFiles", Unit: 6},
+		{Kind: "SetUnitProperties", Unit: 6, Runtime: true},
+		{Kind: "MaskUnitFiles", Unit: 0},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"Description", "a unit"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Wants", []string{"{u7}"}}}},
+		{Kind: "SetUnitProperties", Unit: 7, Runtime: true, Props: []Prop{{"Description", "a unit"}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
 	// A scope of a zombie runs on until the zombie is reaped (the fake
 	// ended it at once; 257, 262).
 	{"zombie scope", []Op{
