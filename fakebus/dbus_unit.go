@@ -15,9 +15,12 @@ import (
 // loadError is a unit's LoadError: why it did not load, as a D-Bus error
 // name and message ("" and "" when it loaded). A unit no file defines is
 // NoSuchUnit "Unit X not found.", one with a bad setting BadUnitSetting
-// "Unit X has a bad unit file setting." (measured on 252, and 247-262, by
-// the differential tester).
+// "Unit X has a bad unit file setting.", a masked one UnitMasked "Unit X
+// is masked." (measured on 252, and 247-262, by the differential tester).
 func loadError(u *unit) struct{ Name, Message string } {
+	if u.masked {
+		return struct{ Name, Message string }{errPrefix + "UnitMasked", "Unit " + u.name + " is masked."}
+	}
 	switch u.load {
 	case "not-found":
 		return struct{ Name, Message string }{errPrefix + "NoSuchUnit", "Unit " + u.name + " not found."}

@@ -98,6 +98,17 @@ var replays = []struct {
 		{Kind: "SetUnitProperties", Unit: 7, Runtime: true, Props: []Prop{{"Description", "a unit"}}},
 		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
 	}},
+	// A masked unit's LoadError is UnitMasked (the fake: empty); a slice
+	// or socket cannot delegate, "Delegation not available for unit
+	// type" (the fake: PropertyReadOnly). Found by 15-minute runs on 247
+	// and 257, the same on every release.
+	{"masked load error, delegation", []Op{
+		{Kind: "MaskUnitFiles", Unit: 7},
+		{Kind: "LoadUnit", Unit: 7},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Delegate", true}}},
+		{Kind: "StartTransientUnit", Unit: 5, Mode: "replace", Props: []Prop{{"Delegate", false}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"DelegateControllers", []string{"cpu"}}}},
+	}},
 	// A scope of a zombie runs on until the zombie is reaped (the fake
 	// ended it at once; 257, 262).
 	{"zombie scope", []Op{
