@@ -196,9 +196,8 @@ func (m *manager) loadUnit(c *call) ([]any, error) {
 	if err := validName(name); err != nil {
 		return nil, err
 	}
-	_, loaded := m.units[m.primaryLocked(name)]
-	if u := m.loadLocked(name); u != nil {
-		if !loaded {
+	if u, fresh := m.loadForCallLocked(name); u != nil {
+		if fresh {
 			// systemd collects a unit loaded this way soon after, unless
 			// it is needed; the fake once it has answered.
 			defer m.collectLocked(u)
@@ -357,22 +356,6 @@ func (m *manager) setUnitProperties(c *call) ([]any, error) {
 		})
 	}
 	return []any{}, nil
-}
-
-// loadStateErr is systemd's bus_unit_validate_load_state: a unit that
-// did not load is refused by the methods that change it (measured on
-// 247-262 by the differential tester: SetUnitProperties of a masked unit
-// is UnitMasked "Unit X is masked.").
-func loadStateErr(u *unit) error {
-	switch {
-	case u.masked:
-		return &callErr{errPrefix + "UnitMasked", "Unit " + u.name + " is masked."}
-	case u.load == "not-found":
-		return errNotFound(u.name)
-	case u.load == "bad-setting":
-		return &callErr{errPrefix + "BadUnitSetting", "Unit " + u.name + " has a bad unit file setting."}
-	}
-	return nil
 }
 
 // bindMountUnit and mountImageUnit answer as systemd answers for a unit

@@ -18,14 +18,8 @@ import (
 // "Unit X has a bad unit file setting.", a masked one UnitMasked "Unit X
 // is masked." (measured on 252, and 247-262, by the differential tester).
 func loadError(u *unit) struct{ Name, Message string } {
-	if u.masked {
-		return struct{ Name, Message string }{errPrefix + "UnitMasked", "Unit " + u.name + " is masked."}
-	}
-	switch u.load {
-	case "not-found":
-		return struct{ Name, Message string }{errPrefix + "NoSuchUnit", "Unit " + u.name + " not found."}
-	case "bad-setting":
-		return struct{ Name, Message string }{errPrefix + "BadUnitSetting", "Unit " + u.name + " has a bad unit file setting."}
+	if err := loadStateErr(u); err != nil {
+		return struct{ Name, Message string }{err.name, err.msg}
 	}
 	return struct{ Name, Message string }{}
 }

@@ -137,12 +137,11 @@ func (m *manager) resolveUnitLocked(o *object, rest string, pid func() uint32) {
 		o.errno = errInvalidArgs("Invalid argument")
 		return
 	}
-	_, wasLoaded := m.units[m.primaryLocked(name)]
-	u := m.loadLocked(name)
+	u, fresh := m.loadForCallLocked(name)
 	if u == nil {
-		u = m.notFoundUnitLocked(name, false)
+		u, fresh = m.notFoundUnitLocked(name, false), true
 	}
-	o.loaded = !wasLoaded
+	o.loaded = fresh
 	m.setUnitObject(o, u)
 }
 

@@ -94,9 +94,8 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	if err := m.authorizeLocked(c); err != nil {
 		return nil, "", err
 	}
-	_, wasLoaded := m.units[m.primaryLocked(name)]
-	u := m.loadLocked(name)
-	if u != nil && !wasLoaded {
+	u, fresh := m.loadForCallLocked(name)
+	if fresh {
 		// Loaded for the call: a refused job leaves nothing to keep it
 		// (measured by the differential tester: a slice refused an
 		// isolate job is NoSuchUnit after, 247-262).
@@ -129,7 +128,7 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 		if isolateRefused {
 			return nil, "", errNoIsolation()
 		}
-		return nil, "", &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
+		return nil, "", loadStateErr(u)
 	}
 	canReload := u.kind == "service" && u.props["ExecReload"].Value() != nil
 	switch typ {
@@ -183,11 +182,13 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	if typ == jobStop && u.perpetual {
 		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type stop is not applicable for unit " + name + "."}
 	}
-	if (typ == jobStart || typ == jobRestart) && u.load == "bad-setting" {
-		return nil, "", &callErr{errPrefix + "BadUnitSetting", "Unit " + name + " has a bad unit file setting."}
-	}
-	if (typ == jobStart || typ == jobRestart) && u.load != "loaded" {
-		return nil, "", errNotFound(name)
+	if typ == jobStart || typ == jobRestart {
+		if err := loadStateErr(u); err != nil {
+			return nil, "", err
+		}
+		if u.load != "loaded" {
+			return nil, "", errNotFound(u.name)
+		}
 	}
 	return u, typ, nil
 }
