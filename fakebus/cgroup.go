@@ -274,8 +274,10 @@ func (m *manager) takePIDLocked(u *unit, pid uint32) {
 // reaped. Moving it into a cgroup moves nothing (the kernel takes the
 // write and leaves the process where it is), so a scope made for it has
 // no process, lists none, and, never having been populated, never
-// empties: it runs until stopped, before and after the zombie is reaped
-// (measured on 247, 252, 257 and 262: conformance ZombieKeepsScope).
+// reports empty: it runs until stopped, before and after the zombie is
+// reaped (measured on 247, 252, 257 and 262: conformance
+// ZombieKeepsScope), or from 252 until systemd looks at its cgroup again
+// after a reload (catchupLocked).
 func zombie(pid uint32) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {

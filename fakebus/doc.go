@@ -192,7 +192,10 @@
 //     collected, as systemd does when the scope's control group empties.
 //     Any other PID (one that names an unrelated process, or with
 //     WithMadeUpPIDs none) is recorded, never watched, and keeps its unit
-//     running.
+//     running. A zombie placed in a scope joins it not at all; a scope of
+//     zombies only runs until stopped or, from 252, until the next
+//     daemon-reload or daemon-reexec, after which systemd finds its
+//     control group empty (procwatch.go's catchupLocked).
 //   - AttachProcessesToUnit with systemd's checks in its order: the
 //     sub-cgroup absolute and normalized, the unit delegated (Delegate= or
 //     DelegateControllers=, services and scopes), not inactive or failed,

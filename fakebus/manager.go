@@ -350,6 +350,7 @@ func (m *manager) reloadLocked(c *busd.Call) {
 		for _, w := range calls {
 			m.answer(w)
 		}
+		m.catchupLocked()
 	}
 	m.reloadEnd = finish
 	if m.reloadFor > 0 {

@@ -10,8 +10,7 @@ package fakebus
 // the PID still exists (kill(2) with signal 0). When a process has ended
 // and been reaped (a zombie stays in its cgroup, and its scope runs on, as
 // on systemd), its PID leaves the unit; a scope whose last PID has gone
-// ends as on systemd:
-// active/running to inactive/dead, Result success whatever the processes'
+// ends as on systemd: active/running to inactive/dead, Result success whatever the processes'
 // exit statuses, then collected (measured on 252: no job, no JobNew or
 // JobRemoved; PropertiesChanged of the Scope and Unit interfaces, then
 // UnitRemoved).
@@ -43,6 +42,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // pollInterval is how often a watch without a pidfd asks whether its
@@ -200,6 +201,26 @@ func (m *manager) processExitedLocked(u *unit, pid uint32) {
 	u.pids = slices.DeleteFunc(u.pids, func(p uint32) bool { return p == pid })
 	delete(u.pidSub, pid)
 	m.scopeEmptyLocked(u)
+}
+
+// catchupLocked is what systemd looks at again after a reload or a
+// re-execution, having dropped its cgroup watches meanwhile
+// (unit_cgroup_catchup, sdversions.CgroupCatchup): a running scope
+// without a process ends. Only a scope made for zombies gets here (one
+// whose processes ended has ended already): its cgroup was never
+// populated, so nothing reported it empty until this check. A scope
+// whose live process has since become a zombie keeps it until it is
+// reaped, here as between reloads (not measured across a reload).
+func (m *manager) catchupLocked() {
+	if !m.behaves(sdversions.CgroupCatchup) {
+		return
+	}
+	for _, u := range m.sortedUnitsLocked() {
+		if u.kind == "scope" && !u.gone && !u.perpetual && len(u.pids) == 0 && u.isActive() {
+			u.result = "success"
+			m.deactivateLocked(u)
+		}
+	}
 }
 
 // scopeEmptyLocked ends u if it is a running scope with no process left.

@@ -139,5 +139,6 @@ func (m *manager) reexecLocked(r Reexec) (oldName, newName string) {
 		}
 	}
 	m.bus.TakeServiceName()
+	m.catchupLocked()
 	return oldName, newName
 }

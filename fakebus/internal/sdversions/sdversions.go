@@ -650,6 +650,15 @@ const (
 	// exist.". Seen on 257 and 262 (conformance AttachProcessesChecks,
 	// UserManagerRefusesPIDs).
 	NoSuchProcessErrno Behaviour = "NoSuchProcessErrno"
+	// CgroupCatchup: after a daemon-reload (and a daemon-reexec, the same
+	// deserialization) systemd looks again at every unit's cgroup, having
+	// dropped its watches meanwhile (unit_cgroup_catchup): a running scope
+	// whose cgroup is empty ends, Result success, and is collected — a
+	// scope made for a zombie, whose cgroup was never populated and so
+	// never reported empty. 247 keeps such a scope running. Seen on 252,
+	// 257 and 262 (fakebus/internal/difftest, replay "zombie scope ends at
+	// a reload"; the re-execution is not measured).
+	CgroupCatchup Behaviour = "CgroupCatchup"
 	// LinkMissingFileNoSuchUnit: LinkUnitFiles of a path no file has
 	// answers as the other unit-file methods do (NoSuchUnit, "Unit file X
 	// does not exist."); 247 answers FileNotFound "No such file or
@@ -698,6 +707,7 @@ var Behaviours = map[Behaviour]Release{
 	NoUnitFileWordedAsUnit:      R("257"),
 	ExistingFileQuoted:          R("257"),
 	NoSuchProcessErrno:          R("257"),
+	CgroupCatchup:               R("252"),
 	LinkMissingFileNoSuchUnit:   R("252"),
 }
 

@@ -161,6 +161,8 @@ func TestMeasuredReleases(t *testing.T) {
 		JournalSocketsDescribed:     {false, false, true, true},
 		SystemdBinariesInUsr:        {false, false, true, true},
 		JournalNotifyReload:         {false, false, false, true},
+		NoSuchProcessErrno:          {false, false, true, true},
+		CgroupCatchup:               {false, true, true, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {
