@@ -289,7 +289,7 @@ func (m *manager) queueSignalUnit(c *call) ([]any, error) {
 	return m.killLocked(c.Call, c.Body[0].(string), c.Body[1].(string), c.Body[2].(int32), true)
 }
 
-// A unit's state and settings (unit.go, dbus_unit_set.go).
+// A unit's state and settings (unit.go, settings.go).
 
 func (m *manager) cleanUnit(c *call) ([]any, error) {
 	return m.cleanLocked(c.Call, c.Body[0].(string), c.Body[1].([]string))
@@ -396,7 +396,16 @@ func (m *manager) unrefUnit(c *call) ([]any, error) {
 }
 
 func (m *manager) startTransientUnit(c *call) ([]any, error) {
-	return nil, m.startTransientLocked(c)
+	name, mode := c.Body[0].(string), c.Body[1].(string)
+	var aux []auxUnit
+	if err := dbus.Store([]any{c.Body[3]}, &aux); err != nil {
+		return nil, errInvalidArgs("Invalid auxiliary units: %v", err)
+	}
+	u, err := m.makeTransientLocked(c.Peer, name, mode, c.Body[2], aux)
+	if err != nil {
+		return nil, err
+	}
+	return nil, m.queueAndReplyLocked(c.Call, u, jobStart, sdbus.JobMode(mode), pathReply)
 }
 
 // A unit's processes and control group (cgroup.go).
@@ -650,8 +659,6 @@ func (m *manager) halt(*call) ([]any, error)       { return nil, errNotRoot() }
 func (m *manager) kExec(*call) ([]any, error)      { return nil, errNotRoot() }
 func (m *manager) switchRoot(*call) ([]any, error) { return nil, errNotRoot() }
 
-func errNotRoot() *callErr { return &callErr{dbusErr + "AccessDenied", "Access denied"} }
-
 // The manager's environment (manager.go).
 
 func (m *manager) setEnvironment(c *call) ([]any, error) {
@@ -783,13 +790,6 @@ func (m *manager) row(u *unit) unitRow {
 	return r
 }
 
-func description(u *unit) string {
-	if d := u.str("Description"); d != "" {
-		return d
-	}
-	return u.name
-}
-
 // listLocked implements the ListUnits family: states filters on any of
 // the three states, patterns on the name, names loads and lists.
 func (m *manager) listLocked(states, patterns, names []string) []unitRow {
@@ -888,4 +888,104 @@ func goarchToSystemd(a string) string {
 		return "x86"
 	}
 	return a
+}
+
+// enqueueManyLocked is EnqueueUnitJobMany: the list, the flags, the job
+// type, the mode, then each unit checked (all before any job is queued);
+// one job of one type for each
+// unit, all checked before any is queued, answered with the jobs of the
+// named units (a unit named twice has one). The jobs' scripts may set
+// their results; reply faults (a delay, JobRemoved first) apply to the
+// single-job methods only.
+func (m *manager) enqueueManyLocked(c *busd.Call, names []string, typ, mode string, flags uint64) error {
+	if len(names) == 0 {
+		return errInvalidArgs("No units specified.")
+	}
+	if flags != 0 {
+		return errInvalidArgs("Invalid flags parameter, must be 0.")
+	}
+	t, known := enqueueJobTypes[typ]
+	if !known {
+		return errInvalidArgs("Job type %s invalid", typ)
+	}
+	type planned struct {
+		u   *unit
+		typ jobType
+	}
+	var plan []planned
+	for _, name := range names {
+		u, jt, err := m.checkUnitJobLocked(c, name, mode, t)
+		if err != nil {
+			return err
+		}
+		plan = append(plan, planned{u, jt})
+	}
+	rows := []affectedJob{}
+	var fresh []*job
+	seen := map[*job]bool{}
+	for _, p := range plan {
+		j, merged, err := m.installLocked(p.u, p.typ, sdbus.JobMode(mode), c.Peer)
+		if err != nil {
+			return err
+		}
+		if !merged {
+			j.caller = c.Peer
+			fresh = append(fresh, j)
+		}
+		if !seen[j] {
+			seen[j] = true
+			rows = append(rows, affectedJob{j.id, j.path(), j.unit.name, j.unit.path(), string(j.typ)})
+		}
+	}
+	c.Reply(rows)
+	for _, j := range fresh {
+		m.repliedLocked(j)
+	}
+	for _, j := range fresh {
+		m.maybeRunLocked(j)
+	}
+	return nil
+}
+
+// reloadLocked models daemon-reload: Reloading(true), JobRemoved held back
+// while the reload lasts, the reply, Reloading(false), then the held
+// signals, then the calls received meanwhile: systemd reads no message
+// while it reloads, so none is answered before the reload is over (a
+// ListJobs, say, never lists a job without its JobRemoved having gone
+// out first when it ended).
+func (m *manager) reloadLocked(c *busd.Call) {
+	m.reloading = true
+	m.reloadUnitsLocked()
+	reloading := func(active bool) {
+		m.signalLocked(managerPath, managerIface, "Reloading", func() []any { return []any{active} })
+	}
+	reloading(true)
+	m.reloads++
+	this := m.reloads
+	finish := func() {
+		if !m.reloading || m.reloads != this {
+			return // ended already (a daemon-reexec came first)
+		}
+		m.reloadEnd = nil
+		c.Reply()
+		m.reloading = false
+		reloading(false)
+		held := m.held
+		m.held = nil
+		for _, s := range held {
+			m.emitJobRemovedLocked(s)
+		}
+		calls := m.reloadCalls
+		m.reloadCalls = nil
+		for _, w := range calls {
+			m.answer(w)
+		}
+		m.catchupLocked()
+	}
+	m.reloadEnd = finish
+	if m.reloadFor > 0 {
+		m.afterLocked(m.reloadFor, finish)
+		return
+	}
+	finish()
 }

@@ -135,16 +135,6 @@ func (m *manager) descriptionLocked(u *unit) string {
 	return description(u)
 }
 
-// u64 returns a t property or its default.
-func (u *unit) u64(name string, def uint64) uint64 {
-	if v, ok := u.props[name]; ok {
-		if n, ok := v.Value().(uint64); ok {
-			return n
-		}
-	}
-	return def
-}
-
 func (u *unit) bytesProp(name string) []byte {
 	if v, ok := u.props[name]; ok {
 		if b, ok := v.Value().([]byte); ok {
@@ -152,13 +142,6 @@ func (u *unit) bytesProp(name string) []byte {
 		}
 	}
 	return []byte{}
-}
-
-func strOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func int32Or(u *unit, name string, def int32) int32 {

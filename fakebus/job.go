@@ -40,7 +40,7 @@ type job struct {
 	heldRemoved []jobSignal // JobRemoved waiting for the reply
 	replyAfter  func()      // FaultJobRemovedBeforeReply: the reply, sent after JobRemoved
 	// requesters are the bus clients that asked for the job, until its
-	// JobRemoved has gone out (dbus.go).
+	// JobRemoved has gone out (dbus_signals.go).
 	requesters map[*busd.Peer]bool
 	caller     *busd.Peer // the connection whose call created the job, if any
 	queued     bool       // on the run queue (runqueue.go)

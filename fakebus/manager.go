@@ -98,8 +98,8 @@ type manager struct {
 	// lateReply holds the jobs whose reply a script delays, until it is
 	// sent (reexec.go releases their JobRemoved when the bus drops it).
 	lateReply  map[*job]bool
-	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (dbus.go)
-	requested  map[*busd.Peer]map[*job]bool // bus clients -> the jobs they requested (dbus.go)
+	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (dbus_signals.go)
+	requested  map[*busd.Peer]map[*job]bool // bus clients -> the jobs they requested (dbus_signals.go)
 	reloading  bool
 	// unitFilesChanged: a unit-file method changed something since the
 	// last daemon-reload (sdversions.UnitFileChangesNeedReload).
@@ -113,7 +113,8 @@ type manager struct {
 	reloadEnd   func()
 	reloads     uint64
 	// answer is answerLocked (dbus.go), through which a reload answers
-	// the calls it held (a field: the method tables refer to reload).
+	// the calls it held (a field, set by New: the method tables refer to
+	// reload).
 	answer    func(*busd.Call)
 	reloadFor time.Duration
 	reexecFor time.Duration // SetReexecDuration (reexec.go)
@@ -128,7 +129,7 @@ type manager struct {
 	measuredFor sdversions.Release
 	// declared are the members of each interface as the release nearest
 	// measuredFor declares them, by captured kind and interface
-	// (declaredLocked, vtable.go).
+	// (declaredLocked, dbus_vtable.go).
 	declared map[string][]sdversions.Member
 	// standard are the standard targets the manager has (boot.go), whose
 	// settings are not noted.
@@ -159,7 +160,6 @@ func newManager(cfg config) (*manager, error) {
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, triggeredBy: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		waiting: map[uint64]bool{}, subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
-	m.answer = m.answerLocked
 	return m, nil
 }
 
@@ -315,49 +315,6 @@ func (m *manager) afterLocked(d time.Duration, f func()) (stop func()) {
 			m.timersRunning.Done()
 		}
 	}
-}
-
-// reloadLocked models daemon-reload: Reloading(true), JobRemoved held back
-// while the reload lasts, the reply, Reloading(false), then the held
-// signals, then the calls received meanwhile: systemd reads no message
-// while it reloads, so none is answered before the reload is over (a
-// ListJobs, say, never lists a job without its JobRemoved having gone
-// out first when it ended).
-func (m *manager) reloadLocked(c *busd.Call) {
-	m.reloading = true
-	m.reloadUnitsLocked()
-	reloading := func(active bool) {
-		m.signalLocked(managerPath, managerIface, "Reloading", func() []any { return []any{active} })
-	}
-	reloading(true)
-	m.reloads++
-	this := m.reloads
-	finish := func() {
-		if !m.reloading || m.reloads != this {
-			return // ended already (a daemon-reexec came first)
-		}
-		m.reloadEnd = nil
-		c.Reply()
-		m.reloading = false
-		reloading(false)
-		held := m.held
-		m.held = nil
-		for _, s := range held {
-			m.emitJobRemovedLocked(s)
-		}
-		calls := m.reloadCalls
-		m.reloadCalls = nil
-		for _, w := range calls {
-			m.answer(w)
-		}
-		m.catchupLocked()
-	}
-	m.reloadEnd = finish
-	if m.reloadFor > 0 {
-		m.afterLocked(m.reloadFor, finish)
-		return
-	}
-	finish()
 }
 
 // managerStateLocked is the Manager's SystemState, as systemd's

@@ -157,6 +157,7 @@ func Start(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.answer = m.answerLocked
 	// On its private socket systemd names itself as the sender of what it
 	// sends (sd_bus_set_sender), although nobody else could send there, and
 	// reads the authentication in a buffer of 256 bytes, stalling a small

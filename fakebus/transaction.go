@@ -60,20 +60,6 @@ func modeFits(mode string, typ jobType) error {
 	return nil
 }
 
-// unitJobLocked handles StartUnit and the other job methods; reply makes
-// the call's reply from its job (pathReply for the job methods).
-func (m *manager) unitJobLocked(c *busd.Call, name, mode string, typ jobType, reply jobReply) error {
-	u, typ, err := m.checkUnitJobLocked(c, name, mode, typ)
-	if err != nil {
-		return err
-	}
-	// systemd asks polkit once the unit is loaded, before the job.
-	if err := m.polkitNoReplyLocked(name); err != nil {
-		return err
-	}
-	return m.queueAndReplyLocked(c, u, typ, sdbus.JobMode(mode), reply)
-}
-
 // checkUnitJobLocked makes systemd's checks of a job method c in
 // systemd's order (polkit after the name and the mode, before the unit
 // is found: a caller that may not start units is refused for a unit
@@ -196,63 +182,6 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 // loadFailed reports whether u did not load (UNIT_IS_LOAD_ERROR): not
 // found, or a bad setting.
 func loadFailed(u *unit) bool { return u.load == "not-found" || u.load == "bad-setting" }
-
-// jobReply builds the reply of a job method from its job and the other
-// jobs the call installed.
-type jobReply func(j *job, affected []*job) []any
-
-func pathReply(j *job, _ []*job) []any { return []any{j.path()} }
-
-// queueAndReplyLocked installs a job for the caller and replies with its
-// path, honouring the job's script: a delayed reply, JobRemoved before
-// the reply, a dropped connection.
-func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode sdbus.JobMode, build jobReply) error {
-	last := m.lastJob
-	j, merged, err := m.installLocked(u, typ, mode, c.Peer)
-	if err != nil {
-		return err
-	}
-	p := build(j, m.installedWithLocked(j, last))
-	if !merged {
-		j.caller = c.Peer
-	}
-	if merged {
-		// Merged into a queued job: the caller gets its path too.
-		c.Reply(p...)
-		return nil
-	}
-	sc := j.script
-	reply := func() {
-		if sc.Faults&FaultBusTimeout != 0 {
-			c.TimeOut()
-		} else {
-			c.Reply(p...)
-		}
-		m.repliedLocked(j)
-		if sc.Faults&FaultDropConnection != 0 {
-			c.Peer.CloseAfterFlush() // the reply still arrives
-		}
-	}
-	switch {
-	case sc.Faults&FaultJobRemovedBeforeReply != 0:
-		// The reply goes out right after the job's JobRemoved.
-		j.replyAfter = reply
-	case sc.ReplyDelay > 0:
-		// The job runs; its JobRemoved waits for the late reply.
-		if m.lateReply == nil {
-			m.lateReply = make(map[*job]bool)
-		}
-		m.lateReply[j] = true
-		m.afterLocked(sc.ReplyDelay, func() {
-			delete(m.lateReply, j)
-			reply()
-		})
-	default:
-		reply()
-	}
-	m.maybeRunLocked(j)
-	return nil
-}
 
 // installedWithLocked returns the jobs other than j that the call which
 // installed j queued (those numbered after last: still queued, or that j
@@ -500,61 +429,4 @@ func (m *manager) pullLocked(name string, mode sdbus.JobMode) *job {
 	j.replied = true // nobody waits for a reply naming it
 	m.maybeRunLocked(j)
 	return j
-}
-
-// enqueueManyLocked is EnqueueUnitJobMany: the list, the flags, the job
-// type, the mode, then each unit checked (all before any job is queued);
-// one job of one type for each
-// unit, all checked before any is queued, answered with the jobs of the
-// named units (a unit named twice has one). The jobs' scripts may set
-// their results; reply faults (a delay, JobRemoved first) apply to the
-// single-job methods only.
-func (m *manager) enqueueManyLocked(c *busd.Call, names []string, typ, mode string, flags uint64) error {
-	if len(names) == 0 {
-		return errInvalidArgs("No units specified.")
-	}
-	if flags != 0 {
-		return errInvalidArgs("Invalid flags parameter, must be 0.")
-	}
-	t, known := enqueueJobTypes[typ]
-	if !known {
-		return errInvalidArgs("Job type %s invalid", typ)
-	}
-	type planned struct {
-		u   *unit
-		typ jobType
-	}
-	var plan []planned
-	for _, name := range names {
-		u, jt, err := m.checkUnitJobLocked(c, name, mode, t)
-		if err != nil {
-			return err
-		}
-		plan = append(plan, planned{u, jt})
-	}
-	rows := []affectedJob{}
-	var fresh []*job
-	seen := map[*job]bool{}
-	for _, p := range plan {
-		j, merged, err := m.installLocked(p.u, p.typ, sdbus.JobMode(mode), c.Peer)
-		if err != nil {
-			return err
-		}
-		if !merged {
-			j.caller = c.Peer
-			fresh = append(fresh, j)
-		}
-		if !seen[j] {
-			seen[j] = true
-			rows = append(rows, affectedJob{j.id, j.path(), j.unit.name, j.unit.path(), string(j.typ)})
-		}
-	}
-	c.Reply(rows)
-	for _, j := range fresh {
-		m.repliedLocked(j)
-	}
-	for _, j := range fresh {
-		m.maybeRunLocked(j)
-	}
-	return nil
 }

@@ -8,42 +8,42 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/godbus/dbus/v5"
-	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
-// startTransientLocked handles StartTransientUnit.
-func (m *manager) startTransientLocked(c *call) error {
-	name, mode := c.Body[0].(string), c.Body[1].(string)
+// auxUnit is an auxiliary unit of StartTransientUnit: its name and its
+// settings.
+type auxUnit struct {
+	Name  string
+	Props []setProp
+}
+
+// makeTransientLocked makes the units of a StartTransientUnit call from
+// caller, in systemd's order of checks: the main unit name with its
+// settings props (the call's a(sv), as sent), and the auxiliary units. It
+// returns the main unit, whose start job the call queues.
+func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, props any, aux []auxUnit) (*unit, error) {
 	if err := validName(name); err != nil {
-		return err
+		return nil, err
 	}
 	if !validModes[mode] || !m.has("mode:"+mode) {
 		// Worded otherwise than StartUnit's "Job mode X invalid"
 		// (measured on 252 by the differential tester).
-		return errInvalidArgs("Job mode %s is invalid.", mode)
+		return nil, errInvalidArgs("Job mode %s is invalid.", mode)
 	}
 	if err := m.checkModeLocked(mode, jobStart); err != nil {
-		return err
+		return nil, err
 	}
 	// systemd asks polkit right after reading the name and the mode.
 	if err := m.polkitNoReplyLocked(name); err != nil {
-		return err
-	}
-	var aux []struct {
-		Name  string
-		Props []setProp
-	}
-	if err := dbus.Store([]any{c.Body[3]}, &aux); err != nil {
-		return errInvalidArgs("Invalid auxiliary units: %v", err)
+		return nil, err
 	}
 	todo := make([]newUnit, 0, 1+len(aux))
 	todo = append(todo, newUnit{name: name})
 	for _, a := range aux {
 		if err := validName(a.Name); err != nil {
-			return err
+			return nil, err
 		}
 		todo = append(todo, newUnit{name: a.Name})
 	}
@@ -53,7 +53,7 @@ func (m *manager) startTransientLocked(c *call) error {
 		switch nu.kind {
 		case "service", "scope", "slice", "socket", "timer":
 		default:
-			return errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
+			return nil, errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
 		}
 		// Loaded, or with a unit file, under its name or as an alias (the
 		// primary name is looked up once: it reads the unit directories);
@@ -79,23 +79,23 @@ func (m *manager) startTransientLocked(c *call) error {
 		}
 		if exists {
 			if !m.behaves(sdversions.UnitExistsExplained) {
-				return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " already exists."}
+				return nil, &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " already exists."}
 			}
-			return &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
+			return nil, &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
 		}
-		body := c.Body[2]
+		body := props
 		if i > 0 {
 			body = aux[i-1].Props
 		}
 		var err error
 		if nu.props, err = m.checkPropsLocked(nu.kind, body, false); err != nil {
-			return err
+			return nil, err
 		}
-		if c.Peer.Mode() == busd.PeerMode && addsRef(nu.props) {
+		if caller.Mode() == busd.PeerMode && addsRef(nu.props) {
 			// systemd tracks a reference by the sender's bus name, which a
 			// private-socket client has none of (measured on 247, 252 and
 			// 262: InvalidArgs "Invalid argument", nothing created).
-			return errInvalidArgs("Invalid argument")
+			return nil, errInvalidArgs("Invalid argument")
 		}
 	}
 	// Check what makes the units unloadable before creating any.
@@ -113,13 +113,13 @@ func (m *manager) startTransientLocked(c *call) error {
 			// is looked at (a socket without Listen= too, measured on
 			// 252 by the differential tester); the unit made for it
 			// is collected at once (GetUnit: NoSuchUnit).
-			return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + nu.name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+			return nil, &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + nu.name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
 		}
 		if i == 0 && mode == "isolate" && !allowsIsolate(nu.props) {
 			// The job is refused before the unit's load state is
 			// looked at; the unit is collected (247-262, differential
 			// tester).
-			return errNoIsolation()
+			return nil, errNoIsolation()
 		}
 		// What systemd's unit verification refuses (its log says why;
 		// the caller gets the generic error), measured on 247, 252, 257
@@ -135,17 +135,17 @@ func (m *manager) startTransientLocked(c *call) error {
 		switch {
 		case nu.kind == "scope" && !has("PIDs"):
 			if m.behaves(sdversions.LoadErrorAdvice) {
-				return &callErr{dbusErr + "FileNotFound", "Unit " + nu.name + " failed to load properly, please adjust/correct and reload service manager: No such file or directory"}
+				return nil, &callErr{dbusErr + "FileNotFound", "Unit " + nu.name + " failed to load properly, please adjust/correct and reload service manager: No such file or directory"}
 			}
-			return &callErr{dbusErr + "FileNotFound", "Unit " + nu.name + " failed to load properly: No such file or directory."}
+			return nil, &callErr{dbusErr + "FileNotFound", "Unit " + nu.name + " failed to load properly: No such file or directory."}
 		case nu.kind == "socket" && !has("Listen"),
 			nu.kind == "service" && !has("ExecStart") && !has("ExecStop"),
 			nu.kind == "service" && isDBus && busName == "" && m.behaves(sdversions.DBusTypeNeedsBusName),
 			nu.kind == "timer" && !timerHasValues(nu.props): // "Timer unit lacks value setting. Refusing."
-			return badSetting
+			return nil, badSetting
 		}
 		if err := checkStdioFDs(nu.props); err != nil {
-			return err
+			return nil, err
 		}
 		for _, p := range nu.props {
 			if p.Name != "Requires" && p.Name != "BindsTo" && p.Name != "Requisite" {
@@ -153,7 +153,7 @@ func (m *manager) startTransientLocked(c *call) error {
 			}
 			for _, dep := range p.Value.Value().([]string) {
 				if m.loadLocked(dep) == nil && !inTodo(dep, todo) {
-					return errNotFound(dep)
+					return nil, errNotFound(dep)
 				}
 			}
 		}
@@ -173,20 +173,20 @@ func (m *manager) startTransientLocked(c *call) error {
 		for _, p := range nu.props {
 			names = append(names, p.Name)
 			if p.Name == "AddRef" {
-				m.addRefLocked(u, c.Peer, p.Value.Value().(bool))
+				m.addRefLocked(u, caller, p.Value.Value().(bool))
 				continue
 			}
 			m.setPropLocked(u, p.Name, p.Value)
 		}
 		m.settingsNoteLocked(u.name, "StartTransientUnit", names, nil)
-		m.watchPIDsLocked(u, u.pids, c.Peer.PID())
+		m.watchPIDsLocked(u, u.pids, caller.PID())
 		m.indexLocked(u)
 		main = u
 	}
 	for _, nu := range todo {
 		m.loadTriggeredLocked(m.units[nu.name])
 	}
-	return m.queueAndReplyLocked(c.Call, main, jobStart, sdbus.JobMode(mode), pathReply)
+	return main, nil
 }
 
 // pristine reports whether loaded unit u can become a transient unit

@@ -76,7 +76,7 @@ type unit struct {
 	activeAt    time.Time
 	gone        bool // removed from m.units
 	// unannounced: loaded for a call and never announced (UnitNew), so
-	// not to be removed with UnitRemoved either (object.go).
+	// not to be removed with UnitRemoved either (dbus_object.go).
 	unannounced bool
 	parent      string // the slice it is indexed under in m.members
 	objPath     dbus.ObjectPath
@@ -221,17 +221,7 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 		_, _ = rand.Read(u.invocation)
 	}
 	m.cgroupDirLocked(u)
-	m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
-		return []any{unitIface, map[string]dbus.Variant{
-			"ActiveState": dbus.MakeVariant(active),
-			"SubState":    dbus.MakeVariant(sub),
-		}, []string{}}
-	})
-	if iface := typeIface(u.kind); iface != "" && (u.kind == "service" || u.kind == "scope" || u.kind == "timer") {
-		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
-			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
-		})
-	}
+	m.unitStateSignalLocked(u, active, sub)
 	if u.kind == "service" {
 		m.socketsFollowLocked(u)
 	}
@@ -826,4 +816,44 @@ func (m *manager) cleanLocked(c *busd.Call, name string, mask []string) ([]any, 
 		return nil, &callErr{errPrefix + "UnitBusy", "Unit is not inactive or has pending job."}
 	}
 	return nil, nothing // the fake's units have no directories, no fd store
+}
+
+// u64 returns a t property or its default.
+func (u *unit) u64(name string, def uint64) uint64 {
+	if v, ok := u.props[name]; ok {
+		if n, ok := v.Value().(uint64); ok {
+			return n
+		}
+	}
+	return def
+}
+
+func strOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func description(u *unit) string {
+	if d := u.str("Description"); d != "" {
+		return d
+	}
+	return u.name
+}
+
+// notFoundUnitLocked loads a unit no file defines: not-found, inactive,
+// collected once nothing refers to it (a unit's dependency, a client's
+// Ref). One loaded for its object path is collected within the call,
+// unless referenced, before systemd would announce it: without UnitNew
+// and UnitRemoved unless announce.
+func (m *manager) notFoundUnitLocked(name string, announce bool) *unit {
+	u := m.makeUnitLocked(name)
+	u.load, u.unannounced = "not-found", !announce
+	m.units[name] = u
+	m.indexLocked(u)
+	if announce {
+		m.signalLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
+	}
+	return u
 }

@@ -145,22 +145,6 @@ func (m *manager) resolveUnitLocked(o *object, rest string, pid func() uint32) {
 	m.setUnitObject(o, u)
 }
 
-// notFoundUnitLocked loads a unit no file defines: not-found, inactive,
-// collected once nothing refers to it (a unit's dependency, a client's
-// Ref). One loaded for its object path is collected within the call,
-// unless referenced, before systemd would announce it: without UnitNew
-// and UnitRemoved unless announce.
-func (m *manager) notFoundUnitLocked(name string, announce bool) *unit {
-	u := m.makeUnitLocked(name)
-	u.load, u.unannounced = "not-found", !announce
-	m.units[name] = u
-	m.indexLocked(u)
-	if announce {
-		m.signalLocked(managerPath, managerIface, "UnitNew", func() []any { return []any{name, u.path()} })
-	}
-	return u
-}
-
 func (m *manager) setUnitObject(o *object, u *unit) {
 	o.kind, o.unit, o.captured = objUnit, u, capturedKind(u)
 	o.ifaces = unitObject

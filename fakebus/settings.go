@@ -1,5 +1,12 @@
 package fakebus
 
+// Unit settings: which properties each unit type takes (as
+// StartTransientUnit, SetUnitProperties and unit files set them), their
+// D-Bus types, systemd's checks of their values in its order, and how a
+// set value is stored and read back (bus_unit_set_properties,
+// bus_cgroup_set_property and the exec, kill and type setters of
+// src/core/dbus-*.c).
+
 import (
 	"bytes"
 	"encoding/binary"

@@ -31,7 +31,7 @@ type call struct {
 	Member    string
 	Body      []any
 	Signature dbus.Signature
-	obj       *object // what c.Path names (object.go)
+	obj       *object // what c.Path names (dbus_object.go)
 }
 
 // handler answers a method call under the manager's lock: the reply body,

@@ -156,7 +156,7 @@ func TestIntrospectManager(t *testing.T) {
 
 // TestMalformedCallOnBadUnitPath: a Properties call without its arguments
 // on a unit path that names no unit gets an error, not a fake that stops
-// (object.go looks at the arguments to pick systemd's answer).
+// (dbus_object.go looks at the arguments to pick systemd's answer).
 func TestMalformedCallOnBadUnitPath(t *testing.T) {
 	s := fakebus.New(t)
 	r := rawBus(t, s)
