@@ -74,7 +74,8 @@ func (s *Server) SetReexecDuration(d time.Duration) {
 // as dbus-daemon does when a connection leaves with calls queued to it:
 // the Reexecute call itself, the calls that wait for the manager's lock (sent, never read
 // by the old instance; HandleCall drops them) and replies a script
-// delays. Jobs survive.
+// delays. Jobs survive; units are loaded again from their files, as by
+// a reload.
 func (m *manager) reexecLocked(r Reexec) (oldName, newName string) {
 	if m.reloadEnd != nil {
 		// systemd does one thing at a time: a reload under way ends
@@ -138,7 +139,12 @@ func (m *manager) reexecLocked(r Reexec) (oldName, newName string) {
 			m.scriptedLocked(j, r.Finish[id])
 		}
 	}
-	m.bus.TakeServiceName()
+	// The new instance loads the units again, from their files as they
+	// are now (a changed file applies, NeedDaemonReload is false again),
+	// and looks at their cgroups, as after a reload (measured on 247-262
+	// by the differential tester: replay "reexec reloads").
+	m.reloadUnitsLocked()
 	m.catchupLocked()
+	m.bus.TakeServiceName()
 	return oldName, newName
 }

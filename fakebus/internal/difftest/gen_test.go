@@ -29,7 +29,7 @@ var opWeights = []struct {
 	kind   OpKind
 	weight int
 }{
-	{OpStartTransient, 22},
+	{OpStartTransient, 21},
 	{OpStop, 9},
 	{OpStart, 6},
 	{OpRestart, 4},
@@ -48,6 +48,7 @@ var opWeights = []struct {
 	{OpMask, 2},
 	{OpUnmask, 1},
 	{OpReload, 4},
+	{OpReexec, 1},
 	{OpFileState, 2},
 	{OpReadFileState, 1},
 	{OpListFiles, 1},

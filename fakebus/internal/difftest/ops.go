@@ -30,6 +30,7 @@ const (
 	OpMask          OpKind = "MaskUnitFiles"
 	OpUnmask        OpKind = "UnmaskUnitFiles"
 	OpReload        OpKind = "Reload"
+	OpReexec        OpKind = "Reexecute" // and wait until the manager answers again
 	OpFileState     OpKind = "GetUnitFileState"
 	OpReadFileState OpKind = "Get UnitFileState" // the unit's UnitFileState property
 	OpListFiles     OpKind = "ListUnitFilesByPatterns"

@@ -118,6 +118,23 @@ var replays = []struct {
 	// populated, and systemd looks at it again after the reload), not one
 	// with a live process too; 247 keeps both (the fake kept both
 	// everywhere; found by a 15-minute run on 257, seed 8004).
+	// A daemon-reexec loads the units again from their files (a changed
+	// file applies), shows a running service's ExecStart= without its
+	// run (times, PID), as a reload does, and ends a scope of zombies
+	// (252-262) as a reload does (the fake did none of these; the same on
+	// every release).
+	{"reexec reloads", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Unit", "Description", "x"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Unit", "Description", "y"}}},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{1}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace"},
+		{Kind: "Reexecute", Unit: 0},
+		{Kind: "LoadUnit", Unit: 1},
+		{Kind: "LoadUnit", Unit: 2},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
 	{"zombie scope ends at a reload", []Op{
 		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{1}, Props: []Prop{{"PIDs", PIDList{0}}}},
 		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{1, 0}, Props: []Prop{{"PIDs", PIDList{1, 2}}}},

@@ -68,7 +68,8 @@ type Backend struct {
 	ConfigDir, RuntimeDir, FilesBase string
 	// LivePIDs: the manager's processes are processes of this PID
 	// namespace (real systemd in the sandbox). A step has not settled
-	// while a pool service's main process is one that ends by itself
+	// while a pool or auxiliary service's main process is one that ends
+	// by itself
 	// (not a sleep) or a zombie: systemd has yet to see it end, however
 	// long that takes on a loaded machine. The fake's main PIDs may be
 	// made up: never looked at.
@@ -219,12 +220,34 @@ func (r *run) do(o Op) string {
 		call = m.CallWithContext(r.ctx, managerIf+".GetUnitProcesses", 0, name)
 	case OpLoad:
 		return r.load(name, o.Unit)
+	case OpReexec:
+		return r.reexec()
 	case OpWriteFile, OpRemoveFile, OpLink, OpEnable, OpDisable, OpMask, OpUnmask, OpReload, OpFileState, OpReadFileState, OpListFiles:
 		return r.paths.Replace(r.fileOp(o, name))
 	default:
 		return "unknown operation " + string(o.Kind)
 	}
 	return r.reply(call)
+}
+
+// reexec calls Reexecute, which systemd does not answer (the bus replies
+// NoReply once its connection has gone), and waits until the manager,
+// back on the bus under a new unique name, answers a call again.
+func (r *run) reexec() string {
+	m := r.s.manager()
+	reply := r.reply(m.CallWithContext(r.ctx, managerIf+".Reexecute", 0))
+	for {
+		var v dbus.Variant
+		err := m.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, managerIf, "Version").Store(&v)
+		if err == nil {
+			return reply
+		}
+		select {
+		case <-r.ctx.Done():
+			return reply + " (manager gone: " + err.Error() + ")"
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // load loads the unit (LoadUnit) and reads what a client reads of a unit
@@ -433,20 +456,27 @@ func (r *run) settle() (jobs, units []string, err error) {
 	}
 }
 
-// ending reports whether a pool service's main or control process is
-// about to end (Backend.LivePIDs): a zombie, or a process that is not a
+// ending reports whether a pool service's or an auxiliary service's main
+// or control process is about to end (Backend.LivePIDs): a zombie, or a process that is not a
 // sleep (a command that ends by itself, or systemd's child before its
 // exec).
 func (r *run) ending() bool {
 	if !r.b.LivePIDs {
 		return false
 	}
+	var services []string
 	for i, k := range pool {
-		if k != kService {
-			continue
+		if k == kService {
+			services = append(services, unitName(r.prefix, i))
 		}
+		if r.aux[i] {
+			// A timer's or socket's service, which it may start at once.
+			services = append(services, auxName(r.prefix, i))
+		}
+	}
+	for _, name := range services {
 		var path dbus.ObjectPath
-		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, unitName(r.prefix, i)).Store(&path) != nil {
+		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, name).Store(&path) != nil {
 			continue
 		}
 		// The main process, and the control process (a forking
