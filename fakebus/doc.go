@@ -850,7 +850,9 @@
 //     limits are stored and reported, never enforced; MemoryCurrent and
 //     friends read as unknown (2^64-1). Effective* limits exist from 256
 //     (or with WithBackport) and are the minimum over the slice chain.
-//   - Generators, drop-ins, templates, preset files (the preset policy
+//   - Generators, templates (an instance such as a@b.service does not
+//     load from a@.service; drop-ins apply to it, a@.service.d/'s too, as
+//     under Unit files), preset files (the preset policy
 //     enables everything, systemd's default), [Install] Also= and
 //     DefaultInstance=, and unit file settings other than those listed
 //     under Unit files (ignored, as systemd ignores unknown keys). Transient
