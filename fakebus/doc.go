@@ -38,7 +38,8 @@
 // # File map
 //
 // The files follow systemd's src/core: dbus_X.go answers systemd's
-// dbus-X.c, a file named after a concept answers that concept's .c.
+// dbus-X.c, a file named after a concept answers that concept's .c. Every
+// file of the package is named here (TestFileMap checks it).
 //
 // The D-Bus surface, where a call comes in and is answered:
 //
