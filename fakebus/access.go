@@ -32,8 +32,8 @@ import (
 // systemd reserves for root (starting and stopping units, enabling unit
 // files, daemon-reload, ...) and send the manager what the bus policy
 // keeps from other users. An unprivileged caller gets what systemd
-// answers a user that is not root (see the package doc, "Access
-// control").
+// answers a user that is not root (docs/fakebus.md in the repository,
+// "Access control", has the table).
 type Access uint8
 
 const (

@@ -45,7 +45,7 @@ type UnitFile struct {
 	// Aliases are the unit's other names, as Alias= in its [Install]
 	// section or symlinks to its file give them: once the unit is loaded
 	// (by any name) every name finds it, but it is announced, listed and
-	// signalled under Name only (see the package documentation).
+	// signalled under Name only (docs/fakebus.md, "Aliases").
 	Aliases []string
 	// Masked makes the unit masked: starting it fails with UnitMasked.
 	Masked bool

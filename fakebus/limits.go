@@ -11,7 +11,7 @@ import (
 // time or on connections is disconnected, alone, and a NoteLimit tells; a
 // request beyond a per-connection cap is refused with LimitsExceeded; a
 // connection's queue over its limit gets no more messages (see "Limits"
-// in the package documentation for the defaults). For every field, 0
+// in docs/fakebus.md for the defaults). For every field, 0
 // means the default and a negative value means no limit.
 type Limits struct {
 	// MaxMessageSize is the largest message a client may send

@@ -16,8 +16,8 @@ import (
 	"github.com/sdbus-go/sdbus"
 )
 
-// Unit files on disk, as the fake reads them: see "Unit files" in the
-// package documentation.
+// Unit files on disk, as the fake reads them: see "Unit files" in
+// docs/fakebus.md.
 
 // parsedUnit is what the fake takes from a unit file.
 type parsedUnit struct {

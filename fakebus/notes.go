@@ -44,7 +44,7 @@ type Note struct {
 	// WithUnitFile), or the unit file's path.
 	From string
 	// Stored are the settings the fake accepted and keeps without acting
-	// on them (see "Settings" in the package documentation), sorted;
+	// on them (see "Settings" in docs/fakebus.md), sorted;
 	// Ignored are a unit file's assignments the fake did not use,
 	// "Section.Key", in file order.
 	Stored  []string
@@ -104,7 +104,7 @@ func storedOnly(names []string) []string {
 // what it does (jobs, unit states, the checks of its methods), or, for
 // Description, are wholly what it shows. Every other setting it accepts is
 // stored only: kept (and read back by Get when the fake has the property,
-// resource limits summed up in Effective* too), never acted on. The package documentation lists them
+// resource limits summed up in Effective* too), never acted on. docs/fakebus.md lists them
 // ("Settings"); TestSettingsDocumented keeps the two in step. It is
 // read-only.
 var modelled = map[string]bool{

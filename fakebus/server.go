@@ -130,7 +130,7 @@ func WithCgroupRoot(dir string) Option { return func(c *config) { c.cgroupRoot =
 // sockets and unit directories are chosen as for the system manager
 // (PrivateAddress is the user manager's $XDG_RUNTIME_DIR/systemd/private,
 // UnitDir its ~/.config/systemd/user). What a user manager refuses that the
-// fake does not model: see the package doc.
+// fake does not model: docs/fakebus.md, "The user manager".
 func WithUserManager(uid int) Option { return func(c *config) { c.user = uid } }
 
 // WithMadeUpPIDs makes the fake record a PID no process has, in a

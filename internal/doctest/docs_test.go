@@ -75,9 +75,7 @@ import (
 
 // notGo are the code blocks of package docs that are not Go, by file and
 // the start of their first line, with what they are.
-var notGo = map[string]string{
-	"fakebus/doc.go: AccuracyUSec After": "the names of the stored-only settings",
-}
+var notGo = map[string]string{}
 
 // docBlock is one code block of the documentation.
 type docBlock struct {

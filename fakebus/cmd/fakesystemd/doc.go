@@ -113,7 +113,7 @@
 // # Access control
 //
 // The fake refuses other users what systemd refuses them
-// (fakebus.AccessRoot; the package doc of fakebus has the table, measured
+// (fakebus.AccessRoot; docs/fakebus.md has the table, measured
 // on systemd 247 to 262): a caller whose uid, as the fake's bus sees it
 // (SO_PEERCRED), is not 0 may read (ListUnits, GetUnit, Get, GetAll,
 // GetUnitFileState, Subscribe, ...), but starting, stopping, killing,
@@ -188,9 +188,10 @@
 // root CMD and the fake run with the caller's uid in a user namespace.
 // --user=UID for another uid than the caller's is a usage error: run
 // plays the caller's user manager only. What the fake does not model of
-// a user manager is listed in the fakebus documentation; for example, the
-// Manager's UnitPath and Environment read empty, and its sockets' modes
-// are not a user manager's (see fakesystemd's access rules).
+// a user manager is listed in docs/fakebus.md ("The user manager"); for
+// example, the Manager's UnitPath and Environment read empty, and its
+// sockets' modes are not a user manager's (see fakesystemd's access
+// rules).
 //
 // # Limits
 //
@@ -305,7 +306,7 @@
 //     malformed-job-removed, drop-connection, drop-after-job-removed.
 //
 // A result must not contradict what the fake works out from a service's
-// commands (see "Faults" in the fakebus documentation): done (or skipped)
+// commands (see "Faults" in docs/fakebus.md): done (or skipped)
 // for a service whose start /bin/false fails (in ExecStartPre=, a oneshot's
 // ExecStart=, ExecStartPost=) or whose main process exits non-zero at
 // once, failed or timeout for one whose commands all exit 0 at once
@@ -333,7 +334,7 @@
 // units have no file on disk: they play vendor units, static (or masked;
 // indirect when they have aliases), behind the unit directories, and
 // ListUnitFiles lists them under /usr/lib/systemd/system, where real unit files (INI syntax, the
-// keys listed in the fakebus package documentation) can be linked,
+// keys listed in docs/fakebus.md, "Unit files") can be linked,
 // enabled and masked. "reload_duration" is how long each daemon-reload
 // lasts (Server.SetReloadDuration).
 //
@@ -404,8 +405,8 @@
 // command the one that decides it. "settings" names the settings a unit
 // got, from StartTransientUnit, SetUnitProperties or its unit file (its
 // path; "AddUnitFile" for a unit of the script's "units"), that the fake
-// keeps without acting on them (stored: the list in the fakebus
-// documentation, "Settings"), and a unit file's assignments it did not
+// keeps without acting on them (stored: the list in docs/fakebus.md,
+// "Settings"), and a unit file's assignments it did not
 // use (ignored: an unknown key, a value it cannot use, a section it does
 // not read). "limit" is a client disconnected because it passed a limit
 // (above): its unique name ("-" before Hello and on the private socket),
