@@ -41,13 +41,19 @@
 // dbus-X.c, a file named after a concept answers that concept's .c. Every
 // file of the package is named here (TestFileMap checks it).
 //
-// The D-Bus surface, where a call comes in and is answered:
+// The D-Bus surface, where a call comes in, is decoded, handed to the
+// model and answered. The model needs nothing of it but its signals
+// (TestModelNeedsNoSurface checks it):
 //
 //   - dbus.go: the one entry point (HandleCall), the routing of a call to its object's
-//     interfaces, error replies, signals, subscriptions and who receives what.
-//   - object.go: what an object path names, resolved once per call, as measured on 247–262.
-//   - vtable.go: the table types, the signature check, release gating, and the routing of unit
-//     and job methods to the Manager's handlers.
+//     interfaces, the surface's own error replies, the answer to calls a reload held.
+//   - dbus_signals.go: the manager's signals, subscriptions and who receives what.
+//   - dbus_object.go: what an object path names, resolved once per call, as measured on
+//     247–262.
+//   - dbus_vtable.go: the table types, the signature check, release gating, and the routing
+//     of unit and job methods to the Manager's handlers.
+//   - dbus_jobcall.go: a job method's call: the model's checks and job, then the reply as the
+//     job's script shapes it (a delay, JobRemoved first, a bus timeout, a dropped connection).
 //   - access.go: who may do what: the bus policy, privileged methods, polkit.
 //   - dbus_introspect.go: org.freedesktop.DBus.Introspectable, generated from the tables.
 //   - dbus_properties.go: org.freedesktop.DBus.Properties (Get, GetAll, Set) of every object.
@@ -63,11 +69,12 @@
 //   - dbus_scope.go: org.freedesktop.systemd1.Scope's methods and signal.
 //   - dbus_job.go: org.freedesktop.systemd1.Job's methods.
 //   - dbus_log_control.go: the /org/freedesktop/LogControl1 object.
-//   - dbus_unit_set.go: the properties SetUnitProperties and StartTransientUnit accept, and
-//     their checks.
 //
 // The model, under the manager's one lock:
 //
+//   - errors.go: the D-Bus errors the model raises, with systemd's names and texts.
+//   - settings.go: the properties SetUnitProperties, StartTransientUnit and unit files set:
+//     which unit types take each, their checks in systemd's order, how a value is stored.
 //   - manager.go: the manager, its lock's rule, daemon-reload, lookups, the environment.
 //   - runqueue.go: when jobs run: PID 1's one thing at a time.
 //   - unit.go: a unit's states, loading, garbage collection, start, stop, reset-failed,
