@@ -47,8 +47,10 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		if u.proc != nil {
 			mainPID = u.proc.pid
 		}
-		if u.load == "not-found" {
-			add("Type", "") // no type parsed: _SERVICE_TYPE_INVALID reads ""
+		if u.load == "not-found" || u.masked {
+			// No type parsed: _SERVICE_TYPE_INVALID reads "" (a masked
+			// service's too: measured on 252 by the differential tester).
+			add("Type", "")
 		} else {
 			add("Type", serviceType(u))
 		}

@@ -256,13 +256,14 @@ var settableProps = map[string]settable{
 }
 
 // liveSetting reports whether SetUnitProperties takes name for a unit
-// that is loaded: the cgroup settings (bus_cgroup_set_property),
-// Delegate= and its controllers, and Description=; the others are taken
-// only by a transient unit being made (measured on 252 by the
-// differential tester: CollectMode= answers PropertyReadOnly).
+// that is loaded: the cgroup settings (bus_cgroup_set_property) and
+// Description=; the others, Delegate= and DelegateControllers= too, are
+// taken only by a transient unit being made (measured on 247-262 by the
+// differential tester: CollectMode=, Delegate= and DelegateControllers=
+// answer PropertyReadOnly, delegated or not).
 func liveSetting(name string) bool {
 	spec := settableProps[name]
-	return spec.scope == forCgroup || name == "Description" || name == "Delegate" || name == "DelegateControllers"
+	return spec.scope == forCgroup || name == "Description"
 }
 
 func appliesTo(scope, kind string) bool {

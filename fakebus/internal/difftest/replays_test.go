@@ -123,6 +123,21 @@ var replays = []struct {
 	// run (times, PID), as a reload does, and ends a scope of zombies
 	// (252-262) as a reload does (the fake did none of these; the same on
 	// every release).
+	// Delegate= and DelegateControllers= are not live settings:
+	// SetUnitProperties of a loaded unit answers PropertyReadOnly,
+	// delegated or not (the fake set them); a masked service's Type is ""
+	// (the fake: oneshot). Found by a 30-minute run on 252 (seeds 9001,
+	// 9003), the same on every release.
+	{"delegation not live, masked type", []Op{
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "SetUnitProperties", Unit: 2, Runtime: true, Props: []Prop{{"DelegateControllers", []string{"cpu"}}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{1}}, {"Delegate", true}}},
+		{Kind: "SetUnitProperties", Unit: 3, Runtime: false, Props: []Prop{{"Delegate", false}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"Delegate", true}}},
+		{Kind: "MaskUnitFiles", Unit: 1},
+		{Kind: "LoadUnit", Unit: 1},
+	}},
 	{"reexec reloads", []Op{
 		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
 		{Kind: "StartUnit", Unit: 0, Mode: "replace"},

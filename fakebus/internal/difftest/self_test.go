@@ -106,3 +106,29 @@ func TestKnownMatches(t *testing.T) {
 		})
 	}
 }
+
+func TestKnownUnitFilePrograms(t *testing.T) {
+	real := Step{Op: "RestartUnit u1.service", Reply: "J1", Units: []string{
+		`u0.service: org.freedesktop.systemd1.NoSuchUnit`,
+		`u1.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/203 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/set/set pid=set code=1 status=203)]`,
+	}}
+	for _, tc := range []struct {
+		name string
+		fake []string
+		want string
+	}{
+		{"program run", []string{real.Units[0], `u1.service: "loaded" "active"/"running" Result="success" ExecMain=0/0 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/0/0 pid=set code=0 status=0)]`}, "unit-file-programs"},
+		{"another unit differs too", []string{`u0.service: "loaded"`, `u1.service: "loaded" "active"/"running"`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ""
+			fake := Step{Op: real.Op, Reply: real.Reply, Units: tc.fake}
+			if k := knownDifference(Op{Kind: OpRestart}, real, fake); k != nil {
+				got = k.ID
+			}
+			if got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
