@@ -9,6 +9,209 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
+// What becomes of a job call (startJob: StartUnit and the other unit job
+// methods, StartTransientUnit, EnsureTransientUnit's start), case by case.
+// For each case: who cancels the job the call may have created, and on
+// which connection; what the caller gets, error (the sentinel it matches)
+// and Job; and the tests that prove it, or that none does (TestFaultMatrix
+// and its regression tests are in faultmatrix_test.go). A late job is one
+// whose reply comes after the caller's ctx ended. EnsureTransientUnit and
+// DestroyUnit build on these cases to keep their own promises
+// (transient.go).
+//
+//  1. Reply in time.
+//     Cancels: nobody. Job.Cancel sends CancelJob on the current
+//              connection; a job that has ended is no error.
+//     Caller:  a *Job, pending until its JobRemoved; Wait then returns
+//              the result, with nil for done and skipped and a *JobError
+//              (ErrJobFailed) for any other. A JobRemoved processed
+//              before the reply is kept for the call (jobtracker.go); a
+//              reply that comes as ctx ends wins.
+//     Proof:   TestStartTransientUnitWait, TestJobResultsTyped,
+//              TestJobRemovedBeforeReply, TestMergedJobTwoWaiters,
+//              TestJobCancel (jobs_test.go).
+//
+//  2. ctx ended before the call was sent.
+//     Cancels: nothing was sent.
+//     Caller:  an *Error matching ctx.Err(); no Job.
+//     Proof:   TestContextExpiresDuringCall (its last call, jobs_test.go);
+//              TestFaultMatrix's ctxBefore actor.
+//
+//  3. ctx ends before the reply, the call sent.
+//     Cancels: a Conn-owned goroutine that keeps the call's slot and
+//              ticket, waits for the late reply and deals with the late
+//              job: cases 4 to 7, 9, 12, 15 and 16. On a Conn being
+//              closed no goroutine starts, and nothing is canceled.
+//     Caller:  at once an *Error matching ctx.Err() ("no reply before the
+//              context ended; the job, if created, is canceled when the
+//              reply comes"); no Job.
+//     Proof:   TestContextExpiresDuringCall; TestCloseEndsWaitsAndJoins
+//              (Close ends the goroutine) (jobs_test.go). Nothing tests
+//              the Conn being closed as ctx ends.
+//
+//  4. Late job, still queued, asked for by no other call on this Conn.
+//     Cancels: the goroutine, with CancelJob on the call's own connection
+//              (bounded by that connection's life), once no other call
+//              for the unit is in flight on it (jobTracker.soleClaim). A
+//              Reconcile that found the job does not count as asking for
+//              it. A caller on another Conn whose call merged into the
+//              job sees it canceled.
+//     Caller:  nothing more: it has its ctx error. A Job that Reconcile
+//              or another Conn's merged call handed out ends with
+//              JobCanceled (a *JobError).
+//     Proof:   TestContextExpiresDuringCall (jobs_test.go),
+//              TestReconcileDoesNotStopLateCancel (session_test.go),
+//              TestObserverClaimDoesNotStopLateCancel
+//              (session_internal_test.go); TestFaultMatrix's ctxDuring,
+//              lateReply and merged actors (merged across Conns).
+//
+//  5. Late job that another call on this Conn asked for too (merged),
+//     registered before the decision or in flight for the unit then.
+//     Cancels: nobody; the job runs.
+//     Caller:  the other call's Job gets the job's own result.
+//     Proof:   TestFaultMatrixRegressionLateCancelUnderMergedCaller;
+//              TestObserverClaimDoesNotStopLateCancel (two requests);
+//              TestFaultMatrix's merged actor.
+//
+//  6. Late reply naming a job that has ended (its JobRemoved came
+//     first), or a late answer that made nothing (the call was never
+//     sent, or systemd answered it with an error other than NoReply:
+//     cases 12 and 15).
+//     Cancels: nobody.
+//     Caller:  nothing more.
+//     Proof:   the ended job: TestFaultMatrix's lateReply actor (a job
+//              that runs at once). The late error answer: no test.
+//
+//  7. Late job of a StartTransientUnit sent with AddRef=true
+//     (EnsureTransientUnit on a bus; see refRequest).
+//     Cancels: as cases 4 to 6, 9, 12 and 16; then, when the call may
+//              have made the unit (a reply, or a hand-over), the
+//              goroutine drops the connection's reference on it
+//              (UnrefUnit on the call's connection, sent again across a
+//              daemon-reexec; a connection that has ended took it along).
+//     Caller:  nothing more.
+//     Proof:   no test isolates it. TestEnsureTransientUnitPolicies
+//              (transient_test.go, "timeout cancels the job and resets
+//              the unit") goes this way only when its ctx ends during
+//              the call rather than the wait.
+//
+//  8. Connection drops before the reply, ctx still live.
+//     Cancels: nobody.
+//     Caller:  a sent call other than StopUnit: ErrOutcomeUnknown (also
+//              matching ErrDisconnected), never sent again:
+//              Conn.Reconcile tells what became of it. StopUnit
+//              (idempotent), and a call that was never sent: sent again
+//              on a reconnecting Conn's next connection, up to retries
+//              times; on any other Conn ErrDisconnected. After Close,
+//              ErrClosed. No Job, unless a call sent again gets one.
+//     Proof:   TestReconnectNeverReplaysJobCalls (reconnect_test.go),
+//              TestLostReplyEveryJobCall (drop, lostreply_test.go),
+//              TestFaultMatrixRegressionSentCallReportedUnsent. No test
+//              isolates a job call never sent being sent again, nor
+//              StopUnit's ErrDisconnected on a Conn that does not
+//              reconnect (TestDestroyUnitSurvivesDisconnectDuringWait,
+//              session_test.go, shows DestroyUnit's).
+//
+//  9. Connection drops after ctx ended, before the late reply.
+//     Cancels: cancelHandedOver, on a reconnecting Conn's next
+//              connection (within lateCancelTimeout): the unit's queued
+//              job, its path unknown, if its type is one the call makes
+//              (jobTypeFor) and no call on this Conn asked for the unit
+//              meanwhile. A Conn that does not reconnect, or is closed,
+//              has no connection to cancel it on: the job runs.
+//     Caller:  nothing more.
+//     Proof:   TestLateJobCanceledAcrossReconnect (session_test.go). That
+//              the job runs on a Conn that does not reconnect: no test
+//              (TestFaultMatrix counts it, late-cancel-cut-by-disconnect).
+//
+//  10. Connection drops after the reply, the Job pending.
+//      Cancels: nobody. Job.Cancel cancels the job on a reconnecting
+//               Conn's current connection (cancelOrphan: a job that is
+//               gone, or is now another unit's, has ended); on any other
+//               Conn it fails with ErrDisconnected (ErrClosed after
+//               Close).
+//      Caller:  Done closes; Wait returns ErrDisconnected (ErrClosed
+//               after Close): the job may still run, and Conn.Reconcile
+//               hands out a Job for it while it is queued. A JobRemoved
+//               that arrived before the drop is reported instead.
+//      Proof:   TestDisconnectMidWait, TestCloseEndsWaitsAndJoins
+//               (jobs_test.go), TestReconnect (reconnect_test.go),
+//               TestJobCancelNeverSucceedsWithoutEffect,
+//               TestResultArrivedBeforeDisconnectIsReported
+//               (session_test.go), TestResultThatArrivedSurvivesDisconnect
+//               (session_internal_test.go), TestReexecDropsPrivateConn
+//               (conn_test.go: on the private socket a daemon-reexec is
+//               such a drop).
+//
+//  11. NoReply because systemd re-executed (org.freedesktop.systemd1
+//      changed owner between the call and its answer: noreply.go), ctx
+//      still live; on a bus, whether or not the Conn reconnects.
+//      Cancels: nobody.
+//      Caller:  at once ErrOutcomeUnknown (also matching
+//               ErrDisconnected); no Job; Conn.Reconcile tells whether
+//               systemd read the call. StopUnit is sent again once
+//               systemd owns its name again (the wait bounded by ctx,
+//               Close and WaitForConnection, then ErrServiceUnknown), up
+//               to retries times.
+//      Proof:   TestJobCallSystemdLeftUnansweredIsOutcomeUnknown,
+//               TestIdempotentCallSystemdNeverReadIsRetried (StopUnit)
+//               (noreply_test.go), TestLostReplyEveryJobCall (reexec).
+//
+//  12. NoReply because systemd re-executed, after ctx ended (late).
+//      Cancels: cancelHandedOver, as in case 9 but on any Conn, on its
+//               current connection: the same one while it is up
+//               (systemd left, the bus stayed); its calls wait for
+//               systemd to come back.
+//      Caller:  nothing more.
+//      Proof:   TestAbandonedJobCallSystemdLeftIsCanceled
+//               (noreply_test.go).
+//
+//  13. A daemon-reexec while the Job is pending (on a bus).
+//      Cancels: nobody.
+//      Caller:  Wait returns the result, sent by either instance. A job
+//               that ended unannounced (the new instance no longer lists
+//               it) ends with ErrOutcomeUnknown, and Job.Cancel of it
+//               returns nil.
+//      Proof:   TestJobResultsFollowManagerAcrossReexec (conn_test.go),
+//               TestJobEndedUnannouncedAtReexecEnds (noreply_test.go),
+//               TestSystemdResultNeverDroppedAtReexec,
+//               TestResultSentBeforeNameReacquiredIsDelivered
+//               (session_internal_test.go).
+//
+//  14. NoReply otherwise (dbus-daemon's reply timeout, or systemd's own
+//      NoReply when polkitd leaves during the authorization check), ctx
+//      still live.
+//      Cancels: nobody.
+//      Caller:  at once ErrTimeout, with the peer's text; not sent again,
+//               StopUnit neither; no Job. A Conn made by NewConn first
+//               waits up to ownerLag for a change of owner.
+//      Proof:   TestBusTimeoutWhileSystemdStaysIsErrTimeout,
+//               TestNoReplyFromSystemdItselfIsARefusal (noreply_test.go).
+//
+//  15. NoReply otherwise, after ctx ended (late).
+//      Cancels: nobody: the call counts as having made nothing.
+//      Caller:  nothing more.
+//      Proof:   no test.
+//
+//  16. The late job's CancelJob (case 4) fails.
+//      Cancels: when systemd left the bus under it (daemon-reexec):
+//               cancelOrphan on the Conn's current connection once
+//               systemd is back, within lateCancelTimeout. When the
+//               connection drops under it, or ends between the late
+//               reply and the cancel (unless another call on this Conn
+//               registered the job): cancelHandedOver with the job's
+//               path, cancelOrphan on a reconnecting Conn's next
+//               connection; on any other Conn the job runs. Any other
+//               failure (a D-Bus error such as NoSuchJob or
+//               AccessDenied, or Close): nobody; the job runs if it
+//               still exists. The failures of those later cancels are
+//               not reported either.
+//      Caller:  nothing more; nobody is told.
+//      Proof:   no test drives any of these. TestFaultMatrix's schedules
+//               that combine a late reply with a disconnect or a
+//               daemon-reexec may reach them, and accept the job
+//               canceled or its cancel cut by the disconnect.
+
 // startJob makes a job-creating call and registers the returned path.
 //
 // The call itself is not bound to ctx: if ctx ends first, startJob returns
