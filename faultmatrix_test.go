@@ -1425,14 +1425,14 @@ func (sc *schedule) spray(r *rand.Rand, stop <-chan struct{}) {
 // Library: a caller gives up during its start call (ctx cancelled while
 // the reply is delayed) and a second caller on the same Conn starts the
 // same unit, merging into the queued job; its reply reaches the Conn
-// before the late reply. Job.go promises the late job is canceled "unless
-// another caller on the same Conn waits for that job", yet sometimes the
-// Conn cancels it and the second caller, whose ctx is fine, gets
-// "canceled": startJob and cancelLateJob register the job path from two
-// goroutines woken by the two replies, and when cancelLateJob's goroutine
-// runs first it finds no entry (fresh) and sends CancelJob. Registration
-// follows goroutine scheduling, not the order of the replies on the wire.
-// Usually seen within 100-200 iterations (about a second).
+// before the late reply. startJob (jobcall.go) promises the late job is
+// canceled "unless another caller on the same Conn waits for that job",
+// yet sometimes the Conn cancels it and the second caller, whose ctx is
+// fine, gets "canceled": startJob and cancelLateJob register the job path
+// from two goroutines woken by the two replies, and when cancelLateJob's
+// goroutine runs first it finds no entry (fresh) and sends CancelJob.
+// Registration follows goroutine scheduling, not the order of the replies
+// on the wire. Usually seen within 100-200 iterations (about a second).
 func TestFaultMatrixRegressionLateCancelUnderMergedCaller(t *testing.T) {
 	ctx := testCtx(t)
 	var mu sync.Mutex
