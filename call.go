@@ -84,7 +84,7 @@ type slotHandedOver struct{ error }
 
 func (e slotHandedOver) Unwrap() error { return e.error }
 
-// idempotentMethods are the Manager methods that may be sent again when
+// idempotentMethod reports whether a Manager method may be sent again when
 // the connection dropped before their reply.
 func idempotentMethod(method string) bool {
 	switch method {
