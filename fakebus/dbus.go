@@ -6,6 +6,7 @@ package fakebus
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,7 @@ func (m *manager) PeerGone(p *busd.Peer) {
 	delete(m.subscribed, p)
 	m.inputOf.CompareAndSwap(p, nil)
 	for j := range m.requested[p] {
-		delete(j.requesters, p)
+		j.requesters = slices.DeleteFunc(j.requesters, func(q *busd.Peer) bool { return q == p })
 	}
 	delete(m.requested, p)
 	// Its references on units go with it (RefUnit).

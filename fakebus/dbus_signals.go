@@ -20,6 +20,8 @@ package fakebus
 //   - Subscriptions are per bus connection and end with it.
 
 import (
+	"slices"
+
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 )
@@ -53,13 +55,10 @@ func (m *manager) broadcastLocked(toBus bool, path dbus.ObjectPath, iface, membe
 // trackLocked records p as a requester of j. Direct connections are not
 // tracked: they receive every signal anyway.
 func (m *manager) trackLocked(j *job, p *busd.Peer) {
-	if p == nil || p.Mode() != busd.BusMode || j.requesters[p] {
+	if p == nil || p.Mode() != busd.BusMode || slices.Contains(j.requesters, p) {
 		return
 	}
-	if j.requesters == nil {
-		j.requesters = map[*busd.Peer]bool{}
-	}
-	j.requesters[p] = true
+	j.requesters = append(j.requesters, p)
 	jobs := m.requested[p]
 	if jobs == nil {
 		jobs = map[*job]bool{}
@@ -69,14 +68,10 @@ func (m *manager) trackLocked(j *job, p *busd.Peer) {
 }
 
 // untrackLocked forgets j's requesters once its JobRemoved has gone out.
+// A client's set of jobs stays, empty, until it disconnects (PeerGone).
 func (m *manager) untrackLocked(j *job) {
-	for p := range j.requesters {
-		if jobs := m.requested[p]; jobs != nil {
-			delete(jobs, j)
-			if len(jobs) == 0 {
-				delete(m.requested, p)
-			}
-		}
+	for _, p := range j.requesters {
+		delete(m.requested[p], j)
 	}
 	j.requesters = nil
 }

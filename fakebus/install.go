@@ -15,6 +15,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+	"golang.org/x/sys/unix"
 )
 
 // The fake's unit directories. Two directories play the parts of
@@ -178,15 +179,16 @@ func (m *manager) lookupDiskLocked(name string) (diskEntry, bool) {
 // entryLocked reads dir/name; dangling symlinks count as absent.
 func (m *manager) entryLocked(dir, name string, runtime bool) (diskEntry, bool) {
 	p := filepath.Join(dir, name)
-	fi, err := os.Lstat(p)
-	if err != nil {
+	var st unix.Stat_t // not os.Lstat: no FileInfo to allocate on every lookup
+	if unix.Lstat(p, &st) != nil {
 		return diskEntry{}, false
 	}
 	e := diskEntry{path: p, runtime: runtime, file: p}
-	switch {
-	case fi.Mode().IsRegular():
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
 		return e, true
-	case fi.Mode()&fs.ModeSymlink == 0:
+	case unix.S_IFLNK:
+	default:
 		return diskEntry{}, false
 	}
 	t, err := os.Readlink(p)

@@ -39,9 +39,9 @@ type job struct {
 	replied     bool        // the reply naming this job has been queued
 	heldRemoved []jobSignal // JobRemoved waiting for the reply
 	replyAfter  func()      // FaultJobRemovedBeforeReply: the reply, sent after JobRemoved
-	// requesters are the bus clients that asked for the job, until its
-	// JobRemoved has gone out (dbus_signals.go).
-	requesters map[*busd.Peer]bool
+	// requesters are the bus clients that asked for the job, each once,
+	// until its JobRemoved has gone out (dbus_signals.go); mostly one.
+	requesters []*busd.Peer
 	caller     *busd.Peer // the connection whose call created the job, if any
 	queued     bool       // on the run queue (runqueue.go)
 	finished   bool

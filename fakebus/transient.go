@@ -6,6 +6,7 @@ package fakebus
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
@@ -63,11 +64,24 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 		// pristine: it becomes the transient unit (unit_is_pristine;
 		// measured on 247-262 by the differential tester: a slice started
 		// with no file, active, is taken over).
-		primary := m.primaryLocked(nu.name)
+		primary, onDisk := nu.name, false
+		if p, ok := m.aliases[nu.name]; ok {
+			primary = p
+		} else if m.units[nu.name] == nil {
+			// One read of the unit directories: a file, a mask or an
+			// alias symlink of the name (primaryLocked's lookup).
+			if e, ok := m.lookupDiskLocked(nu.name); ok {
+				onDisk = true
+				if e.alias {
+					primary = filepath.Base(e.file)
+				}
+			}
+		}
 		_, exists := m.files[primary]
-		if !exists && m.units[primary] == nil {
+		if !exists && !onDisk && primary != nu.name && m.units[primary] == nil {
 			_, exists = m.lookupDiskLocked(primary)
 		}
+		exists = exists || onDisk
 		if nu.kind == "scope" {
 			// systemd loads no scope from a file (scope_load): a file or
 			// mask of its name is not looked at (measured on 247 and

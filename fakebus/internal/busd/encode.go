@@ -45,6 +45,36 @@ type outMsg struct {
 	traced *dbus.Message // built for the trace on first use
 }
 
+// sizeHint is about the length of m's wire form, so that encoding it
+// mostly takes one allocation: the fixed header, each header field with
+// its padding, and the body (a relayed one's bytes, or an estimate of
+// the values' sizes).
+func (m *outMsg) sizeHint() int {
+	n := 16 + 8*8 + len(m.path) + len(m.iface) + len(m.member) + len(m.errName) + len(m.dest) + len(m.sender) + len(m.sig)
+	if m.rawBody != "" {
+		return n + len(m.rawBody)
+	}
+	for _, v := range m.body {
+		n += valueSizeHint(v)
+	}
+	return n
+}
+
+// valueSizeHint estimates the encoded size of a body value: strings and
+// object paths their length plus a length word, padding and NUL, numbers
+// 8, anything else a guess.
+func valueSizeHint(v any) int {
+	switch v := v.(type) {
+	case string:
+		return 8 + len(v)
+	case dbus.ObjectPath:
+		return 8 + len(v)
+	case uint32, int32, bool, uint64, int64, float64, byte, int16, uint16:
+		return 8
+	}
+	return 64
+}
+
 // encodeError is panicked by the encoder and recovered by encode.
 type encodeError struct{ err error }
 
@@ -64,7 +94,7 @@ func (m *outMsg) encode(serial uint32) (data []byte, err error) {
 			return nil, err
 		}
 	}
-	e := encoder{big: m.rawBig, buf: make([]byte, 0, 160+len(m.rawBody))}
+	e := encoder{big: m.rawBig, buf: make([]byte, 0, m.sizeHint())}
 	order := byte('l')
 	if e.big {
 		order = 'B'
