@@ -38,6 +38,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if addr := os.Getenv(clientEnv); addr != "" {
+		if err := serveJobs(addr); err != nil {
+			fmt.Fprintln(os.Stderr, "job client:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(churnEnv) != "" {
 		if err := serveChurn(); err != nil {
 			fmt.Fprintln(os.Stderr, "churn:", err)
