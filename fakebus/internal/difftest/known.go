@@ -71,6 +71,26 @@ var known = []Known{
 		},
 	},
 	{
+		ID:     "restart",
+		Reason: "Restart= is stored, but the fake restarts no service: one that fails stays failed where systemd restarts it",
+		match: func(_ Op, real, fake Step) bool {
+			if real.Op != fake.Op || len(real.Units) != len(fake.Units) {
+				return false
+			}
+			differs := false
+			for i := range real.Units {
+				if real.Units[i] == fake.Units[i] {
+					continue
+				}
+				if !restarting.MatchString(real.Units[i]) {
+					return false
+				}
+				differs = true
+			}
+			return differs
+		},
+	},
+	{
 		ID:     "job-timeout",
 		Reason: "JobTimeoutUSec= (settable on 262) is stored, but the fake times out no job",
 		match: func(o Op, _, _ Step) bool {
@@ -83,6 +103,9 @@ var known = []Known{
 		},
 	},
 }
+
+// restarting is a unit line's Restart= setting that restarts the service.
+var restarting = regexp.MustCompile(`\bRestart="(always|on-[a-z-]+)"`)
 
 // calendarNext is a TimersCalendar element as a unit line shows it.
 var calendarNext = regexp.MustCompile(`(\("OnCalendar" "[^"]*" )next=set\)`)

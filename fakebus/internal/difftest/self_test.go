@@ -132,3 +132,32 @@ func TestKnownUnitFilePrograms(t *testing.T) {
 		})
 	}
 }
+
+func TestKnownRestart(t *testing.T) {
+	real := Step{Op: "StartTransientUnit u1.service", Reply: "J1", Units: []string{
+		`u0.service: org.freedesktop.systemd1.NoSuchUnit`,
+		`u1.service: "loaded" "activating"/"auto-restart" Result="exit-code" ExecMain=1/1 Restart="on-failure"`,
+	}}
+	for _, tc := range []struct {
+		name string
+		fake []string
+		want string
+	}{
+		{"failed instead", []string{real.Units[0], `u1.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/1 Restart="on-failure"`}, "restart"},
+		{"another unit differs too", []string{`u0.service: "loaded"`, `u1.service: "loaded" "failed"/"failed" Restart="on-failure"`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ""
+			if k := knownDifference(Op{Kind: OpStartTransient}, real, Step{Op: real.Op, Reply: real.Reply, Units: tc.fake}); k != nil {
+				got = k.ID
+			}
+			if got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	noRestart := Step{Op: real.Op, Reply: real.Reply, Units: []string{real.Units[0], `u1.service: "loaded" "activating"/"start" Restart="no"`}}
+	if k := knownDifference(Op{Kind: OpStartTransient}, noRestart, Step{Op: real.Op, Reply: real.Reply, Units: []string{real.Units[0], `u1.service: "loaded" "failed"/"failed" Restart="no"`}}); k != nil {
+		t.Errorf("Restart=no: knownDifference = %q, want none", k.ID)
+	}
+}
