@@ -147,8 +147,9 @@ func check(ctx context.Context, a *Backend, b func() (*Backend, func(), error), 
 type stats struct {
 	runs, steps, known atomic.Int64
 	mu                 sync.Mutex // guards first
-	// first is the report of the first divergence: when it does not
-	// happen again (rapid calls the check flaky), it is all there is.
+	// first is the report of the first divergence (of the current seed,
+	// in a long run): when it does not happen again (rapid calls the
+	// check flaky), it is all there is.
 	first string
 	// The length of the first diverging sequence, and of the last one
 	// (rapid runs the shrunk one last) with its diverging step.
@@ -197,12 +198,20 @@ func TestDifferential(t *testing.T) {
 	found := 0
 	for end := time.Now().Add(dur); time.Now().Before(end); seed++ {
 		flag.Set("rapid.seed", fmt.Sprint(seed))
+		st.mu.Lock()
+		st.first = "" // this seed's
+		st.mu.Unlock()
 		rec := &recorder{name: fmt.Sprintf("seed%d", seed)}
 		rec.run(func() { rapid.Check(rec, check(ctx, real, fake, st, maxSteps)) })
 		if rec.failed.Load() {
 			found++
+			// rapid prints nothing of a divergence it could not make
+			// happen again (flaky): the first one seen says what it was.
+			st.mu.Lock()
+			first := st.first
+			st.mu.Unlock()
 			// Between markers, for scripts/differential-fuzz to cut out.
-			t.Errorf("seed %d diverges\n=== divergence %s seed %d\n%s\n=== end", seed, strings.Fields(version)[0], seed, rec.text())
+			t.Errorf("seed %d diverges\n=== divergence %s seed %d\n%s\nthe first divergence seen:\n%s\n=== end", seed, strings.Fields(version)[0], seed, rec.text(), first)
 		}
 	}
 	t.Logf("differential on %s for %s: %s; %d diverging seeds", real.Name, dur, st, found)
