@@ -9,7 +9,7 @@ package fakebus
 // PresetUnitFilesWithMode, MaskUnitFiles, UnmaskUnitFiles,
 // RevertUnitFiles, SetDefaultTarget, GetDefaultTarget,
 // PresetAllUnitFiles, AddDependencyUnitFiles and GetUnitFileLinks. The
-// logic on the unit directories is in install.go.
+// operations on the unit directories are in install.go.
 
 import (
 	"errors"

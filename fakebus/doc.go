@@ -104,7 +104,8 @@
 //
 // Unit files on disk:
 //
-//   - install.go: the unit directories and the unit-file methods' work on them.
+//   - unitfile.go: the unit directories, a unit's files there, (re)loading, NeedDaemonReload.
+//   - install.go: the unit-file operations (enable, mask, preset, ...), states, change lists.
 //   - load_fragment.go: parsing unit files and their drop-ins, with the settings of each
 //     type's section and time spans.
 //   - calendar.go: calendar specs, as OnCalendar= takes them.

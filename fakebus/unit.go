@@ -30,9 +30,9 @@ type unit struct {
 	base, defSlice string
 	transient      bool
 	fromFile       bool     // loaded from a unit file (or an AddUnitFile one)
-	file           string   // the unit file on disk, if any (install.go)
-	fragment       string   // FragmentPath: the file's path on the unit path (install.go)
-	dropIns        []string // DropInPaths, in the order they apply (load_fragment.go)
+	file           string   // the unit file on disk, if any (unitfile.go)
+	fragment       string   // FragmentPath: the file's path on the unit path (unitfile.go)
+	dropIns        []string // DropInPaths, in the order they apply (unitfile.go)
 	fileState      string   // UnitFileState once read, until reloaded (install.go)
 	aliases        []string // its other names, from symlinks to file
 	perpetual      bool     // -.slice and friends: never stopped or collected
@@ -86,7 +86,7 @@ type unit struct {
 	times       stateTimes         // when it last left and entered its states (setStateLocked)
 
 	// loaded is what its unit file and drop-ins were on disk when it was
-	// loaded (install.go: NeedDaemonReload).
+	// loaded (unitfile.go: NeedDaemonReload).
 	loaded loadStamp
 }
 
