@@ -140,6 +140,25 @@ func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]un
 	return "", "", m.errNoUnitFileLocked(f)
 }
 
+// linkLocked implements LinkUnitFiles: each file, an absolute path, is
+// symlinked into the configuration directory unless it is in one of the
+// unit directories already.
+func (m *manager) linkLocked(files []string, runtime, force bool, changes *[]unitFileChange) error {
+	dir := m.dirs.config(runtime)
+	for _, f := range files {
+		if !strings.HasPrefix(f, "/") {
+			return errFileInvalid(f)
+		}
+		if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) && !m.behaves(sdversions.LinkMissingFileNoSuchUnit) {
+			return &callErr{dbusErr + "FileNotFound", "No such file or directory"}
+		}
+		if _, _, err := m.resolveUnitFileLocked(f, dir, force, changes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // enableLocked implements EnableUnitFiles and PresetUnitFiles.
 func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]unitFileChange) (bool, error) {
 	dir := m.dirs.config(runtime)
@@ -257,6 +276,55 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 	return nil
 }
 
+// reenableLocked implements ReenableUnitFiles: it disables the files
+// that are on disk by their names, then enables them all.
+func (m *manager) reenableLocked(files []string, runtime, force bool, changes *[]unitFileChange) (bool, error) {
+	var names []string
+	for _, f := range files {
+		n := filepath.Base(f)
+		if _, ok := m.lookupDiskLocked(n); ok {
+			names = append(names, n)
+		}
+	}
+	if err := m.disableLocked(names, runtime, false, changes); err != nil {
+		return false, err
+	}
+	return m.enableLocked(files, runtime, force, changes)
+}
+
+// maskLocked implements MaskUnitFiles: each name is symlinked to
+// /dev/null in the configuration directory.
+func (m *manager) maskLocked(names []string, runtime, force bool, changes *[]unitFileChange) error {
+	dir := m.dirs.config(runtime)
+	for _, n := range names {
+		if sdbus.ValidateUnitName(n) != nil {
+			return errFileInvalid(n)
+		}
+		if err := m.symlinkLocked(filepath.Join(dir, n), "/dev/null", force, changes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unmaskLocked implements UnmaskUnitFiles: the symlink of each name to
+// /dev/null in the configuration directory goes.
+func (m *manager) unmaskLocked(names []string, runtime bool, changes *[]unitFileChange) error {
+	dir := m.dirs.config(runtime)
+	for _, n := range names {
+		if sdbus.ValidateUnitName(n) != nil {
+			return errFileInvalid(n)
+		}
+		if e, ok := m.entryLocked(dir, n, runtime); ok && e.masked {
+			if err := os.Remove(e.path); err != nil {
+				return err
+			}
+			*changes = append(*changes, unitFileChange{"unlink", e.path, ""})
+		}
+	}
+	return nil
+}
+
 // unitFileStateLocked returns the UnitFileState of name, or false when it
 // has no unit file.
 func (m *manager) unitFileStateLocked(name string) (string, bool) {
@@ -306,6 +374,19 @@ func (m *manager) unitFileStateLocked(name string) (string, bool) {
 		return "disabled", true
 	}
 	return "static", true
+}
+
+// getUnitFileStateLocked is GetUnitFileState: the state of name's unit
+// file (unitFileStateLocked).
+func (m *manager) getUnitFileStateLocked(name string) (string, error) {
+	if sdbus.ValidateUnitName(name) != nil {
+		return "", errInvalidArgs("Invalid argument")
+	}
+	st, found := m.unitFileStateLocked(name)
+	if !found {
+		return "", &callErr{dbusErr + "FileNotFound", "No such file or directory"}
+	}
+	return st, nil
 }
 
 // enabledInLocked reports whether dir holds a .wants/ or .requires/ entry
@@ -444,19 +525,19 @@ const defaultTarget = "default.target"
 
 // getDefaultTargetLocked is GetDefaultTarget: the unit default.target
 // stands for, following its symlink on the unit path.
-func (m *manager) getDefaultTargetLocked() ([]any, error) {
+func (m *manager) getDefaultTargetLocked() (string, error) {
 	e, ok := m.lookupDiskLocked(defaultTarget)
 	switch {
 	case ok && e.masked:
-		return nil, &callErr{errPrefix + "UnitMasked", "Unit file is masked."}
+		return "", &callErr{errPrefix + "UnitMasked", "Unit file is masked."}
 	case ok:
-		return []any{filepath.Base(e.file)}, nil
+		return filepath.Base(e.file), nil
 	}
 	if f, ok := m.files[defaultTarget]; ok {
 		if f.Masked {
-			return nil, &callErr{errPrefix + "UnitMasked", "Unit file is masked."}
+			return "", &callErr{errPrefix + "UnitMasked", "Unit file is masked."}
 		}
-		return []any{defaultTarget}, nil
+		return defaultTarget, nil
 	}
 	names := make([]string, 0, len(m.files))
 	for n := range m.files {
@@ -465,10 +546,10 @@ func (m *manager) getDefaultTargetLocked() ([]any, error) {
 	sort.Strings(names)
 	for _, n := range names {
 		if slices.Contains(m.files[n].Aliases, defaultTarget) {
-			return []any{n}, nil
+			return n, nil
 		}
 	}
-	return nil, &callErr{dbusErr + "FileNotFound", "No such file or directory"}
+	return "", &callErr{dbusErr + "FileNotFound", "No such file or directory"}
 }
 
 // setDefaultTargetLocked is SetDefaultTarget: default.target in the
@@ -512,11 +593,29 @@ func (m *manager) checkUnitFilesLocked(files []string) error {
 	return nil
 }
 
+// presetModes are the preset modes of PresetUnitFilesWithMode and
+// PresetAllUnitFiles ("" is full).
+var presetModes = map[string]bool{"": true, "full": true, "enable-only": true, "disable-only": true}
+
+// presetLocked implements PresetUnitFiles and PresetUnitFilesWithMode
+// under the fake's policy, which enables everything: EnableUnitFiles,
+// except that mode disable-only has nothing to disable and only checks
+// the files.
+func (m *manager) presetLocked(files []string, mode string, runtime, force bool, changes *[]unitFileChange) (bool, error) {
+	if mode == "disable-only" {
+		return false, m.checkUnitFilesLocked(files)
+	}
+	return m.enableLocked(files, runtime, force, changes)
+}
+
 // presetAllLocked is PresetAllUnitFiles under the fake's policy (enable
 // everything): every unit file in the directories with an [Install]
 // section that is not enabled gets enabled; as in systemd, a unit that
-// cannot be enabled is skipped.
-func (m *manager) presetAllLocked(runtime, force bool, changes *[]unitFileChange) {
+// cannot be enabled is skipped. Mode disable-only has nothing to do.
+func (m *manager) presetAllLocked(mode string, runtime, force bool, changes *[]unitFileChange) {
+	if mode == "disable-only" {
+		return
+	}
 	for _, row := range m.listUnitFilesLocked([]string{"disabled", "linked", "linked-runtime"}, nil) {
 		name := filepath.Base(row.Path)
 		var ch []unitFileChange
@@ -688,4 +787,33 @@ func (m *manager) disableWithInstallInfoLocked(names []string, runtime bool, cha
 		return false, err
 	}
 	return carries, nil
+}
+
+// unitFileLinksLocked is GetUnitFileLinks: the links a disable of name
+// would remove, from a dry run of it.
+func (m *manager) unitFileLinksLocked(name string, runtime bool) ([]string, error) {
+	if sdbus.ValidateUnitName(name) != nil {
+		// systemd answers the errno of its dry-run disable.
+		if !sdversions.Behaves(m.release, sdversions.UnitFileLinksEUCLEAN) {
+			return nil, &callErr{dbusErr + "InvalidArgs", "Invalid argument"}
+		}
+		return nil, &callErr{"System.Error.EUCLEAN", "Structure needs cleaning"}
+	}
+	if _, ok := m.lookupDiskLocked(name); !ok {
+		return []string{}, nil // no unit file: no links
+	}
+	if m.cfg.user >= 0 && !sdversions.Behaves(m.release, sdversions.UnitFileLinksOwnScope) {
+		// 247 looks in the system's directories, which a user manager's
+		// fake does not have: none of its own links.
+		return []string{}, nil
+	}
+	changes := []unitFileChange{}
+	if err := m.disableLocked([]string{name}, runtime, true, &changes); err != nil {
+		return nil, err
+	}
+	links := []string{}
+	for _, ch := range changes {
+		links = append(links, ch.Filename)
+	}
+	return links, nil
 }
