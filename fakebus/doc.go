@@ -79,6 +79,7 @@
 //   - runqueue.go: when jobs run: PID 1's one thing at a time.
 //   - unit.go: a unit's states, loading, garbage collection, start, stop, reset-failed,
 //     freeze, clean.
+//   - unittype.go: the unit types and what each can do, as systemd's UnitVTable says.
 //   - job.go: jobs, their end and their signals.
 //   - transaction.go: a job's checks, requirements, conflicts, propagation, merging.
 //   - dependencies.go: the dependency lists as systemd shows them: implicit, default and
