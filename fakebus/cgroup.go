@@ -174,7 +174,7 @@ func (u *unit) hasProcessIn(sub string) bool {
 // or scope with Delegate=yes or a DelegateControllers= list (which turns
 // Delegate on: setDelegateLocked).
 func (u *unit) delegated() bool {
-	if u.kind != "service" && u.kind != "scope" {
+	if !unitTypes[u.kind].delegate {
 		return false
 	}
 	return u.boolProp("Delegate", false)
@@ -343,8 +343,7 @@ func (u *unit) slice() string {
 	if s := u.str("Slice"); s != "" {
 		return s
 	}
-	switch u.kind {
-	case "service", "scope", "socket", "mount", "swap":
+	if unitTypes[u.kind].cgroup {
 		// systemd's default slice of the units with a control group
 		// (unit_set_default_slice): system.slice, app.slice in a user
 		// manager; -.mount sets -.slice.

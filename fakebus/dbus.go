@@ -188,7 +188,7 @@ var (
 	// unitObjects are a unit's by its type.
 	unitObjects = func() map[string][]*vtable {
 		out := map[string][]*vtable{}
-		for _, kind := range []string{"service", "scope", "slice", "target", "socket", "mount", "swap", "automount", "device", "path", "timer"} {
+		for kind := range unitTypes {
 			out[kind] = []*vtable{propertiesVtable, typeVtable(kind), unitVtable}
 		}
 		return out

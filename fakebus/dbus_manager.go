@@ -350,7 +350,7 @@ func (m *manager) setUnitProperties(c *call) ([]any, error) {
 		m.control[u.name] = append(m.control[u.name], props...)
 	}
 	m.indexLocked(u)
-	if iface := typeIface(u.kind); iface != "" {
+	if iface := unitTypes[u.kind].iface; iface != "" {
 		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 			return []any{iface, map[string]dbus.Variant{}, changed}
 		})

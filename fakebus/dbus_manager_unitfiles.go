@@ -8,19 +8,9 @@ package fakebus
 // ReenableUnitFiles, LinkUnitFiles, PresetUnitFiles,
 // PresetUnitFilesWithMode, MaskUnitFiles, UnmaskUnitFiles,
 // RevertUnitFiles, SetDefaultTarget, GetDefaultTarget,
-// PresetAllUnitFiles, AddDependencyUnitFiles and GetUnitFileLinks. The
-// logic on the unit directories is in install.go.
-
-import (
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-
-	"github.com/sdbus-go/sdbus"
-	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
-)
+// PresetAllUnitFiles, AddDependencyUnitFiles and GetUnitFileLinks. Each
+// decodes its call, does its work with one operation of install.go and
+// replies (unitFilesReplyLocked).
 
 func (m *manager) listUnitFiles(*call) ([]any, error) {
 	return []any{m.listUnitFilesLocked(nil, nil)}, nil
@@ -31,13 +21,9 @@ func (m *manager) listUnitFilesByPatterns(c *call) ([]any, error) {
 }
 
 func (m *manager) getUnitFileState(c *call) ([]any, error) {
-	name := c.Body[0].(string)
-	if sdbus.ValidateUnitName(name) != nil {
-		return nil, errInvalidArgs("Invalid argument")
-	}
-	st, found := m.unitFileStateLocked(name)
-	if !found {
-		return nil, &callErr{dbusErr + "FileNotFound", "No such file or directory"}
+	st, err := m.getUnitFileStateLocked(c.Body[0].(string))
+	if err != nil {
+		return nil, err
 	}
 	return []any{st}, nil
 }
@@ -46,8 +32,7 @@ func (m *manager) enableUnitFiles(c *call) ([]any, error) {
 	return m.enableUnitFilesLocked(c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool))
 }
 
-// enableUnitFilesLocked is EnableUnitFiles (and PresetUnitFiles: the
-// fake's preset policy enables everything).
+// enableUnitFilesLocked answers EnableUnitFiles.
 func (m *manager) enableUnitFilesLocked(files []string, runtime, force bool) ([]any, error) {
 	changes := []unitFileChange{}
 	carries, err := m.enableLocked(files, runtime, force, &changes)
@@ -113,49 +98,20 @@ func (m *manager) disableUnitFilesWithFlagsAndInstallInfo(c *call) ([]any, error
 	return m.unitFilesReplyLocked(changes, err, carries)
 }
 
-// reenableUnitFiles disables the files that are on disk by their names,
-// then enables them all.
 func (m *manager) reenableUnitFiles(c *call) ([]any, error) {
-	files, runtime, force := c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool)
 	changes := []unitFileChange{}
-	var names []string
-	for _, f := range files {
-		n := filepath.Base(f)
-		if _, ok := m.lookupDiskLocked(n); ok {
-			names = append(names, n)
-		}
-	}
-	var carries bool
-	err := m.disableLocked(names, runtime, false, &changes)
-	if err == nil {
-		carries, err = m.enableLocked(files, runtime, force, &changes)
-	}
+	carries, err := m.reenableLocked(c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool), &changes)
 	return m.unitFilesReplyLocked(changes, err, carries)
 }
 
 func (m *manager) linkUnitFiles(c *call) ([]any, error) {
-	files, runtime, force := c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool)
-	dir := m.dirs.config(runtime)
 	changes := []unitFileChange{}
-	var err error
-	for _, f := range files {
-		if !strings.HasPrefix(f, "/") {
-			err = errFileInvalid(f)
-			break
-		}
-		if _, serr := os.Stat(f); errors.Is(serr, fs.ErrNotExist) && !m.behaves(sdversions.LinkMissingFileNoSuchUnit) {
-			err = &callErr{dbusErr + "FileNotFound", "No such file or directory"}
-			break
-		}
-		if _, _, err = m.resolveUnitFileLocked(f, dir, force, &changes); err != nil {
-			break
-		}
-	}
+	err := m.linkLocked(c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool), &changes)
 	return m.unitFilesReplyLocked(changes, err)
 }
 
 func (m *manager) presetUnitFiles(c *call) ([]any, error) {
-	return m.enableUnitFilesLocked(c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool))
+	return m.presetUnitFilesLocked(c.Body[0].([]string), "", c.Body[1].(bool), c.Body[2].(bool))
 }
 
 func (m *manager) presetUnitFilesWithMode(c *call) ([]any, error) {
@@ -167,53 +123,26 @@ func (m *manager) presetUnitFilesWithMode(c *call) ([]any, error) {
 	if err := m.authorizeLocked(c.Call); err != nil {
 		return nil, err
 	}
-	files, runtime, force := c.Body[0].([]string), c.Body[2].(bool), c.Body[3].(bool)
+	return m.presetUnitFilesLocked(c.Body[0].([]string), mode, c.Body[2].(bool), c.Body[3].(bool))
+}
+
+// presetUnitFilesLocked answers PresetUnitFiles (mode "") and
+// PresetUnitFilesWithMode.
+func (m *manager) presetUnitFilesLocked(files []string, mode string, runtime, force bool) ([]any, error) {
 	changes := []unitFileChange{}
-	var carries bool
-	var err error
-	if mode == "disable-only" {
-		// The fake's policy enables everything: nothing to disable.
-		err = m.checkUnitFilesLocked(files)
-	} else {
-		carries, err = m.enableLocked(files, runtime, force, &changes)
-	}
+	carries, err := m.presetLocked(files, mode, runtime, force, &changes)
 	return m.unitFilesReplyLocked(changes, err, carries)
 }
 
 func (m *manager) maskUnitFiles(c *call) ([]any, error) {
-	files, runtime, force := c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool)
-	dir := m.dirs.config(runtime)
 	changes := []unitFileChange{}
-	var err error
-	for _, n := range files {
-		if sdbus.ValidateUnitName(n) != nil {
-			err = errFileInvalid(n)
-			break
-		}
-		if err = m.symlinkLocked(filepath.Join(dir, n), "/dev/null", force, &changes); err != nil {
-			break
-		}
-	}
+	err := m.maskLocked(c.Body[0].([]string), c.Body[1].(bool), c.Body[2].(bool), &changes)
 	return m.unitFilesReplyLocked(changes, err)
 }
 
 func (m *manager) unmaskUnitFiles(c *call) ([]any, error) {
-	files, runtime := c.Body[0].([]string), c.Body[1].(bool)
-	dir := m.dirs.config(runtime)
 	changes := []unitFileChange{}
-	var err error
-	for _, n := range files {
-		if sdbus.ValidateUnitName(n) != nil {
-			err = errFileInvalid(n)
-			break
-		}
-		if e, ok := m.entryLocked(dir, n, runtime); ok && e.masked {
-			if err = os.Remove(e.path); err != nil {
-				break
-			}
-			changes = append(changes, unitFileChange{"unlink", e.path, ""})
-		}
-	}
+	err := m.unmaskLocked(c.Body[0].([]string), c.Body[1].(bool), &changes)
 	return m.unitFilesReplyLocked(changes, err)
 }
 
@@ -230,11 +159,11 @@ func (m *manager) setDefaultTarget(c *call) ([]any, error) {
 }
 
 func (m *manager) getDefaultTarget(*call) ([]any, error) {
-	out, err := m.getDefaultTargetLocked()
+	name, err := m.getDefaultTargetLocked()
 	if err := m.unitFilesChangedLocked(nil, err); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return []any{name}, nil
 }
 
 func (m *manager) presetAllUnitFiles(c *call) ([]any, error) {
@@ -246,9 +175,7 @@ func (m *manager) presetAllUnitFiles(c *call) ([]any, error) {
 		return nil, err
 	}
 	changes := []unitFileChange{}
-	if mode != "disable-only" {
-		m.presetAllLocked(c.Body[1].(bool), c.Body[2].(bool), &changes)
-	}
+	m.presetAllLocked(mode, c.Body[1].(bool), c.Body[2].(bool), &changes)
 	return m.unitFilesReplyLocked(changes, nil)
 }
 
@@ -258,32 +185,10 @@ func (m *manager) addDependencyUnitFiles(c *call) ([]any, error) {
 	return m.unitFilesReplyLocked(changes, err)
 }
 
-// getUnitFileLinks answers the links a disable would remove, from a dry
-// run of it.
 func (m *manager) getUnitFileLinks(c *call) ([]any, error) {
-	name := c.Body[0].(string)
-	if sdbus.ValidateUnitName(name) != nil {
-		// systemd answers the errno of its dry-run disable.
-		if !sdversions.Behaves(m.release, sdversions.UnitFileLinksEUCLEAN) {
-			return nil, &callErr{dbusErr + "InvalidArgs", "Invalid argument"}
-		}
-		return nil, &callErr{"System.Error.EUCLEAN", "Structure needs cleaning"}
-	}
-	if _, ok := m.lookupDiskLocked(name); !ok {
-		return []any{[]string{}}, nil // no unit file: no links
-	}
-	if m.cfg.user >= 0 && !sdversions.Behaves(m.release, sdversions.UnitFileLinksOwnScope) {
-		// 247 looks in the system's directories, which a user manager's
-		// fake does not have: none of its own links.
-		return []any{[]string{}}, nil
-	}
-	changes := []unitFileChange{}
-	if err := m.disableLocked([]string{name}, c.Body[1].(bool), true, &changes); err != nil {
+	links, err := m.unitFileLinksLocked(c.Body[0].(string), c.Body[1].(bool))
+	if err != nil {
 		return nil, err
-	}
-	links := []string{}
-	for _, ch := range changes {
-		links = append(links, ch.Filename)
 	}
 	return []any{links}, nil
 }
@@ -317,7 +222,3 @@ func (m *manager) unitFilesChangedLocked(changes []unitFileChange, err error) er
 	}
 	return err
 }
-
-// presetModes are the preset modes of PresetUnitFilesWithMode and
-// PresetAllUnitFiles ("" is full).
-var presetModes = map[string]bool{"": true, "full": true, "enable-only": true, "disable-only": true}

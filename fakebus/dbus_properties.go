@@ -137,7 +137,7 @@ func (m *manager) propIfacesLocked(kind string) []string {
 	case "job":
 		return []string{jobIface}
 	}
-	if t := typeIface(strings.TrimSuffix(kind, "-file")); t != "" {
+	if t := unitTypes[strings.TrimSuffix(kind, "-file")].iface; t != "" {
 		return []string{t, unitIface}
 	}
 	return []string{unitIface}
@@ -210,13 +210,13 @@ func (m *manager) objectPropsLocked(o *object, iface string) (map[string]dbus.Va
 		switch iface {
 		case "":
 			props := m.withMeasuredLocked(u, unitIface, m.readPropsLocked(u, unitIface, m.unitPropsLocked(u)))
-			if t := typeIface(u.kind); t != "" {
+			if t := unitTypes[u.kind].iface; t != "" {
 				maps.Copy(props, m.withMeasuredLocked(u, t, m.readPropsLocked(u, t, m.typePropsLocked(u))))
 			}
 			return props, u, nil
 		case unitIface:
 			return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.unitPropsLocked(u))), u, nil
-		case typeIface(u.kind):
+		case unitTypes[u.kind].iface:
 			return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u))), u, nil
 		}
 		return nil, u, errNoInterface

@@ -86,7 +86,7 @@ func (m *manager) unitStateSignalLocked(u *unit, active, sub string) {
 			"SubState":    dbus.MakeVariant(sub),
 		}, []string{}}
 	})
-	if iface := typeIface(u.kind); iface != "" && (u.kind == "service" || u.kind == "scope" || u.kind == "timer") {
+	if iface := unitTypes[u.kind].iface; iface != "" && (u.kind == "service" || u.kind == "scope" || u.kind == "timer") {
 		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
 			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
 		})

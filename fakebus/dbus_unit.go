@@ -71,9 +71,9 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"RefuseManualStop":    dbus.MakeVariant(u.boolProp("RefuseManualStop", false)),
 		"StopWhenUnneeded":    dbus.MakeVariant(u.boolProp("StopWhenUnneeded", false)),
 		// A scope is made, not started (false on 247-262); devices,
-		// swaps and automounts are not supported (unsupportedKind).
-		"CanStart":             dbus.MakeVariant(u.load == "loaded" && u.kind != "scope" && !unsupportedKind(u.kind)),
-		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual && !unsupportedKind(u.kind)),
+		// swaps and automounts are not supported (unitType.unsupported).
+		"CanStart":             dbus.MakeVariant(u.load == "loaded" && u.kind != "scope" && !unitTypes[u.kind].unsupported),
+		"CanStop":              dbus.MakeVariant(u.load == "loaded" && !u.perpetual && !unitTypes[u.kind].unsupported),
 		"CanReload":            dbus.MakeVariant(u.props["ExecReload"].Value() != nil || u.kind == "mount" && u.load == "loaded"),
 		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
 		"StateChangeTimestamp": dbus.MakeVariant(usec(u.changed)),

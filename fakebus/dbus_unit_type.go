@@ -102,7 +102,7 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		add("CPUUsageNSec", infinity)
 		// Accounting off unless set, or as the release defaults it
 		// (DefaultCPUAccounting, DefaultMemoryAccounting, ... measured).
-		measured := m.measuredPropsLocked(capturedKind(u), typeIface(u.kind))
+		measured := m.measuredPropsLocked(capturedKind(u), unitTypes[u.kind].iface)
 		for _, a := range []string{"CPUAccounting", "MemoryAccounting", "IOAccounting", "TasksAccounting", "BlockIOAccounting"} {
 			def, _ := measured[a].Value().(bool)
 			add(a, u.boolProp(a, def))
@@ -145,35 +145,6 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		add("Controller", "")
 	}
 	return props
-}
-
-// typeIface returns the D-Bus interface of a unit type.
-func typeIface(kind string) string {
-	switch kind {
-	case "service":
-		return "org.freedesktop.systemd1.Service"
-	case "scope":
-		return "org.freedesktop.systemd1.Scope"
-	case "slice":
-		return "org.freedesktop.systemd1.Slice"
-	case "target":
-		return "org.freedesktop.systemd1.Target"
-	case "socket":
-		return "org.freedesktop.systemd1.Socket"
-	case "mount":
-		return "org.freedesktop.systemd1.Mount"
-	case "swap":
-		return "org.freedesktop.systemd1.Swap"
-	case "automount":
-		return "org.freedesktop.systemd1.Automount"
-	case "device":
-		return "org.freedesktop.systemd1.Device"
-	case "path":
-		return "org.freedesktop.systemd1.Path"
-	case "timer":
-		return "org.freedesktop.systemd1.Timer"
-	}
-	return ""
 }
 
 // The interfaces of the other unit types (dbus-slice.c, dbus-target.c,

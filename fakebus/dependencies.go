@@ -34,6 +34,9 @@ import (
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
+// depLists are the dependency settings that reference another unit.
+var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure"}
+
 // inverseDeps maps each dependency list to its inverse.
 var inverseDeps = map[string]string{
 	"Requires": "RequiredBy", "RequiredBy": "Requires",

@@ -79,6 +79,7 @@
 //   - runqueue.go: when jobs run: PID 1's one thing at a time.
 //   - unit.go: a unit's states, loading, garbage collection, start, stop, reset-failed,
 //     freeze, clean.
+//   - unittype.go: the unit types and what each can do, as systemd's UnitVTable says.
 //   - job.go: jobs, their end and their signals.
 //   - transaction.go: a job's checks, requirements, conflicts, propagation, merging.
 //   - dependencies.go: the dependency lists as systemd shows them: implicit, default and
@@ -104,7 +105,8 @@
 //
 // Unit files on disk:
 //
-//   - install.go: the unit directories and the unit-file methods' work on them.
+//   - unitfile.go: the unit directories, a unit's files there, (re)loading, NeedDaemonReload.
+//   - install.go: the unit-file operations (enable, mask, preset, ...), states, change lists.
 //   - load_fragment.go: parsing unit files and their drop-ins, with the settings of each
 //     type's section and time spans.
 //   - calendar.go: calendar specs, as OnCalendar= takes them.

@@ -1,23 +1,19 @@
 package fakebus
 
+// Parsing unit files and their drop-ins, as the fake reads them
+// (systemd's src/core/load-fragment.c); where it finds them is
+// unitfile.go's. See "Unit files" in docs/fakebus.md.
+
 import (
 	"bufio"
 	"bytes"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 )
-
-// Unit files on disk, as the fake reads them: see "Unit files" in
-// docs/fakebus.md.
 
 // parsedUnit is what the fake takes from a unit file.
 type parsedUnit struct {
@@ -166,82 +162,6 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 		if c, ok := execs[key]; ok && len(c) > 0 {
 			m.useValue(kind, key, dbus.MakeVariant(c), set)
 		}
-	}
-	return out
-}
-
-// dropInDirs returns the drop-in directories below unit directory dir of
-// a unit with these names (its primary name first, then its aliases), in
-// systemd's order (unit_file_find_dirs in src/shared/dropin.c): for each
-// name NAME.d/, its template's (a@.service.d/ for a@b.service) and its
-// prefixes', longest first (a-b-.service.d/, a-.service.d/ for
-// a-b-c.service); then the type's (service.d/).
-func dropInDirs(dir string, names []string) []string {
-	var out []string
-	add := func(n string) {
-		d := filepath.Join(dir, n+".d")
-		if !slices.Contains(out, d) {
-			out = append(out, d)
-		}
-	}
-	kind := ""
-	for _, n := range names {
-		dot := strings.LastIndexByte(n, '.')
-		if dot < 0 {
-			continue
-		}
-		base, suffix := n[:dot], n[dot:]
-		kind = suffix[1:]
-		add(n)
-		if at := strings.IndexByte(base, '@'); at >= 0 {
-			base = base[:at+1]
-			add(base + suffix)
-			base = base[:at]
-		}
-		for i := len(base) - 1; i > 0; i-- {
-			if base[i] == '-' && i < len(base)-1 {
-				add(base[:i+1] + suffix)
-			}
-		}
-	}
-	if kind != "" {
-		add(kind)
-	}
-	return out
-}
-
-// dropInsLocked returns the drop-ins of a unit with these names (its
-// primary name first), as systemd's DropInPaths: the *.conf files (and
-// symlinks: one to /dev/null reads empty) of its drop-in directories
-// (dropInDirs) in each unit directory, the persistent one first; of those
-// with the same file name only the first found, which overrides the
-// others; sorted by file name, the order they apply in (measured on 252).
-func (m *manager) dropInsLocked(names []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
-		for _, d := range dropInDirs(dir, names) {
-			ents, _ := os.ReadDir(d)
-			for _, de := range ents {
-				n := de.Name()
-				if !strings.HasSuffix(n, ".conf") || seen[n] || !(de.Type().IsRegular() || de.Type()&fs.ModeSymlink != 0) {
-					continue
-				}
-				seen[n] = true
-				out = append(out, filepath.Join(d, n))
-			}
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return filepath.Base(out[i]) < filepath.Base(out[j]) })
-	return out
-}
-
-// readDropIns returns the text of each drop-in; one that cannot be read
-// (a dangling symlink) counts as empty.
-func readDropIns(paths []string) [][]byte {
-	out := make([][]byte, len(paths))
-	for i, p := range paths {
-		out[i], _ = os.ReadFile(p)
 	}
 	return out
 }

@@ -40,7 +40,7 @@ type manager struct {
 	// per-version table fakebus/internal/sdversions).
 	release sdversions.Release
 	cfg     config
-	dirs    unitDirs // the unit directories (install.go); read-only
+	dirs    unitDirs // the unit directories (unitfile.go); read-only
 	// cgroupRoot is the directory of WithCgroupRoot (cgroup.go), or "".
 	cgroupRoot string
 	// started is when the manager started (UserspaceTimestamp).
@@ -91,7 +91,7 @@ type manager struct {
 	// reverseSorted is reverse sorted by name, nil when reverse changed
 	// since (reverseLocked); never changed in place.
 	reverseSorted []*unit
-	control       map[string][]setProp // SetUnitProperties on units from files, by name (install.go)
+	control       map[string][]setProp // SetUnitProperties on units from files, by name (unitfile.go)
 	aliases       map[string]string    // alias -> primary name (aliases.go)
 	jobs          map[uint32]*job
 	lastJob       uint32

@@ -44,7 +44,7 @@ type config struct {
 	trace     func(Event)
 	notes     func(Note)
 	units     []UnitFile
-	// unitDir and runtimeUnitDir are the unit directories (install.go);
+	// unitDir and runtimeUnitDir are the unit directories (unitfile.go);
 	// "" for a temporary directory.
 	unitDir, runtimeUnitDir string
 	// cgroupRoot is where the fake keeps its units' control groups as

@@ -283,7 +283,7 @@ func appliesTo(scope, kind string) bool {
 	case forCgroup:
 		// Mounts, sockets and swaps have cgroup settings too; they cannot
 		// be transient in the fake, but SetUnitProperties takes them.
-		return kind == "service" || kind == "scope" || kind == "slice" || kind == "mount" || kind == "socket" || kind == "swap"
+		return unitTypes[kind].cgroup
 	}
 	return false
 }
@@ -617,7 +617,7 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 		if !ok || !appliesTo(spec.scope, kind) || !m.hasFor(p.Name, kind) || !m.settable(p.Name) || live && !liveSetting(p.Name) {
 			return nil, &callErr{dbusErr + "PropertyReadOnly", "Cannot set property " + p.Name + ", or unknown property."}
 		}
-		if strings.HasPrefix(p.Name, "ManagedOOM") && p.Name != "ManagedOOMPreference" && kind != "service" && kind != "scope" && kind != "slice" {
+		if strings.HasPrefix(p.Name, "ManagedOOM") && p.Name != "ManagedOOMPreference" && !unitTypes[kind].managedOOM {
 			// Before the value is read: only these types can set it
 			// (can_set_managed_oom; measured on 247-262 by the
 			// differential tester: a socket's).

@@ -51,9 +51,7 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 	for i := range todo {
 		nu := &todo[i]
 		nu.kind = nu.name[strings.LastIndexByte(nu.name, '.')+1:]
-		switch nu.kind {
-		case "service", "scope", "slice", "socket", "timer":
-		default:
+		if !unitTypes[nu.kind].transient {
 			return nil, errInvalidArgs("Unit type %s does not support transient units.", nu.kind)
 		}
 		// Loaded, or with a unit file, under its name or as an alias (the

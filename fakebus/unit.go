@@ -30,9 +30,9 @@ type unit struct {
 	base, defSlice string
 	transient      bool
 	fromFile       bool     // loaded from a unit file (or an AddUnitFile one)
-	file           string   // the unit file on disk, if any (install.go)
-	fragment       string   // FragmentPath: the file's path on the unit path (install.go)
-	dropIns        []string // DropInPaths, in the order they apply (load_fragment.go)
+	file           string   // the unit file on disk, if any (unitfile.go)
+	fragment       string   // FragmentPath: the file's path on the unit path (unitfile.go)
+	dropIns        []string // DropInPaths, in the order they apply (unitfile.go)
 	fileState      string   // UnitFileState once read, until reloaded (install.go)
 	aliases        []string // its other names, from symlinks to file
 	perpetual      bool     // -.slice and friends: never stopped or collected
@@ -86,7 +86,7 @@ type unit struct {
 	times       stateTimes         // when it last left and entered its states (setStateLocked)
 
 	// loaded is what its unit file and drop-ins were on disk when it was
-	// loaded (install.go: NeedDaemonReload).
+	// loaded (unitfile.go: NeedDaemonReload).
 	loaded loadStamp
 }
 
@@ -610,7 +610,7 @@ func (m *manager) freezeLocked(c *busd.Call, name string, freeze bool) ([]any, e
 		return nil, err
 	}
 	switch {
-	case u.kind != "service" && u.kind != "scope" && u.kind != "slice":
+	case !unitTypes[u.kind].freeze:
 		return nil, &callErr{dbusErr + "NotSupported", "Unit '" + name + "' does not support freezing."}
 	case !u.isActive():
 		return nil, &callErr{errPrefix + "UnitInactive", "Unit '" + name + "' is not active."}
@@ -649,16 +649,6 @@ func activeSub(u *unit) string {
 	return "active"
 }
 
-// unsupportedKind reports whether systemd does not support units of kind
-// where the fake plays it, a container as the sandbox its releases were
-// measured in (247, 252, 257 and 262): devices (no udev; with udev
-// systemd would wait for the kernel to announce the device), swaps and
-// automounts. Such a unit loads, but CanStart and CanStop are false and
-// its start job ends unsupported.
-func unsupportedKind(kind string) bool {
-	return kind == "device" || kind == "swap" || kind == "automount"
-}
-
 // startUnitLocked activates u for a start (or restart) job.
 func (m *manager) startUnitLocked(j *job) {
 	u := j.unit
@@ -668,6 +658,11 @@ func (m *manager) startUnitLocked(j *job) {
 		} else {
 			m.finishJobLocked(j, "done")
 		}
+		return
+	}
+	if unitTypes[u.kind].unsupported {
+		// The start job ends unsupported, the unit stays inactive.
+		m.finishJobLocked(j, "unsupported")
 		return
 	}
 	if u.kind == "service" || u.kind == "scope" {
@@ -689,10 +684,6 @@ func (m *manager) startUnitLocked(j *job) {
 		m.setStateLocked(u, "active", "running")
 		m.finishJobLocked(j, "done")
 		m.scopeEmptyLocked(u) // its processes ended before it started
-	case "device", "swap", "automount":
-		// unsupportedKind: the start job ends unsupported, the unit
-		// stays inactive.
-		m.finishJobLocked(j, "unsupported")
 	case "timer":
 		if t := m.loadLocked(u.triggers()); t == nil || t.load != "loaded" {
 			// "Refusing to start, unit to trigger not loaded.": the job
@@ -770,10 +761,6 @@ func (m *manager) stopUnitLocked(u *unit) {
 // from sdversions.CleanFDStore on.
 var cleanMasks = map[string]bool{"runtime": true, "state": true, "cache": true, "logs": true, "configuration": true, "all": true}
 
-// cleanKinds are the unit types systemd can clean (those with an
-// execution context).
-var cleanKinds = map[string]bool{"service": true, "socket": true, "mount": true, "swap": true}
-
 // cleanLocked is CleanUnit: the unit is loaded (and collected again when
 // nothing holds it), then the checks of systemd's unit_clean in its
 // order: resource types, unit type, an empty mask, a unit that is not
@@ -805,7 +792,7 @@ func (m *manager) cleanLocked(c *busd.Call, name string, mask []string) ([]any, 
 	if err := m.authorizeLocked(c); err != nil {
 		return nil, err
 	}
-	if !cleanKinds[u.kind] {
+	if !unitTypes[u.kind].clean {
 		return nil, &callErr{dbusErr + "NotSupported", "Unit '" + u.name + "' does not support cleaning."}
 	}
 	nothing := &callErr{errPrefix + "NothingToClean", "No matching resources found."}

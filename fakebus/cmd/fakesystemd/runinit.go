@@ -109,7 +109,7 @@ func runInit(conf string, stderr io.Writer) int {
 		// privilege over this user namespace, it cannot read PID 1's
 		// mount namespace, so a PID 1 named systemd does not make it
 		// take its unit directory for the host's (hostManaged,
-		// fakebus/install.go).
+		// fakebus/unitfile.go).
 		if err := nameSystemd(); err != nil {
 			fmt.Fprintf(stderr, "fakesystemd: run: %v\n", err)
 			return exitRunFailed
@@ -188,7 +188,7 @@ func serveAndRun(cfg initConfig, stderr io.Writer) int {
 		// Named once the fake serves, not before: the fake in PID 1
 		// shares PID 1's mount namespace, and a PID 1 named systemd
 		// there would have made it take its unit directory for the
-		// host's (hostManaged, fakebus/install.go).
+		// host's (hostManaged, fakebus/unitfile.go).
 		if err := nameSystemd(); err != nil {
 			cancel()
 			<-served
