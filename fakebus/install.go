@@ -116,6 +116,16 @@ func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]un
 	if sdbus.ValidateUnitName(f) != nil {
 		return "", "", errFileInvalid(f)
 	}
+	if u := m.units[f]; u != nil && u.transient {
+		// Its file is in the transient directory, which comes before
+		// /etc and /run on the unit path: it hides a file or mask of
+		// the name there (247-262, the differential tester).
+		msg := "Unit " + u.fragment + " is transient or generated."
+		if m.behaves(sdversions.NoUnitFileWordedAsUnit) {
+			msg = strings.TrimSuffix(msg, ".")
+		}
+		return "", "", &callErr{errPrefix + "UnitGenerated", msg}
+	}
 	if e, ok := m.lookupDiskLocked(f); ok {
 		if e.masked {
 			return "", "", m.errMaskedFileLocked(e.path)
@@ -129,8 +139,7 @@ func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]un
 		return f, "", nil
 	}
 	if u := m.units[m.primaryLocked(f)]; u != nil && u.transient {
-		// Its file is in the transient directory (247-262, the
-		// differential tester).
+		// An alias of a transient unit.
 		msg := "Unit " + u.fragment + " is transient or generated."
 		if m.behaves(sdversions.NoUnitFileWordedAsUnit) {
 			msg = strings.TrimSuffix(msg, ".")
@@ -217,8 +226,9 @@ func (m *manager) unitFileExistsLocked(name string) bool {
 }
 
 // disableLocked implements DisableUnitFiles: it removes from the
-// configuration directory every symlink to the unit's file and every
-// .wants/ or .requires/ entry of its name, masks excepted. With dryRun it
+// configuration directory every symlink of the unit's name or to its
+// file and every .wants/ or .requires/ entry of its name; a masked unit
+// is skipped. With dryRun it
 // only reports what it would remove (GetUnitFileLinks).
 func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[]unitFileChange) error {
 	dir := m.dirs.config(runtime)
@@ -226,18 +236,35 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 		if sdbus.ValidateUnitName(name) != nil {
 			return errFileInvalid(name)
 		}
-		e, ok := m.lookupDiskLocked(name)
-		if !ok {
-			// A transient unit's file is in the transient directory,
-			// which no link points into: nothing to remove (247-262,
-			// the differential tester).
-			u := m.units[m.primaryLocked(name)]
-			if _, vendor := m.files[name]; !vendor && (u == nil || !u.transient) {
-				return m.errNoUnitFileLocked(name)
+		var file string
+		if u := m.units[name]; u != nil && u.transient {
+			// Its file is in the transient directory, which comes before
+			// /etc and /run on the unit path: the name's links go, and
+			// so does a mask of the name there (a symlink of the name;
+			// measured on 247-262 by the differential tester: replay
+			// "transient unit hides a mask").
+			file = u.fragment
+		} else {
+			e, ok := m.lookupDiskLocked(name)
+			if !ok {
+				// An alias of a transient unit, or a unit added with
+				// AddUnitFile: no file on disk.
+				u := m.units[m.primaryLocked(name)]
+				if _, vendor := m.files[name]; !vendor && (u == nil || !u.transient) {
+					return m.errNoUnitFileLocked(name)
+				}
+				continue
 			}
-			continue
+			if e.masked {
+				// Skipped, and said so with the mask's path, wherever the
+				// mask is (install_context_mark_for_removal's
+				// INSTALL_CHANGE_IS_MASKED; measured on 247-262 by the
+				// differential tester: replay "disable of a masked unit").
+				*changes = append(*changes, unitFileChange{"masked", e.path, ""})
+				continue
+			}
+			file = e.file
 		}
-		file := e.file
 		var wants, top []string
 		ents, _ := os.ReadDir(dir)
 		for _, de := range ents {
@@ -251,9 +278,10 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 			if de.Type()&fs.ModeSymlink == 0 {
 				continue
 			}
-			// The link itself, and aliases: symlinks to the file, or
+			// A symlink of the name (the link itself, a mask hidden by a
+			// transient unit), and aliases: symlinks to the file, or
 			// (sdversions.AliasPointsToLink) to the link in this directory.
-			if t, err := os.Readlink(p); err == nil && file != p && (t == file || t == filepath.Join(dir, name) && p != t) {
+			if t, err := os.Readlink(p); err == nil && file != p && (de.Name() == name || t == file || t == filepath.Join(dir, name) && p != t) {
 				top = append(top, p)
 			}
 		}
@@ -813,7 +841,9 @@ func (m *manager) unitFileLinksLocked(name string, runtime bool) ([]string, erro
 	}
 	links := []string{}
 	for _, ch := range changes {
-		links = append(links, ch.Filename)
+		if ch.Type == "unlink" {
+			links = append(links, ch.Filename)
+		}
 	}
 	return links, nil
 }

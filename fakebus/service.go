@@ -70,13 +70,16 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 	case typ == string(sdbus.ServiceOneshot):
 		m.spawnLocked(u, p, j)
 		return
-	case typ != string(sdbus.ServiceSimple) && typ != string(sdbus.ServiceIdle) && m.execFailsLocked(u):
+	case typ != string(sdbus.ServiceSimple) && typ != string(sdbus.ServiceIdle) && m.execFailsLocked(u),
+		typ == string(sdbus.ServiceForking) && p.runFor == 0 && p.exit != 0:
 		// Every type but simple and idle waits for the program to run
 		// at least (exec: its execve; notify, forking, dbus: a sign of
 		// it): a program that cannot run fails the start job with the
 		// unit (measured on 247-262 by the differential tester). A
 		// forking service's first process is its control process, not
-		// its main one: ExecMain* stay unset.
+		// its main one: ExecMain* stay unset, and when it exits with a
+		// failure (false, exit 3) it fails the start job too (measured
+		// on 247-262: replay "forking service that fails").
 		m.spawnLocked(u, p, j)
 		u.exec.control = typ == string(sdbus.ServiceForking)
 		return

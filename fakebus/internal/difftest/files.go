@@ -12,7 +12,8 @@ import (
 // systemd.resource-control(5): each directive's first value is a plain
 // valid one, the others its edge and invalid values.
 
-// FileDir is where a WriteUnitFile step writes the unit's file.
+// FileDir is where a WriteUnitFile step writes the unit's file, or a
+// drop-in of it.
 type FileDir int
 
 const (
@@ -24,6 +25,10 @@ const (
 	InConfig
 	// InRuntime is the manager's runtime directory (/run/systemd/system).
 	InRuntime
+	// InDropIn is a drop-in of the unit in the manager's configuration
+	// directory (NAME.d/difftest.conf): not the unit's file, which
+	// RemoveUnitFile and EnableUnitFiles by path keep naming.
+	InDropIn
 )
 
 func (d FileDir) String() string {
@@ -34,6 +39,8 @@ func (d FileDir) String() string {
 		return "InConfig"
 	case InRuntime:
 		return "InRuntime"
+	case InDropIn:
+		return "InDropIn"
 	}
 	return fmt.Sprintf("FileDir(%d)", int(d))
 }

@@ -110,7 +110,7 @@ func drawOp(t *rapid.T, spawned int, table []propSpec) Op {
 	case OpAttach:
 		o.Spawn, o.PIDs = drawPIDs(t, spawned)
 	case OpWriteFile:
-		o.Dir = FileDir(rapid.SampledFrom([]int{0, 0, 0, 0, 0, 1, 1, 1, 2, 2}).Draw(t, "directory"))
+		o.Dir = FileDir(rapid.SampledFrom([]int{0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 3}).Draw(t, "directory"))
 		o.Lines = drawFile(t, k)
 	case OpLink, OpMask:
 		o.Runtime = rapid.IntRange(0, 4).Draw(t, "runtime") == 4

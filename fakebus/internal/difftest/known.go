@@ -91,6 +91,26 @@ var known = []Known{
 		},
 	},
 	{
+		ID: "set-property-drop-ins",
+		Reason: "SetUnitProperties of a loaded unit keeps the settings (across reloads too) but does not list the " +
+			"drop-ins systemd writes for them (NAME.d/50-SETTING.conf in system.control or the transient directory) in DropInPaths",
+		match: func(_ Op, real, fake Step) bool {
+			if real.Op != fake.Op || real.Reply != fake.Reply || len(real.Units) != len(fake.Units) {
+				return false
+			}
+			differs := false
+			for i := range real.Units {
+				r := controlDropIns.ReplaceAllString(real.Units[i], "")
+				r = strings.ReplaceAll(strings.ReplaceAll(r, "DropIns=[]", "DropIns=@as []"), "[, ", "[")
+				if r != fake.Units[i] && real.Units[i] != fake.Units[i] {
+					return false
+				}
+				differs = differs || real.Units[i] != fake.Units[i]
+			}
+			return differs
+		},
+	},
+	{
 		ID:     "job-timeout",
 		Reason: "JobTimeoutUSec= (settable on 262) is stored, but the fake times out no job",
 		match: func(o Op, _, _ Step) bool {
@@ -103,6 +123,10 @@ var known = []Known{
 		},
 	},
 }
+
+// controlDropIns are the drop-ins SetUnitProperties writes, as a unit
+// line's DropIns= list shows them.
+var controlDropIns = regexp.MustCompile(`(, )?"[^"]*/[^"/]+\.d/50-[A-Za-z]+\.conf"`)
 
 // restarting is a unit line's Restart= setting that restarts the service.
 var restarting = regexp.MustCompile(`\bRestart="(always|on-[a-z-]+)"`)

@@ -13,6 +13,39 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A forking service's ExecStart= is its control process: one that
+	// exits with a failure fails the start job, and ExecMain* stay unset
+	// (the fake: job done, ExecMain 1/N). Found by a 30-minute run on
+	// 247 (seed 10018), the same on 252-262.
+	{"forking service that fails", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}, {"Type", "forking"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"Type", "forking"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "forking"}}},
+	}},
+
+	// A transient unit's file, in the transient directory, comes before a
+	// mask of its name in /etc on the unit path: EnableUnitFiles answers
+	// UnitGenerated (the fake: UnitMasked), DisableUnitFiles removes the
+	// mask (the fake: nothing). Found by make check's seed with drop-ins
+	// drawn, the same on 247-262.
+	{"transient unit hides a mask", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "MaskUnitFiles", Unit: 0},
+		{Kind: "EnableUnitFiles", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "EnableUnitFiles", Unit: 0},
+		{Kind: "DisableUnitFiles", Unit: 0},
+	}},
+	// DisableUnitFiles of a masked unit answers the change "masked" with
+	// the mask's path, wherever the mask is and whatever its runtime
+	// flag (the fake: no change). Found by make check's seed with drop-ins
+	// drawn, the same on 247-262.
+	{"disable of a masked unit", []Op{
+		{Kind: "MaskUnitFiles", Unit: 7, Force: true},
+		{Kind: "DisableUnitFiles", Unit: 7, Runtime: true},
+		{Kind: "MaskUnitFiles", Unit: 0, Runtime: true},
+		{Kind: "DisableUnitFiles", Unit: 0},
+	}},
 	// A masked name is refused to a transient unit, UnitExists (the fake
 	// created the unit; 257, found by an 8-minute run, the same on 247,
 	// 252 and 262).

@@ -71,6 +71,9 @@ func (r *run) filePath(dir FileDir, name string) (string, error) {
 		return filepath.Join(r.b.ConfigDir, name), nil
 	case InRuntime:
 		return filepath.Join(r.b.RuntimeDir, name), nil
+	case InDropIn:
+		d := filepath.Join(r.b.ConfigDir, name+".d")
+		return filepath.Join(d, "difftest.conf"), os.MkdirAll(d, 0o755)
 	}
 	d, err := r.outside()
 	return filepath.Join(d, name), err
@@ -92,7 +95,9 @@ func (r *run) fileOp(o Op, name string) string {
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		r.written[i] = p
+		if o.Dir != InDropIn {
+			r.written[i] = p
+		}
 		return "ok"
 	case OpRemoveFile:
 		p, ok := r.written[i]
@@ -162,10 +167,11 @@ func (r *run) fileOp(o Op, name string) string {
 }
 
 // fileRecord is what a unit line adds once the sequence worked on unit
-// files: the unit's fragment and whether it needs a daemon-reload; a
-// target's Wants= too.
+// files: the unit's fragment, its drop-ins and whether it needs a
+// daemon-reload; a target's Wants= too.
 func (r *run) fileRecord(obj dbus.BusObject, k unitKind, set []string) string {
-	line := " File=" + r.get(obj, unitIf, "FragmentPath") + " NeedDaemonReload=" + r.get(obj, unitIf, "NeedDaemonReload")
+	line := " File=" + r.get(obj, unitIf, "FragmentPath") + " DropIns=" + r.get(obj, unitIf, "DropInPaths") +
+		" NeedDaemonReload=" + r.get(obj, unitIf, "NeedDaemonReload")
 	if k == kTarget && !slices.Contains(set, "Wants") {
 		line += " Wants=" + r.get(obj, unitIf, "Wants")
 	}
