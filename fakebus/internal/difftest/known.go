@@ -111,6 +111,26 @@ var known = []Known{
 		},
 	},
 	{
+		ID:     "kill-scope-processes",
+		Reason: "the fake signals no process: a scope whose processes KillUnit kills on systemd, which then ends, runs on on the fake",
+		match: func(o Op, real, fake Step) bool {
+			if o.Kind != OpKill || o.Signal == 0 || real.Op != fake.Op || real.Reply != fake.Reply || len(real.Units) != len(fake.Units) {
+				return false
+			}
+			differs := false
+			for i := range real.Units {
+				if real.Units[i] == fake.Units[i] {
+					continue
+				}
+				if !strings.Contains(strings.SplitN(real.Units[i], ":", 2)[0], ".scope") {
+					return false
+				}
+				differs = true
+			}
+			return differs
+		},
+	},
+	{
 		ID:     "job-timeout",
 		Reason: "JobTimeoutUSec= (settable on 262) is stored, but the fake times out no job",
 		match: func(o Op, _, _ Step) bool {

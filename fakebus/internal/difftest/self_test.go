@@ -192,3 +192,31 @@ func TestKnownSetPropertyDropIns(t *testing.T) {
 		t.Errorf("the only drop-in: knownDifference = %v, want set-property-drop-ins", k)
 	}
 }
+
+func TestKnownKillScopeProcesses(t *testing.T) {
+	real := Step{Op: "KillUnit u2.scope all 1", Reply: "ok", Units: []string{
+		`u1.service: "loaded" "failed"/"failed"`,
+		`u2.scope: org.freedesktop.systemd1.NoSuchUnit`,
+	}}
+	for _, tc := range []struct {
+		name string
+		op   Op
+		fake []string
+		want string
+	}{
+		{"scope runs on", Op{Kind: OpKill, Signal: 1}, []string{real.Units[0], `u2.scope: "loaded" "active"/"running"`}, "kill-scope-processes"},
+		{"signal 0", Op{Kind: OpKill, Signal: 0}, []string{real.Units[0], `u2.scope: "loaded" "active"/"running"`}, ""},
+		{"a service differs", Op{Kind: OpKill, Signal: 1}, []string{`u1.service: "loaded" "active"/"running"`, real.Units[1]}, ""},
+		{"not a kill", Op{Kind: OpStop}, []string{real.Units[0], `u2.scope: "loaded" "active"/"running"`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ""
+			if k := knownDifference(tc.op, real, Step{Op: real.Op, Reply: real.Reply, Units: tc.fake}); k != nil {
+				got = k.ID
+			}
+			if got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
