@@ -110,13 +110,34 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 		}
 		return nil, "", errNotFound(name)
 	}
-	if u.masked {
+	if u.masked && typ != jobStop {
+		// A stop job is not checked for the unit's load state: a masked
+		// unit is stopped (transaction_add_job_and_dependencies; measured
+		// on 247-262 by the differential tester: replay "stop of a masked
+		// unit").
 		if isolateRefused {
 			return nil, "", errNoIsolation()
 		}
 		return nil, "", loadStateErr(u)
 	}
 	canReload := u.kind == "service" && u.props["ExecReload"].Value() != nil
+	// The type systemd checks RefuseManualStart= and RefuseManualStop=
+	// against: reload-or-restart and reload-or-try-restart become
+	// reload-or-start and try-reload when the unit can reload
+	// (unit_queue_job_check_and_mangle_type), nothing collapses yet.
+	asked := typ
+	switch typ {
+	case "reload-or-restart":
+		asked = jobRestart
+		if canReload {
+			asked = "reload-or-start"
+		}
+	case "reload-or-try-restart":
+		asked = "try-restart"
+		if canReload {
+			asked = "try-reload"
+		}
+	}
 	switch typ {
 	case "try-restart":
 		typ = jobNop
@@ -156,10 +177,15 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 		// on 247, 252, 257 and 262 by the differential tester).
 		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type restart is not applicable for unit " + name + "."}
 	}
-	if (typ == jobStart || typ == jobRestart) && u.boolProp("RefuseManualStart", false) {
-		return nil, "", &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
-	}
-	if typ == jobStop && u.boolProp("RefuseManualStop", false) {
+	// A restart, or a try-restart even of an inactive unit, stops and
+	// starts: either setting refuses it (bus_unit_queue_job_one; measured
+	// on 247-262 by the differential tester: replay "restart refused by
+	// RefuseManualStop").
+	refuseStart, refuseStop := u.boolProp("RefuseManualStart", false), u.boolProp("RefuseManualStop", false)
+	switch {
+	case asked == jobStart && refuseStart, asked == jobStop && refuseStop,
+		(asked == jobRestart || asked == "try-restart") && (refuseStart || refuseStop),
+		asked == "reload-or-start" && typ == jobStart && refuseStart:
 		return nil, "", &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
 	}
 	if isolateRefused {

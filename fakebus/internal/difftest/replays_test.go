@@ -13,6 +13,25 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A restart of a unit with RefuseManualStop= is refused
+	// OnlyByDependency (the fake: queued), and a stop of a masked unit is
+	// a stop job (the fake: UnitMasked). Found by a 30-minute run on 262
+	// (seeds 12000, 12001), the same on 247-257.
+	{"restart refused by RefuseManualStop", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RefuseManualStop", true}}},
+		{Kind: "RestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"RefuseManualStop", true}}},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"RefuseManualStart", true}}},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+	}},
+	{"stop of a masked unit", []Op{
+		{Kind: "MaskUnitFiles", Unit: 4},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "MaskUnitFiles", Unit: 1},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
+
 	// After a daemon-reload or daemon-reexec an elapsed or running
 	// timer's TimersMonotonic values read next elapse 0, a waiting
 	// timer's are computed again (the fake kept them). Found by a
