@@ -185,7 +185,7 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	switch {
 	case asked == jobStart && refuseStart, asked == jobStop && refuseStop,
 		(asked == jobRestart || asked == "try-restart") && (refuseStart || refuseStop),
-		asked == "reload-or-start" && typ == jobStart && refuseStart:
+		asked == "reload-or-start" && !u.isActive() && refuseStart: // a start then (job_type_collapse; not measured)
 		return nil, "", &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
 	}
 	if isolateRefused {
