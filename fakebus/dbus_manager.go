@@ -344,9 +344,13 @@ func (m *manager) setUnitProperties(c *call) ([]any, error) {
 		changed = append(changed, p.Name)
 	}
 	m.settingsNoteLocked(u.name, "SetUnitProperties", changed, nil)
-	if u.fromFile {
+	if !u.transient {
 		// systemd keeps them in a drop-in (system.control), which
-		// outlives daemon-reload and the unit's unloading.
+		// outlives daemon-reload and the unit's unloading, and applies
+		// to the unit loaded again, a slice without a file or a
+		// transient unit of the name too (measured on 247-262 by the
+		// differential tester: replay "set properties outlive the
+		// unit"). A transient unit's go with it.
 		m.control[u.name] = append(m.control[u.name], props...)
 	}
 	m.indexLocked(u)

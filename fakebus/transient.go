@@ -174,7 +174,8 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 	for i := len(todo) - 1; i >= 0; i-- { // auxiliary units first
 		nu := todo[i]
 		u := m.units[nu.name] // pristine
-		if u == nil {
+		made := u == nil
+		if made {
 			u = m.newUnitLocked(nu.name)
 		}
 		u.load, u.transient = "loaded", true
@@ -189,6 +190,11 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 				continue
 			}
 			m.setPropLocked(u, p.Name, p.Value)
+		}
+		if made {
+			// SetUnitProperties' drop-ins of the name come after the
+			// transient file (a pristine unit has them already).
+			m.applyControlLocked(u)
 		}
 		m.settingsNoteLocked(u.name, "StartTransientUnit", names, nil)
 		m.watchPIDsLocked(u, u.pids, caller.PID())

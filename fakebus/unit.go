@@ -542,8 +542,11 @@ func (m *manager) loadForCallLocked(name string) (_ *unit, fresh bool) {
 	}
 	if (strings.HasSuffix(name, ".slice") || strings.HasSuffix(name, ".device") && namedPath(&unit{name: name, kind: "device"}) != "") &&
 		sdbus.ValidateUnitName(name) == nil {
-		// Slices and devices need no unit file.
-		return m.newUnitLocked(name), true
+		// Slices and devices need no unit file; SetUnitProperties'
+		// drop-ins apply to them too.
+		u := m.newUnitLocked(name)
+		m.applyControlLocked(u)
+		return u, true
 	}
 	return nil, false
 }

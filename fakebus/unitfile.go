@@ -414,12 +414,18 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	if !src.masked && !m.standard[src.name] {
 		m.settingsNoteLocked(u.name, from, names, src.ignored)
 	}
-	for _, p := range m.control[src.name] {
-		m.setPropLocked(u, p.Name, p.Value)
-	}
+	m.applyControlLocked(u)
 	m.indexLocked(u)
 	m.loadTriggeredLocked(u)
 	m.loadDepsLocked(u)
+}
+
+// applyControlLocked applies what SetUnitProperties set on a unit of u's
+// name before (its system.control drop-ins), after u's own settings.
+func (m *manager) applyControlLocked(u *unit) {
+	for _, p := range m.control[u.name] {
+		m.setPropLocked(u, p.Name, p.Value)
+	}
 }
 
 // loadDepsLocked loads the units u's dependency settings name, as systemd

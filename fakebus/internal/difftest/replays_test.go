@@ -13,6 +13,19 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// SetUnitProperties of a unit from no file (a slice) keeps its
+	// settings in a drop-in that outlives the unit: loaded again, it has
+	// them (the fake lost them with the unit; 252, found by a 15-minute
+	// run, seed 13003, the same on 247-262). 252-262 apply them to a
+	// transient unit of the name too; 247 refuses that name UnitExists
+	// (not modelled).
+	{"set properties outlive the unit", []Op{
+		{Kind: "SetUnitProperties", Unit: 4, Props: []Prop{{"Description", "a unit"}}},
+		{Kind: "LoadUnit", Unit: 4},
+		{Kind: "SetUnitProperties", Unit: 4, Runtime: true, Props: []Prop{{"MemoryMax", uint64(0x40000000)}}},
+		{Kind: "LoadUnit", Unit: 4},
+	}},
+
 	// A restart of a unit with RefuseManualStop= is refused
 	// OnlyByDependency (the fake: queued), and a stop of a masked unit is
 	// a stop job (the fake: UnitMasked). Found by a 30-minute run on 262
