@@ -54,40 +54,16 @@ var known = []Known{
 		Reason: "a unit file describes the system the fake stands in for, whose programs this machine need not have: " +
 			"the fake runs its commands as it interprets them, where systemd fails a program it cannot find (203/EXEC)",
 		match: func(_ Op, real, fake Step) bool {
-			if real.Op != fake.Op || len(real.Units) != len(fake.Units) {
-				return false
-			}
-			differs := false
-			for i := range real.Units {
-				if real.Units[i] == fake.Units[i] {
-					continue
-				}
-				if !strings.Contains(real.Units[i], `("/nonexistent/program"`) || !strings.Contains(real.Units[i], "status=203)") {
-					return false
-				}
-				differs = true
-			}
-			return differs
+			return real.Op == fake.Op && unitsDifferOnly(real, fake, func(r, _ string) bool {
+				return strings.Contains(r, `("/nonexistent/program"`) && strings.Contains(r, "status=203)")
+			})
 		},
 	},
 	{
 		ID:     "restart",
 		Reason: "Restart= is stored, but the fake restarts no service: one that fails stays failed where systemd restarts it",
 		match: func(_ Op, real, fake Step) bool {
-			if real.Op != fake.Op || len(real.Units) != len(fake.Units) {
-				return false
-			}
-			differs := false
-			for i := range real.Units {
-				if real.Units[i] == fake.Units[i] {
-					continue
-				}
-				if !restarting.MatchString(real.Units[i]) {
-					return false
-				}
-				differs = true
-			}
-			return differs
+			return real.Op == fake.Op && unitsDifferOnly(real, fake, func(r, _ string) bool { return restarting.MatchString(r) })
 		},
 	},
 	{
@@ -95,39 +71,18 @@ var known = []Known{
 		Reason: "SetUnitProperties of a loaded unit keeps the settings (across reloads too) but does not list the " +
 			"drop-ins systemd writes for them (NAME.d/50-SETTING.conf in system.control or the transient directory) in DropInPaths",
 		match: func(_ Op, real, fake Step) bool {
-			if real.Op != fake.Op || real.Reply != fake.Reply || len(real.Units) != len(fake.Units) {
-				return false
-			}
-			differs := false
-			for i := range real.Units {
-				r := controlDropIns.ReplaceAllString(real.Units[i], "")
-				r = strings.ReplaceAll(strings.ReplaceAll(r, "DropIns=[]", "DropIns=@as []"), "[, ", "[")
-				if r != fake.Units[i] && real.Units[i] != fake.Units[i] {
-					return false
-				}
-				differs = differs || real.Units[i] != fake.Units[i]
-			}
-			return differs
+			return real.Op == fake.Op && real.Reply == fake.Reply && unitsDifferOnly(real, fake, func(r, f string) bool {
+				r = controlDropIns.ReplaceAllString(r, "")
+				return strings.ReplaceAll(strings.ReplaceAll(r, "DropIns=[]", "DropIns=@as []"), "[, ", "[") == f
+			})
 		},
 	},
 	{
 		ID:     "kill-scope-processes",
 		Reason: "the fake signals no process: a scope whose processes KillUnit kills on systemd, which then ends, runs on on the fake",
 		match: func(o Op, real, fake Step) bool {
-			if o.Kind != OpKill || o.Signal == 0 || real.Op != fake.Op || real.Reply != fake.Reply || len(real.Units) != len(fake.Units) {
-				return false
-			}
-			differs := false
-			for i := range real.Units {
-				if real.Units[i] == fake.Units[i] {
-					continue
-				}
-				if !strings.Contains(strings.SplitN(real.Units[i], ":", 2)[0], ".scope") {
-					return false
-				}
-				differs = true
-			}
-			return differs
+			return o.Kind == OpKill && o.Signal != 0 && real.Op == fake.Op && real.Reply == fake.Reply &&
+				unitsDifferOnly(real, fake, func(r, _ string) bool { return strings.Contains(strings.SplitN(r, ":", 2)[0], ".scope") })
 		},
 	},
 	{
@@ -142,6 +97,25 @@ var known = []Known{
 			return false
 		},
 	},
+}
+
+// unitsDifferOnly reports whether some unit lines of the two steps differ
+// and every pair that does is explained (real's line, fake's line).
+func unitsDifferOnly(real, fake Step, explained func(r, f string) bool) bool {
+	if len(real.Units) != len(fake.Units) {
+		return false
+	}
+	differs := false
+	for i, r := range real.Units {
+		if r == fake.Units[i] {
+			continue
+		}
+		if !explained(r, fake.Units[i]) {
+			return false
+		}
+		differs = true
+	}
+	return differs
 }
 
 // controlDropIns are the drop-ins SetUnitProperties writes, as a unit
