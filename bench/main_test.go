@@ -103,12 +103,7 @@ func (f *fakeProcess) Finish(id uint32) error {
 // when tb's cleanup closes its stdin.
 func startFakeProcess(tb testing.TB) *fakeProcess {
 	tb.Helper()
-	// Unix socket paths are limited to 107 bytes: keep it short.
-	dir, err := os.MkdirTemp("", "sdbus-bench")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { os.RemoveAll(dir) })
+	dir := shortTempDir(tb) // a unix socket path is at most 107 bytes
 	path := filepath.Join(dir, "bus")
 	stdin, stdout := startChild(tb, fakeEnv+"="+path, "fake server")
 	return &fakeProcess{Address: "unix:path=" + path, stdin: stdin, stdout: stdout}

@@ -96,10 +96,7 @@ func TestKnownMatches(t *testing.T) {
 		{"other reply", Step{Op: "x", Reply: "J2", Units: []string{`u0.service: "loaded" After=["a", "b"] Wants=["c"]`}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ""
-			if k := knownDifference(Op{Kind: OpStart}, real, tc.fake); k != nil {
-				got = k.ID
-			}
+			got := knownID(Op{Kind: OpStart}, real, tc.fake)
 			if got != tc.want {
 				t.Errorf("knownDifference = %q, want %q", got, tc.want)
 			}
@@ -121,11 +118,8 @@ func TestKnownUnitFilePrograms(t *testing.T) {
 		{"another unit differs too", []string{`u0.service: "loaded"`, `u1.service: "loaded" "active"/"running"`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ""
 			fake := Step{Op: real.Op, Reply: real.Reply, Units: tc.fake}
-			if k := knownDifference(Op{Kind: OpRestart}, real, fake); k != nil {
-				got = k.ID
-			}
+			got := knownID(Op{Kind: OpRestart}, real, fake)
 			if got != tc.want {
 				t.Errorf("knownDifference = %q, want %q", got, tc.want)
 			}
@@ -147,10 +141,7 @@ func TestKnownRestart(t *testing.T) {
 		{"another unit differs too", []string{`u0.service: "loaded"`, `u1.service: "loaded" "failed"/"failed" Restart="on-failure"`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ""
-			if k := knownDifference(Op{Kind: OpStartTransient}, real, Step{Op: real.Op, Reply: real.Reply, Units: tc.fake}); k != nil {
-				got = k.ID
-			}
+			got := knownID(Op{Kind: OpStartTransient}, real, Step{Op: real.Op, Reply: real.Reply, Units: tc.fake})
 			if got != tc.want {
 				t.Errorf("knownDifference = %q, want %q", got, tc.want)
 			}
@@ -177,11 +168,8 @@ func TestKnownSetPropertyDropIns(t *testing.T) {
 		{"other state", `u1.service: "loaded" "failed"/"failed" File="$CONFIG/x" DropIns=["$CONFIG/dt1u1.service.d/difftest.conf"] NeedDaemonReload=false`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ""
 			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{real.Units[0], tc.fake}}
-			if k := knownDifference(Op{Kind: OpSetProperties}, real, fake); k != nil {
-				got = k.ID
-			}
+			got := knownID(Op{Kind: OpSetProperties}, real, fake)
 			if got != tc.want {
 				t.Errorf("knownDifference = %q, want %q", got, tc.want)
 			}
@@ -210,13 +198,19 @@ func TestKnownKillScopeProcesses(t *testing.T) {
 		{"not a kill", Op{Kind: OpStop}, []string{real.Units[0], `u2.scope: "loaded" "active"/"running"`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ""
-			if k := knownDifference(tc.op, real, Step{Op: real.Op, Reply: real.Reply, Units: tc.fake}); k != nil {
-				got = k.ID
-			}
+			got := knownID(tc.op, real, Step{Op: real.Op, Reply: real.Reply, Units: tc.fake})
 			if got != tc.want {
 				t.Errorf("knownDifference = %q, want %q", got, tc.want)
 			}
 		})
 	}
+}
+
+// knownID is the ID of the known difference the step's results show, or
+// "".
+func knownID(o Op, real, fake Step) string {
+	if k := knownDifference(o, real, fake); k != nil {
+		return k.ID
+	}
+	return ""
 }
