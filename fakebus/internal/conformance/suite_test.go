@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1060,7 +1061,88 @@ func testEffectiveLimits(t *testing.T, e *env) {
 }
 
 func testFreezeThaw(t *testing.T, e *env) {
-	name := e.unit("freeze", "scope")
+	// On real systemd a run may meet systemd's own race (see freezerState):
+	// that run proves nothing, and the case is run again on a new scope.
+	for attempt := 1; ; attempt++ {
+		lost := freezeThawOnce(t, e, fmt.Sprintf("freeze%d", attempt))
+		if lost == "" {
+			break
+		}
+		t.Logf("attempt %d: %s", attempt, lost)
+		if attempt == 3 {
+			t.Skipf("systemd lost the freezer state in %d runs out of %d; last: %s", attempt, attempt, lost)
+		}
+	}
+	inactive := e.unit("freeze-inactive", "slice")
+	if err := e.c.FreezeUnit(e.ctx, inactive); err == nil {
+		t.Errorf("FreezeUnit of a unit that is not loaded succeeded")
+	}
+	if e.real {
+		freezeByHand(t, e)
+	}
+}
+
+// freezeByHand checks what freezerLost stands on: a freeze systemd did not
+// start (written to the scope's cgroup.freeze) leaves FreezerState
+// "running" (247 to 262 alike), and freezerLost recognises it and thaws
+// the scope.
+func freezeByHand(t *testing.T, e *env) {
+	name := e.unit("freeze-by-hand", "scope")
+	cleanup(t, e, name)
+	if _, err := e.c.EnsureTransientUnit(e.ctx, name, scope(child(t)), sdbus.EnsureOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("/sys/fs/cgroup", scopeCgroup(t, e, name))
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.freeze"), []byte("1"), 0); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); kernelFrozen(t, dir) != "1"; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the kernel did not freeze %s", dir)
+		}
+	}
+	p, err := e.c.UnitProperties(e.ctx, name)
+	if err != nil || p.FreezerState != "running" {
+		t.Errorf("FreezerState after a freeze systemd did not start = %q, %v; want running", p.FreezerState, err)
+	}
+	if lost := freezerLost(t, e, name, p.FreezerState, "frozen"); lost == "" {
+		t.Errorf("freezerLost did not recognise a freeze systemd did not start")
+	}
+	if got := kernelFrozen(t, dir); got != "0" {
+		t.Errorf("after freezerLost the kernel's cgroup.events says frozen %q; want 0", got)
+	}
+}
+
+// scopeCgroup returns a scope's ControlGroup, "" where it has none.
+func scopeCgroup(t *testing.T, e *env, name string) string {
+	p, err := e.c.ScopeProperties(e.ctx, name)
+	if err != nil {
+		t.Logf("ControlGroup of %s: %v", name, err)
+	}
+	return p.ControlGroup
+}
+
+// kernelFrozen returns the "frozen" field of a cgroup's cgroup.events, ""
+// where it cannot be read.
+func kernelFrozen(t *testing.T, dir string) string {
+	events, err := os.ReadFile(filepath.Join(dir, "cgroup.events"))
+	if err != nil {
+		t.Logf("cgroup.events of %s: %v", dir, err)
+	}
+	for _, line := range strings.Split(string(events), "\n") {
+		if v, ok := strings.CutPrefix(line, "frozen "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// freezeThawOnce freezes and thaws a new scope and checks FreezerState
+// after each answer. It returns why the run proves nothing when, on real
+// systemd, FreezerState missed a change the kernel made (see
+// freezerState), and "" otherwise.
+func freezeThawOnce(t *testing.T, e *env, kind string) (lost string) {
+	name := e.unit(kind, "scope")
 	cleanup(t, e, name)
 	if _, err := e.c.EnsureTransientUnit(e.ctx, name, scope(child(t)), sdbus.EnsureOptions{}); err != nil {
 		t.Fatal(err)
@@ -1072,14 +1154,17 @@ func testFreezeThaw(t *testing.T, e *env) {
 		if err := freezerCall(e.ctx, step.call, name); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := freezerState(t, e, name, step.want); err != nil || got != step.want {
+		got, err := freezerState(t, e, name, step.want)
+		if err == nil && got != step.want && e.real {
+			if lost = freezerLost(t, e, name, got, step.want); lost != "" {
+				return lost
+			}
+		}
+		if err != nil || got != step.want {
 			t.Errorf("FreezerState = %q, %v; want %s", got, err, step.want)
 		}
 	}
-	inactive := e.unit("freeze-inactive", "slice")
-	if err := e.c.FreezeUnit(e.ctx, inactive); err == nil {
-		t.Errorf("FreezeUnit of a unit that is not loaded succeeded")
-	}
+	return ""
 }
 
 // freezerState reads name's FreezerState after a FreezeUnit or ThawUnit
@@ -1087,8 +1172,9 @@ func testFreezeThaw(t *testing.T, e *env) {
 // On real systemd the reply may precede the state: systemd ends a pending
 // freeze at any cgroup.events notification, and one that arrives between
 // its write to cgroup.freeze and the kernel finishing the freeze reports
-// the old state (seen once in a full run on a user manager). There the
-// state is read again, for up to 10 s, and what the reply saw is logged.
+// the old state (seen in full runs on a user manager). There the state
+// is read again, for up to 10 s, and what the reply saw is logged; a state
+// that stays is looked into by freezerLost.
 func freezerState(t *testing.T, e *env, name, want string) (string, error) {
 	p, err := e.c.UnitProperties(e.ctx, name)
 	if err != nil || p.FreezerState == want || !e.real {
@@ -1102,6 +1188,38 @@ func freezerState(t *testing.T, e *env, name, want string) (string, error) {
 	}
 	t.Logf("FreezerState was %q when the call answered, then %q", first, p.FreezerState)
 	return p.FreezerState, err
+}
+
+// freezerLost tells systemd's race from a failure once FreezerState
+// stayed at got for 10 s where want was asked for. systemd ends a pending
+// freeze or thaw at any cgroup.events notification it reads in between,
+// whatever the kernel's "frozen" says then, and ignores the kernel's later
+// notification since nothing is pending any more (unit_check_cgroup_events:
+// changes systemd did not start are disregarded); its FreezerState then
+// never follows the kernel again. That is the race only when the kernel
+// did what was asked: the scope's cgroup.events "frozen" matches want. The
+// kernel's freeze is undone by hand then, so that the scope can be
+// stopped. Anything else returns "" and counts as a failure.
+func freezerLost(t *testing.T, e *env, name, got, want string) string {
+	cg := scopeCgroup(t, e, name)
+	if cg == "" {
+		return ""
+	}
+	dir := filepath.Join("/sys/fs/cgroup", cg)
+	frozen := kernelFrozen(t, dir)
+	if (want == "frozen") != (frozen == "1") || frozen == "" {
+		t.Logf("the kernel's cgroup.events of %s says frozen %q", name, frozen)
+		return ""
+	}
+	if frozen == "1" {
+		if err := os.WriteFile(filepath.Join(dir, "cgroup.freeze"), []byte("0"), 0); err != nil {
+			t.Logf("thawing %s by hand: %v", dir, err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); kernelFrozen(t, dir) == "1" && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return fmt.Sprintf("FreezerState of %s stayed %q where the kernel's cgroup.events says frozen %s (%s asked for)", name, got, frozen, want)
 }
 
 // freezerCall calls FreezeUnit or ThawUnit, again (up to three times in
