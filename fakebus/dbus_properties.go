@@ -367,6 +367,11 @@ func (m *manager) measuredPropsLocked(kind, iface string) map[string]dbus.Varian
 				// Counters read as systemd's "not measured" (a unit
 				// that never ran shows it; systemctl prints nothing).
 				p.Value = json.RawMessage("18446744073709551615")
+			case p.Varies == "host" && p.Type == "t" && m.hasRlimit(p.Name):
+				// The limits a unit sets none of: the manager's
+				// (defaultRlimits).
+				r, _ := rlimitProp(p.Name)
+				p.Value = json.RawMessage(strconv.FormatUint(m.rlimits[r], 10))
 			case p.Varies != "" || (o.Unit != "" && ownsValue(p)):
 				p.Value = json.RawMessage(neverJSON(p.Type))
 			}
@@ -380,6 +385,14 @@ func (m *manager) measuredPropsLocked(kind, iface string) map[string]dbus.Varian
 	}
 	m.measured[key] = out
 	return out
+}
+
+// hasRlimit reports whether name is a LimitX or DefaultLimitX property
+// (or its Soft form) of a resource defaultRlimits gave a value.
+func (m *manager) hasRlimit(name string) bool {
+	r, ok := rlimitProp(name)
+	_, has := m.rlimits[r]
+	return ok && has
 }
 
 // ownsValue reports whether a captured unit property's value is the
@@ -413,6 +426,10 @@ func (m *manager) withMeasuredLocked(u *unit, iface string, props map[string]dbu
 			continue
 		}
 		if own, ok := u.props[name]; ok && own.Signature() == v.Signature() {
+			v = own
+		} else if own, ok := u.props[strings.TrimSuffix(name, "Soft")]; ok && strings.HasPrefix(name, "Limit") &&
+			strings.HasSuffix(name, "Soft") && own.Signature() == v.Signature() {
+			// LimitX given alone sets the soft limit too.
 			v = own
 		} else if strings.HasPrefix(name, "Exec") {
 			// ExecStartEx and the like show the commands of ExecStart.

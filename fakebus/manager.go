@@ -50,6 +50,9 @@ type manager struct {
 	// defaultTasksMax is DefaultTasksMax, read from the host at start
 	// (cgroup.go).
 	defaultTasksMax uint64
+	// rlimits are the limits of a unit that sets none (defaultRlimits),
+	// read from the host at start; read-only.
+	rlimits map[string]uint64
 
 	// timersRunning counts the timers that are set or running; close
 	// waits for it.
@@ -156,7 +159,7 @@ func newManager(cfg config) (*manager, error) {
 	}
 	m := &manager{
 		cfg: cfg, dirs: dirs, cgroupRoot: cgroupRoot, release: sdversions.Release{Major: v.Major, Minor: v.Minor},
-		environment: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, version: cfg.version, started: time.Now(), clock: newClock(), defaultTasksMax: defaultTasksMax(),
+		environment: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, version: cfg.version, started: time.Now(), clock: newClock(), defaultTasksMax: defaultTasksMax(), rlimits: defaultRlimits(cfg.user < 0),
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, triggeredBy: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		waiting: map[uint64]bool{}, subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}

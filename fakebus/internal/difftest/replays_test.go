@@ -13,6 +13,16 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A unit that sets no limit on open files has systemd's: a hard limit
+	// of 524288 (HIGH_RLIMIT_NOFILE, or what systemd inherited if higher),
+	// a soft one of 1024 (the fake: 0; 262, found by a 15-minute run, seed
+	// 14000, the same on 247-262).
+	{"limits a unit does not set", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"LimitNOFILE", uint64(1024)}}},
+		{Kind: "Reexecute", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"LimitNOFILE", uint64(1024)}}},
+	}},
 	// SetUnitProperties of a unit from no file (a slice) keeps its
 	// settings in a drop-in that outlives the unit: loaded again, it has
 	// them (the fake lost them with the unit; 252, found by a 15-minute
