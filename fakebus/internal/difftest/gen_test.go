@@ -1,6 +1,9 @@
 package difftest
 
 import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
@@ -207,4 +210,21 @@ func drawProps(t *rapid.T, k unitKind, table []propSpec) []Prop {
 		out = append(out, Prop{p.name, v})
 	}
 	return out
+}
+
+// TestGoString checks that a sequence prints as a replay case that
+// compiles to the same values: numbers keep their type.
+func TestGoString(t *testing.T) {
+	seq := []Op{{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{
+		{"LimitNOFILE", uint64(0xffffffffffffffff)}, {"Nice", int32(-1)}, {"KillSignal", int32(9)},
+		{"DefaultDependencies", false}, {"Description", "a unit"}, {"After", []string{"basic.target"}},
+		{"ExecStart", Command(1)}, {"CPUWeight", uint64(100)},
+	}}}
+	want := "[]Op{\n\t{Kind: \"StartTransientUnit\", Unit: 1, Mode: \"replace\", Props: []Prop{" +
+		`{"LimitNOFILE", uint64(0xffffffffffffffff)}, {"Nice", int32(-1)}, {"KillSignal", int32(9)}, ` +
+		`{"DefaultDependencies", false}, {"Description", "a unit"}, {"After", []string{"basic.target"}}, ` +
+		`{"ExecStart", Command(1)}, {"CPUWeight", uint64(0x64)}}},` + "\n}"
+	if diff := cmp.Diff(want, GoString(seq)); diff != "" {
+		t.Errorf("GoString (-want +got):\n%s", diff)
+	}
 }

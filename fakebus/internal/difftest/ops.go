@@ -222,6 +222,19 @@ func GoString(seq []Op) string {
 	return strings.ReplaceAll(b.String(), "difftest.", "")
 }
 
+// goValue prints a property's value as Go source of its type: %#v
+// prints numbers as untyped constants, which a replay case would take as
+// int (or refuse, beyond its range).
+func goValue(v any) string {
+	switch v := v.(type) {
+	case Command:
+		return fmt.Sprintf("Command(%d)", int(v))
+	case uint8, uint16, uint32, uint64, int16, int32, int64, float64:
+		return fmt.Sprintf("%T(%#v)", v, v)
+	}
+	return fmt.Sprintf("%#v", v)
+}
+
 // goProps prints props as Go source.
 func goProps(props []Prop) string {
 	var b strings.Builder
@@ -230,11 +243,7 @@ func goProps(props []Prop) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		v := fmt.Sprintf("%#v", p.Value)
-		if c, ok := p.Value.(Command); ok {
-			v = fmt.Sprintf("Command(%d)", int(c))
-		}
-		fmt.Fprintf(&b, "{%q, %s}", p.Name, v)
+		fmt.Fprintf(&b, "{%q, %s}", p.Name, goValue(p.Value))
 	}
 	b.WriteString("}")
 	return b.String()
