@@ -356,7 +356,11 @@ func (m *manager) unmaskLocked(names []string, runtime bool, changes *[]unitFile
 // unitFileStateLocked returns the UnitFileState of name, or false when it
 // has no unit file.
 func (m *manager) unitFileStateLocked(name string) (string, bool) {
-	if u := m.units[name]; u != nil && u.transient {
+	if u := m.units[name]; u != nil && u.load == "stub" {
+		// Its transient file is empty until the unit loads
+		// (stubLocked): a mask in the runtime directory.
+		return "masked-runtime", true
+	} else if u != nil && u.transient {
 		return "transient", true
 	}
 	// The first entry on the unit path decides, as in systemd.
@@ -449,6 +453,8 @@ func (m *manager) enabledInLocked(dir, name, file string) bool {
 // its kind). Until it is read, the value is the state found now.
 func (m *manager) unitFileStatePropLocked(u *unit) string {
 	switch {
+	case u.load == "stub":
+		return "masked-runtime" // unitFileStateLocked
 	case u.transient:
 		return "transient"
 	case !u.fromFile:

@@ -53,6 +53,9 @@ type manager struct {
 	// rlimits are the limits of a unit that sets none (defaultRlimits),
 	// read from the host at start; read-only.
 	rlimits map[string]uint64
+	// nameMap is the unit name map of the last daemon-reload
+	// (unitfile.go).
+	nameMap nameMap
 
 	// timersRunning counts the timers that are set or running; close
 	// waits for it.

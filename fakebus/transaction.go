@@ -191,6 +191,12 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	if isolateRefused {
 		return nil, "", errNoIsolation()
 	}
+	if u.load == "stub" {
+		// Any job, a stop too, of a unit never loaded (stubLocked;
+		// transaction_add_job_and_dependencies; measured on 247-262 by the
+		// differential tester).
+		return nil, "", loadStateErr(u)
+	}
 	if typ == jobStop && u.perpetual {
 		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type stop is not applicable for unit " + name + "."}
 	}

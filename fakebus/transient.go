@@ -100,14 +100,15 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			body = aux[i-1].Props
 		}
 		var err error
-		if nu.props, err = m.checkPropsLocked(nu.kind, body, false); err != nil {
-			return nil, err
-		}
-		if caller.Mode() == busd.PeerMode && addsRef(nu.props) {
+		if nu.props, err = m.checkPropsLocked(nu.kind, body, false); err == nil && caller.Mode() == busd.PeerMode && addsRef(nu.props) {
 			// systemd tracks a reference by the sender's bus name, which a
 			// private-socket client has none of (measured on 247, 252 and
 			// 262: InvalidArgs "Invalid argument", nothing created).
-			return nil, errInvalidArgs("Invalid argument")
+			err = errInvalidArgs("Invalid argument")
+		}
+		if err != nil {
+			m.stubLocked(todo[:i+1])
+			return nil, err
 		}
 	}
 	// Check what makes the units unloadable before creating any.
@@ -205,6 +206,36 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 		m.loadTriggeredLocked(m.units[nu.name])
 	}
 	return main, nil
+}
+
+// stubLocked leaves the units of made, a StartTransientUnit call's main
+// unit and the auxiliary units up to the one whose settings were refused,
+// as systemd leaves them: each was made transient before its settings
+// were applied (unit_make_transient: load state "stub", its fragment the
+// transient file) and is never loaded. A unit made for the call, or that
+// nothing keeps, is collected at once; one that stays is a stub: its start
+// is refused LoadFailed, it needs a daemon-reload, which loads it from its
+// transient file. Settings are applied all or none (bus_unit_set_properties
+// checks them all first): the refused unit keeps what it had, the units
+// before it take theirs. Measured on 247, 252, 257 and 262 by the
+// differential tester (an active slice started with no file).
+func (m *manager) stubLocked(made []newUnit) {
+	for i, nu := range made {
+		u := m.units[nu.name]
+		if u == nil {
+			continue
+		}
+		u.load, u.transient = "stub", true
+		u.fragment = m.transientUnitDirLocked() + "/" + u.name
+		if i < len(made)-1 {
+			for _, p := range nu.props {
+				if p.Name != "AddRef" {
+					m.setPropLocked(u, p.Name, p.Value)
+				}
+			}
+		}
+		m.collectLocked(u)
+	}
 }
 
 // pristine reports whether loaded unit u can become a transient unit

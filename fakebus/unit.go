@@ -509,6 +509,8 @@ func loadStateErr(u *unit) *callErr {
 		return errNotFound(u.name)
 	case u.load == "bad-setting":
 		return &callErr{errPrefix + "BadUnitSetting", "Unit " + u.name + " has a bad unit file setting."}
+	case u.load == "stub":
+		return &callErr{errPrefix + "LoadFailed", "Unit " + u.name + " is not loaded properly."}
 	}
 	return nil
 }
@@ -528,6 +530,9 @@ func (m *manager) loadForCallLocked(name string) (_ *unit, fresh bool) {
 	name = m.primaryLocked(name)
 	if u := m.units[name]; u != nil {
 		return u, false
+	}
+	if m.staleTransientNameLocked(name) {
+		return nil, false
 	}
 	// systemd loads no scope from a file: only transient ones (scope_load;
 	// measured on 247-262 by the differential tester: LoadUnit of a

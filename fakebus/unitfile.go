@@ -32,6 +32,7 @@ package fakebus
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,7 +151,7 @@ type diskEntry struct {
 	runtime bool   // in the runtime directory
 	target  string // a symlink's target, absolute; "" for a regular file
 	file    string // the unit file it stands for
-	masked  bool   // a symlink to /dev/null
+	masked  bool   // a symlink to /dev/null, or an empty file
 	alias   bool   // a symlink to a unit file of another name
 	linked  bool   // a symlink to a file of the same name outside the directories
 }
@@ -175,6 +176,10 @@ func (m *manager) entryLocked(dir, name string, runtime bool) (diskEntry, bool) 
 	e := diskEntry{path: p, runtime: runtime, file: p}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
+		// An empty unit file masks its name as a symlink to /dev/null
+		// does (null_or_empty; measured on 247-262 by the differential
+		// tester: listed masked).
+		e.masked = st.Size == 0
 		return e, true
 	case unix.S_IFLNK:
 	default:
@@ -192,10 +197,11 @@ func (m *manager) entryLocked(dir, name string, runtime bool) (diskEntry, bool) 
 		e.masked = true
 		return e, true
 	}
-	if st, err := os.Stat(t); err != nil || !st.Mode().IsRegular() {
+	st2, err := os.Stat(t)
+	if err != nil || !st2.Mode().IsRegular() {
 		return diskEntry{}, false
 	}
-	e.file = t
+	e.file, e.masked = t, st2.Size() == 0
 	e.alias = filepath.Base(t) != name
 	e.linked = !e.alias && filepath.Dir(t) != m.dirs.persistent && filepath.Dir(t) != m.dirs.runtime
 	return e, true
@@ -353,7 +359,7 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 			src.fragment = e.file
 		}
 		if e.masked {
-			if !sdversions.Behaves(m.release, sdversions.MaskedUnitFragmentIsLink) {
+			if e.target == "/dev/null" && !sdversions.Behaves(m.release, sdversions.MaskedUnitFragmentIsLink) {
 				src.fragment = "/dev/null"
 			}
 			if !sdversions.Behaves(m.release, sdversions.MaskedUnitNoDropIns) {
@@ -461,6 +467,11 @@ func (m *manager) reloadUnitsLocked() {
 			// timers: replay "timer next elapse after a reload").
 			clear(u.timerNext)
 		}
+		if u.load == "stub" {
+			// A transient unit whose settings were refused loads from
+			// its transient file now (stubLocked).
+			u.load = "loaded"
+		}
 		if !u.fromFile {
 			continue
 		}
@@ -476,6 +487,44 @@ func (m *manager) reloadUnitsLocked() {
 		m.applySourceLocked(u, src)
 		m.collectLocked(u)
 	}
+	m.buildNameMapLocked()
+}
+
+// nameMap is what systemd's unit name map (unit_file_build_name_map),
+// built at a daemon-reload or re-execution, holds that the fake does not
+// read from disk at each lookup: the transient units loaded then, whose
+// files it names, and the unit directories' modification times then,
+// which tell systemd to build it again (sdversions.CollectedTransientNameLoads).
+type nameMap struct {
+	transient map[string]bool
+	dirs      map[string]time.Time
+}
+
+// buildNameMapLocked builds the name map as a daemon-reload does.
+func (m *manager) buildNameMapLocked() {
+	m.nameMap = nameMap{transient: map[string]bool{}, dirs: mtimes([]string{m.dirs.persistent, m.dirs.runtime})}
+	for name, u := range m.units {
+		if u.transient {
+			m.nameMap.transient[name] = true
+		}
+	}
+}
+
+// staleTransientNameLocked reports whether name, which no loaded unit
+// has, is not found on a release before 262: the name map names the
+// transient file of a unit collected since it was built. A unit directory
+// changed since then (a unit file written, removed, linked) has systemd
+// build it again first (measured on 247, 252 and 257 by the differential
+// tester: a unit file written clears it, another transient unit does not).
+func (m *manager) staleTransientNameLocked(name string) bool {
+	if m.behaves(sdversions.CollectedTransientNameLoads) || !m.nameMap.transient[name] {
+		return false
+	}
+	if !maps.Equal(mtimes([]string{m.dirs.persistent, m.dirs.runtime}), m.nameMap.dirs) {
+		m.buildNameMapLocked()
+		return false
+	}
+	return true
 }
 
 // loadStamp is what a unit's unit file and drop-ins were on disk when it
@@ -511,6 +560,9 @@ func (m *manager) dropInDirsLocked(name string, aliases []string) map[string]boo
 // (sdversions.UnitFileChangesNeedReload). Units not loaded from a file in
 // the unit directories never need one.
 func (m *manager) needDaemonReloadLocked(u *unit) bool {
+	if u.load == "stub" {
+		return true // its transient file was never loaded (stubLocked)
+	}
 	if m.unitFilesChanged && sdversions.Behaves(m.release, sdversions.UnitFileChangesNeedReload) {
 		return true
 	}
