@@ -9,10 +9,17 @@ STATICCHECK_VERSION := v0.8.2
 FUZZTIME    ?= 60s
 CHECK_FUZZTIME ?= 3s
 
-.PHONY: demo check test go-test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential differential-fuzz tools
+.PHONY: demo check test go-test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential differential-fuzz tools dist
 
 demo:
 	$(GO) run ./examples/demo
+
+# fakesystemd for machines without Go: a static binary and the Debian
+# package dist/fakesystemd_VERSION_ARCH.deb (the program, its man page, docs
+# and examples), versioned from the module's version of the commit (see
+# scripts/dist); `sudo apt install ./dist/fakesystemd_*.deb` installs it.
+dist:
+	@scripts/dist dist
 
 check: lint test fuzz-short conformance gosystemd-suite fakesystemd-examples differential
 
