@@ -9,12 +9,19 @@ STATICCHECK_VERSION := v0.8.2
 FUZZTIME    ?= 60s
 CHECK_FUZZTIME ?= 3s
 
-.PHONY: demo check test go-test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential differential-fuzz tools
+.PHONY: demo check test go-test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential differential-fuzz tools dist dist-install-test
 
 demo:
 	$(GO) run ./examples/demo
 
-check: lint test fuzz-short conformance gosystemd-suite fakesystemd-examples differential
+# fakesystemd for machines without Go: a static binary and the Debian
+# package dist/fakesystemd_VERSION_ARCH.deb (the program, its man page, docs
+# and examples), versioned from the module's version of the commit (see
+# scripts/dist); `sudo apt install ./dist/fakesystemd_*.deb` installs it.
+dist:
+	@scripts/dist dist
+
+check: lint test fuzz-short conformance gosystemd-suite fakesystemd-examples dist-install-test differential
 
 # Every test package with -race, the conformance suite on fakebus
 # included: go-test runs all but TestConformanceFakebus, which
@@ -98,6 +105,15 @@ gosystemd-suite:
 # example; SKIPPED where the kernel refuses the namespaces.
 fakesystemd-examples:
 	@scripts/fakesystemd-examples
+
+# The package of `make dist`, built into a temporary directory, installed
+# with dpkg on a Debian 12 without Go (the bookworm root of scripts/sandbox
+# with python3-jeepney, built once and cached; an overlay of it in private
+# namespaces, chrooted), where the installed fakesystemd run runs the
+# Python and shell examples it ships; then purged. One line (a few seconds;
+# the root's first build about a minute); SKIPPED where the sandbox cannot run.
+dist-install-test:
+	@scripts/dist-install-test
 
 # The differential suite: one scenario through systemctl, systemd-run,
 # busctl, gdbus, python3-dbus and node's dbus-next, inside `fakesystemd run`

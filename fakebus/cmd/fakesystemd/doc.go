@@ -103,6 +103,12 @@
 // written to stdout, so a parent can start the command, read one line per
 // socket and connect.
 //
+// -h (or --help) prints the usage on stdout and exits 0; its last line
+// gives fakesystemd's own version, which --version is not (that is the
+// systemd release modelled): the module version of the commit a package
+// of make dist was built from (scripts/dist links it in), the module
+// version go install recorded, or "(devel)" for a build from a clone.
+//
 // SIGINT or SIGTERM stops the command: it closes every connection, removes
 // the socket files and exits with status 0. Errors are one line on stderr,
 // "fakesystemd: ...", printed before anything is served: exit status 2 for a

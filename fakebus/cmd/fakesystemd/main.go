@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -44,7 +45,31 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
 fakesystemd run [flags] -- CMD [ARGS...] runs CMD where the fake is the
 system's systemd, or with --user the caller's user manager (see
 fakesystemd run -h).
+
+This is fakesystemd %s, of github.com/sdbus-go/sdbus.
 `
+
+// buildVersion is fakesystemd's own version when the linker is given one:
+// make dist links the program with -X main.buildVersion=VERSION, the
+// module's version of the commit it is built from (scripts/dist). Empty
+// in other builds, which report what the go command recorded
+// (programVersion).
+var buildVersion string
+
+// programVersion returns fakesystemd's own version, not the systemd
+// release it models: linked, when the linker was given one; else the
+// main module's version in info, which go install records (a tag such as
+// v1.2.0, or a pseudo-version); else "(devel)", as the go command names a
+// build from a clone. info may be nil (no build information).
+func programVersion(linked string, info *debug.BuildInfo) string {
+	if linked != "" {
+		return linked
+	}
+	if info != nil && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}
 
 func main() {
 	if conf, ok := os.LookupEnv(initEnv); ok {
@@ -70,7 +95,8 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 0
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(stdout, usage, fakebus.DefaultVersion)
+		info, _ := debug.ReadBuildInfo()
+		fmt.Fprintf(stdout, usage, fakebus.DefaultVersion, programVersion(buildVersion, info))
 		return 0
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
