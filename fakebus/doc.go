@@ -118,6 +118,9 @@
 //   - control.go: the test-side controls (AddUnitFile, Unit, Jobs, FinishJob, ...).
 //   - script.go: Script and Fault: scripted job results and misbehaviours.
 //   - scriptcheck.go: a script rule against the unit's commands (ScriptConflict).
+//   - scriptfile.go: the script file, fakesystemd's --script and ApplyScript's JSON
+//     (ParseScriptFile, ApplyScriptFile).
+//   - scriptvalue.go: a script file's property values, "TYPE VALUE" in GVariant text.
 //   - notes.go: Note, what the fake did that no message shows.
 //   - release.go: the played release (sdversions and WithBackport).
 //   - doc.go: this documentation.

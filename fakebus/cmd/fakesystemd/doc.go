@@ -303,7 +303,8 @@
 //     method reply is sent. Go durations ("200ms", "1.5s").
 //   - "faults": misbehaviours (fakebus.Fault): job-removed-before-reply,
 //     duplicate-job-removed, forged-job-removed, wrong-path-job-removed,
-//     malformed-job-removed, drop-connection, drop-after-job-removed.
+//     malformed-job-removed, drop-connection, drop-after-job-removed,
+//     bus-timeout, polkit-no-reply.
 //
 // A result must not contradict what the fake works out from a service's
 // commands (see "Faults" in docs/fakebus.md): done (or skipped)

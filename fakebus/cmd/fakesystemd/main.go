@@ -217,7 +217,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st := &setup{}
+	st := &fakebus.ScriptFile{}
 	if o.script != "" {
 		if st, err = loadScript(o.script); err != nil {
 			return err
@@ -270,7 +270,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if errors.As(err, &ue) && o.script != "" {
 			for i, u := range st.Units {
 				if u.Name == ue.Unit {
-					return fmt.Errorf("%s: %w", o.script, errAt(fmt.Sprintf("units[%d].properties.%s", i, ue.Property), "%v", ue.Err))
+					return fmt.Errorf("%s: %w", o.script, &fakebus.ScriptFileError{Path: fmt.Sprintf("units[%d].properties.%s", i, ue.Property), Msg: ue.Err.Error()})
 				}
 			}
 		}
