@@ -69,6 +69,8 @@
 //   - dbus_scope.go: org.freedesktop.systemd1.Scope's methods and signal.
 //   - dbus_job.go: org.freedesktop.systemd1.Job's methods.
 //   - dbus_log_control.go: the /org/freedesktop/LogControl1 object.
+//   - dbus_control.go: the control interface (WithControl): the test-side controls as D-Bus
+//     methods on a bus name of their own, io.github.sdbus_go.FakeSystemd.
 //
 // The model, under the manager's one lock:
 //
@@ -115,7 +117,9 @@
 //
 //   - server.go: Server, New, Start, the options, connections and sockets.
 //   - limits.go: Limits, what the bus lets its clients make it hold.
-//   - control.go: the test-side controls (AddUnitFile, Unit, Jobs, FinishJob, ...).
+//   - control.go: the test-side controls (AddUnitFile, Unit, Jobs, FinishJob, WaitIdle, ...).
+//   - calllog.go: the call log (WithCallLog): the calls the manager received, with their
+//     answers, as data and JSON lines.
 //   - script.go: Script and Fault: scripted job results and misbehaviours.
 //   - scriptcheck.go: a script rule against the unit's commands (ScriptConflict).
 //   - scriptfile.go: the script file, fakesystemd's --script and ApplyScript's JSON
