@@ -39,6 +39,8 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
                          does (InteractiveAuthorizationRequired), not as with no polkit
   --made-up-pids         record a PID no process has (default: refused, as systemd)
   --trace                one line per message on stderr
+  --no-control           do not serve the control interface (io.github.sdbus_go.FakeSystemd)
+  --call-log FILE        write every call systemd receives, answered, as a line of JSON to FILE
   --print-address        print the D-Bus addresses on stdout once serving
 
 fakesystemd run [flags] -- CMD [ARGS...] runs CMD where the fake is the
@@ -112,6 +114,10 @@ type options struct {
 	polkit bool
 	// madeUpPIDs records PIDs no process has (fakebus.WithMadeUpPIDs).
 	madeUpPIDs bool
+	// noControl leaves out the control interface (fakebus.WithControl).
+	noControl bool
+	// callLog is the file the call log is written to (--call-log), "" for none.
+	callLog string
 }
 
 // stringList is a repeatable flag.
@@ -178,6 +184,8 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.allowUnprivileged, "allow-unprivileged", false, "")
 	fs.BoolVar(&o.polkit, "polkit", false, "")
 	fs.BoolVar(&o.madeUpPIDs, "made-up-pids", false, "")
+	fs.BoolVar(&o.noControl, "no-control", false, "")
+	fs.StringVar(&o.callLog, "call-log", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -256,6 +264,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.madeUpPIDs {
 		opts = append(opts, fakebus.WithMadeUpPIDs())
+	}
+	if !o.noControl {
+		opts = append(opts, fakebus.WithControl())
+	}
+	if o.callLog != "" {
+		f, err := os.Create(o.callLog)
+		if err != nil {
+			return fmt.Errorf("--call-log: %w", err)
+		}
+		defer f.Close()
+		opts = append(opts, fakebus.WithCallLog(fakebus.DefaultCallLogSize, f))
 	}
 	t := &tracer{w: stderr}
 	if o.trace {
