@@ -29,6 +29,13 @@
 // TestUsingFakebusNew in usage_test.go is a complete test written this
 // way.
 //
+// The test drives the fake with the Server's methods (Script, FinishJob,
+// DropConnections, Reexecute, WaitIdle, Calls, ...). WithControl serves
+// the same controls over D-Bus, under a bus name of their own
+// (io.github.sdbus_go.FakeSystemd), for tests in other processes and
+// languages; WithCallLog logs the calls the manager receives, with their
+// answers, as data and JSON lines.
+//
 // What the fake models and how closely (units, jobs, services, unit
 // files and drop-ins, settings, access control, faults, limits, the
 // private socket), and what it leaves out, is in docs/fakebus.md in the
