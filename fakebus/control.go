@@ -5,6 +5,8 @@ package fakebus
 // jobs, injecting signals and connection faults.
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -119,6 +121,66 @@ func (s *Server) Jobs() int {
 	s.m.lock()
 	defer s.m.unlock()
 	return len(s.m.jobs)
+}
+
+// WaitIdle waits until no job is queued or running (Jobs returns 0): the
+// jobs a test's calls queued, and those they pulled in, have ended and
+// sent their JobRemoved. It returns ctx's error if ctx ends first, and
+// an error if the Server closes first. A job that never ends by itself
+// (a service's start that runs "sleep infinity" in ExecStartPre=, a
+// unit stuck activating) keeps it waiting: end it with FinishJob.
+func (s *Server) WaitIdle(ctx context.Context) error {
+	s.m.lock()
+	if s.m.closed {
+		s.m.unlock()
+		return errors.New("fakebus: server closed")
+	}
+	if len(s.m.jobs) == 0 {
+		s.m.unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	s.m.idle = append(s.m.idle, ch)
+	s.m.unlock()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.m.lock()
+	defer s.m.unlock()
+	if s.m.closed {
+		return errors.New("fakebus: server closed")
+	}
+	return nil
+}
+
+// wakeIdleLocked ends every WaitIdle.
+func (m *manager) wakeIdleLocked() {
+	for _, ch := range m.idle {
+		close(ch)
+	}
+	m.idle = nil
+}
+
+// RemoveUnitFile removes a unit file AddUnitFile or WithUnitFile gave
+// (and its aliases), and reports whether there was one. A unit loaded
+// from it stays loaded as it is, as systemd keeps a unit whose file was
+// deleted, until it is unloaded: loading the name again then finds no
+// file (not-found, NoSuchUnit for a start). The files in the unit
+// directories are the test's to delete.
+func (s *Server) RemoveUnitFile(name string) bool {
+	s.m.lock()
+	defer s.m.unlock()
+	f, ok := s.m.files[name]
+	if !ok {
+		return false
+	}
+	for _, a := range f.Aliases {
+		delete(s.m.aliases, a)
+	}
+	delete(s.m.files, name)
+	return true
 }
 
 // FinishJob ends a queued or running job now with the given result, as

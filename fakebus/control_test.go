@@ -1,6 +1,7 @@
 package fakebus_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -193,6 +194,90 @@ func TestReexecuteReleasesNameFirst(t *testing.T) {
 			var owner string
 			if err := r.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, systemd1).Store(&owner); err != nil || owner != renewed {
 				t.Errorf("GetNameOwner = %q, %v; want %s", owner, err, renewed)
+			}
+		})
+	}
+}
+
+func TestWaitIdle(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithUnitFile(fakebus.UnitFile{Name: "slow.service", Properties: []sdbus.Property{
+		sdbus.PropExecStart([]string{"/bin/true"}, false), sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropRemainAfterExit(true)}}))
+	if err := s.Script("slow.service", fakebus.Script{Delay: 200 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	c := s.Conn(t)
+	ctx := context.Background()
+	if err := s.WaitIdle(ctx); err != nil {
+		t.Fatalf("WaitIdle with no job: %v", err)
+	}
+	if _, err := c.StartUnit(ctx, "slow.service", sdbus.ModeReplace); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if err := s.WaitIdle(short); err != context.DeadlineExceeded {
+		t.Errorf("WaitIdle with the job queued 200ms, 20ms deadline = %v, want %v", err, context.DeadlineExceeded)
+	}
+	if err := s.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Jobs(); n != 0 {
+		t.Errorf("Jobs after WaitIdle = %d, want 0", n)
+	}
+	if u, _ := s.Unit("slow.service"); u.ActiveState != "active" {
+		t.Errorf("slow.service after WaitIdle: %s, want active", u.ActiveState)
+	}
+}
+
+func TestWaitIdleClosed(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithUnitFile(fakebus.UnitFile{Name: "stuck.service", Properties: []sdbus.Property{
+		sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false), sdbus.PropType(sdbus.ServiceOneshot)}}))
+	c := s.Conn(t)
+	if _, err := c.StartUnit(context.Background(), "stuck.service", sdbus.ModeReplace); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.WaitIdle(context.Background()) }()
+	time.Sleep(10 * time.Millisecond)
+	s.Close()
+	if err := <-done; err == nil || err.Error() != "fakebus: server closed" {
+		t.Errorf("WaitIdle across Close = %v, want fakebus: server closed", err)
+	}
+}
+
+func TestRemoveUnitFile(t *testing.T) {
+	s := fakebus.New(t)
+	c := s.Conn(t)
+	ctx := context.Background()
+	if err := s.AddUnitFile(fakebus.UnitFile{Name: "gone.service", Aliases: []string{"alias.service"}}); err != nil {
+		t.Fatal(err)
+	}
+	st := func(name string) string {
+		v, err := c.UnitProperty(ctx, name, "org.freedesktop.systemd1.Unit", "LoadState")
+		if err != nil {
+			return err.Error()
+		}
+		return v.Value().(string)
+	}
+	for _, tt := range []struct {
+		name       string
+		remove     string
+		wantRemove bool
+		unit, want string
+	}{
+		{"before", "", false, "gone.service", "loaded"},
+		{"removed", "gone.service", true, "gone.service", "not-found"},
+		{"alias gone", "", false, "alias.service", "not-found"},
+		{"again", "gone.service", false, "gone.service", "not-found"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.remove != "" {
+				if got := s.RemoveUnitFile(tt.remove); got != tt.wantRemove {
+					t.Errorf("RemoveUnitFile(%s) = %v, want %v", tt.remove, got, tt.wantRemove)
+				}
+			}
+			if got := st(tt.unit); got != tt.want {
+				t.Errorf("LoadState(%s) = %s, want %s", tt.unit, got, tt.want)
 			}
 		})
 	}

@@ -29,6 +29,13 @@
 // TestUsingFakebusNew in usage_test.go is a complete test written this
 // way.
 //
+// The test drives the fake with the Server's methods (Script, FinishJob,
+// DropConnections, Reexecute, WaitIdle, Calls, ...). WithControl serves
+// the same controls over D-Bus, under a bus name of their own
+// (io.github.sdbus_go.FakeSystemd), for tests in other processes and
+// languages; WithCallLog logs the calls the manager receives, with their
+// answers, as data and JSON lines.
+//
 // What the fake models and how closely (units, jobs, services, unit
 // files and drop-ins, settings, access control, faults, limits, the
 // private socket), and what it leaves out, is in docs/fakebus.md in the
@@ -69,6 +76,8 @@
 //   - dbus_scope.go: org.freedesktop.systemd1.Scope's methods and signal.
 //   - dbus_job.go: org.freedesktop.systemd1.Job's methods.
 //   - dbus_log_control.go: the /org/freedesktop/LogControl1 object.
+//   - dbus_control.go: the control interface (WithControl): the test-side controls as D-Bus
+//     methods on a bus name of their own, io.github.sdbus_go.FakeSystemd.
 //
 // The model, under the manager's one lock:
 //
@@ -116,9 +125,14 @@
 //
 //   - server.go: Server, New, Start, the options, connections and sockets.
 //   - limits.go: Limits, what the bus lets its clients make it hold.
-//   - control.go: the test-side controls (AddUnitFile, Unit, Jobs, FinishJob, ...).
+//   - control.go: the test-side controls (AddUnitFile, Unit, Jobs, FinishJob, WaitIdle, ...).
+//   - calllog.go: the call log (WithCallLog): the calls the manager received, with their
+//     answers, as data and JSON lines.
 //   - script.go: Script and Fault: scripted job results and misbehaviours.
 //   - scriptcheck.go: a script rule against the unit's commands (ScriptConflict).
+//   - scriptfile.go: the script file, fakesystemd's --script and ApplyScript's JSON
+//     (ParseScriptFile, ApplyScriptFile).
+//   - scriptvalue.go: a script file's property values, "TYPE VALUE" in GVariant text.
 //   - notes.go: Note, what the fake did that no message shows.
 //   - release.go: the played release (sdversions and WithBackport).
 //   - doc.go: this documentation.

@@ -213,6 +213,9 @@ func (m *manager) finishJobLocked(j *job, result string) {
 	}
 	j.finished, j.result = true, result
 	delete(m.jobs, j.id)
+	if len(m.jobs) == 0 {
+		m.wakeIdleLocked()
+	}
 	u := j.unit
 	if u.job == j {
 		u.job = nil

@@ -127,7 +127,10 @@ type manager struct {
 	scripts   []scriptRule
 	conflicts []ScriptConflict // found as jobs ran (scriptcheck.go)
 	timers    map[*time.Timer]struct{}
-	closed    bool
+	// idle are closed once no job is left, or the manager closes
+	// (Server.WaitIdle).
+	idle   []chan struct{}
+	closed bool
 	// measured are the properties measured on the captured release
 	// nearest measuredFor, by captured kind and interface
 	// (dbus_properties.go).
@@ -284,6 +287,7 @@ func (m *manager) close() {
 		}
 	}
 	m.timers = nil
+	m.wakeIdleLocked()
 	for _, u := range m.units {
 		m.unwatchLocked(u)
 	}

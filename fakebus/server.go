@@ -26,8 +26,14 @@ const DefaultVersion = "252.38-1~deb12u1"
 type Server struct {
 	bus *busd.Bus
 	m   *manager
+	// calls is the call log (WithCallLog), nil without one.
+	calls *callLog
+	// ctlWaits counts the goroutines of the control interface
+	// (dbus_control.go's WaitIdle); Close waits for them.
+	ctlWaits sync.WaitGroup
 
-	// mu guards dir, busAddr, privAddr and closed.
+	// mu guards dir, busAddr, privAddr and closed, and orders ctlWaits.Add
+	// before Close waits for it.
 	mu       sync.Mutex
 	dir      string
 	busAddr  string
@@ -58,6 +64,11 @@ type config struct {
 	access Access
 	polkit bool // WithPolkit
 	madeUp bool // WithMadeUpPIDs
+	// callLog is how many calls the call log keeps (WithCallLog), 0 for
+	// no call log; callLogTo where it writes them.
+	callLog   int
+	callLogTo io.Writer
+	control   bool // WithControl (dbus_control.go)
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the
@@ -168,10 +179,28 @@ func Start(opts ...Option) (*Server, error) {
 	if cfg.notes != nil {
 		bcfg.LimitExceeded = func(e busd.LimitEvent) { cfg.notes(limitNote(e)) }
 	}
-	if cfg.trace != nil {
+	if cfg.control && cfg.callLog == 0 {
+		cfg.callLog = DefaultCallLogSize
+	}
+	s := &Server{m: m}
+	if cfg.callLog > 0 {
+		s.calls = newCallLog(cfg.callLog, cfg.callLogTo, func() string { return s.bus.ServiceUniqueName() })
+	}
+	switch {
+	case s.calls != nil:
+		bcfg.Trace = func(e busd.Event) {
+			s.calls.event(e)
+			if cfg.trace != nil {
+				cfg.trace(traceEvent(e))
+			}
+		}
+	case cfg.trace != nil:
 		bcfg.Trace = func(e busd.Event) { cfg.trace(traceEvent(e)) }
 	}
-	s := &Server{bus: busd.New(bcfg), m: m}
+	if cfg.control {
+		bcfg.ControlName, bcfg.ControlHandler = controlName, s.handleControl
+	}
+	s.bus = busd.New(bcfg)
 	m.bus = s.bus
 	if err := m.init(); err != nil {
 		s.bus.Close()
@@ -388,7 +417,11 @@ func (s *Server) Close() error {
 	dir := s.dir
 	s.mu.Unlock()
 	s.m.close()
+	s.ctlWaits.Wait()
 	err := s.bus.Close()
+	if s.calls != nil {
+		s.calls.close()
+	}
 	s.m.dirs.remove()
 	if dir != "" {
 		os.RemoveAll(dir)

@@ -10,7 +10,7 @@
 //	            [--runtime-unit-dir DIR] [--cgroup-root DIR] [--user[=UID]]
 //	            [--limit NAME=VALUE]... [--allow-unprivileged] [--polkit]
 //	            [--made-up-pids] [--trace]
-//	            [--print-address]
+//	            [--print-address] [--no-control] [--call-log FILE]
 //	fakesystemd run [--user] [flags] -- CMD [ARGS...]
 //
 // The second form runs CMD in a private mount namespace (and user
@@ -94,6 +94,13 @@
 //	                       process; by default it is refused as systemd
 //	                       refuses it (UnixProcessIdUnknown)
 //	--trace                one line per message on stderr (below)
+//	--no-control           do not serve the control interface (below,
+//	                       "Control interface")
+//	--call-log FILE        write every call systemd receives, with its
+//	                       answer, as a line of JSON to FILE (below, "Call
+//	                       log"); under run, FILE is opened in the
+//	                       namespace (/run is its tmpfs). Not run's --log,
+//	                       which takes the trace and notes
 //	--print-address        once every socket accepts connections, print its
 //	                       D-Bus address ("unix:path=/abs/path") on stdout, one
 //	                       per line, the bus socket first
@@ -115,6 +122,62 @@
 // usage error (an unknown flag, no socket, an extra argument, a bad --version,
 // --backport or --user), 1 for anything else (a script file that cannot be read or
 // is invalid, a socket that cannot be created).
+//
+// # Control interface
+//
+// Unless --no-control, the bus socket (not the private one) serves a
+// control interface for the test itself, fakebus.WithControl's: bus name
+// io.github.sdbus_go.FakeSystemd (unique name :1.0), object
+// /io/github/sdbus_go/FakeSystemd, interface
+// io.github.sdbus_go.FakeSystemd1. It is not systemd's: systemd's name,
+// objects and their introspection are the same with or without it. Only
+// uid 0 and fakesystemd's own uid may call it (everyone with
+// --allow-unprivileged). Its methods (durations in seconds):
+//
+//	ApplyScript(s script_json)                a script file's document (below), applied now
+//	ScriptResult(s pattern, s result, u count) the next count jobs end with result (0: every job)
+//	ScriptDelay(s pattern, d delay, d reply_delay)
+//	ClearScripts()
+//	AddUnitFile(s unit_json)                  one element of a script file's "units"; replaces
+//	RemoveUnitFile(s name) -> b removed
+//	SetVersion(s version)
+//	SetReloadDuration(d seconds)
+//	SetReexecDuration(d seconds)
+//	DaemonReload()
+//	Reexecute(a{sv} options) -> (s old_name, s new_name)  options finish, lose (a{us}), forge (au), pending (u)
+//	DropConnections()                         every connection but the caller's
+//	DropAfterReply(s member, u count)
+//	EmitJobRemoved(u id, o job, s unit, s result)
+//	Unit(s name) -> (b loaded, s load_state, s active_state, s sub_state, s result, b transient, u job_id, au pids)
+//	Jobs() -> u count
+//	FinishJob(u id, s result) -> b found
+//	WaitIdle(d timeout)                       until no job is queued or running; Timeout error
+//	GetCalls(s member, s unit) -> s calls_json  the call log, filtered ("" for all; unit a pattern)
+//	ClearCalls()
+//
+// docs/fakesystemd.md, "The control interface", has the introspection XML
+// and what each method does.
+//
+// # Call log
+//
+// Every method call systemd receives (on the bus, to
+// org.freedesktop.systemd1 or its unique name; every call on the private
+// socket) is logged with its answer: the last 10000 in memory, for
+// GetCalls, and with --call-log each as a line of JSON once answered (at
+// exit for one never answered):
+//
+//	{"seq": 3, "time": "...", "connection": "bus", "sender": ":1.5", "pid": 4242, "uid": 0,
+//	 "path": "/org/freedesktop/systemd1", "interface": "org.freedesktop.systemd1.Manager",
+//	 "member": "StartUnit", "signature": "ss", "args": ["app.service", "replace"],
+//	 "reply": {"time": "...", "error": "", "signature": "o", "args": ["/org/freedesktop/systemd1/job/7"]}}
+//
+// "reply" is null while there is no answer; an error reply has its name
+// in "error" and its message in "args". Values map to JSON by their D-Bus
+// type: b a boolean; integers numbers, written exactly; d a number ("NaN",
+// "Infinity" and "-Infinity" strings); s, o, g strings; v
+// {"type": SIGNATURE, "value": VALUE}; arrays and structs arrays; dicts
+// objects with their keys as text. Calls to the bus driver and to the
+// control interface are not logged (--trace shows every message).
 //
 // # Access control
 //
@@ -309,7 +372,8 @@
 //     method reply is sent. Go durations ("200ms", "1.5s").
 //   - "faults": misbehaviours (fakebus.Fault): job-removed-before-reply,
 //     duplicate-job-removed, forged-job-removed, wrong-path-job-removed,
-//     malformed-job-removed, drop-connection, drop-after-job-removed.
+//     malformed-job-removed, drop-connection, drop-after-job-removed,
+//     bus-timeout, polkit-no-reply.
 //
 // A result must not contradict what the fake works out from a service's
 // commands (see "Faults" in docs/fakebus.md): done (or skipped)

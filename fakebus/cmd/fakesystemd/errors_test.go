@@ -17,7 +17,7 @@ import (
 func TestErrors(t *testing.T) {
 	dir := socketDir(t)
 	sock := filepath.Join(dir, "bus")
-	const faults = "drop-after-job-removed, drop-connection, duplicate-job-removed, forged-job-removed, job-removed-before-reply, malformed-job-removed, wrong-path-job-removed"
+	const faults = "bus-timeout, drop-after-job-removed, drop-connection, duplicate-job-removed, forged-job-removed, job-removed-before-reply, malformed-job-removed, polkit-no-reply, wrong-path-job-removed"
 	tests := []struct {
 		name   string
 		args   []string
@@ -191,7 +191,7 @@ func TestErrorsFromProgram(t *testing.T) {
 	}{
 		{[]string{"--bogus"}, 2, "fakesystemd: flag provided but not defined: -bogus (see fakesystemd -h)\n"},
 		{[]string{"--socket", filepath.Join(t.TempDir(), "s"), "--script", bad}, 1,
-			"fakesystemd: " + bad + `: scripts[0].faults[0]: unknown fault "dup" (known: drop-after-job-removed, drop-connection, duplicate-job-removed, forged-job-removed, job-removed-before-reply, malformed-job-removed, wrong-path-job-removed)` + "\n"},
+			"fakesystemd: " + bad + `: scripts[0].faults[0]: unknown fault "dup" (known: bus-timeout, drop-after-job-removed, drop-connection, duplicate-job-removed, forged-job-removed, job-removed-before-reply, malformed-job-removed, polkit-no-reply, wrong-path-job-removed)` + "\n"},
 	}
 	for _, tt := range tests {
 		cmd := programCmd(t, tt.args...)

@@ -40,6 +40,8 @@ Serves fakebus, a fake systemd manager, on unix sockets until SIGINT or SIGTERM.
                          does (InteractiveAuthorizationRequired), not as with no polkit
   --made-up-pids         record a PID no process has (default: refused, as systemd)
   --trace                one line per message on stderr
+  --no-control           do not serve the control interface (io.github.sdbus_go.FakeSystemd)
+  --call-log FILE        write every call systemd receives, answered, as a line of JSON to FILE
   --print-address        print the D-Bus addresses on stdout once serving
 
 fakesystemd run [flags] -- CMD [ARGS...] runs CMD where the fake is the
@@ -138,6 +140,10 @@ type options struct {
 	polkit bool
 	// madeUpPIDs records PIDs no process has (fakebus.WithMadeUpPIDs).
 	madeUpPIDs bool
+	// noControl leaves out the control interface (fakebus.WithControl).
+	noControl bool
+	// callLog is the file the call log is written to (--call-log), "" for none.
+	callLog string
 }
 
 // stringList is a repeatable flag.
@@ -204,6 +210,8 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.allowUnprivileged, "allow-unprivileged", false, "")
 	fs.BoolVar(&o.polkit, "polkit", false, "")
 	fs.BoolVar(&o.madeUpPIDs, "made-up-pids", false, "")
+	fs.BoolVar(&o.noControl, "no-control", false, "")
+	fs.StringVar(&o.callLog, "call-log", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -243,7 +251,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st := &setup{}
+	st := &fakebus.ScriptFile{}
 	if o.script != "" {
 		if st, err = loadScript(o.script); err != nil {
 			return err
@@ -283,6 +291,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.madeUpPIDs {
 		opts = append(opts, fakebus.WithMadeUpPIDs())
 	}
+	if !o.noControl {
+		opts = append(opts, fakebus.WithControl())
+	}
+	if o.callLog != "" {
+		f, err := os.Create(o.callLog)
+		if err != nil {
+			return fmt.Errorf("--call-log: %w", err)
+		}
+		defer f.Close()
+		opts = append(opts, fakebus.WithCallLog(fakebus.DefaultCallLogSize, f))
+	}
 	t := &tracer{w: stderr}
 	if o.trace {
 		opts = append(opts, fakebus.WithTrace(t.event))
@@ -296,7 +315,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if errors.As(err, &ue) && o.script != "" {
 			for i, u := range st.Units {
 				if u.Name == ue.Unit {
-					return fmt.Errorf("%s: %w", o.script, errAt(fmt.Sprintf("units[%d].properties.%s", i, ue.Property), "%v", ue.Err))
+					return fmt.Errorf("%s: %w", o.script, &fakebus.ScriptFileError{Path: fmt.Sprintf("units[%d].properties.%s", i, ue.Property), Msg: ue.Err.Error()})
 				}
 			}
 		}

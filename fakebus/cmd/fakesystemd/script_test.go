@@ -19,13 +19,13 @@ func TestLoadExample(t *testing.T) {
 	prop := func(name, sig string, v any) sdbus.Property {
 		return sdbus.Property{Name: name, Value: dbus.MakeVariantWithSignature(v, dbus.ParseSignatureMust(sig))}
 	}
-	want := &setup{
-		Scripts: []patternScript{
-			{"run-*.scope", fakebus.Script{Result: sdbus.JobFailed, UnitResult: "oom-kill"}},
-			{"slow-*.service", fakebus.Script{Result: sdbus.JobDone, Delay: 200 * time.Millisecond, ReplyDelay: 50 * time.Millisecond}},
-			{"chaos-*.slice", fakebus.Script{Faults: fakebus.FaultJobRemovedBeforeReply | fakebus.FaultDuplicateJobRemoved |
+	want := &fakebus.ScriptFile{
+		Scripts: []fakebus.PatternScript{
+			{Pattern: "run-*.scope", Script: fakebus.Script{Result: sdbus.JobFailed, UnitResult: "oom-kill"}},
+			{Pattern: "slow-*.service", Script: fakebus.Script{Result: sdbus.JobDone, Delay: 200 * time.Millisecond, ReplyDelay: 50 * time.Millisecond}},
+			{Pattern: "chaos-*.slice", Script: fakebus.Script{Faults: fakebus.FaultJobRemovedBeforeReply | fakebus.FaultDuplicateJobRemoved |
 				fakebus.FaultForgedJobRemoved | fakebus.FaultWrongPathJobRemoved | fakebus.FaultMalformedJobRemoved}},
-			{"flaky-*.slice", fakebus.Script{Faults: fakebus.FaultDropConnection}},
+			{Pattern: "flaky-*.slice", Script: fakebus.Script{Faults: fakebus.FaultDropConnection}},
 		},
 		Units: []fakebus.UnitFile{
 			{Name: "app.service", Properties: []sdbus.Property{
@@ -56,7 +56,7 @@ func TestLoadExample(t *testing.T) {
 func TestParseScriptEmptyAndNull(t *testing.T) {
 	for _, in := range []string{`{}`, `{"scripts": null, "units": null, "reload_duration": ""}`,
 		`{"units": [{"name": "a.service", "properties": null}]}`, `{"units": [{"name": "a.service", "properties": {}}]}`} {
-		if _, err := parseScript([]byte(in)); err != nil {
+		if _, err := fakebus.ParseScriptFile([]byte(in)); err != nil {
 			t.Errorf("%s: %v", in, err)
 		}
 	}

@@ -93,7 +93,7 @@ func noteLine(x fakebus.Note) string {
 		if d := x.Script.ReplyDelay; d > 0 {
 			field("reply_delay", d.String())
 		}
-		if f := faultList(x.Script.Faults); len(f) > 0 {
+		if f := x.Script.Faults.Names(); len(f) > 0 {
 			field("faults", strings.Join(f, ","))
 		}
 	case fakebus.NoteConflict:
@@ -129,18 +129,6 @@ func nameList(names []string) string {
 		}
 	}
 	return strings.Join(out, ",")
-}
-
-// faultList names the faults in f as the script file does, sorted.
-func faultList(f fakebus.Fault) []string {
-	var out []string
-	for name, x := range faultNames {
-		if f&x != 0 {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // traceLine formats one event as a line, newline included:

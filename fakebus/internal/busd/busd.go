@@ -146,6 +146,12 @@ type Config struct {
 	ServiceName string
 	// Handler is the service. If nil, calls to the service fail with UnknownMethod.
 	Handler Handler
+	// ControlName, with ControlHandler, is the well-known name of a second in-process service, the control
+	// service (control.go), which owns it under ControlUniqueName. ControlHandler answers the method calls
+	// addressed to either name as Handler.HandleCall answers the service's, on the calling connection's
+	// reader goroutine. Both unset: no control service.
+	ControlName    string
+	ControlHandler func(*Call)
 	// MayOwn, if set, is the bus policy on names (dbus-daemon's <allow own>): whether p may own name, a
 	// well-known name other than the bus's own. A RequestName it refuses gets AccessDenied with dbus-daemon's
 	// text. It is called with the bus's lock held and must not call the Bus. Nil: anyone may own any name.
@@ -330,11 +336,16 @@ func (b *Bus) Peers() []*Peer {
 }
 
 // DropPeers closes every client connection now (fault injection).
-func (b *Bus) DropPeers() {
+func (b *Bus) DropPeers() { b.DropPeersBut(nil) }
+
+// DropPeersBut is DropPeers for every connection but keep.
+func (b *Bus) DropPeersBut(keep *Peer) {
 	b.mu.RLock()
 	ps := make([]*Peer, 0, len(b.peers))
 	for p := range b.peers {
-		ps = append(ps, p)
+		if p != keep {
+			ps = append(ps, p)
+		}
 	}
 	b.mu.RUnlock()
 	for _, p := range ps {
@@ -506,6 +517,8 @@ func (b *Bus) ownerLocked(name string) string {
 		return b.serviceOwner
 	case name == b.ServiceUniqueName():
 		return name
+	case b.isControl(name):
+		return ControlUniqueName
 	case strings.HasPrefix(name, ":"):
 		if _, ok := b.uniques[name]; ok {
 			return name
@@ -545,6 +558,9 @@ func (b *Bus) listNamesLocked() []string {
 	names = append(names, driverName, b.ServiceUniqueName())
 	if b.serviceOwner != "" {
 		names = append(names, b.cfg.ServiceName)
+	}
+	if b.hasControl() {
+		names = append(names, b.cfg.ControlName, ControlUniqueName)
 	}
 	for n := range b.uniques {
 		names = append(names, n)

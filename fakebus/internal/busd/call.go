@@ -21,6 +21,8 @@ type Call struct {
 	dest   string     // the call's DESTINATION
 	serial uint32     // the call's serial, for REPLY_SERIAL
 	st     *callState // whether it was answered, shared with Bus.pending (pending.go)
+	// control is set on a call to the control service (control.go).
+	control bool
 	// handling is set from before Handler.HandleCall runs for c, on the
 	// connection's reader goroutine, until it calls Handled or returns;
 	// moreAtReply is MoreInput as the reply was sent then (1 no, 2 yes),
@@ -108,7 +110,7 @@ func (c *Call) Reply(body ...any) {
 	}
 	c.noteInput()
 	dest, sender := c.routing()
-	after := c.Peer.bus.replying(c.Peer, c.Member)
+	after := c.replying()
 	if err := c.Peer.bus.sendFromService(c.Peer, newReply(c.serial, dest, sender, body)); err != nil {
 		c.sendError(errFailed, []any{err.Error()})
 	}
@@ -126,7 +128,7 @@ func (c *Call) ReplyError(name string, body ...any) {
 		name = "org.freedesktop.DBus.Error.Failed"
 	}
 	c.noteInput()
-	after := c.Peer.bus.replying(c.Peer, c.Member)
+	after := c.replying()
 	c.sendError(name, body)
 	after()
 }
@@ -138,10 +140,23 @@ func (c *Call) claim() bool {
 
 // routing returns the DESTINATION and SENDER of a reply.
 func (c *Call) routing() (dest, sender string) {
-	if c.Peer.mode != BusMode {
+	switch {
+	case c.Peer.mode != BusMode:
 		return "", c.Peer.bus.cfg.PeerSender
+	case c.control:
+		return c.Peer.UniqueName(), ControlUniqueName
 	}
 	return c.Peer.UniqueName(), c.Peer.bus.ServiceUniqueName()
+}
+
+// replying is Bus.replying for c: the control service's replies never
+// end a connection (DropAfterReply counts the service's and the
+// driver's).
+func (c *Call) replying() (after func()) {
+	if c.control {
+		return func() {}
+	}
+	return c.Peer.bus.replying(c.Peer, c.Member)
 }
 
 // sendError sends an error reply; if body cannot be encoded, its text is

@@ -347,7 +347,7 @@ func (b *Bus) credentialsLocked(r *driverReq) {
 		}[r.m.member]
 		r.fail(errNameHasNoOwner, "Could not get "+what+" of name '"+name+"': no such name")
 		return
-	case owner != driverName && owner != b.ServiceUniqueName():
+	case owner != driverName && owner != b.ServiceUniqueName() && owner != ControlUniqueName:
 		q := b.uniques[owner]
 		uid, pid = q.uid, q.pid
 	}
@@ -392,7 +392,7 @@ func (b *Bus) requestNameLocked(r *driverReq, name string, flags uint32) {
 		r.fail(errLimitsExceeded, "Connection \""+p.UniqueName()+"\" is not allowed to own more services "+
 			"(increase limits in configuration file if required; max_names_per_connection="+itoa(uint64(b.lim.MaxNames))+")")
 		return
-	case name == b.cfg.ServiceName:
+	case name == b.cfg.ServiceName, b.isControl(name):
 		r.reply(uint32(requestNameExists))
 		return
 	}
@@ -428,7 +428,7 @@ func (b *Bus) releaseNameLocked(r *driverReq, name string) {
 	case !validBusName(name) || name[0] == ':' || name == driverName:
 		r.fail(errInvalidArgs, "Given bus name \""+name+"\" is not valid")
 		return
-	case name == b.cfg.ServiceName:
+	case name == b.cfg.ServiceName, b.isControl(name):
 		r.reply(uint32(releaseNameNotOwner))
 		return
 	}

@@ -34,6 +34,14 @@ func (b *Bus) DropAfterReply(member string, n int) {
 	d.left[member] = n
 }
 
+// ClearDropAfterReply cancels every DropAfterReply.
+func (b *Bus) ClearDropAfterReply() {
+	d := &b.drops
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.left = nil
+}
+
 // take reports whether the reply just queued for a call of member must
 // end its connection, and counts it.
 func (d *replyDrops) take(member string) bool {

@@ -43,6 +43,9 @@ func (p *Peer) dispatch(m *inMsg) bool {
 		case b.isService(h.dest):
 			b.eavesdropReceived(p, m)
 			b.serviceCall(p, m)
+		case b.isControl(h.dest):
+			b.eavesdropReceived(p, m)
+			b.controlCall(p, m)
 		case h.dest == "":
 			// Not addressed to anybody: only eavesdroppers see it.
 			b.eavesdropReceived(p, m)
@@ -58,7 +61,7 @@ func (p *Peer) dispatch(m *inMsg) bool {
 	case dbus.TypeMethodReply, dbus.TypeError:
 		// Replies only make sense to other clients (the driver and the
 		// service never call anyone).
-		if h.dest != "" && h.dest != driverName && !b.isService(h.dest) {
+		if h.dest != "" && h.dest != driverName && !b.isService(h.dest) && !b.isControl(h.dest) {
 			b.relayUnicast(p, m)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package fakebus
 
 import (
 	"encoding/json"
@@ -21,12 +21,12 @@ import (
 // is checked against the Go types and lists that decode script files, and
 // against every example script, so that it cannot drift from them.
 
-const schemaFile = "../../../docs/fakesystemd-script.schema.json"
+const schemaFile = "../docs/fakesystemd-script.schema.json"
 
 // exampleScripts are the script files the repository ships.
 var exampleScripts = []string{
-	"testdata/example.json",
-	"../../../examples/fakesystemd/script.json",
+	"cmd/fakesystemd/testdata/example.json",
+	"../examples/fakesystemd/script.json",
 }
 
 func loadSchema(t *testing.T) map[string]any {
@@ -134,7 +134,7 @@ func TestScriptSchemaMatchesGoTypes(t *testing.T) {
 func TestScriptSchemaExamples(t *testing.T) {
 	s := loadSchema(t)
 	files := append([]string{}, exampleScripts...)
-	docs, _ := filepath.Glob("../../../docs/*.md")
+	docs, _ := filepath.Glob("../docs/*.md")
 	if len(docs) == 0 {
 		t.Fatal("no docs/*.md")
 	}
@@ -174,8 +174,8 @@ func checkExample(t *testing.T, s map[string]any, data []byte) {
 	if errs := validate(s, s, doc, "$"); len(errs) > 0 {
 		t.Errorf("invalid by the schema:\n%s", strings.Join(errs, "\n"))
 	}
-	if _, err := parseScript(data); err != nil {
-		t.Errorf("invalid for fakesystemd: %v", err)
+	if _, err := ParseScriptFile(data); err != nil {
+		t.Errorf("invalid for ParseScriptFile: %v", err)
 	}
 }
 
@@ -198,7 +198,7 @@ func jsonBlocks(md string) []string {
 }
 
 // TestScriptSchemaAgreesWithGo checks documents that the schema and
-// fakesystemd must both accept or both refuse.
+// ParseScriptFile must both accept or both refuse.
 func TestScriptSchemaAgreesWithGo(t *testing.T) {
 	s := loadSchema(t)
 	tests := []struct {
@@ -252,9 +252,9 @@ func TestScriptSchemaAgreesWithGo(t *testing.T) {
 			if schemaValid := len(errs) == 0; schemaValid != tt.valid {
 				t.Errorf("schema: valid=%v, want %v (%v)", schemaValid, tt.valid, errs)
 			}
-			_, err := parseScript([]byte(tt.doc))
+			_, err := ParseScriptFile([]byte(tt.doc))
 			if goValid := err == nil; goValid != tt.valid {
-				t.Errorf("fakesystemd: valid=%v, want %v (%v)", goValid, tt.valid, err)
+				t.Errorf("ParseScriptFile: valid=%v, want %v (%v)", goValid, tt.valid, err)
 			}
 		})
 	}

@@ -1,0 +1,609 @@
+package fakebus_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus"
+)
+
+const (
+	ctlName  = "io.github.sdbus_go.FakeSystemd"
+	ctlPath  = dbus.ObjectPath("/io/github/sdbus_go/FakeSystemd")
+	ctlIface = "io.github.sdbus_go.FakeSystemd1"
+)
+
+// ctl calls a control method on c and stores the reply in out.
+func ctl(c *dbus.Conn, method string, args []any, out ...any) error {
+	call := c.Object(ctlName, ctlPath).Call(ctlIface+"."+method, 0, args...)
+	if call.Err != nil {
+		return call.Err
+	}
+	return call.Store(out...)
+}
+
+// mustCtl is ctl that fails t on error.
+func mustCtl(t *testing.T, c *dbus.Conn, method string, args []any, out ...any) {
+	t.Helper()
+	if err := ctl(c, method, args, out...); err != nil {
+		t.Fatalf("%s%v: %v", method, args, err)
+	}
+}
+
+// app is a unit file of a service running a command the fake does not
+// interpret, so that scripts may give it any result.
+func app(name string) fakebus.UnitFile {
+	return fakebus.UnitFile{Name: name, Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/usr/bin/app"}, false)}}
+}
+
+// startResult starts unit on c and returns its job's result.
+func startResult(t *testing.T, c *sdbus.Conn, unit string) sdbus.JobResult {
+	t.Helper()
+	ctx := context.Background()
+	j, err := c.StartUnit(ctx, unit, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatalf("start %s: %v", unit, err)
+	}
+	res, err := j.Wait(ctx)
+	if res == "" {
+		t.Fatalf("start %s: %v", unit, err)
+	}
+	return res
+}
+
+// TestControlIntrospect: the control object's XML lists every method with
+// its signatures, and its parents lead to it.
+func TestControlIntrospect(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl())
+	c := s.RawConn(t)
+	node := introspectNode(t, c.Object(ctlName, ctlPath))
+	var got []string
+	for _, i := range node.Interfaces {
+		if i.Name != ctlIface {
+			continue
+		}
+		for _, m := range i.Methods {
+			var in, out string
+			for _, a := range m.Args {
+				if a.Direction == "in" {
+					in += a.Type
+				} else {
+					out += a.Type
+				}
+			}
+			got = append(got, m.Name+"("+in+")"+out)
+		}
+	}
+	want := []string{
+		"ApplyScript(s)", "ScriptResult(ssu)", "ScriptDelay(sdd)", "ClearScripts()", "AddUnitFile(s)",
+		"RemoveUnitFile(s)b", "SetVersion(s)", "SetReloadDuration(d)", "SetReexecDuration(d)", "DaemonReload()",
+		"Reexecute(a{sv})ss", "DropConnections()", "DropAfterReply(su)", "EmitJobRemoved(uoss)",
+		"Unit(s)bssssbuau", "Jobs()u", "FinishJob(us)b", "WaitIdle(d)", "GetCalls(ss)s", "ClearCalls()",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("methods (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		path  dbus.ObjectPath
+		child string
+	}{{"/", "io"}, {"/io", "github"}, {"/io/github", "sdbus_go"}, {"/io/github/sdbus_go", "FakeSystemd"}} {
+		t.Run(string(tt.path), func(t *testing.T) {
+			n := introspectNode(t, c.Object(ctlName, tt.path))
+			if len(n.Children) != 1 || n.Children[0].Name != tt.child {
+				t.Errorf("children %v, want %s", n.Children, tt.child)
+			}
+		})
+	}
+	if err := c.Object(ctlName, "/org/freedesktop/systemd1").Call("org.freedesktop.DBus.Introspectable.Introspect", 0).Err; errName(err) != "org.freedesktop.DBus.Error.UnknownObject" {
+		t.Errorf("systemd's path on the control name: %v, want UnknownObject", err)
+	}
+}
+
+// TestControlNames: the control name is on the bus only with WithControl,
+// and systemd keeps its name and unique name.
+func TestControlNames(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts []fakebus.Option
+		want bool
+	}{{"with", []fakebus.Option{fakebus.WithControl()}, true}, {"without", nil, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakebus.New(t, tt.opts...)
+			c := s.RawConn(t)
+			var names []string
+			if err := c.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Contains(names, ctlName); got != tt.want {
+				t.Errorf("ListNames %v: has %s = %v, want %v", names, ctlName, got, tt.want)
+			}
+			var owner string
+			if err := c.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, systemd1).Store(&owner); err != nil || owner != ":1.1" {
+				t.Errorf("owner of systemd1 = %q, %v; want :1.1", owner, err)
+			}
+		})
+	}
+}
+
+func TestControlAccess(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts []fakebus.Option
+		uid  int
+		want string
+	}{
+		{"own uid", nil, os.Getuid(), ""},
+		{"own uid under AccessRoot", []fakebus.Option{fakebus.WithAccess(fakebus.AccessRoot)}, os.Getuid(), ""},
+		{"root", nil, 0, ""},
+		{"other uid", nil, 65534, "org.freedesktop.DBus.Error.AccessDenied"},
+		{"other uid, everyone", []fakebus.Option{fakebus.WithAccess(fakebus.AccessEveryone)}, 65534, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.uid == 65534 && os.Getuid() == 65534 {
+				t.Skip("runs as 65534")
+			}
+			s := fakebus.New(t, append(tt.opts, fakebus.WithControl())...)
+			var n uint32
+			if got := errName(ctl(pipeAs(t, s, tt.uid), "Jobs", nil, &n)); got != tt.want {
+				t.Errorf("Jobs as uid %d: %q, want %q", tt.uid, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestControlErrors(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl())
+	c := s.RawConn(t)
+	const invalid = "org.freedesktop.DBus.Error.InvalidArgs"
+	for _, tt := range []struct {
+		name   string
+		method string
+		args   []any
+		want   string
+		text   string
+	}{
+		{"signature", "Jobs", []any{"x"}, invalid, "Invalid arguments 's' to call io.github.sdbus_go.FakeSystemd1.Jobs(), expecting ''."},
+		{"unknown method", "Nope", nil, "org.freedesktop.DBus.Error.UnknownMethod", ""},
+		{"script syntax", "ApplyScript", []any{`{"scripts": [`}, invalid, "script: unexpected end of JSON input"},
+		{"script path", "ApplyScript", []any{`{"scripts": [{"pattern": "a", "faults": ["dup"]}]}`}, invalid, ""},
+		{"script unknown result", "ScriptResult", []any{"a.service", "ok", uint32(1)}, invalid, ""},
+		{"bad pattern", "ScriptResult", []any{"[", "done", uint32(1)}, "org.freedesktop.DBus.Error.Failed", ""},
+		{"negative delay", "ScriptDelay", []any{"a.service", -1.0, 0.0}, invalid, ""},
+		{"unit json", "AddUnitFile", []any{`{"name": "a"}`}, invalid, `unit.name: invalid unit name "a"`},
+		{"unit property", "AddUnitFile", []any{`{"name": "a.service", "properties": {"NoSuch": "s x"}}`}, invalid, ""},
+		{"version", "SetVersion", []any{"x"}, invalid, ""},
+		{"reexec option", "Reexecute", []any{map[string]dbus.Variant{"nope": dbus.MakeVariant(1)}}, invalid, ""},
+		{"reexec option type", "Reexecute", []any{map[string]dbus.Variant{"finish": dbus.MakeVariant("x")}}, invalid, ""},
+		{"finish result", "FinishJob", []any{uint32(1), "ok"}, invalid, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ctl(c, tt.method, tt.args)
+			if got := errName(err); got != tt.want {
+				t.Fatalf("%s: %v, want %s", tt.method, err, tt.want)
+			}
+			if tt.text != "" && err.(dbus.Error).Body[0] != tt.text {
+				t.Errorf("text %q, want %q", err.(dbus.Error).Body[0], tt.text)
+			}
+		})
+	}
+}
+
+func TestControlScripts(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		control func(t *testing.T, c *dbus.Conn)
+		want    []sdbus.JobResult // of three starts
+	}{
+		{"ApplyScript", func(t *testing.T, c *dbus.Conn) {
+			mustCtl(t, c, "ApplyScript", []any{`{"scripts": [{"pattern": "app.service", "results": ["failed", "timeout"]}]}`})
+		}, []sdbus.JobResult{sdbus.JobFailed, sdbus.JobTimeout, sdbus.JobDone}},
+		{"ScriptResult count", func(t *testing.T, c *dbus.Conn) {
+			mustCtl(t, c, "ScriptResult", []any{"app.*", "failed", uint32(2)})
+		}, []sdbus.JobResult{sdbus.JobFailed, sdbus.JobFailed, sdbus.JobDone}},
+		{"ScriptResult every job", func(t *testing.T, c *dbus.Conn) {
+			mustCtl(t, c, "ScriptResult", []any{"app.service", "dependency", uint32(0)})
+		}, []sdbus.JobResult{sdbus.JobDependency, sdbus.JobDependency, sdbus.JobDependency}},
+		{"ClearScripts", func(t *testing.T, c *dbus.Conn) {
+			mustCtl(t, c, "ScriptResult", []any{"app.service", "failed", uint32(0)})
+			mustCtl(t, c, "ClearScripts", nil)
+		}, []sdbus.JobResult{sdbus.JobDone, sdbus.JobDone, sdbus.JobDone}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")))
+			tt.control(t, s.RawConn(t))
+			conn := s.Conn(t)
+			var got []sdbus.JobResult
+			for i := 0; i < 3; i++ {
+				got = append(got, startResult(t, conn, "app.service"))
+				if err := conn.ResetFailedUnit(context.Background(), "app.service"); err != nil && !errors.Is(err, sdbus.ErrNoSuchUnit) {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("job results (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestControlScriptConflict: a script that contradicts a unit's commands
+// is refused with ScriptConflict.
+func TestControlScriptConflict(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(fakebus.UnitFile{Name: "bad.service", Properties: []sdbus.Property{
+		sdbus.PropExecStart([]string{"/bin/false"}, false), sdbus.PropType(sdbus.ServiceOneshot)}}))
+	err := ctl(s.RawConn(t), "ScriptResult", []any{"bad.service", "done", uint32(1)})
+	if got := errName(err); got != ctlIface+".Error.ScriptConflict" {
+		t.Errorf("ScriptResult done for /bin/false: %v, want ScriptConflict", err)
+	}
+}
+
+// TestControlJobs: ScriptDelay keeps a job queued; Jobs, Unit, FinishJob
+// and WaitIdle see and end it.
+func TestControlJobs(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")))
+	c := s.RawConn(t)
+	mustCtl(t, c, "ScriptDelay", []any{"app.service", 60.0, 0.0})
+	var job dbus.ObjectPath
+	r := rawBus(t, s)
+	r.mustManager(t, "StartUnit", []any{"app.service", "replace"}, &job)
+	var n uint32
+	mustCtl(t, c, "Jobs", nil, &n)
+	if n != 1 {
+		t.Errorf("Jobs = %d, want 1", n)
+	}
+	type unitState struct {
+		Loaded                    bool
+		Load, Active, Sub, Result string
+		Transient                 bool
+		JobID                     uint32
+		PIDs                      []uint32
+	}
+	var u unitState
+	mustCtl(t, c, "Unit", []any{"app.service"}, &u.Loaded, &u.Load, &u.Active, &u.Sub, &u.Result, &u.Transient, &u.JobID, &u.PIDs)
+	id := jobID(job)
+	if diff := cmp.Diff(unitState{true, "loaded", "activating", "start", "success", false, id, []uint32{}}, u); diff != "" {
+		t.Errorf("Unit (-want +got):\n%s", diff)
+	}
+	if err := ctl(c, "WaitIdle", []any{0.05}); errName(err) != "org.freedesktop.DBus.Error.Timeout" {
+		t.Errorf("WaitIdle(0.05) with a job for 60s: %v, want Timeout", err)
+	}
+	var found bool
+	mustCtl(t, c, "FinishJob", []any{uint32(9999), "done"}, &found)
+	if found {
+		t.Error("FinishJob(9999) found a job")
+	}
+	mustCtl(t, c, "FinishJob", []any{id, "failed"}, &found)
+	if !found {
+		t.Errorf("FinishJob(%d) found no job", id)
+	}
+	mustCtl(t, c, "WaitIdle", []any{5.0})
+	mustCtl(t, c, "Unit", []any{"app.service"}, &u.Loaded, &u.Load, &u.Active, &u.Sub, &u.Result, &u.Transient, &u.JobID, &u.PIDs)
+	if diff := cmp.Diff(unitState{true, "loaded", "failed", "failed", "exit-code", false, 0, []uint32{}}, u); diff != "" {
+		t.Errorf("Unit after FinishJob failed (-want +got):\n%s", diff)
+	}
+	mustCtl(t, c, "Unit", []any{"none.service"}, &u.Loaded, &u.Load, &u.Active, &u.Sub, &u.Result, &u.Transient, &u.JobID, &u.PIDs)
+	if u.Loaded {
+		t.Error("Unit(none.service) loaded")
+	}
+}
+
+// TestControlUnitFiles: AddUnitFile adds and changes a unit file in the
+// script file's form, RemoveUnitFile removes it.
+func TestControlUnitFiles(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl())
+	c := s.RawConn(t)
+	conn := s.Conn(t)
+	ctx := context.Background()
+	prop := func(unit, name string) any {
+		v, err := conn.UnitProperty(ctx, unit, "org.freedesktop.systemd1.Unit", name)
+		if err != nil {
+			return err.Error()
+		}
+		return v.Value()
+	}
+	var removed bool
+	for _, tt := range []struct {
+		name    string
+		control func()
+		prop    string
+		want    any
+	}{
+		{"add", func() {
+			mustCtl(t, c, "AddUnitFile", []any{`{"name": "web.service", "properties": {"Description": "s \"first\""}}`})
+		}, "Description", "first"},
+		{"change", func() {
+			mustCtl(t, c, "AddUnitFile", []any{`{"name": "web.service", "properties": {"Description": "s \"second\""}}`})
+		}, "Description", "second"},
+		{"remove", func() { mustCtl(t, c, "RemoveUnitFile", []any{"web.service"}, &removed) }, "LoadState", "not-found"},
+		{"remove again", func() { mustCtl(t, c, "RemoveUnitFile", []any{"web.service"}, &removed) }, "LoadState", "not-found"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.control()
+			if got := prop("web.service", tt.prop); got != tt.want {
+				t.Errorf("%s = %v, want %v", tt.prop, got, tt.want)
+			}
+		})
+	}
+	if removed {
+		t.Error("second RemoveUnitFile reported a file")
+	}
+}
+
+func TestControlVersionAndDurations(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl())
+	c := s.RawConn(t)
+	r := rawBus(t, s)
+	mustCtl(t, c, "SetVersion", []any{"257.9-1"})
+	v, err := r.Object(systemd1, managerPath).GetProperty(managerIface + ".Version")
+	if err != nil || v.Value() != "257.9-1" {
+		t.Errorf("Version = %v, %v; want 257.9-1", v, err)
+	}
+	for _, tt := range []struct {
+		set, call string
+		run       func() error
+	}{
+		{"SetReloadDuration", "Reload", func() error { return r.manager("Reload", nil) }},
+		{"SetReloadDuration", "DaemonReload", func() error { return ctl(c, "DaemonReload", nil) }},
+		{"SetReexecDuration", "Reexecute", func() error {
+			var o, n string
+			return ctl(c, "Reexecute", []any{map[string]dbus.Variant{}}, &o, &n)
+		}},
+	} {
+		t.Run(tt.call, func(t *testing.T) {
+			mustCtl(t, c, tt.set, []any{0.2})
+			start := time.Now()
+			if err := tt.run(); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d < 200*time.Millisecond {
+				t.Errorf("%s took %v after %s(0.2)", tt.call, d, tt.set)
+			}
+			mustCtl(t, c, tt.set, []any{0.0})
+		})
+	}
+}
+
+// TestControlDaemonReload: DaemonReload reloads as Manager.Reload does.
+func TestControlDaemonReload(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl())
+	c := s.RawConn(t)
+	r := rawBus(t, s)
+	r.match(t, dbus.WithMatchMember("Reloading"))
+	r.mustManager(t, "Subscribe", nil)
+	mustCtl(t, c, "DaemonReload", nil)
+	var got []any
+	for _, sig := range r.until(t, func(s *dbus.Signal) bool { return len(s.Body) == 1 && s.Body[0] == false }) {
+		if sig.Name == managerIface+".Reloading" {
+			got = append(got, sig.Body[0])
+		}
+	}
+	if diff := cmp.Diff([]any{true, false}, got); diff != "" {
+		t.Errorf("Reloading signals (-want +got):\n%s", diff)
+	}
+}
+
+// TestControlReexecute: Reexecute moves systemd to a new unique name,
+// ending the jobs "finish" names.
+func TestControlReexecute(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")))
+	c := s.RawConn(t)
+	r := rawBus(t, s)
+	mustCtl(t, c, "ScriptDelay", []any{"app.service", 60.0, 0.0})
+	var job dbus.ObjectPath
+	r.mustManager(t, "StartUnit", []any{"app.service", "replace"}, &job)
+	id := jobID(job)
+	var oldName, newName string
+	mustCtl(t, c, "Reexecute", []any{map[string]dbus.Variant{"finish": dbus.MakeVariant(map[uint32]string{id: "failed"})}}, &oldName, &newName)
+	var owner string
+	if err := c.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, systemd1).Store(&owner); err != nil {
+		t.Fatal(err)
+	}
+	if oldName != ":1.1" || owner != newName || newName == oldName {
+		t.Errorf("Reexecute = %s, %s; systemd1's owner %s", oldName, newName, owner)
+	}
+	if u, _ := s.Unit("app.service"); u.ActiveState != "failed" || u.JobID != 0 {
+		t.Errorf("app.service after Reexecute finish failed: %+v", u)
+	}
+}
+
+func TestControlDropConnections(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl())
+	c := s.RawConn(t)
+	other := s.RawConn(t)
+	mustCtl(t, c, "DropConnections", nil)
+	closedSoon(t, other)
+	var n uint32
+	if err := ctl(c, "Jobs", nil, &n); err != nil {
+		t.Errorf("the caller's connection: %v", err)
+	}
+}
+
+func TestControlDropAfterReply(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl())
+	c := s.RawConn(t)
+	r := rawBus(t, s)
+	mustCtl(t, c, "DropAfterReply", []any{"GetUnit", uint32(1)})
+	var p dbus.ObjectPath
+	r.mustManager(t, "GetUnit", []any{"-.slice"}, &p)
+	closedSoon(t, r.Conn)
+	var n uint32
+	mustCtl(t, c, "Jobs", nil, &n)
+}
+
+func TestControlEmitJobRemoved(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl())
+	c := s.RawConn(t)
+	r := rawBus(t, s)
+	r.match(t, dbus.WithMatchMember("JobRemoved"))
+	mustCtl(t, c, "EmitJobRemoved", []any{uint32(7), dbus.ObjectPath("/org/freedesktop/systemd1/job/7"), "x.service", "done"})
+	got := r.until(t, jobRemoved("/org/freedesktop/systemd1/job/7"))
+	if diff := cmp.Diff([]any{uint32(7), dbus.ObjectPath("/org/freedesktop/systemd1/job/7"), "x.service", "done"}, got[len(got)-1].Body); diff != "" {
+		t.Errorf("JobRemoved (-want +got):\n%s", diff)
+	}
+}
+
+// callJSON is the call log's JSON object, as a test reads it.
+type callJSON struct {
+	Seq        uint64          `json:"seq"`
+	Connection string          `json:"connection"`
+	Sender     string          `json:"sender"`
+	PID        uint32          `json:"pid"`
+	UID        uint32          `json:"uid"`
+	Path       string          `json:"path"`
+	Interface  string          `json:"interface"`
+	Member     string          `json:"member"`
+	Signature  string          `json:"signature"`
+	Args       json.RawMessage `json:"args"`
+	Reply      *struct {
+		Error     string          `json:"error"`
+		Signature string          `json:"signature"`
+		Args      json.RawMessage `json:"args"`
+	} `json:"reply"`
+}
+
+// getCalls calls GetCalls and decodes its JSON.
+func getCalls(t *testing.T, c *dbus.Conn, member, unit string) []callJSON {
+	t.Helper()
+	var text string
+	mustCtl(t, c, "GetCalls", []any{member, unit}, &text)
+	var out []callJSON
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		t.Fatalf("GetCalls JSON %s: %v", text, err)
+	}
+	return out
+}
+
+func TestControlGetCalls(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")))
+	c := s.RawConn(t)
+	r := rawBus(t, s)
+	var p dbus.ObjectPath
+	r.mustManager(t, "StartUnit", []any{"app.service", "replace"}, &p)
+	if err := r.manager("GetUnit", []any{"none.service"}, &p); err == nil {
+		t.Fatal("GetUnit(none.service) found it")
+	}
+	if _, err := r.Object(systemd1, "/org/freedesktop/systemd1/unit/app_2eservice").GetProperty("org.freedesktop.systemd1.Unit.Id"); err != nil {
+		t.Fatal(err)
+	}
+	me := r.Names()[0]
+	summary := func(calls []callJSON) []string {
+		var out []string
+		for _, k := range calls {
+			line := k.Connection + " " + k.Member + " " + k.Path + " " + k.Signature + " " + string(k.Args)
+			if k.Sender != me {
+				line += " sender " + k.Sender
+			}
+			if k.Reply != nil {
+				line += " -> " + k.Reply.Error + " " + k.Reply.Signature + " " + string(k.Reply.Args)
+			}
+			out = append(out, line)
+		}
+		return out
+	}
+	const unitPath = "/org/freedesktop/systemd1/unit/app_2eservice"
+	startLine := `bus StartUnit /org/freedesktop/systemd1 ss ["app.service","replace"] ->  o ["/org/freedesktop/systemd1/job/` // the job's number follows
+	getUnitLine := `bus GetUnit /org/freedesktop/systemd1 s ["none.service"] -> org.freedesktop.systemd1.NoSuchUnit s ["Unit none.service not loaded."]`
+	getLine := `bus Get ` + unitPath + ` ss ["org.freedesktop.systemd1.Unit","Id"] ->  v [{"type":"s","value":"app.service"}]`
+	for _, tt := range []struct {
+		name, member, unit string
+		want               []string
+	}{
+		{"all", "", "", []string{startLine, getUnitLine, getLine}},
+		{"member", "GetUnit", "", []string{getUnitLine}},
+		{"unit", "", "app.service", []string{startLine, getLine}},
+		{"unit pattern", "", "*.service", []string{startLine, getUnitLine, getLine}},
+		{"both", "Get", "app.*", []string{getLine}},
+		{"none", "StopUnit", "", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := summary(getCalls(t, c, tt.member, tt.unit))
+			if len(got) == len(tt.want) {
+				for i := range got {
+					if strings.HasPrefix(got[i], startLine) {
+						got[i] = startLine
+					}
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("GetCalls(%q, %q) (-want +got):\n%s", tt.member, tt.unit, diff)
+			}
+		})
+	}
+	calls := getCalls(t, c, "GetUnit", "")
+	if k := calls[0]; k.UID != uint32(os.Getuid()) || k.PID != uint32(os.Getpid()) || k.Interface != managerIface || k.Seq != 2 {
+		t.Errorf("GetUnit's call: %+v", k)
+	}
+	mustCtl(t, c, "ClearCalls", nil)
+	if got := getCalls(t, c, "", ""); len(got) != 0 {
+		t.Errorf("GetCalls after ClearCalls: %v", got)
+	}
+	r.mustManager(t, "GetUnit", []any{"app.service"}, &p)
+	if got := getCalls(t, c, "", ""); len(got) != 1 || got[0].Seq != 4 {
+		t.Errorf("GetCalls after a call more: %+v, want seq 4", got)
+	}
+}
+
+// TestCallLogWriter: WithCallLog writes each call as a line of JSON once
+// answered, the calls never answered at Close, and keeps max in memory.
+func TestCallLogWriter(t *testing.T) {
+	var buf strings.Builder
+	s, err := fakebus.Start(fakebus.WithCallLog(2, &buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &raw{Conn: s.RawConn(t)}
+	for _, u := range []string{"-.slice", "none.service", "init.scope"} {
+		var p dbus.ObjectPath
+		_ = r.manager("GetUnit", []any{u}, &p)
+	}
+	// Never answered: the fake answers the dump by file descriptor to a
+	// connection that cannot take one never (as systemd).
+	r.Object(systemd1, managerPath).Go(managerIface+".DumpByFileDescriptor", 0, nil)
+	for deadline := time.Now().Add(5 * time.Second); len(s.Calls(fakebus.CallFilter{Member: "DumpByFileDescriptor"})) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the dump's call is not logged")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var kept []uint64
+	for _, c := range s.Calls(fakebus.CallFilter{}) {
+		kept = append(kept, c.Seq)
+	}
+	if diff := cmp.Diff([]uint64{3, 4}, kept); diff != "" {
+		t.Errorf("calls kept with max 2 (-want +got):\n%s", diff)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		var k callJSON
+		if err := json.Unmarshal([]byte(line), &k); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		res := "no reply"
+		if k.Reply != nil {
+			res = "reply " + k.Reply.Error
+		}
+		got = append(got, strconv.FormatUint(k.Seq, 10)+" "+k.Member+" "+string(k.Args)+" "+res)
+	}
+	want := []string{
+		`1 GetUnit ["-.slice"] reply `,
+		`2 GetUnit ["none.service"] reply org.freedesktop.systemd1.NoSuchUnit`,
+		`3 GetUnit ["init.scope"] reply `,
+		`4 DumpByFileDescriptor [] no reply`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("JSON lines (-want +got):\n%s", diff)
+	}
+}
