@@ -105,7 +105,7 @@ func startFakeProcess(tb testing.TB) *fakeProcess {
 	tb.Helper()
 	dir := shortTempDir(tb) // a unix socket path is at most 107 bytes
 	path := filepath.Join(dir, "bus")
-	stdin, stdout := startChild(tb, fakeEnv+"="+path, "fake server")
+	stdin, stdout, _ := startChild(tb, fakeEnv+"="+path, "fake server")
 	return &fakeProcess{Address: "unix:path=" + path, stdin: stdin, stdout: stdout}
 }
 
@@ -113,7 +113,7 @@ func startFakeProcess(tb testing.TB) *fakeProcess {
 // (NAME=VALUE), which makes it play a role (see TestMain), and waits for
 // its "ready" line. tb's cleanup closes its stdin, which ends it, and
 // waits for it; cleanups registered before run after.
-func startChild(tb testing.TB, env, what string) (io.WriteCloser, *bufio.Reader) {
+func startChild(tb testing.TB, env, what string) (io.WriteCloser, *bufio.Reader, int) {
 	tb.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -141,7 +141,7 @@ func startChild(tb testing.TB, env, what string) (io.WriteCloser, *bufio.Reader)
 	if line, err := r.ReadString('\n'); err != nil || strings.TrimSpace(line) != "ready" {
 		tb.Fatalf("%s did not start: %q, %v", what, line, err)
 	}
-	return stdin, r
+	return stdin, r, cmd.Process.Pid
 }
 
 // startFakeInProcess starts a fake in this process and returns it and its

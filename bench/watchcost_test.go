@@ -58,7 +58,7 @@ type churnProcess struct {
 // startChurn runs a churn process; tb's cleanup ends it.
 func startChurn(tb testing.TB) *churnProcess {
 	tb.Helper()
-	stdin, stdout := startChild(tb, churnEnv+"=1", "churn process")
+	stdin, stdout, _ := startChild(tb, churnEnv+"=1", "churn process")
 	return &churnProcess{stdin: stdin, stdout: stdout}
 }
 
