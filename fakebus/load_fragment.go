@@ -124,6 +124,14 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 					order = append(order, key)
 				}
 				execs[key] = append(execs[key], cmd)
+			case numericDirective(key):
+				props, v, ok := numericSetting(key, val)
+				used = ok
+				for _, p := range props {
+					spec, known := settableProps[p]
+					used = used && known && appliesTo(spec.scope, kind) && (section == "Unit") == (spec.scope == forUnit) &&
+						m.useValue(kind, p, v, set)
+				}
 			default:
 				spec, ok := settableProps[key]
 				if !ok || !appliesTo(spec.scope, kind) || (section == "Unit") != (spec.scope == forUnit) {
@@ -489,4 +497,110 @@ func parseTimespan(s string) (uint64, bool) {
 		return 0, false
 	}
 	return uint64(total), true
+}
+
+// numericDirectives are the unit-file directives of numeric settings the
+// fake models, by how systemd parses their values: a size in bytes with
+// an optional K, M, G, T, P or E suffix (base 1024), a time span, a plain
+// number, or "infinity" where the setting takes it.
+var numericDirectives = map[string]string{
+	"MemoryMin": "size", "MemoryLow": "size", "MemoryHigh": "size", "MemoryMax": "size",
+	"MemorySwapMax": "size", "MemoryZSwapMax": "size", "MemoryLimit": "size",
+	"LimitCORE": "size", "LimitMEMLOCK": "size", "LimitNOFILE": "count", "LimitNPROC": "count",
+	"TasksMax": "count", "CPUWeight": "number", "StartupCPUWeight": "number", "IOWeight": "number",
+	"StartupIOWeight": "number", "CPUShares": "number", "BlockIOWeight": "number",
+	"Nice": "int", "OOMScoreAdjust": "int", "StartLimitBurst": "uint32",
+	"TimeoutSec": "timeout", "TimeoutStartSec": "timeout", "TimeoutStopSec": "timeout",
+	"RuntimeMaxSec": "span", "RestartSec": "span", "JobTimeoutSec": "span", "StartLimitIntervalSec": "span",
+	"CPUQuotaPeriodSec": "span", "ManagedOOMMemoryPressureDurationSec": "span", "CPUQuota": "percent",
+}
+
+func numericDirective(key string) bool {
+	_, ok := numericDirectives[key]
+	return ok
+}
+
+// numericSetting parses the value of a numeric directive (numericDirectives)
+// as systemd's config parsers do (config_parse_memory_limit,
+// config_parse_sec, config_parse_service_timeout, config_parse_rlimit,
+// config_parse_cpu_quota, ...), into the properties it sets: the
+// directive's name, "...Sec" ones as their "...USec" property,
+// TimeoutSec= both timeouts, CPUQuota= CPUQuotaPerSecUSec. A timeout of 0
+// is infinity (no timeout), as systemd fixes it. ok is false for a value
+// systemd rejects (it logs and ignores the line). A percentage of memory
+// or tasks, a soft:hard limit and an empty value (a reset) are not
+// modelled: ignored, and noted as the lines the fake did not use.
+func numericSetting(key, val string) (props []string, v dbus.Variant, ok bool) {
+	props = []string{key}
+	switch key {
+	case "TimeoutSec":
+		props = []string{"TimeoutStartUSec", "TimeoutStopUSec"}
+	case "CPUQuota":
+		props = []string{"CPUQuotaPerSecUSec"}
+	default:
+		if p, isSec := strings.CutSuffix(key, "Sec"); isSec {
+			props = []string{p + "USec"}
+		}
+	}
+	val = strings.TrimSpace(val)
+	switch numericDirectives[key] {
+	case "size":
+		n, ok := parseSize(val)
+		return props, dbus.MakeVariant(n), ok
+	case "count":
+		if val == "infinity" {
+			return props, dbus.MakeVariant(infinity), true
+		}
+		n, err := strconv.ParseUint(val, 10, 64)
+		return props, dbus.MakeVariant(n), err == nil
+	case "number":
+		n, err := strconv.ParseUint(val, 10, 64)
+		return props, dbus.MakeVariant(n), err == nil
+	case "int":
+		n, err := strconv.ParseInt(val, 10, 32)
+		return props, dbus.MakeVariant(int32(n)), err == nil
+	case "uint32":
+		n, err := strconv.ParseUint(val, 10, 32)
+		return props, dbus.MakeVariant(uint32(n)), err == nil
+	case "timeout", "span":
+		n, ok := parseTimespan(val)
+		if n == 0 && numericDirectives[key] == "timeout" {
+			n = infinity
+		}
+		return props, dbus.MakeVariant(n), ok
+	case "percent":
+		p, isPercent := strings.CutSuffix(val, "%")
+		n, err := strconv.ParseUint(p, 10, 64)
+		if !isPercent || err != nil || n == 0 {
+			return props, dbus.Variant{}, false
+		}
+		return props, dbus.MakeVariant(n * 10000), true // per second: n% of 1 s in µs
+	}
+	return nil, dbus.Variant{}, false
+}
+
+// parseSize parses a size in bytes as systemd's parse_size with base
+// 1024 does: a number, decimals allowed, with an optional suffix B, K, M,
+// G, T, P or E; "infinity" is 2^64-1.
+func parseSize(s string) (uint64, bool) {
+	if s == "infinity" {
+		return infinity, true
+	}
+	mult := 1.0
+	if s != "" {
+		if i := strings.IndexByte("BKMGTPE", s[len(s)-1]); i >= 0 {
+			for ; i > 0; i-- {
+				mult *= 1024
+			}
+			s = strings.TrimSpace(s[:len(s)-1])
+		}
+	}
+	if s == "" || strings.Trim(s, "0123456789.") != "" || strings.Count(s, ".") > 1 {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f*mult >= float64(infinity) {
+		return 0, false
+	}
+	return uint64(f * mult), true
 }

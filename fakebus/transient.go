@@ -86,7 +86,11 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			// 252 by the differential tester).
 			exists = false
 		}
-		if u := m.units[primary]; u != nil && (primary != nu.name || !pristine(u)) {
+		if u := m.units[primary]; u != nil && (primary != nu.name || !m.pristineLocked(u)) {
+			exists = true
+		} else if u == nil && !m.behaves(sdversions.TransientOverDropIns) && m.implicitDropInsLocked(primary) {
+			// 247 loads the name first: a slice or device with drop-ins
+			// is not pristine.
 			exists = true
 		}
 		if exists {
@@ -192,6 +196,7 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			}
 			m.setPropLocked(u, p.Name, p.Value)
 		}
+		m.applyDropInsLocked(u)
 		if made {
 			// SetUnitProperties' drop-ins of the name come after the
 			// transient file (a pristine unit has them already).
@@ -238,13 +243,25 @@ func (m *manager) stubLocked(made []newUnit) {
 	}
 }
 
-// pristine reports whether loaded unit u can become a transient unit
-// (systemd's unit_is_pristine): loaded or not found, from no file and no
-// drop-in, not transient already, with no job. A perpetual unit (-.slice)
-// is not taken over (not measured).
-func pristine(u *unit) bool {
+// pristineLocked reports whether loaded unit u can become a transient
+// unit (systemd's unit_is_pristine): loaded or not found, from no file,
+// not transient already, with no job; before 252 with no drop-in either,
+// SetUnitProperties' included (sdversions.TransientOverDropIns). A
+// perpetual unit (-.slice) is not taken over (not measured).
+func (m *manager) pristineLocked(u *unit) bool {
+	dropIns := len(u.dropIns) > 0 || len(m.control[u.name]) > 0
 	return (u.load == "loaded" || u.load == "not-found") && u.fragment == "" && !u.fromFile && !u.transient &&
-		len(u.dropIns) == 0 && u.job == nil && !u.perpetual
+		(!dropIns || m.behaves(sdversions.TransientOverDropIns)) && u.job == nil && !u.perpetual
+}
+
+// implicitDropInsLocked reports whether name, not loaded, is a slice or
+// a device that would load with drop-ins (in the unit directories, or
+// SetUnitProperties'): units that need no file, whose drop-ins are read.
+func (m *manager) implicitDropInsLocked(name string) bool {
+	if !strings.HasSuffix(name, ".slice") && !strings.HasSuffix(name, ".device") {
+		return false
+	}
+	return len(m.control[name]) > 0 || len(m.dropInsLocked([]string{name})) > 0
 }
 
 // refusesManualStart reports whether props set RefuseManualStart=yes:

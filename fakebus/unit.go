@@ -550,6 +550,7 @@ func (m *manager) loadForCallLocked(name string) (_ *unit, fresh bool) {
 		// Slices and devices need no unit file; SetUnitProperties'
 		// drop-ins apply to them too.
 		u := m.newUnitLocked(name)
+		m.applyDropInsLocked(u)
 		m.applyControlLocked(u)
 		return u, true
 	}

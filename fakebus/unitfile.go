@@ -426,6 +426,25 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	m.loadDepsLocked(u)
 }
 
+// applyDropInsLocked applies the drop-ins of u's name in the unit
+// directories to a unit loaded from no unit file of its own (a transient
+// unit, a slice or device made implicitly), after its own settings, as
+// systemd reads them for every unit it loads (unit_load_dropin); its
+// DropInPaths lists them (measured on 252 and 262 by the differential
+// tester: a transient slice and service over a drop-in have its
+// settings). They are read at load only: one added later applies at the
+// next daemon-reload on systemd, not on the fake.
+func (m *manager) applyDropInsLocked(u *unit) {
+	paths := m.dropInsLocked([]string{u.name})
+	if len(paths) == 0 {
+		return
+	}
+	u.dropIns = paths
+	for _, p := range m.parseUnitFile(u.name, readDropIns(paths)...).props {
+		m.setPropLocked(u, p.Name, p.Value)
+	}
+}
+
 // applyControlLocked applies what SetUnitProperties set on a unit of u's
 // name before (its system.control drop-ins), after u's own settings.
 func (m *manager) applyControlLocked(u *unit) {

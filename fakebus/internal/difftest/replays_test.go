@@ -13,6 +13,41 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A unit file's numeric settings apply: sizes (1G, 1.5M), time spans,
+	// numbers, infinity; values systemd rejects (MemoryMax=0, bogus,
+	// CPUWeight=10001) are ignored (the fake ignored every numeric
+	// directive: MemoryMax=1G read infinity, TimeoutStartSec=5 90 s;
+	// found by a read of the parser, the same on 247-262).
+	{"unit-file numeric settings", []Op{
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InConfig, Lines: []Directive{{"Slice", "MemoryMax", "1G"}, {"Slice", "CPUWeight", "100"}}},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "MemoryMax", "1G"}, {"Service", "TimeoutStartSec", "5"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "MemoryMax", "0"}, {"Service", "TimeoutStartSec", "infinity"}, {"Service", "MemoryMax", "bogus"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InConfig, Lines: []Directive{{"Slice", "MemoryMax", "1.5M"}, {"Slice", "CPUWeight", "10001"}}},
+		{Kind: "Reload", Unit: 0},
+	}},
+	// A name with drop-ins in the unit directories but no unit file can
+	// become a transient unit, which has their settings and lists them
+	// (the fake refused the name UnitExists and read none); 247 refuses a
+	// slice's name (loaded, with drop-ins, it is not pristine), not a
+	// service's (not found, it loads none). sdversions.TransientOverDropIns.
+	{"transient unit over drop-ins", []Op{
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InDropIn, Lines: []Directive{{"Slice", "MemoryMax", "1G"}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "a unit"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Service", "Nice", "5"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: true, Props: []Prop{{"Description", "b"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+	}},
+	// The same for SetUnitProperties' drop-ins: 252-262 take the name, 247
+	// refuses it UnitExists (the fake took it on 247 too).
+	{"transient unit over SetUnitProperties drop-ins", []Op{
+		{Kind: "SetUnitProperties", Unit: 4, Runtime: true, Props: []Prop{{"MemoryMax", uint64(0x40000000)}}},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "a unit"}}},
+	}},
 	// StartTransientUnit whose settings are refused, of a unit loaded
 	// from no file (a slice started implicitly, active): systemd made it
 	// transient before looking at the settings and leaves it a stub: any
@@ -80,7 +115,7 @@ var replays = []struct {
 	// them (the fake lost them with the unit; 252, found by a 15-minute
 	// run, seed 13003, the same on 247-262). 252-262 apply them to a
 	// transient unit of the name too; 247 refuses that name UnitExists
-	// (not modelled).
+	// (replay "transient unit over SetUnitProperties drop-ins").
 	{"set properties outlive the unit", []Op{
 		{Kind: "SetUnitProperties", Unit: 4, Props: []Prop{{"Description", "a unit"}}},
 		{Kind: "LoadUnit", Unit: 4},

@@ -669,6 +669,15 @@ const (
 	// (fakebus/internal/difftest, replay "collected transient name after a
 	// reload"; 258-261 not measured).
 	CollectedTransientNameLoads Behaviour = "CollectedTransientNameLoads"
+	// TransientOverDropIns: a unit of a name that has drop-ins but no
+	// unit file (in the unit directories, or SetUnitProperties') can
+	// become a transient unit, which takes their settings
+	// (unit_is_pristine looks at no drop-ins). 247 refuses the name
+	// UnitExists once they are loaded: always for a slice, made
+	// implicitly; a service, not found, loads none. Seen on 252 and 262,
+	// not on 247 (fakebus/internal/difftest, replay "transient unit over
+	// drop-ins").
+	TransientOverDropIns Behaviour = "TransientOverDropIns"
 	// LinkMissingFileNoSuchUnit: LinkUnitFiles of a path no file has
 	// answers as the other unit-file methods do (NoSuchUnit, "Unit file X
 	// does not exist."); 247 answers FileNotFound "No such file or
@@ -720,6 +729,7 @@ var Behaviours = map[Behaviour]Release{
 	CgroupCatchup:               R("252"),
 	LinkMissingFileNoSuchUnit:   R("252"),
 	CollectedTransientNameLoads: R("262"),
+	TransientOverDropIns:        R("252"),
 }
 
 // Behaves reports whether release r has behaviour b.
