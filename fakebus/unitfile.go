@@ -275,15 +275,22 @@ func dropInDirs(dir string, names []string) []string {
 // with the same file name only the first found, which overrides the
 // others; sorted by file name, the order they apply in (measured on 252).
 func (m *manager) dropInsLocked(names []string) []string {
-	seen := map[string]bool{}
+	var seen map[string]bool
 	var out []string
 	for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
 		for _, d := range dropInDirs(dir, names) {
+			var st unix.Stat_t // the usual case, no such directory, without os.ReadDir's error value
+			if unix.Stat(d, &st) != nil {
+				continue
+			}
 			ents, _ := os.ReadDir(d)
 			for _, de := range ents {
 				n := de.Name()
 				if !strings.HasSuffix(n, ".conf") || seen[n] || !(de.Type().IsRegular() || de.Type()&fs.ModeSymlink != 0) {
 					continue
+				}
+				if seen == nil {
+					seen = map[string]bool{}
 				}
 				seen[n] = true
 				out = append(out, filepath.Join(d, n))
