@@ -60,6 +60,7 @@ var controlMethods = []ctlMethod{
 	{"ApplyScript", "s", "", "script_json", "", (*Server).ctlApplyScript},
 	{"ScriptResult", "ssu", "", "pattern,result,count", "", (*Server).ctlScriptResult},
 	{"ScriptDelay", "sdd", "", "pattern,delay,reply_delay", "", (*Server).ctlScriptDelay},
+	{"ScriptFailure", "sssiu", "", "pattern,result,unit_result,exit_status,count", "", (*Server).ctlScriptFailure},
 	{"ClearScripts", "", "", "", "", func(s *Server, _ *busd.Call) ([]any, error) { s.ClearScripts(); return []any{}, nil }},
 	{"AddUnitFile", "s", "", "unit_json", "", (*Server).ctlAddUnitFile},
 	{"RemoveUnitFile", "s", "b", "name", "removed", func(s *Server, c *busd.Call) ([]any, error) {
@@ -275,6 +276,40 @@ func (s *Server) ctlScriptResult(c *busd.Call) ([]any, error) {
 		for i := range sc.Results {
 			sc.Results[i] = result
 		}
+	}
+	if err := s.Script(pattern, sc); err != nil {
+		return nil, ctlScriptError(err)
+	}
+	return []any{}, nil
+}
+
+// ctlScriptFailure scripts the next count start, restart and reload
+// jobs of the units that match pattern, every one with count 0, to fail:
+// the job with result (failed or timeout), the unit with unit_result
+// ("" for the default) and, for a service, its main process with
+// exit_status (0 for none): Script's Results (or Result), UnitResult and
+// ExitStatus.
+func (s *Server) ctlScriptFailure(c *busd.Call) ([]any, error) {
+	pattern, result, unitResult := c.Body[0].(string), sdbus.JobResult(c.Body[1].(string)), c.Body[2].(string)
+	status, count := c.Body[3].(int32), c.Body[4].(uint32)
+	if result != sdbus.JobFailed && result != sdbus.JobTimeout {
+		return nil, errInvalidArgs("job result %q: want failed or timeout", result)
+	}
+	if unitResult != "" && !contains(unitResults, unitResult) {
+		return nil, errInvalidArgs("unknown unit result %q (known: %s)", unitResult, strings.Join(unitResults, ", "))
+	}
+	if count > 1<<16 {
+		return nil, errInvalidArgs("count %d: at most 65536 jobs", count)
+	}
+	sc := Script{Result: result, UnitResult: unitResult, ExitStatus: status}
+	if count > 0 {
+		sc.Result, sc.Results = "", make([]sdbus.JobResult, count)
+		for i := range sc.Results {
+			sc.Results[i] = result
+		}
+	}
+	if err := sc.checkExit(); err != nil {
+		return nil, errInvalidArgs("%s", err.Error())
 	}
 	if err := s.Script(pattern, sc); err != nil {
 		return nil, ctlScriptError(err)

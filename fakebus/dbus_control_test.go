@@ -85,7 +85,7 @@ func TestControlIntrospect(t *testing.T) {
 		}
 	}
 	want := []string{
-		"ApplyScript(s)", "ScriptResult(ssu)", "ScriptDelay(sdd)", "ClearScripts()", "AddUnitFile(s)",
+		"ApplyScript(s)", "ScriptResult(ssu)", "ScriptDelay(sdd)", "ScriptFailure(sssiu)", "ClearScripts()", "AddUnitFile(s)",
 		"RemoveUnitFile(s)b", "SetVersion(s)", "SetReloadDuration(d)", "SetReexecDuration(d)", "DaemonReload()",
 		"Reexecute(a{sv})ss", "DropConnections()", "DropAfterReply(su)", "EmitJobRemoved(uoss)",
 		"Unit(s)bssssbuau", "Jobs()u", "FinishJob(us)b", "WaitIdle(d)", "GetCalls(ss)s", "ClearCalls()",
@@ -179,6 +179,11 @@ func TestControlErrors(t *testing.T) {
 		{"script unknown result", "ScriptResult", []any{"a.service", "ok", uint32(1)}, invalid, ""},
 		{"bad pattern", "ScriptResult", []any{"[", "done", uint32(1)}, "org.freedesktop.DBus.Error.Failed", ""},
 		{"negative delay", "ScriptDelay", []any{"a.service", -1.0, 0.0}, invalid, ""},
+		{"failure result done", "ScriptFailure", []any{"a.service", "done", "", int32(0), uint32(1)}, invalid, `job result "done": want failed or timeout`},
+		{"failure unit result", "ScriptFailure", []any{"a.service", "failed", "crash", int32(0), uint32(1)}, invalid, ""},
+		{"failure exit status", "ScriptFailure", []any{"a.service", "failed", "", int32(300), uint32(1)}, invalid, "exit status 300 with unit result exit-code: want 1 to 255"},
+		{"failure signal", "ScriptFailure", []any{"a.service", "failed", "signal", int32(15), uint32(1)}, invalid, ""},
+		{"failure timeout's unit result", "ScriptFailure", []any{"a.service", "timeout", "", int32(3), uint32(1)}, invalid, ""},
 		{"unit json", "AddUnitFile", []any{`{"name": "a"}`}, invalid, `unit.name: invalid unit name "a"`},
 		{"unit property", "AddUnitFile", []any{`{"name": "a.service", "properties": {"NoSuch": "s x"}}`}, invalid, ""},
 		{"version", "SetVersion", []any{"x"}, invalid, ""},
@@ -230,6 +235,54 @@ func TestControlScripts(t *testing.T) {
 				}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("job results (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestControlScriptFailure: ScriptFailure fails the next count jobs with
+// the unit result and exit status given (Script's Results, UnitResult,
+// ExitStatus), then the unit's own outcome applies again.
+func TestControlScriptFailure(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		args   []any
+		jobs   []sdbus.JobResult // of three starts
+		result string            // the unit's Result after the first
+		run    mainRun           // the first start's main process
+	}{
+		{"signal", []any{"app.service", "failed", "signal", int32(9), uint32(1)},
+			[]sdbus.JobResult{sdbus.JobFailed, sdbus.JobDone, sdbus.JobDone}, "signal",
+			mainRun{"failed", "failed", "signal", 0, 2, 9, true, 2, 9}},
+		{"exit status, twice", []any{"app.*", "failed", "", int32(3), uint32(2)},
+			[]sdbus.JobResult{sdbus.JobFailed, sdbus.JobFailed, sdbus.JobDone}, "exit-code",
+			mainRun{"failed", "failed", "exit-code", 0, 1, 3, true, 1, 3}},
+		{"timeout, every job", []any{"app.service", "timeout", "", int32(0), uint32(0)},
+			[]sdbus.JobResult{sdbus.JobTimeout, sdbus.JobTimeout, sdbus.JobTimeout}, "timeout",
+			mainRun{"failed", "failed", "timeout", 0, 0, 0, false, 0, 0}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")))
+			r := rawBus(t, s)
+			mustCtl(t, r.Conn, "ScriptFailure", tt.args)
+			conn := s.Conn(t)
+			var got []sdbus.JobResult
+			for i := 0; i < 3; i++ {
+				got = append(got, startResult(t, conn, "app.service"))
+				if i == 0 {
+					if diff := cmp.Diff(tt.run, readMainRun(t, r, "app.service")); diff != "" {
+						t.Errorf("service after the first start (-want +got):\n%s", diff)
+					}
+				}
+				if err := conn.ResetFailedUnit(context.Background(), "app.service"); err != nil && !errors.Is(err, sdbus.ErrNoSuchUnit) {
+					t.Fatal(err)
+				}
+				if _, err := conn.StopUnit(context.Background(), "app.service", sdbus.ModeReplace); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(tt.jobs, got); diff != "" {
 				t.Errorf("job results (-want +got):\n%s", diff)
 			}
 		})

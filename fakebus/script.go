@@ -1,6 +1,7 @@
 package fakebus
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"time"
@@ -69,6 +70,19 @@ type Script struct {
 	// UnitResult is the unit's Result after a scripted failure; the
 	// default is "exit-code" ("timeout" for JobTimeout).
 	UnitResult string
+	// ExitStatus is how a service's main process ended in a scripted
+	// failure, as ExecMainCode and ExecMainStatus say it: with
+	// UnitResult exit-code (or its default, for JobFailed) the status it
+	// exited with, 1 to 255 (ExecMainCode 1, CLD_EXITED); with signal the
+	// signal that killed it (ExecMainCode 2, CLD_KILLED), one that ends
+	// a process and that systemd counts as a failure (not SIGHUP,
+	// SIGINT, SIGTERM or SIGPIPE, which end a service cleanly unless it
+	// is Type=oneshot); with core-dump a signal that dumps core (3,
+	// CLD_DUMPED). Other unit results take none; 0 gives none. A
+	// running main process (a restart's) ends so too, and without
+	// ExitStatus as the fake ends it for the unit result (exit 1 for
+	// exit-code, SIGKILL for signal, ...: docs/fakebus.md, "Faults").
+	ExitStatus int32
 	// Delay keeps each job queued this long before it runs.
 	Delay time.Duration
 	// ReplyDelay sends the method reply this late. The job exists from
@@ -102,6 +116,9 @@ type scriptRule struct {
 func (s *Server) Script(pattern string, sc Script) error {
 	if _, err := path.Match(pattern, ""); err != nil {
 		return fmt.Errorf("fakebus: bad pattern %q: %w", pattern, err)
+	}
+	if err := sc.checkExit(); err != nil {
+		return fmt.Errorf("fakebus: script %q: %w", pattern, err)
 	}
 	s.m.lock()
 	defer s.m.unlock()
@@ -177,4 +194,42 @@ func (m *manager) scriptForLocked(name string, typ jobType) (Script, Rule, bool)
 		return sc, rule, true
 	}
 	return Script{}, Rule{}, false
+}
+
+// checkExit checks sc's ExitStatus: it needs a failure (JobFailed or
+// JobTimeout) among Result and Results, and fits the unit result of each
+// (checkExitStatus).
+func (sc Script) checkExit() error {
+	if sc.ExitStatus == 0 {
+		return nil
+	}
+	fails := false
+	for _, r := range append([]sdbus.JobResult{sc.Result}, sc.Results...) {
+		if r != sdbus.JobFailed && r != sdbus.JobTimeout {
+			continue
+		}
+		fails = true
+		if err := checkExitStatus(sc.unitResult(r), sc.ExitStatus, false); err != nil {
+			if sc.UnitResult == "" && r == sdbus.JobTimeout {
+				return fmt.Errorf("%w (the unit result of a timeout job; give one)", err)
+			}
+			return err
+		}
+	}
+	if !fails {
+		return errors.New("an exit status needs a failed or timeout result")
+	}
+	return nil
+}
+
+// unitResult is the unit's Result after a scripted failure r:
+// UnitResult, else exit-code (timeout for JobTimeout).
+func (sc Script) unitResult(r sdbus.JobResult) string {
+	switch {
+	case sc.UnitResult != "":
+		return sc.UnitResult
+	case r == sdbus.JobTimeout:
+		return "timeout"
+	}
+	return "exit-code"
 }

@@ -36,6 +36,7 @@ type scriptJSON struct {
 	Result     string   `json:"result"`
 	Results    []string `json:"results"`
 	UnitResult string   `json:"unit_result"`
+	ExitStatus int32    `json:"exit_status"`
 	Delay      string   `json:"delay"`
 	ReplyDelay string   `json:"reply_delay"`
 	// Faults are decoded one by one, so that errors name the element.
@@ -216,6 +217,8 @@ func jsonKind(t reflect.Type) string {
 		return "an array"
 	case reflect.Struct, reflect.Map:
 		return "an object"
+	case reflect.Int32:
+		return "an integer from -2147483648 to 2147483647"
 	}
 	return t.String()
 }
@@ -291,6 +294,10 @@ func parseScriptEntry(p string, raw json.RawMessage) (PatternScript, error) {
 			return PatternScript{}, errAt(p+".unit_result", "unknown unit result %q (known: %s)", j.UnitResult, strings.Join(unitResults, ", "))
 		}
 		sc.UnitResult = j.UnitResult
+	}
+	sc.ExitStatus = j.ExitStatus
+	if err := sc.checkExit(); err != nil {
+		return PatternScript{}, errAt(p+".exit_status", "%v", err)
 	}
 	var err error
 	if sc.Delay, err = parseDuration(p+".delay", j.Delay); err != nil {
