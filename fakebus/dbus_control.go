@@ -62,6 +62,8 @@ var controlMethods = []ctlMethod{
 	{"ScriptDelay", "sdd", "", "pattern,delay,reply_delay", "", (*Server).ctlScriptDelay},
 	{"ScriptFailure", "sssiu", "", "pattern,result,unit_result,exit_status,count", "", (*Server).ctlScriptFailure},
 	{"ClearScripts", "", "", "", "", func(s *Server, _ *busd.Call) ([]any, error) { s.ClearScripts(); return []any{}, nil }},
+	{"SetUnitState", "ssssa{sv}", "", "name,active_state,sub_state,result,options", "", (*Server).ctlSetUnitState},
+	{"SetUnitProperties", "sa(sv)", "", "name,properties", "", (*Server).ctlSetUnitProperties},
 	{"AddUnitFile", "s", "", "unit_json", "", (*Server).ctlAddUnitFile},
 	{"RemoveUnitFile", "s", "b", "name", "removed", func(s *Server, c *busd.Call) ([]any, error) {
 		return []any{s.RemoveUnitFile(c.Body[0].(string))}, nil
@@ -333,6 +335,64 @@ func (s *Server) ctlScriptDelay(c *busd.Call) ([]any, error) {
 		return nil, ctlScriptError(err)
 	}
 	return []any{}, nil
+}
+
+// ctlSetUnitState puts a unit into a state (SetUnitState), with the
+// options "exit_status" (i), "main_pid" (u) and "pids" (au) of
+// UnitState. The model's refusals are InvalidArgs, the errors of a unit
+// that does not load systemd's.
+func (s *Server) ctlSetUnitState(c *busd.Call) ([]any, error) {
+	st := UnitState{ActiveState: c.Body[1].(string), SubState: c.Body[2].(string), Result: c.Body[3].(string)}
+	opts := c.Body[4].(map[string]dbus.Variant)
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, ok := opts[k], false
+		switch k {
+		case "exit_status":
+			st.ExitStatus, ok = v.Value().(int32)
+		case "main_pid":
+			st.MainPID, ok = v.Value().(uint32)
+		case "pids":
+			st.PIDs, ok = v.Value().([]uint32)
+		default:
+			return nil, errInvalidArgs("unknown option %q (known: exit_status, main_pid, pids)", k)
+		}
+		if !ok {
+			want := map[string]string{"exit_status": "i", "main_pid": "u", "pids": "au"}[k]
+			return nil, errInvalidArgs("option %s: want %s, got %s", k, want, v.Signature())
+		}
+	}
+	s.m.lock()
+	defer s.m.unlock()
+	if err := s.m.setUnitStateLocked(c.Body[0].(string), st, c.Peer.PID()); err != nil {
+		return nil, ctlModelError(err)
+	}
+	return []any{}, nil
+}
+
+// ctlSetUnitProperties sets a unit's properties as SetUnitProperties
+// does, with its errors, whoever calls.
+func (s *Server) ctlSetUnitProperties(c *busd.Call) ([]any, error) {
+	s.m.lock()
+	defer s.m.unlock()
+	if err := s.m.setUnitPropertiesLocked(c.Body[0].(string), c.Body[1], nil); err != nil {
+		return nil, err
+	}
+	return []any{}, nil
+}
+
+// ctlModelError answers an error of the model: systemd's errors as they
+// are, the model's own refusals as InvalidArgs.
+func ctlModelError(err error) error {
+	var ce *callErr
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return errInvalidArgs("%s", err.Error())
 }
 
 // ctlAddUnitFile adds or replaces a unit file given as an element of a

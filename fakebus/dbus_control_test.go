@@ -85,7 +85,8 @@ func TestControlIntrospect(t *testing.T) {
 		}
 	}
 	want := []string{
-		"ApplyScript(s)", "ScriptResult(ssu)", "ScriptDelay(sdd)", "ScriptFailure(sssiu)", "ClearScripts()", "AddUnitFile(s)",
+		"ApplyScript(s)", "ScriptResult(ssu)", "ScriptDelay(sdd)", "ScriptFailure(sssiu)", "ClearScripts()",
+		"SetUnitState(ssssa{sv})", "SetUnitProperties(sa(sv))", "AddUnitFile(s)",
 		"RemoveUnitFile(s)b", "SetVersion(s)", "SetReloadDuration(d)", "SetReexecDuration(d)", "DaemonReload()",
 		"Reexecute(a{sv})ss", "DropConnections()", "DropAfterReply(su)", "EmitJobRemoved(uoss)",
 		"Unit(s)bssssbuau", "Jobs()u", "FinishJob(us)b", "WaitIdle(d)", "GetCalls(ss)s", "ClearCalls()",
@@ -184,6 +185,24 @@ func TestControlErrors(t *testing.T) {
 		{"failure exit status", "ScriptFailure", []any{"a.service", "failed", "", int32(300), uint32(1)}, invalid, "exit status 300 with unit result exit-code: want 1 to 255"},
 		{"failure signal", "ScriptFailure", []any{"a.service", "failed", "signal", int32(15), uint32(1)}, invalid, ""},
 		{"failure timeout's unit result", "ScriptFailure", []any{"a.service", "timeout", "", int32(3), uint32(1)}, invalid, ""},
+		{"state", "SetUnitState", []any{"a.slice", "starting", "", "", map[string]dbus.Variant{}}, invalid,
+			`active state "starting": want active, inactive or failed (activating, deactivating and reloading last while a job runs: script its Delay)`},
+		{"state option", "SetUnitState", []any{"a.service", "active", "", "", map[string]dbus.Variant{"pid": dbus.MakeVariant(uint32(1))}}, invalid,
+			`unknown option "pid" (known: exit_status, main_pid, pids)`},
+		{"state option type", "SetUnitState", []any{"a.service", "failed", "", "", map[string]dbus.Variant{"exit_status": dbus.MakeVariant(uint32(3))}}, invalid,
+			"option exit_status: want i, got u"},
+		{"state of no unit", "SetUnitState", []any{"none.service", "active", "", "", map[string]dbus.Variant{}}, "org.freedesktop.systemd1.NoSuchUnit",
+			"Unit none.service not found."},
+		{"state PID", "SetUnitState", []any{"-.slice", "active", "", "", map[string]dbus.Variant{"pids": dbus.MakeVariant([]uint32{1})}}, invalid,
+			"unit -.slice is perpetual: it stays active"},
+		{"properties read-only", "SetUnitProperties", []any{"a.slice", []struct {
+			Name  string
+			Value dbus.Variant
+		}{{"Slice", dbus.MakeVariant("b.slice")}}}, "org.freedesktop.DBus.Error.PropertyReadOnly", "Cannot set property Slice, or unknown property."},
+		{"properties out of range", "SetUnitProperties", []any{"a.slice", []struct {
+			Name  string
+			Value dbus.Variant
+		}{{"CPUWeight", dbus.MakeVariant(uint64(10001))}}}, invalid, "Value specified in CPUWeight is out of range"},
 		{"unit json", "AddUnitFile", []any{`{"name": "a"}`}, invalid, `unit.name: invalid unit name "a"`},
 		{"unit property", "AddUnitFile", []any{`{"name": "a.service", "properties": {"NoSuch": "s x"}}`}, invalid, ""},
 		{"version", "SetVersion", []any{"x"}, invalid, ""},
@@ -286,6 +305,53 @@ func TestControlScriptFailure(t *testing.T) {
 				t.Errorf("job results (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestControlSetUnitState: SetUnitState puts a unit into a state with
+// the options of UnitState, as Server.SetUnitState does.
+func TestControlSetUnitState(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")))
+	r := rawBus(t, s)
+	mustCtl(t, r.Conn, "SetUnitState", []any{"app.service", "active", "running", "", map[string]dbus.Variant{
+		"main_pid": dbus.MakeVariant(uint32(4242))}})
+	want := mainRun{"active", "running", "success", 4242, 0, 0, false, 0, 0}
+	if diff := cmp.Diff(want, readMainRun(t, r, "app.service")); diff != "" {
+		t.Errorf("running (-want +got):\n%s", diff)
+	}
+	mustCtl(t, r.Conn, "SetUnitState", []any{"app.service", "failed", "", "core-dump", map[string]dbus.Variant{
+		"exit_status": dbus.MakeVariant(int32(6))}})
+	want = mainRun{"failed", "failed", "core-dump", 0, 3, 6, true, 3, 6}
+	if diff := cmp.Diff(want, readMainRun(t, r, "app.service")); diff != "" {
+		t.Errorf("crashed (-want +got):\n%s", diff)
+	}
+	if err := ctl(r.Conn, "SetUnitState", []any{"app.service", "active", "", "", map[string]dbus.Variant{
+		"pids": dbus.MakeVariant([]uint32{uint32(os.Getpid())})}}); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := s.Unit("app.service")
+	if u.ActiveState != "active" || !slices.Contains(u.PIDs, uint32(os.Getpid())) {
+		t.Errorf("active with the caller's PID: %+v", u)
+	}
+}
+
+// TestControlSetUnitProperties: SetUnitProperties sets a unit's
+// properties as a client's SetUnitProperties does.
+func TestControlSetUnitProperties(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")))
+	r := rawBus(t, s)
+	mustCtl(t, r.Conn, "SetUnitProperties", []any{"app.service", []struct {
+		Name  string
+		Value dbus.Variant
+	}{{"Description", dbus.MakeVariant("the app")}, {"MemoryMax", dbus.MakeVariant(uint64(1 << 20))}}})
+	for _, p := range []struct {
+		name string
+		want any
+	}{{"org.freedesktop.systemd1.Unit.Description", "the app"}, {"org.freedesktop.systemd1.Service.MemoryMax", uint64(1 << 20)}} {
+		v, err := r.Object(systemd1, sdbus.UnitPath("app.service")).GetProperty(p.name)
+		if err != nil || v.Value() != p.want {
+			t.Errorf("%s = %v, %v; want %v", p.name, v, err, p.want)
+		}
 	}
 }
 

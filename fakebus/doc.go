@@ -125,7 +125,10 @@
 //
 //   - server.go: Server, New, Start, the options, connections and sockets.
 //   - limits.go: Limits, what the bus lets its clients make it hold.
-//   - control.go: the test-side controls (AddUnitFile, Unit, Jobs, FinishJob, WaitIdle, ...).
+//   - control.go: the test-side controls (AddUnitFile, SetUnitProperties, Unit, Jobs, FinishJob,
+//     WaitIdle, ...).
+//   - unitstate.go: SetUnitState: a unit put into a state without a job, as if it got there by
+//     itself.
 //   - calllog.go: the call log (WithCallLog): the calls the manager received, with their
 //     answers, as data and JSON lines.
 //   - script.go: Script and Fault: scripted job results and misbehaviours.

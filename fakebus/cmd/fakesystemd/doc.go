@@ -139,6 +139,9 @@
 //	ScriptDelay(s pattern, d delay, d reply_delay)
 //	ScriptFailure(s pattern, s result, s unit_result, i exit_status, u count)  the next count jobs fail so
 //	ClearScripts()
+//	SetUnitState(s name, s active_state, s sub_state, s result, a{sv} options)  options exit_status (i),
+//	                                          main_pid (u), pids (au): a unit put into a state, no job
+//	SetUnitProperties(s name, a(sv) properties)  as Manager.SetUnitProperties, whoever calls
 //	AddUnitFile(s unit_json)                  one element of a script file's "units"; replaces
 //	RemoveUnitFile(s name) -> b removed
 //	SetVersion(s version)
