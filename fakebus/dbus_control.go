@@ -115,6 +115,12 @@ var controlMethods = []ctlMethod{
 		return []any{string(out)}, nil
 	}},
 	{"ClearCalls", "", "", "", "", func(s *Server, _ *busd.Call) ([]any, error) { s.ClearCalls(); return []any{}, nil }},
+	{"Reset", "", "", "", "", func(s *Server, _ *busd.Call) ([]any, error) {
+		if err := s.Reset(); err != nil {
+			return nil, err
+		}
+		return []any{}, nil
+	}},
 }
 
 // controlByName indexes controlMethods.

@@ -89,7 +89,7 @@ func TestControlIntrospect(t *testing.T) {
 		"SetUnitState(ssssa{sv})", "SetUnitProperties(sa(sv))", "AddUnitFile(s)",
 		"RemoveUnitFile(s)b", "SetVersion(s)", "SetReloadDuration(d)", "SetReexecDuration(d)", "DaemonReload()",
 		"Reexecute(a{sv})ss", "DropConnections()", "DropAfterReply(su)", "EmitJobRemoved(uoss)",
-		"Unit(s)bssssbuau", "Jobs()u", "FinishJob(us)b", "WaitIdle(d)", "GetCalls(ss)s", "ClearCalls()",
+		"Unit(s)bssssbuau", "Jobs()u", "FinishJob(us)b", "WaitIdle(d)", "GetCalls(ss)s", "ClearCalls()", "Reset()",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("methods (-want +got):\n%s", diff)
@@ -352,6 +352,33 @@ func TestControlSetUnitProperties(t *testing.T) {
 		if err != nil || v.Value() != p.want {
 			t.Errorf("%s = %v, %v; want %v", p.name, v, err, p.want)
 		}
+	}
+}
+
+// TestControlReset: Reset brings the fake back to its start, as
+// Server.Reset does: a unit file added since is gone, the scripts set
+// since and the calls logged too, and WithScript's script applies again.
+func TestControlReset(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")),
+		fakebus.WithScript("app.service", fakebus.Script{Results: []sdbus.JobResult{sdbus.JobFailed}}))
+	r := rawBus(t, s)
+	mustCtl(t, r.Conn, "AddUnitFile", []any{`{"name": "b.service", "properties": {"ExecStart": "a(sasb) [('/usr/bin/b', ['/usr/bin/b'], false)]"}}`})
+	mustCtl(t, r.Conn, "ScriptResult", []any{"b.service", "failed", uint32(0)})
+	conn := s.Conn(t)
+	for _, u := range []string{"app.service", "b.service"} {
+		if res := startResult(t, conn, u); res != sdbus.JobFailed {
+			t.Fatalf("start %s before Reset: %s", u, res)
+		}
+	}
+	mustCtl(t, r.Conn, "Reset", nil)
+	if calls := getCalls(t, r.Conn, "", ""); len(calls) != 0 {
+		t.Errorf("GetCalls after Reset: %v", calls)
+	}
+	if res := startResult(t, conn, "app.service"); res != sdbus.JobFailed {
+		t.Errorf("start app.service after Reset: %s, want failed by WithScript's script again", res)
+	}
+	if _, err := conn.StartUnit(context.Background(), "b.service", sdbus.ModeReplace); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("start b.service after Reset: %v, want ErrNoSuchUnit", err)
 	}
 }
 

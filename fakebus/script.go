@@ -114,23 +114,38 @@ type scriptRule struct {
 // does: the script wins, and the conflict is recorded (ScriptConflicts;
 // New fails the test with it) and reported to WithNotes.
 func (s *Server) Script(pattern string, sc Script) error {
+	s.m.lock()
+	defer s.m.unlock()
+	return s.m.scriptLocked(pattern, sc)
+}
+
+// scriptLocked is Script.
+func (m *manager) scriptLocked(pattern string, sc Script) error {
 	if _, err := path.Match(pattern, ""); err != nil {
 		return fmt.Errorf("fakebus: bad pattern %q: %w", pattern, err)
 	}
 	if err := sc.checkExit(); err != nil {
 		return fmt.Errorf("fakebus: script %q: %w", pattern, err)
 	}
-	s.m.lock()
-	defer s.m.unlock()
 	sc.Results = append([]sdbus.JobResult(nil), sc.Results...)
-	index := len(s.m.scripts)
-	for _, u := range s.m.knownUnitsLocked(pattern) {
+	index := len(m.scripts)
+	for _, u := range m.knownUnitsLocked(pattern) {
 		if c := ruleConflictLocked(u, index, pattern, sc, 0); c != nil {
 			return c
 		}
 	}
-	s.m.scripts = append(s.m.scripts, scriptRule{pattern, sc, map[string]int{}})
+	m.scripts = append(m.scripts, scriptRule{pattern, sc, map[string]int{}})
 	return nil
+}
+
+// WithScript sets a script as Script does once the Server has started
+// (and again at each Reset): Start fails with Script's error. Scripts
+// given so apply in order, after WithScriptFile's that came before them.
+func WithScript(pattern string, sc Script) Option {
+	return func(c *config) {
+		sc.Results = append([]sdbus.JobResult(nil), sc.Results...)
+		c.scripts = append(c.scripts, PatternScript{pattern, sc})
+	}
 }
 
 // ClearScripts removes every script.

@@ -457,6 +457,22 @@ func joinResults() string {
 	return strings.Join(names, ", ")
 }
 
+// WithScriptFile configures the Server as f says from the start, as
+// fakesystemd's --script does: its units as WithUnitFile gives them
+// (Active starts them), its scripts as WithScript sets them and its
+// ReloadDuration as SetReloadDuration. Reset applies it again. Start's
+// error for a unit or a script names the unit's property or the
+// script's rule, as ApplyScriptFile's does ("scripts[1]: ...").
+func WithScriptFile(f *ScriptFile) Option {
+	return func(c *config) {
+		c.units = append(c.units, f.Units...)
+		for _, ps := range f.Scripts {
+			WithScript(ps.Pattern, ps.Script)(c)
+		}
+		c.reloadFor = f.ReloadDuration
+	}
+}
+
 // ApplyScriptFile applies f to a running Server: its unit files as
 // AddUnitFile adds them (Active is ignored: a unit file added later is
 // not started), then its scripts, in order, as Script sets them, and a

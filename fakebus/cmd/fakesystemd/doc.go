@@ -158,6 +158,8 @@
 //	WaitIdle(d timeout)                       until no job is queued or running; Timeout error
 //	GetCalls(s member, s unit) -> s calls_json  the call log, filtered ("" for all; unit a pattern)
 //	ClearCalls()
+//	Reset()                                   back to the state at start, --script applied again;
+//	                                          jobs canceled, clients kept
 //
 // docs/fakesystemd.md, "The control interface", has the introspection XML
 // and what each method does.
