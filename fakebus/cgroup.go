@@ -65,6 +65,17 @@ func (m *manager) cgroupDirLocked(u *unit) {
 	}
 }
 
+// removeCgroupDirLocked removes u's directory below WithCgroupRoot's,
+// sub-directories included, whatever u's state (Reset).
+func (m *manager) removeCgroupDirLocked(u *unit) {
+	if m.cgroupRoot == "" || (u.kind != "service" && u.kind != "scope" && u.kind != "slice") {
+		return
+	}
+	if cg := u.cgroup(); cg != "" && cg != "/" {
+		_ = os.RemoveAll(filepath.Join(m.cgroupRoot, filepath.FromSlash(strings.TrimPrefix(cg, "/"))))
+	}
+}
+
 // subcgroupLocked reports whether sub-cgroup sub exists below u's control
 // group: made with MakeSubcgroup, or as a directory below the cgroup root.
 func (m *manager) subcgroupLocked(u *unit, sub string) bool {

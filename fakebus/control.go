@@ -65,6 +65,38 @@ func (s *Server) AddUnitFile(f UnitFile) error {
 	return s.m.addFileLocked(f)
 }
 
+// SetUnitProperties sets properties of a unit as a privileged client's
+// SetUnitProperties does (the runtime flag is not modelled), with its
+// checks and its errors: the unit is loaded for the call if it is not
+// (and collected after it unless something keeps it); a unit that did not
+// load is refused (UnitMasked, not found, ...), and so is a property
+// systemd does not let a loaded unit change (PropertyReadOnly: only
+// Description and the control-group settings, MemoryMax, CPUWeight, ...)
+// or a value it refuses (InvalidArgs). A unit that is not transient keeps
+// them across daemon-reload and its unloading, as systemd keeps them in a
+// drop-in. Subscribers get the PropertiesChanged systemd sends. The error
+// is a D-Bus error's name and text, as systemd's reply would give them.
+// Nothing is set unless every property is taken.
+func (s *Server) SetUnitProperties(name string, props ...sdbus.Property) error {
+	set := make([]setProp, len(props))
+	for i, p := range props {
+		if err := p.Err(); err != nil {
+			return fmt.Errorf("fakebus: SetUnitProperties %s: %w", name, err)
+		}
+		v, err := normalize(p.Value)
+		if err != nil {
+			return fmt.Errorf("fakebus: SetUnitProperties %s: property %s: %w", name, p.Name, err)
+		}
+		set[i] = setProp{p.Name, v}
+	}
+	s.m.lock()
+	defer s.m.unlock()
+	if err := s.m.setUnitPropertiesLocked(name, set, nil); err != nil {
+		return fmt.Errorf("fakebus: SetUnitProperties %s: %w", name, err)
+	}
+	return nil
+}
+
 // SetVersion changes the Manager.Version string. The behaviour (which
 // properties and methods exist) stays that of the version the Server
 // started with.

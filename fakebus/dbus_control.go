@@ -60,7 +60,10 @@ var controlMethods = []ctlMethod{
 	{"ApplyScript", "s", "", "script_json", "", (*Server).ctlApplyScript},
 	{"ScriptResult", "ssu", "", "pattern,result,count", "", (*Server).ctlScriptResult},
 	{"ScriptDelay", "sdd", "", "pattern,delay,reply_delay", "", (*Server).ctlScriptDelay},
+	{"ScriptFailure", "sssiu", "", "pattern,result,unit_result,exit_status,count", "", (*Server).ctlScriptFailure},
 	{"ClearScripts", "", "", "", "", func(s *Server, _ *busd.Call) ([]any, error) { s.ClearScripts(); return []any{}, nil }},
+	{"SetUnitState", "ssssa{sv}", "", "name,active_state,sub_state,result,options", "", (*Server).ctlSetUnitState},
+	{"SetUnitProperties", "sa(sv)", "", "name,properties", "", (*Server).ctlSetUnitProperties},
 	{"AddUnitFile", "s", "", "unit_json", "", (*Server).ctlAddUnitFile},
 	{"RemoveUnitFile", "s", "b", "name", "removed", func(s *Server, c *busd.Call) ([]any, error) {
 		return []any{s.RemoveUnitFile(c.Body[0].(string))}, nil
@@ -112,6 +115,12 @@ var controlMethods = []ctlMethod{
 		return []any{string(out)}, nil
 	}},
 	{"ClearCalls", "", "", "", "", func(s *Server, _ *busd.Call) ([]any, error) { s.ClearCalls(); return []any{}, nil }},
+	{"Reset", "", "", "", "", func(s *Server, _ *busd.Call) ([]any, error) {
+		if err := s.Reset(); err != nil {
+			return nil, err
+		}
+		return []any{}, nil
+	}},
 }
 
 // controlByName indexes controlMethods.
@@ -282,6 +291,40 @@ func (s *Server) ctlScriptResult(c *busd.Call) ([]any, error) {
 	return []any{}, nil
 }
 
+// ctlScriptFailure scripts the next count start, restart and reload
+// jobs of the units that match pattern, every one with count 0, to fail:
+// the job with result (failed or timeout), the unit with unit_result
+// ("" for the default) and, for a service, its main process with
+// exit_status (0 for none): Script's Results (or Result), UnitResult and
+// ExitStatus.
+func (s *Server) ctlScriptFailure(c *busd.Call) ([]any, error) {
+	pattern, result, unitResult := c.Body[0].(string), sdbus.JobResult(c.Body[1].(string)), c.Body[2].(string)
+	status, count := c.Body[3].(int32), c.Body[4].(uint32)
+	if result != sdbus.JobFailed && result != sdbus.JobTimeout {
+		return nil, errInvalidArgs("job result %q: want failed or timeout", result)
+	}
+	if unitResult != "" && !contains(unitResults, unitResult) {
+		return nil, errInvalidArgs("unknown unit result %q (known: %s)", unitResult, strings.Join(unitResults, ", "))
+	}
+	if count > 1<<16 {
+		return nil, errInvalidArgs("count %d: at most 65536 jobs", count)
+	}
+	sc := Script{Result: result, UnitResult: unitResult, ExitStatus: status}
+	if count > 0 {
+		sc.Result, sc.Results = "", make([]sdbus.JobResult, count)
+		for i := range sc.Results {
+			sc.Results[i] = result
+		}
+	}
+	if err := sc.checkExit(); err != nil {
+		return nil, errInvalidArgs("%s", err.Error())
+	}
+	if err := s.Script(pattern, sc); err != nil {
+		return nil, ctlScriptError(err)
+	}
+	return []any{}, nil
+}
+
 // ctlScriptDelay keeps the jobs of the units that match pattern queued
 // for delay seconds, and their replies for reply_delay (Script.Delay,
 // Script.ReplyDelay).
@@ -298,6 +341,64 @@ func (s *Server) ctlScriptDelay(c *busd.Call) ([]any, error) {
 		return nil, ctlScriptError(err)
 	}
 	return []any{}, nil
+}
+
+// ctlSetUnitState puts a unit into a state (SetUnitState), with the
+// options "exit_status" (i), "main_pid" (u) and "pids" (au) of
+// UnitState. The model's refusals are InvalidArgs, the errors of a unit
+// that does not load systemd's.
+func (s *Server) ctlSetUnitState(c *busd.Call) ([]any, error) {
+	st := UnitState{ActiveState: c.Body[1].(string), SubState: c.Body[2].(string), Result: c.Body[3].(string)}
+	opts := c.Body[4].(map[string]dbus.Variant)
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, ok := opts[k], false
+		switch k {
+		case "exit_status":
+			st.ExitStatus, ok = v.Value().(int32)
+		case "main_pid":
+			st.MainPID, ok = v.Value().(uint32)
+		case "pids":
+			st.PIDs, ok = v.Value().([]uint32)
+		default:
+			return nil, errInvalidArgs("unknown option %q (known: exit_status, main_pid, pids)", k)
+		}
+		if !ok {
+			want := map[string]string{"exit_status": "i", "main_pid": "u", "pids": "au"}[k]
+			return nil, errInvalidArgs("option %s: want %s, got %s", k, want, v.Signature())
+		}
+	}
+	s.m.lock()
+	defer s.m.unlock()
+	if err := s.m.setUnitStateLocked(c.Body[0].(string), st, c.Peer.PID()); err != nil {
+		return nil, ctlModelError(err)
+	}
+	return []any{}, nil
+}
+
+// ctlSetUnitProperties sets a unit's properties as SetUnitProperties
+// does, with its errors, whoever calls.
+func (s *Server) ctlSetUnitProperties(c *busd.Call) ([]any, error) {
+	s.m.lock()
+	defer s.m.unlock()
+	if err := s.m.setUnitPropertiesLocked(c.Body[0].(string), c.Body[1], nil); err != nil {
+		return nil, err
+	}
+	return []any{}, nil
+}
+
+// ctlModelError answers an error of the model: systemd's errors as they
+// are, the model's own refusals as InvalidArgs.
+func ctlModelError(err error) error {
+	var ce *callErr
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return errInvalidArgs("%s", err.Error())
 }
 
 // ctlAddUnitFile adds or replaces a unit file given as an element of a

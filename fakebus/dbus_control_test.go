@@ -85,10 +85,11 @@ func TestControlIntrospect(t *testing.T) {
 		}
 	}
 	want := []string{
-		"ApplyScript(s)", "ScriptResult(ssu)", "ScriptDelay(sdd)", "ClearScripts()", "AddUnitFile(s)",
+		"ApplyScript(s)", "ScriptResult(ssu)", "ScriptDelay(sdd)", "ScriptFailure(sssiu)", "ClearScripts()",
+		"SetUnitState(ssssa{sv})", "SetUnitProperties(sa(sv))", "AddUnitFile(s)",
 		"RemoveUnitFile(s)b", "SetVersion(s)", "SetReloadDuration(d)", "SetReexecDuration(d)", "DaemonReload()",
 		"Reexecute(a{sv})ss", "DropConnections()", "DropAfterReply(su)", "EmitJobRemoved(uoss)",
-		"Unit(s)bssssbuau", "Jobs()u", "FinishJob(us)b", "WaitIdle(d)", "GetCalls(ss)s", "ClearCalls()",
+		"Unit(s)bssssbuau", "Jobs()u", "FinishJob(us)b", "WaitIdle(d)", "GetCalls(ss)s", "ClearCalls()", "Reset()",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("methods (-want +got):\n%s", diff)
@@ -179,6 +180,29 @@ func TestControlErrors(t *testing.T) {
 		{"script unknown result", "ScriptResult", []any{"a.service", "ok", uint32(1)}, invalid, ""},
 		{"bad pattern", "ScriptResult", []any{"[", "done", uint32(1)}, "org.freedesktop.DBus.Error.Failed", ""},
 		{"negative delay", "ScriptDelay", []any{"a.service", -1.0, 0.0}, invalid, ""},
+		{"failure result done", "ScriptFailure", []any{"a.service", "done", "", int32(0), uint32(1)}, invalid, `job result "done": want failed or timeout`},
+		{"failure unit result", "ScriptFailure", []any{"a.service", "failed", "crash", int32(0), uint32(1)}, invalid, ""},
+		{"failure exit status", "ScriptFailure", []any{"a.service", "failed", "", int32(300), uint32(1)}, invalid, "exit status 300 with unit result exit-code: want 1 to 255"},
+		{"failure signal", "ScriptFailure", []any{"a.service", "failed", "signal", int32(15), uint32(1)}, invalid, ""},
+		{"failure timeout's unit result", "ScriptFailure", []any{"a.service", "timeout", "", int32(3), uint32(1)}, invalid, ""},
+		{"state", "SetUnitState", []any{"a.slice", "starting", "", "", map[string]dbus.Variant{}}, invalid,
+			`active state "starting": want active, inactive or failed (activating, deactivating and reloading last while a job runs: script its Delay)`},
+		{"state option", "SetUnitState", []any{"a.service", "active", "", "", map[string]dbus.Variant{"pid": dbus.MakeVariant(uint32(1))}}, invalid,
+			`unknown option "pid" (known: exit_status, main_pid, pids)`},
+		{"state option type", "SetUnitState", []any{"a.service", "failed", "", "", map[string]dbus.Variant{"exit_status": dbus.MakeVariant(uint32(3))}}, invalid,
+			"option exit_status: want i, got u"},
+		{"state of no unit", "SetUnitState", []any{"none.service", "active", "", "", map[string]dbus.Variant{}}, "org.freedesktop.systemd1.NoSuchUnit",
+			"Unit none.service not found."},
+		{"state PID", "SetUnitState", []any{"-.slice", "active", "", "", map[string]dbus.Variant{"pids": dbus.MakeVariant([]uint32{1})}}, invalid,
+			"unit -.slice is perpetual: it stays active"},
+		{"properties read-only", "SetUnitProperties", []any{"a.slice", []struct {
+			Name  string
+			Value dbus.Variant
+		}{{"Slice", dbus.MakeVariant("b.slice")}}}, "org.freedesktop.DBus.Error.PropertyReadOnly", "Cannot set property Slice, or unknown property."},
+		{"properties out of range", "SetUnitProperties", []any{"a.slice", []struct {
+			Name  string
+			Value dbus.Variant
+		}{{"CPUWeight", dbus.MakeVariant(uint64(10001))}}}, invalid, "Value specified in CPUWeight is out of range"},
 		{"unit json", "AddUnitFile", []any{`{"name": "a"}`}, invalid, `unit.name: invalid unit name "a"`},
 		{"unit property", "AddUnitFile", []any{`{"name": "a.service", "properties": {"NoSuch": "s x"}}`}, invalid, ""},
 		{"version", "SetVersion", []any{"x"}, invalid, ""},
@@ -233,6 +257,128 @@ func TestControlScripts(t *testing.T) {
 				t.Errorf("job results (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestControlScriptFailure: ScriptFailure fails the next count jobs with
+// the unit result and exit status given (Script's Results, UnitResult,
+// ExitStatus), then the unit's own outcome applies again.
+func TestControlScriptFailure(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		args   []any
+		jobs   []sdbus.JobResult // of three starts
+		result string            // the unit's Result after the first
+		run    mainRun           // the first start's main process
+	}{
+		{"signal", []any{"app.service", "failed", "signal", int32(9), uint32(1)},
+			[]sdbus.JobResult{sdbus.JobFailed, sdbus.JobDone, sdbus.JobDone}, "signal",
+			mainRun{"failed", "failed", "signal", 0, 2, 9, true, 2, 9}},
+		{"exit status, twice", []any{"app.*", "failed", "", int32(3), uint32(2)},
+			[]sdbus.JobResult{sdbus.JobFailed, sdbus.JobFailed, sdbus.JobDone}, "exit-code",
+			mainRun{"failed", "failed", "exit-code", 0, 1, 3, true, 1, 3}},
+		{"timeout, every job", []any{"app.service", "timeout", "", int32(0), uint32(0)},
+			[]sdbus.JobResult{sdbus.JobTimeout, sdbus.JobTimeout, sdbus.JobTimeout}, "timeout",
+			mainRun{"failed", "failed", "timeout", 0, 0, 0, false, 0, 0}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")))
+			r := rawBus(t, s)
+			mustCtl(t, r.Conn, "ScriptFailure", tt.args)
+			conn := s.Conn(t)
+			var got []sdbus.JobResult
+			for i := 0; i < 3; i++ {
+				got = append(got, startResult(t, conn, "app.service"))
+				if i == 0 {
+					if diff := cmp.Diff(tt.run, readMainRun(t, r, "app.service")); diff != "" {
+						t.Errorf("service after the first start (-want +got):\n%s", diff)
+					}
+				}
+				if err := conn.ResetFailedUnit(context.Background(), "app.service"); err != nil && !errors.Is(err, sdbus.ErrNoSuchUnit) {
+					t.Fatal(err)
+				}
+				if _, err := conn.StopUnit(context.Background(), "app.service", sdbus.ModeReplace); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(tt.jobs, got); diff != "" {
+				t.Errorf("job results (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestControlSetUnitState: SetUnitState puts a unit into a state with
+// the options of UnitState, as Server.SetUnitState does.
+func TestControlSetUnitState(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")))
+	r := rawBus(t, s)
+	mustCtl(t, r.Conn, "SetUnitState", []any{"app.service", "active", "running", "", map[string]dbus.Variant{
+		"main_pid": dbus.MakeVariant(uint32(4242))}})
+	want := mainRun{"active", "running", "success", 4242, 0, 0, false, 0, 0}
+	if diff := cmp.Diff(want, readMainRun(t, r, "app.service")); diff != "" {
+		t.Errorf("running (-want +got):\n%s", diff)
+	}
+	mustCtl(t, r.Conn, "SetUnitState", []any{"app.service", "failed", "", "core-dump", map[string]dbus.Variant{
+		"exit_status": dbus.MakeVariant(int32(6))}})
+	want = mainRun{"failed", "failed", "core-dump", 0, 3, 6, true, 3, 6}
+	if diff := cmp.Diff(want, readMainRun(t, r, "app.service")); diff != "" {
+		t.Errorf("crashed (-want +got):\n%s", diff)
+	}
+	if err := ctl(r.Conn, "SetUnitState", []any{"app.service", "active", "", "", map[string]dbus.Variant{
+		"pids": dbus.MakeVariant([]uint32{uint32(os.Getpid())})}}); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := s.Unit("app.service")
+	if u.ActiveState != "active" || !slices.Contains(u.PIDs, uint32(os.Getpid())) {
+		t.Errorf("active with the caller's PID: %+v", u)
+	}
+}
+
+// TestControlSetUnitProperties: SetUnitProperties sets a unit's
+// properties as a client's SetUnitProperties does.
+func TestControlSetUnitProperties(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")))
+	r := rawBus(t, s)
+	mustCtl(t, r.Conn, "SetUnitProperties", []any{"app.service", []struct {
+		Name  string
+		Value dbus.Variant
+	}{{"Description", dbus.MakeVariant("the app")}, {"MemoryMax", dbus.MakeVariant(uint64(1 << 20))}}})
+	for _, p := range []struct {
+		name string
+		want any
+	}{{"org.freedesktop.systemd1.Unit.Description", "the app"}, {"org.freedesktop.systemd1.Service.MemoryMax", uint64(1 << 20)}} {
+		v, err := r.Object(systemd1, sdbus.UnitPath("app.service")).GetProperty(p.name)
+		if err != nil || v.Value() != p.want {
+			t.Errorf("%s = %v, %v; want %v", p.name, v, err, p.want)
+		}
+	}
+}
+
+// TestControlReset: Reset brings the fake back to its start, as
+// Server.Reset does: a unit file added since is gone, the scripts set
+// since and the calls logged too, and WithScript's script applies again.
+func TestControlReset(t *testing.T) {
+	s := fakebus.New(t, fakebus.WithControl(), fakebus.WithUnitFile(app("app.service")),
+		fakebus.WithScript("app.service", fakebus.Script{Results: []sdbus.JobResult{sdbus.JobFailed}}))
+	r := rawBus(t, s)
+	mustCtl(t, r.Conn, "AddUnitFile", []any{`{"name": "b.service", "properties": {"ExecStart": "a(sasb) [('/usr/bin/b', ['/usr/bin/b'], false)]"}}`})
+	mustCtl(t, r.Conn, "ScriptResult", []any{"b.service", "failed", uint32(0)})
+	conn := s.Conn(t)
+	for _, u := range []string{"app.service", "b.service"} {
+		if res := startResult(t, conn, u); res != sdbus.JobFailed {
+			t.Fatalf("start %s before Reset: %s", u, res)
+		}
+	}
+	mustCtl(t, r.Conn, "Reset", nil)
+	if calls := getCalls(t, r.Conn, "", ""); len(calls) != 0 {
+		t.Errorf("GetCalls after Reset: %v", calls)
+	}
+	if res := startResult(t, conn, "app.service"); res != sdbus.JobFailed {
+		t.Errorf("start app.service after Reset: %s, want failed by WithScript's script again", res)
+	}
+	if _, err := conn.StartUnit(context.Background(), "b.service", sdbus.ModeReplace); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("start b.service after Reset: %v, want ErrNoSuchUnit", err)
 	}
 }
 

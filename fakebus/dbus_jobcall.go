@@ -67,9 +67,9 @@ func (m *manager) queueAndReplyLocked(c *busd.Call, u *unit, typ jobType, mode s
 	case sc.ReplyDelay > 0:
 		// The job runs; its JobRemoved waits for the late reply.
 		if m.lateReply == nil {
-			m.lateReply = make(map[*job]bool)
+			m.lateReply = make(map[*job]func())
 		}
-		m.lateReply[j] = true
+		m.lateReply[j] = reply
 		m.afterLocked(sc.ReplyDelay, func() {
 			delete(m.lateReply, j)
 			reply()

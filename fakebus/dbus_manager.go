@@ -317,47 +317,8 @@ func (m *manager) resetFailedUnit(c *call) ([]any, error) {
 }
 
 func (m *manager) setUnitProperties(c *call) ([]any, error) {
-	name := c.Body[0].(string)
-	u := m.unitLocked(name)
-	if u == nil {
-		if u = m.loadLocked(name); u == nil {
-			return nil, errNotFound(name)
-		}
-		// Loaded for the call, it is collected after it unless something
-		// keeps it (measured on 252 by the differential tester: a slice
-		// no one started is NoSuchUnit again at once).
-		defer m.collectLocked(u)
-	}
-	if err := loadStateErr(u); err != nil {
+	if err := m.setUnitPropertiesLocked(c.Body[0].(string), c.Body[2], func() error { return m.authorizeLocked(c.Call) }); err != nil {
 		return nil, err
-	}
-	if err := m.authorizeLocked(c.Call); err != nil {
-		return nil, err
-	}
-	props, err := m.checkPropsLocked(u.kind, c.Body[2], true)
-	if err != nil {
-		return nil, err
-	}
-	changed := make([]string, 0, len(props))
-	for _, p := range props {
-		m.setPropLocked(u, p.Name, p.Value)
-		changed = append(changed, p.Name)
-	}
-	m.settingsNoteLocked(u.name, "SetUnitProperties", changed, nil)
-	if !u.transient {
-		// systemd keeps them in a drop-in (system.control), which
-		// outlives daemon-reload and the unit's unloading, and applies
-		// to the unit loaded again, a slice without a file or a
-		// transient unit of the name too (measured on 247-262 by the
-		// differential tester: replay "set properties outlive the
-		// unit"). A transient unit's go with it.
-		m.control[u.name] = append(m.control[u.name], props...)
-	}
-	m.indexLocked(u)
-	if iface := unitTypes[u.kind].iface; iface != "" {
-		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
-			return []any{iface, map[string]dbus.Variant{}, changed}
-		})
 	}
 	return []any{}, nil
 }

@@ -30,7 +30,8 @@
 // way.
 //
 // The test drives the fake with the Server's methods (Script, FinishJob,
-// DropConnections, Reexecute, WaitIdle, Calls, ...). WithControl serves
+// SetUnitState, DropConnections, Reexecute, WaitIdle, Calls, Reset, ...),
+// and scripts it from the start with WithScript and WithScriptFile. WithControl serves
 // the same controls over D-Bus, under a bus name of their own
 // (io.github.sdbus_go.FakeSystemd), for tests in other processes and
 // languages; WithCallLog logs the calls the manager receives, with their
@@ -112,6 +113,7 @@
 //   - datafd_linux.go: the sealed memfd the dumps by file descriptor answer.
 //   - datafd_other.go: the same where there is no memfd_create (not Linux): an error.
 //   - reexec.go: daemon-reexec (Server.Reexecute, Reexec).
+//   - reset.go: Server.Reset: the manager back to its state at start, its clients kept.
 //
 // Unit files on disk:
 //
@@ -125,7 +127,10 @@
 //
 //   - server.go: Server, New, Start, the options, connections and sockets.
 //   - limits.go: Limits, what the bus lets its clients make it hold.
-//   - control.go: the test-side controls (AddUnitFile, Unit, Jobs, FinishJob, WaitIdle, ...).
+//   - control.go: the test-side controls (AddUnitFile, SetUnitProperties, Unit, Jobs, FinishJob,
+//     WaitIdle, ...).
+//   - unitstate.go: SetUnitState: a unit put into a state without a job, as if it got there by
+//     itself.
 //   - calllog.go: the call log (WithCallLog): the calls the manager received, with their
 //     answers, as data and JSON lines.
 //   - script.go: Script and Fault: scripted job results and misbehaviours.

@@ -186,13 +186,10 @@ func (m *manager) scriptedLocked(j *job, result sdbus.JobResult) {
 		}
 		m.finishJobLocked(j, string(result))
 	case sdbus.JobFailed, sdbus.JobTimeout:
-		ur := j.script.UnitResult
-		if ur == "" {
-			ur = "exit-code"
-			if result == sdbus.JobTimeout {
-				ur = "timeout"
-			}
-		}
+		ur := j.script.unitResult(result)
+		// A service's main process ends with it, as the script's
+		// ExitStatus says (service.go: mainFailedLocked).
+		m.mainFailedLocked(u, ur, j.script.ExitStatus, j)
 		m.failLocked(u, ur)
 		m.finishJobLocked(j, string(result))
 	default:

@@ -101,9 +101,10 @@ type manager struct {
 	aliases       map[string]string    // alias -> primary name (aliases.go)
 	jobs          map[uint32]*job
 	lastJob       uint32
-	// lateReply holds the jobs whose reply a script delays, until it is
-	// sent (reexec.go releases their JobRemoved when the bus drops it).
-	lateReply  map[*job]bool
+	// lateReply holds the jobs whose reply a script delays, with the
+	// reply, until it is sent (reexec.go releases their JobRemoved when
+	// the bus drops it, Reset sends it).
+	lateReply  map[*job]func()
 	subscribed map[*busd.Peer]bool          // bus clients that called Subscribe (dbus_signals.go)
 	requested  map[*busd.Peer]map[*job]bool // bus clients -> the jobs they requested (dbus_signals.go)
 	reloading  bool
@@ -127,6 +128,9 @@ type manager struct {
 	scripts   []scriptRule
 	conflicts []ScriptConflict // found as jobs ran (scriptcheck.go)
 	timers    map[*time.Timer]struct{}
+	// resets counts the Resets (reset.go): a timer armed before one does
+	// nothing (afterLocked).
+	resets uint64
 	// idle are closed once no job is left, or the manager closes
 	// (Server.WaitIdle).
 	idle   []chan struct{}
@@ -165,18 +169,23 @@ func newManager(cfg config) (*manager, error) {
 	}
 	m := &manager{
 		cfg: cfg, dirs: dirs, cgroupRoot: cgroupRoot, release: sdversions.Release{Major: v.Major, Minor: v.Minor},
-		environment: []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, version: cfg.version, started: time.Now(), clock: newClock(), defaultTasksMax: defaultTasksMax(), rlimits: defaultRlimits(cfg.user < 0),
+		environment: defaultEnvironment(), version: cfg.version, started: time.Now(), clock: newClock(), defaultTasksMax: defaultTasksMax(), rlimits: defaultRlimits(cfg.user < 0),
 		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, triggeredBy: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		waiting: map[uint64]bool{}, subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
 	return m, nil
 }
 
-// init loads the units every manager has, and the configured unit files.
-// It runs once the bus exists.
+// init loads the units every manager has and the configured unit files,
+// and sets the configured scripts. It runs once the bus exists.
 func (m *manager) init() error {
 	m.lock()
 	defer m.unlock()
+	return m.initLocked()
+}
+
+// initLocked is init, for a manager without units (new, or reset).
+func (m *manager) initLocked() error {
 	// The units of a booted system that are never stopped: the root and
 	// system slices, the root mount, and init.scope, which holds PID 1.
 	for _, h := range hostUnits {
@@ -238,6 +247,12 @@ func (m *manager) init() error {
 		}
 		m.activateAtStartLocked(u)
 	}
+	for i, ps := range m.cfg.scripts {
+		if err := m.scriptLocked(ps.Pattern, ps.Script); err != nil {
+			return fmt.Errorf("scripts[%d]: %w", i, err)
+		}
+	}
+	m.reloadFor = m.cfg.reloadFor
 	return nil
 }
 
@@ -263,6 +278,11 @@ func (m *manager) activateAtStartLocked(u *unit) {
 	default:
 		m.setStateLocked(u, "active", activeSub(u))
 	}
+}
+
+// defaultEnvironment is the manager's Environment at start.
+func defaultEnvironment() []string {
+	return []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 }
 
 // hostUnits are the perpetual units every manager has loaded and active.
@@ -296,8 +316,8 @@ func (m *manager) close() {
 	m.watchers.Wait()
 }
 
-// afterLocked runs f under mu after d, unless the manager is closed by
-// then or stop (called under mu) stopped it first: a model that re-arms
+// afterLocked runs f under mu after d, unless the manager is closed or
+// reset by then or stop (called under mu) stopped it first: a model that re-arms
 // (a timer unit, RuntimeMaxUSec=) stops the arming it replaces, so a
 // client cannot make pending timers pile up.
 func (m *manager) afterLocked(d time.Duration, f func()) (stop func()) {
@@ -306,12 +326,13 @@ func (m *manager) afterLocked(d time.Duration, f func()) (stop func()) {
 	}
 	m.timersRunning.Add(1)
 	var t *time.Timer
+	gen := m.resets
 	t = time.AfterFunc(d, func() {
 		defer m.timersRunning.Done()
 		m.lock()
 		defer m.unlock()
-		if m.closed {
-			return
+		if m.closed || m.resets != gen {
+			return // closed, or reset: what it was armed for is gone
 		}
 		delete(m.timers, t)
 		f()

@@ -1,6 +1,7 @@
 package fakebus
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"time"
@@ -69,6 +70,19 @@ type Script struct {
 	// UnitResult is the unit's Result after a scripted failure; the
 	// default is "exit-code" ("timeout" for JobTimeout).
 	UnitResult string
+	// ExitStatus is how a service's main process ended in a scripted
+	// failure, as ExecMainCode and ExecMainStatus say it: with
+	// UnitResult exit-code (or its default, for JobFailed) the status it
+	// exited with, 1 to 255 (ExecMainCode 1, CLD_EXITED); with signal the
+	// signal that killed it (ExecMainCode 2, CLD_KILLED), one that ends
+	// a process and that systemd counts as a failure (not SIGHUP,
+	// SIGINT, SIGTERM or SIGPIPE, which end a service cleanly unless it
+	// is Type=oneshot); with core-dump a signal that dumps core (3,
+	// CLD_DUMPED). Other unit results take none; 0 gives none. A
+	// running main process (a restart's) ends so too, and without
+	// ExitStatus as the fake ends it for the unit result (exit 1 for
+	// exit-code, SIGKILL for signal, ...: docs/fakebus.md, "Faults").
+	ExitStatus int32
 	// Delay keeps each job queued this long before it runs.
 	Delay time.Duration
 	// ReplyDelay sends the method reply this late. The job exists from
@@ -100,20 +114,38 @@ type scriptRule struct {
 // does: the script wins, and the conflict is recorded (ScriptConflicts;
 // New fails the test with it) and reported to WithNotes.
 func (s *Server) Script(pattern string, sc Script) error {
+	s.m.lock()
+	defer s.m.unlock()
+	return s.m.scriptLocked(pattern, sc)
+}
+
+// scriptLocked is Script.
+func (m *manager) scriptLocked(pattern string, sc Script) error {
 	if _, err := path.Match(pattern, ""); err != nil {
 		return fmt.Errorf("fakebus: bad pattern %q: %w", pattern, err)
 	}
-	s.m.lock()
-	defer s.m.unlock()
+	if err := sc.checkExit(); err != nil {
+		return fmt.Errorf("fakebus: script %q: %w", pattern, err)
+	}
 	sc.Results = append([]sdbus.JobResult(nil), sc.Results...)
-	index := len(s.m.scripts)
-	for _, u := range s.m.knownUnitsLocked(pattern) {
+	index := len(m.scripts)
+	for _, u := range m.knownUnitsLocked(pattern) {
 		if c := ruleConflictLocked(u, index, pattern, sc, 0); c != nil {
 			return c
 		}
 	}
-	s.m.scripts = append(s.m.scripts, scriptRule{pattern, sc, map[string]int{}})
+	m.scripts = append(m.scripts, scriptRule{pattern, sc, map[string]int{}})
 	return nil
+}
+
+// WithScript sets a script as Script does once the Server has started
+// (and again at each Reset): Start fails with Script's error. Scripts
+// given so apply in order, after WithScriptFile's that came before them.
+func WithScript(pattern string, sc Script) Option {
+	return func(c *config) {
+		sc.Results = append([]sdbus.JobResult(nil), sc.Results...)
+		c.scripts = append(c.scripts, PatternScript{pattern, sc})
+	}
 }
 
 // ClearScripts removes every script.
@@ -177,4 +209,42 @@ func (m *manager) scriptForLocked(name string, typ jobType) (Script, Rule, bool)
 		return sc, rule, true
 	}
 	return Script{}, Rule{}, false
+}
+
+// checkExit checks sc's ExitStatus: it needs a failure (JobFailed or
+// JobTimeout) among Result and Results, and fits the unit result of each
+// (checkExitStatus).
+func (sc Script) checkExit() error {
+	if sc.ExitStatus == 0 {
+		return nil
+	}
+	fails := false
+	for _, r := range append([]sdbus.JobResult{sc.Result}, sc.Results...) {
+		if r != sdbus.JobFailed && r != sdbus.JobTimeout {
+			continue
+		}
+		fails = true
+		if err := checkExitStatus(sc.unitResult(r), sc.ExitStatus, false); err != nil {
+			if sc.UnitResult == "" && r == sdbus.JobTimeout {
+				return fmt.Errorf("%w (the unit result of a timeout job; give one)", err)
+			}
+			return err
+		}
+	}
+	if !fails {
+		return errors.New("an exit status needs a failed or timeout result")
+	}
+	return nil
+}
+
+// unitResult is the unit's Result after a scripted failure r:
+// UnitResult, else exit-code (timeout for JobTimeout).
+func (sc Script) unitResult(r sdbus.JobResult) string {
+	switch {
+	case sc.UnitResult != "":
+		return sc.UnitResult
+	case r == sdbus.JobTimeout:
+		return "timeout"
+	}
+	return "exit-code"
 }

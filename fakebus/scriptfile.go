@@ -36,6 +36,7 @@ type scriptJSON struct {
 	Result     string   `json:"result"`
 	Results    []string `json:"results"`
 	UnitResult string   `json:"unit_result"`
+	ExitStatus int32    `json:"exit_status"`
 	Delay      string   `json:"delay"`
 	ReplyDelay string   `json:"reply_delay"`
 	// Faults are decoded one by one, so that errors name the element.
@@ -216,6 +217,8 @@ func jsonKind(t reflect.Type) string {
 		return "an array"
 	case reflect.Struct, reflect.Map:
 		return "an object"
+	case reflect.Int32:
+		return "an integer from -2147483648 to 2147483647"
 	}
 	return t.String()
 }
@@ -291,6 +294,10 @@ func parseScriptEntry(p string, raw json.RawMessage) (PatternScript, error) {
 			return PatternScript{}, errAt(p+".unit_result", "unknown unit result %q (known: %s)", j.UnitResult, strings.Join(unitResults, ", "))
 		}
 		sc.UnitResult = j.UnitResult
+	}
+	sc.ExitStatus = j.ExitStatus
+	if err := sc.checkExit(); err != nil {
+		return PatternScript{}, errAt(p+".exit_status", "%v", err)
 	}
 	var err error
 	if sc.Delay, err = parseDuration(p+".delay", j.Delay); err != nil {
@@ -448,6 +455,22 @@ func joinResults() string {
 		names[i] = string(r)
 	}
 	return strings.Join(names, ", ")
+}
+
+// WithScriptFile configures the Server as f says from the start, as
+// fakesystemd's --script does: its units as WithUnitFile gives them
+// (Active starts them), its scripts as WithScript sets them and its
+// ReloadDuration as SetReloadDuration. Reset applies it again. Start's
+// error for a unit or a script names the unit's property or the
+// script's rule, as ApplyScriptFile's does ("scripts[1]: ...").
+func WithScriptFile(f *ScriptFile) Option {
+	return func(c *config) {
+		c.units = append(c.units, f.Units...)
+		for _, ps := range f.Scripts {
+			WithScript(ps.Pattern, ps.Script)(c)
+		}
+		c.reloadFor = f.ReloadDuration
+	}
 }
 
 // ApplyScriptFile applies f to a running Server: its unit files as

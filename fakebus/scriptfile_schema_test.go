@@ -3,6 +3,7 @@ package fakebus
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -214,10 +215,17 @@ func TestScriptSchemaAgreesWithGo(t *testing.T) {
 		{"rule without pattern", `{"scripts": [{"result": "done"}]}`, false},
 		{"empty pattern", `{"scripts": [{"pattern": ""}]}`, false},
 		{"unknown rule field", `{"scripts": [{"pattern": "a", "reslt": "done"}]}`, false},
-		{"every rule field", `{"scripts": [{"comment": "c", "pattern": "a*", "result": "failed", "results": ["", "timeout"], "unit_result": "oom-kill", "delay": "1m30s", "reply_delay": ".5s", "faults": ["drop-connection"]}]}`, true},
+		{"every rule field", `{"scripts": [{"comment": "c", "pattern": "a*", "result": "failed", "results": ["", "timeout"], "unit_result": "core-dump", "exit_status": 11, "delay": "1m30s", "reply_delay": ".5s", "faults": ["drop-connection"]}]}`, true},
 		{"unknown result", `{"scripts": [{"pattern": "a", "result": "ok"}]}`, false},
 		{"unknown step result", `{"scripts": [{"pattern": "a", "results": ["done", "nope"]}]}`, false},
 		{"unknown unit result", `{"scripts": [{"pattern": "a", "result": "failed", "unit_result": "exit"}]}`, false},
+		{"exit status", `{"scripts": [{"pattern": "a", "result": "failed", "exit_status": 3}]}`, true},
+		{"exit status 0", `{"scripts": [{"pattern": "a", "exit_status": 0}]}`, true},
+		{"signal", `{"scripts": [{"pattern": "a", "result": "failed", "unit_result": "signal", "exit_status": 9}]}`, true},
+		{"exit status above 255", `{"scripts": [{"pattern": "a", "result": "failed", "exit_status": 256}]}`, false},
+		{"negative exit status", `{"scripts": [{"pattern": "a", "result": "failed", "exit_status": -1}]}`, false},
+		{"fractional exit status", `{"scripts": [{"pattern": "a", "result": "failed", "exit_status": 1.5}]}`, false},
+		{"exit status as a string", `{"scripts": [{"pattern": "a", "result": "failed", "exit_status": "3"}]}`, false},
 		{"unknown fault", `{"scripts": [{"pattern": "a", "faults": ["dup"]}]}`, false},
 		{"fault not a string", `{"scripts": [{"pattern": "a", "faults": [1]}]}`, false},
 		{"duration without unit", `{"reload_duration": "5"}`, false},
@@ -302,6 +310,13 @@ func validate(root, n map[string]any, v any, path string) []string {
 					fail("%q: length %d, %s %d", str, l, k, lim)
 				}
 			}
+		case "minimum", "maximum":
+			if num, ok := v.(float64); ok {
+				lim := kv.(float64)
+				if k == "minimum" && num < lim || k == "maximum" && num > lim {
+					fail("%v: %s %v", num, k, lim)
+				}
+			}
 		case "required":
 			if obj, ok := v.(map[string]any); ok {
 				for _, r := range strs(kv) {
@@ -375,6 +390,9 @@ func hasType(v any, typ string) bool {
 	case "boolean":
 		_, ok := v.(bool)
 		return ok
+	case "integer":
+		f, ok := v.(float64)
+		return ok && f == math.Trunc(f)
 	}
 	return false
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
@@ -69,6 +70,10 @@ type config struct {
 	callLog   int
 	callLogTo io.Writer
 	control   bool // WithControl (dbus_control.go)
+	// scripts are the scripts set at start (WithScript, WithScriptFile),
+	// reloadFor the reload duration (WithScriptFile).
+	scripts   []PatternScript
+	reloadFor time.Duration
 }
 
 // WithVersion sets the Manager.Version string and the systemd release the

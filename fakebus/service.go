@@ -5,6 +5,7 @@ package fakebus
 // live mounts into its namespace.
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -263,7 +264,115 @@ func startJobID(j *job, m *manager) uint32 {
 const (
 	cldExited int32 = 1
 	cldKilled int32 = 2
+	cldDumped int32 = 3
 )
+
+// Signals by their action when not handled (signal(7)): those that
+// dump core, and those that do not end a process (ignored, or stopping
+// it). The realtime signals end it.
+var (
+	coreSignals      = map[int32]bool{3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 11: true, 24: true, 25: true, 31: true}
+	harmlessSignals  = map[int32]bool{17: true, 18: true, 19: true, 20: true, 21: true, 22: true, 23: true, 28: true}
+	cleanExitSignals = map[int32]bool{1: true, 2: true, 13: true, 15: true} // HUP, INT, PIPE, TERM
+)
+
+// checkExitStatus checks status, how a service's main process ended,
+// against the service's Result after it: exit-code takes an exit
+// status (1 to 255: 0 is a success), signal a signal that ends a process
+// (1 to 64 but those that are ignored or stop it, and 32 and 33, which
+// the C library keeps), core-dump one whose default action dumps core.
+// With signal, SIGHUP, SIGINT, SIGPIPE and SIGTERM are refused unless
+// oneshot: systemd counts them a clean exit of any other service's main
+// process (is_clean_exit, EXIT_CLEAN_DAEMON). Other results take none.
+func checkExitStatus(result string, status int32, oneshot bool) error {
+	sig := func() error {
+		switch {
+		case status < 1 || status > sigRTMax || status > 31 && status < sigRTMin:
+			return fmt.Errorf("exit status %d with unit result %s: want a signal number, 1 to 31 or %d to %d", status, result, sigRTMin, sigRTMax)
+		case harmlessSignals[status]:
+			return fmt.Errorf("exit status %d with unit result %s: SIG%s does not end a process", status, result, signalName(status))
+		}
+		return nil
+	}
+	switch result {
+	case "exit-code":
+		if status < 1 || status > 255 {
+			return fmt.Errorf("exit status %d with unit result exit-code: want 1 to 255", status)
+		}
+	case "signal":
+		if err := sig(); err != nil {
+			return err
+		}
+		if cleanExitSignals[status] && !oneshot {
+			return fmt.Errorf("exit status %d with unit result signal: SIG%s ends a service's main process cleanly unless it is Type=oneshot", status, signalName(status))
+		}
+	case "core-dump":
+		if err := sig(); err != nil {
+			return err
+		}
+		if !coreSignals[status] {
+			return fmt.Errorf("exit status %d with unit result core-dump: SIG%s dumps no core", status, signalName(status))
+		}
+	default:
+		return fmt.Errorf("exit status %d with unit result %s: only exit-code, signal and core-dump take one", status, result)
+	}
+	return nil
+}
+
+// mainExit is how a service's main process ended in a failure with
+// Result result (ExecMainCode and ExecMainStatus): with status (checked
+// by checkExitStatus) its code; with none (0) as the fake ends it for
+// that result: exit-code exits 1 (as /bin/false), signal is SIGKILL,
+// core-dump SIGSEGV, watchdog SIGABRT dumping core (WatchdogSignal='s
+// default), oom-kill the kernel's SIGKILL, and the others (timeout,
+// resources, protocol, ...) the SIGTERM of systemd's stop.
+func mainExit(result string, status int32) (code, st int32) {
+	or := func(def int32) int32 {
+		if status != 0 {
+			return status
+		}
+		return def
+	}
+	switch result {
+	case "exit-code":
+		return cldExited, or(1)
+	case "signal":
+		return cldKilled, or(9)
+	case "core-dump":
+		return cldDumped, or(11)
+	case "watchdog":
+		return cldDumped, 6
+	case "oom-kill":
+		return cldKilled, 9
+	}
+	return cldKilled, 15
+}
+
+// mainFailedLocked records the end of service u's main process as u
+// fails with Result result: a running main process ends as mainExit says;
+// with none running, a status (not 0) records a run that ended so, its
+// PID numbered as spawnLocked numbers them (after job j, or the last
+// job), and 0 leaves ExecMain* as they are. For the start job j of a
+// Type=forking service, the process that failed is its control process
+// (startMainLocked): ExecStart='s record shows it, ExecMain* do not.
+func (m *manager) mainFailedLocked(u *unit, result string, status int32, j *job) {
+	if u.kind != "service" {
+		return
+	}
+	switch {
+	case u.proc != nil:
+		u.proc.ended = true
+		u.proc = nil
+	case status != 0:
+		now := time.Now()
+		u.exec = execMain{pid: 1000 + startJobID(j, m), start: now}
+		u.execShown = true
+		u.exec.control = j != nil && (j.typ == jobStart || j.typ == jobRestart) && serviceType(u) == string(sdbus.ServiceForking)
+	default:
+		return
+	}
+	u.exec.ended(mainExit(result, status))
+}
 
 // execMain is what systemd keeps of a service's main process after it
 // ended: ExecMainPID, ExecMainCode, ExecMainStatus and the timestamps.

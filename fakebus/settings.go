@@ -662,6 +662,61 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 	return kept, nil
 }
 
+// setUnitPropertiesLocked is SetUnitProperties of unit name with the
+// a(sv) properties body (its runtime flag is not modelled): the unit is
+// loaded for the call if needed (and collected after it unless something
+// keeps it), refused when it did not load (loadStateErr), authorized
+// (authorize: the caller's check; nil for the test's controls), its
+// properties checked as a loaded unit's (checkPropsLocked, live) and
+// set, kept in its control drop-in unless it is transient, and announced
+// with a PropertiesChanged of its type's interface that names them.
+func (m *manager) setUnitPropertiesLocked(name string, body any, authorize func() error) error {
+	u := m.unitLocked(name)
+	if u == nil {
+		if u = m.loadLocked(name); u == nil {
+			return errNotFound(name)
+		}
+		// Loaded for the call, it is collected after it unless something
+		// keeps it (measured on 252 by the differential tester: a slice
+		// no one started is NoSuchUnit again at once).
+		defer m.collectLocked(u)
+	}
+	if err := loadStateErr(u); err != nil {
+		return err
+	}
+	if authorize != nil {
+		if err := authorize(); err != nil {
+			return err
+		}
+	}
+	props, err := m.checkPropsLocked(u.kind, body, true)
+	if err != nil {
+		return err
+	}
+	changed := make([]string, 0, len(props))
+	for _, p := range props {
+		m.setPropLocked(u, p.Name, p.Value)
+		changed = append(changed, p.Name)
+	}
+	m.settingsNoteLocked(u.name, "SetUnitProperties", changed, nil)
+	if !u.transient {
+		// systemd keeps them in a drop-in (system.control), which
+		// outlives daemon-reload and the unit's unloading, and applies
+		// to the unit loaded again, a slice without a file or a
+		// transient unit of the name too (measured on 247-262 by the
+		// differential tester: replay "set properties outlive the
+		// unit"). A transient unit's go with it.
+		m.control[u.name] = append(m.control[u.name], props...)
+	}
+	m.indexLocked(u)
+	if iface := unitTypes[u.kind].iface; iface != "" {
+		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+			return []any{iface, map[string]dbus.Variant{}, changed}
+		})
+	}
+	return nil
+}
+
 // ignoredSetting reports whether the played release takes name with any
 // value and ignores it: 262 does so for the cgroup v1 settings CPUShares=,
 // BlockIOWeight= and MemoryLimit=, whatever their type.

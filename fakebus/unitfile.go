@@ -133,6 +133,34 @@ func (d unitDirs) remove() {
 	}
 }
 
+// emptyTemp empties the unit directories made in the temporary
+// directory, which were empty at start (Reset); the caller's own are
+// left as they are.
+func (d unitDirs) emptyTemp() error {
+	if d.temp == "" {
+		return nil
+	}
+	temp, err := filepath.Abs(d.temp)
+	if err != nil {
+		return fmt.Errorf("fakebus: unit directory: %w", err)
+	}
+	for _, dir := range []string{d.persistent, d.runtime} {
+		if filepath.Dir(dir) != temp {
+			continue
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("fakebus: unit directory: %w", err)
+		}
+		for _, e := range ents {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("fakebus: unit directory: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
 func (d unitDirs) config(runtime bool) string {
 	if runtime {
 		return d.runtime

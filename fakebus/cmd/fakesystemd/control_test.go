@@ -83,3 +83,71 @@ func TestControlAndCallLog(t *testing.T) {
 		})
 	}
 }
+
+// TestControlReset: the control interface's Reset brings fakesystemd back
+// to its state at start, --script applied again: its units and scripts
+// are there, those added since are not, and the client stays connected.
+func TestControlReset(t *testing.T) {
+	dir := socketDir(t)
+	script := writeFile(t, "script.json", `{"units": [{"name": "a.service", "properties": {"ExecStart": "a(sasb) [('/usr/bin/a', ['/usr/bin/a'], false)]"}}],
+		"scripts": [{"pattern": "a.service", "results": ["failed"], "exit_status": 3}]}`)
+	p, addrs := startProgram(t, 1, "--socket", filepath.Join(dir, "bus"), "--print-address", "--script", script)
+	c, err := dbus.Connect(addrs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctl := func(method string, args ...any) *dbus.Call {
+		return c.Object("io.github.sdbus_go.FakeSystemd", "/io/github/sdbus_go/FakeSystemd").Call("io.github.sdbus_go.FakeSystemd1."+method, 0, args...)
+	}
+	start := func(unit string) string {
+		t.Helper()
+		var job dbus.ObjectPath
+		if err := c.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").Call("org.freedesktop.systemd1.Manager.StartUnit", 0, unit, "replace").Store(&job); err != nil {
+			return dbusErrName(err)
+		}
+		if err := ctl("WaitIdle", 5.0).Err; err != nil {
+			t.Fatal(err)
+		}
+		var loaded, transient bool
+		var load, active, sub, result string
+		var id uint32
+		var pids []uint32
+		if err := ctl("Unit", unit).Store(&loaded, &load, &active, &sub, &result, &transient, &id, &pids); err != nil {
+			t.Fatal(err)
+		}
+		return active + " " + result
+	}
+	if got := start("a.service"); got != "failed exit-code" {
+		t.Errorf("a.service's first start: %s, want failed by the script", got)
+	}
+	if err := ctl("AddUnitFile", `{"name": "b.service", "properties": {"ExecStart": "a(sasb) [('/usr/bin/b', ['/usr/bin/b'], false)]"}}`).Err; err != nil {
+		t.Fatal(err)
+	}
+	if got := start("b.service"); got != "active success" {
+		t.Errorf("b.service: %s, want active", got)
+	}
+	if err := ctl("Reset").Err; err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ unit, want string }{
+		{"a.service", "failed exit-code"}, // the script's first result again
+		{"a.service", "active success"},
+		{"b.service", "org.freedesktop.systemd1.NoSuchUnit"},
+	} {
+		if got := start(tt.unit); got != tt.want {
+			t.Errorf("after Reset, start %s: %s, want %s", tt.unit, got, tt.want)
+		}
+	}
+	c.Close()
+	if code, _ := p.stop(syscall.SIGTERM); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.stderr)
+	}
+}
+
+func dbusErrName(err error) string {
+	if de, ok := err.(dbus.Error); ok {
+		return de.Name
+	}
+	return err.Error()
+}

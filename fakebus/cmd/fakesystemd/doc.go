@@ -137,7 +137,11 @@
 //	ApplyScript(s script_json)                a script file's document (below), applied now
 //	ScriptResult(s pattern, s result, u count) the next count jobs end with result (0: every job)
 //	ScriptDelay(s pattern, d delay, d reply_delay)
+//	ScriptFailure(s pattern, s result, s unit_result, i exit_status, u count)  the next count jobs fail so
 //	ClearScripts()
+//	SetUnitState(s name, s active_state, s sub_state, s result, a{sv} options)  options exit_status (i),
+//	                                          main_pid (u), pids (au): a unit put into a state, no job
+//	SetUnitProperties(s name, a(sv) properties)  as Manager.SetUnitProperties, whoever calls
 //	AddUnitFile(s unit_json)                  one element of a script file's "units"; replaces
 //	RemoveUnitFile(s name) -> b removed
 //	SetVersion(s version)
@@ -154,6 +158,8 @@
 //	WaitIdle(d timeout)                       until no job is queued or running; Timeout error
 //	GetCalls(s member, s unit) -> s calls_json  the call log, filtered ("" for all; unit a pattern)
 //	ClearCalls()
+//	Reset()                                   back to the state at start, --script applied again;
+//	                                          jobs canceled, clients kept
 //
 // docs/fakesystemd.md, "The control interface", has the introspection XML
 // and what each method does.
@@ -339,7 +345,8 @@
 //	    {"pattern": "run-*.scope", "result": "failed", "unit_result": "exit-code",
 //	     "results": ["failed", "done"],
 //	     "delay": "200ms", "reply_delay": "0s",
-//	     "faults": ["job-removed-before-reply", "duplicate-job-removed"]}
+//	     "faults": ["job-removed-before-reply", "duplicate-job-removed"]},
+//	    {"pattern": "web.service", "results": ["failed"], "unit_result": "signal", "exit_status": 9}
 //	  ],
 //	  "units": [
 //	    {"name": "app.service", "masked": false, "active": false,
@@ -368,6 +375,12 @@
 //     start-limit-hit, resources, oom-kill, skip-condition; default
 //     exit-code, or timeout for "timeout"). Needs "result" or "results"
 //     with failed or timeout.
+//   - "exit_status": how a service's main process ended in a scripted
+//     failed or timeout (ExecMainCode, ExecMainStatus): with unit_result
+//     exit-code (the default for failed) its exit status, 1 to 255; with
+//     signal the signal that killed it (not SIGHUP, SIGINT, SIGPIPE or
+//     SIGTERM, a clean exit of a service); with core-dump a signal that
+//     dumps core (fakebus.Script.ExitStatus). 0 is none.
 //   - "delay": how long each job stays queued; "reply_delay": how late the
 //     method reply is sent. Go durations ("200ms", "1.5s").
 //   - "faults": misbehaviours (fakebus.Fault): job-removed-before-reply,

@@ -261,9 +261,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(o.backports) > 0 {
 		opts = append(opts, fakebus.WithBackport(o.backports...))
 	}
-	for _, u := range st.Units {
-		opts = append(opts, fakebus.WithUnitFile(u))
-	}
+	// The script's units, scripts and reload duration, from the start
+	// and again at each Reset.
+	opts = append(opts, fakebus.WithScriptFile(st))
 	if o.unitDir != "" {
 		opts = append(opts, fakebus.WithUnitDir(o.unitDir))
 	}
@@ -312,26 +312,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		// Name the script's element, as the script's own checks do.
 		var ue *fakebus.UnitFileError
-		if errors.As(err, &ue) && o.script != "" {
+		var c *fakebus.ScriptConflict
+		switch {
+		case errors.As(err, &ue) && o.script != "":
 			for i, u := range st.Units {
 				if u.Name == ue.Unit {
 					return fmt.Errorf("%s: %w", o.script, &fakebus.ScriptFileError{Path: fmt.Sprintf("units[%d].properties.%s", i, ue.Property), Msg: ue.Err.Error()})
 				}
 			}
+		case errors.As(err, &c):
+			return errors.New(conflictText(o.script, c, "give the unit a command the fake does not interpret, or drop the rule"))
 		}
 		return err
 	}
 	defer s.Close()
-	for _, ps := range st.Scripts {
-		if err := s.Script(ps.Pattern, ps.Script); err != nil {
-			var c *fakebus.ScriptConflict
-			if errors.As(err, &c) {
-				return errors.New(conflictText(o.script, c, "give the unit a command the fake does not interpret, or drop the rule"))
-			}
-			return err
-		}
-	}
-	s.SetReloadDuration(st.ReloadDuration)
 
 	var addrs []string
 	if o.socket != "" {

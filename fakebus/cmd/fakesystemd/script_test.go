@@ -22,6 +22,7 @@ func TestLoadExample(t *testing.T) {
 	want := &fakebus.ScriptFile{
 		Scripts: []fakebus.PatternScript{
 			{Pattern: "run-*.scope", Script: fakebus.Script{Result: sdbus.JobFailed, UnitResult: "oom-kill"}},
+			{Pattern: "crash-*.service", Script: fakebus.Script{Results: []sdbus.JobResult{sdbus.JobFailed}, UnitResult: "core-dump", ExitStatus: 11}},
 			{Pattern: "slow-*.service", Script: fakebus.Script{Result: sdbus.JobDone, Delay: 200 * time.Millisecond, ReplyDelay: 50 * time.Millisecond}},
 			{Pattern: "chaos-*.slice", Script: fakebus.Script{Faults: fakebus.FaultJobRemovedBeforeReply | fakebus.FaultDuplicateJobRemoved |
 				fakebus.FaultForgedJobRemoved | fakebus.FaultWrongPathJobRemoved | fakebus.FaultMalformedJobRemoved}},

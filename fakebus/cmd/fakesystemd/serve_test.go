@@ -361,6 +361,21 @@ func TestExampleScript(t *testing.T) {
 	if res, err := wait(c.StartTransientUnit(ctx, "run-1.scope", sdbus.ModeReplace, props)); res != sdbus.JobFailed || !errors.Is(err, sdbus.ErrJobFailed) {
 		t.Errorf("run-1.scope: %q, %v; want failed", res, err)
 	}
+	// crash-*.service: the first start fails, the main process killed
+	// by SIGSEGV with a core (ExecMainCode 3, CLD_DUMPED).
+	crash := []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)}
+	if res, err := wait(c.StartTransientUnit(ctx, "crash-1.service", sdbus.ModeReplace, crash)); res != sdbus.JobFailed || !errors.Is(err, sdbus.ErrJobFailed) {
+		t.Errorf("crash-1.service: %q, %v; want failed", res, err)
+	}
+	for _, p := range []struct {
+		name string
+		want any
+	}{{"Result", "core-dump"}, {"ExecMainCode", int32(3)}, {"ExecMainStatus", int32(11)}} {
+		v, err := c.UnitProperty(ctx, "crash-1.service", "org.freedesktop.systemd1.Service", p.name)
+		if err != nil || v.Value() != p.want {
+			t.Errorf("crash-1.service's %s = %v, %v; want %v", p.name, v, err, p.want)
+		}
+	}
 	if res, err := wait(c.StartTransientUnit(ctx, "chaos-1.slice", sdbus.ModeReplace, nil)); err != nil || res != sdbus.JobDone {
 		t.Errorf("chaos-1.slice: %q, %v; want done despite the faults", res, err)
 	}
