@@ -402,8 +402,13 @@ func (m *manager) unitFileStateLocked(name string) (string, bool) {
 	case e.linked:
 		return "linked", true
 	}
-	if m.installOf(name, e.file).hasInstall() {
+	inst := m.installOf(name, e.file)
+	switch {
+	case inst.hasInstall():
 		return "disabled", true
+	case len(inst.also) > 0:
+		// Only Also=: measured on 247-262 by the differential tester.
+		return "indirect", true
 	}
 	return "static", true
 }

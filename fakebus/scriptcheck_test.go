@@ -261,7 +261,7 @@ func TestNotes(t *testing.T) {
 		{Kind: fakebus.NoteSettings, Unit: "x.slice", From: "StartTransientUnit", Stored: []string{"MemoryMax"}},
 		{Kind: fakebus.NoteSettings, Unit: "-.mount", From: "SetUnitProperties", Stored: []string{"MemoryMax"}},
 		{Kind: fakebus.NoteSettings, Unit: "web.service", From: filepath.Join(s.UnitDir(), "web.service"), Stored: []string{"After"},
-			Ignored: []string{"Unit.X-Mine", "Service.Type", "Install.Also"}},
+			Ignored: []string{"Unit.X-Mine", "Service.Type"}},
 		{Kind: fakebus.NoteSettings, Unit: "vendor.service", From: "AddUnitFile", Stored: []string{"Nice"}},
 	}
 	if diff := cmp.Diff(wantSettings, n.of(fakebus.NoteSettings)); diff != "" {

@@ -13,6 +13,21 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// What [Install] lists: a scope takes no Alias= (static; a service's
+	// alias of another type still makes it disabled), Also= alone makes a
+	// unit indirect (the fake: disabled and static; 247, found by a
+	// 20-minute run, seeds 15001 and 15004, the same on 247-262).
+	{"install states of Alias= and Also=", []Op{
+		{Kind: "WriteUnitFile", Unit: 3, Dir: InConfig, Lines: []Directive{{"Install", "Alias", "{u0}"}, {"Unit", "Description", ""}}},
+		{Kind: "ListUnitFilesByPatterns", Unit: 3},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}, {"Install", "Alias", "{u4}"}}},
+		{Kind: "ListUnitFilesByPatterns", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 6, Dir: InRuntime, Lines: []Directive{{"Timer", "OnActiveSec", "1h"}, {"Install", "Also", "{u1}"}}},
+		{Kind: "ListUnitFilesByPatterns", Unit: 6},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Install", "Also", "{u0}"}}},
+		{Kind: "ListUnitFilesByPatterns", Unit: 7},
+	}},
 	// A unit file's numeric settings apply: sizes (1G, 1.5M), time spans,
 	// numbers, infinity; values systemd rejects (MemoryMax=0, bogus,
 	// CPUWeight=10001) are ignored (the fake ignored every numeric
