@@ -62,11 +62,21 @@ var controlMethods = []ctlMethod{
 	{"ScriptDelay", "sdd", "", "pattern,delay,reply_delay", "", (*Server).ctlScriptDelay},
 	{"ScriptFailure", "sssiu", "", "pattern,result,unit_result,exit_status,count", "", (*Server).ctlScriptFailure},
 	{"ClearScripts", "", "", "", "", func(s *Server, _ *busd.Call) ([]any, error) { s.ClearScripts(); return []any{}, nil }},
+	{"ScriptConflicts", "", "s", "", "conflicts_json", (*Server).ctlScriptConflicts},
 	{"SetUnitState", "ssssa{sv}", "", "name,active_state,sub_state,result,options", "", (*Server).ctlSetUnitState},
 	{"SetUnitProperties", "sa(sv)", "", "name,properties", "", (*Server).ctlSetUnitProperties},
+	{"MakeSubcgroup", "ss", "", "unit,sub", "", func(s *Server, c *busd.Call) ([]any, error) {
+		if err := s.MakeSubcgroup(c.Body[0].(string), c.Body[1].(string)); err != nil {
+			return nil, ctlModelError(err)
+		}
+		return []any{}, nil
+	}},
 	{"AddUnitFile", "s", "", "unit_json", "", (*Server).ctlAddUnitFile},
 	{"RemoveUnitFile", "s", "b", "name", "removed", func(s *Server, c *busd.Call) ([]any, error) {
 		return []any{s.RemoveUnitFile(c.Body[0].(string))}, nil
+	}},
+	{"UnitDirs", "", "ss", "", "persistent,runtime", func(s *Server, _ *busd.Call) ([]any, error) {
+		return []any{s.UnitDir(), s.RuntimeUnitDir()}, nil
 	}},
 	{"SetVersion", "s", "", "version", "", func(s *Server, c *busd.Call) ([]any, error) {
 		if err := s.SetVersion(c.Body[0].(string)); err != nil {
@@ -95,8 +105,18 @@ var controlMethods = []ctlMethod{
 		s.DropAfterReply(c.Body[0].(string), int(min(c.Body[1].(uint32), math.MaxInt32)))
 		return []any{}, nil
 	}},
+	// Clients counts the caller's own connection, as Server.Clients does.
+	{"Clients", "", "u", "", "count", func(s *Server, _ *busd.Call) ([]any, error) { return []any{uint32(s.Clients())}, nil }},
 	{"EmitJobRemoved", "uoss", "", "id,job,unit,result", "", func(s *Server, c *busd.Call) ([]any, error) {
 		s.EmitJobRemoved(c.Body...)
+		return []any{}, nil
+	}},
+	{"EmitJobRemovedFrom", "suoss", "", "sender,id,job,unit,result", "", func(s *Server, c *busd.Call) ([]any, error) {
+		sender := c.Body[0].(string)
+		if !busd.ValidBusName(sender) {
+			return nil, errInvalidArgs("invalid sender %q: want a bus name, unique (:1.42) or well-known (org.example.Name)", sender)
+		}
+		s.EmitJobRemovedFrom(sender, c.Body[1].(uint32), c.Body[2].(dbus.ObjectPath), c.Body[3].(string), c.Body[4].(string))
 		return []any{}, nil
 	}},
 	{"Unit", "s", "bssssbuau", "name", "loaded,load_state,active_state,sub_state,result,transient,job_id,pids", (*Server).ctlUnit},
@@ -389,6 +409,41 @@ func (s *Server) ctlSetUnitProperties(c *busd.Call) ([]any, error) {
 		return nil, err
 	}
 	return []any{}, nil
+}
+
+// conflictJSON is a ScriptConflict as ScriptConflicts writes it
+// (docs/fakesystemd.md, "The control interface").
+type conflictJSON struct {
+	Unit string `json:"unit"`
+	Rule struct {
+		Index   int    `json:"index"`
+		Pattern string `json:"pattern"`
+		Step    string `json:"step"`
+	} `json:"rule"`
+	Job         uint32 `json:"job"`
+	JobType     string `json:"job_type"`
+	Result      string `json:"result"`
+	Outcome     string `json:"outcome"`
+	Command     string `json:"command"`
+	ServiceType string `json:"service_type"`
+	Text        string `json:"text"`
+}
+
+// ctlScriptConflicts answers ScriptConflicts as a JSON array, [] for none.
+func (s *Server) ctlScriptConflicts(_ *busd.Call) ([]any, error) {
+	conflicts := s.ScriptConflicts()
+	out := make([]conflictJSON, len(conflicts))
+	for i, sc := range conflicts {
+		o := &out[i]
+		o.Unit, o.Job, o.JobType, o.Result = sc.Unit, sc.Job, sc.JobType, string(sc.Result)
+		o.Rule.Index, o.Rule.Pattern, o.Rule.Step = sc.Rule.Index, sc.Rule.Pattern, sc.Rule.Step
+		o.Outcome, o.Command, o.ServiceType, o.Text = string(sc.Outcome), sc.Command, sc.ServiceType, sc.Text()
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return []any{string(data)}, nil
 }
 
 // ctlModelError answers an error of the model: systemd's errors as they

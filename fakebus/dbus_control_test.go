@@ -86,9 +86,9 @@ func TestControlIntrospect(t *testing.T) {
 	}
 	want := []string{
 		"ApplyScript(s)", "ScriptResult(ssu)", "ScriptDelay(sdd)", "ScriptFailure(sssiu)", "ClearScripts()",
-		"SetUnitState(ssssa{sv})", "SetUnitProperties(sa(sv))", "AddUnitFile(s)",
-		"RemoveUnitFile(s)b", "SetVersion(s)", "SetReloadDuration(d)", "SetReexecDuration(d)", "DaemonReload()",
-		"Reexecute(a{sv})ss", "DropConnections()", "DropAfterReply(su)", "EmitJobRemoved(uoss)",
+		"ScriptConflicts()s", "SetUnitState(ssssa{sv})", "SetUnitProperties(sa(sv))", "MakeSubcgroup(ss)", "AddUnitFile(s)",
+		"RemoveUnitFile(s)b", "UnitDirs()ss", "SetVersion(s)", "SetReloadDuration(d)", "SetReexecDuration(d)", "DaemonReload()",
+		"Reexecute(a{sv})ss", "DropConnections()", "DropAfterReply(su)", "Clients()u", "EmitJobRemoved(uoss)", "EmitJobRemovedFrom(suoss)",
 		"Unit(s)bssssbuau", "Jobs()u", "FinishJob(us)b", "WaitIdle(d)", "GetCalls(ss)s", "ClearCalls()", "Reset()",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -751,5 +751,228 @@ func TestCallLogWriter(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("JSON lines (-want +got):\n%s", diff)
+	}
+}
+
+// TestControlClients: Clients counts the client connections, the
+// caller's and private ones included, as Server.Clients does.
+func TestControlClients(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		extra func(t *testing.T, s *fakebus.Server)
+		want  uint32
+	}{
+		{"the caller only", func(*testing.T, *fakebus.Server) {}, 1},
+		{"two more on the bus", func(t *testing.T, s *fakebus.Server) { s.RawConn(t); s.RawConn(t) }, 3},
+		{"a private one", func(t *testing.T, s *fakebus.Server) { s.PrivateConn(t) }, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakebus.New(t, fakebus.WithControl())
+			c := s.RawConn(t)
+			tt.extra(t, s)
+			var got uint32
+			mustCtl(t, c, "Clients", nil, &got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Clients (-want +got):\n%s", diff)
+			}
+			if n := s.Clients(); n != int(got) {
+				t.Errorf("Clients() = %d on D-Bus, %d in Go", got, n)
+			}
+		})
+	}
+	s := fakebus.New(t, fakebus.WithControl())
+	if err := ctl(s.RawConn(t), "Clients", []any{uint32(1)}); errName(err) != "org.freedesktop.DBus.Error.InvalidArgs" {
+		t.Errorf("Clients(u): %v, want InvalidArgs", err)
+	}
+}
+
+// TestControlEmitJobRemovedFrom: the JobRemoved claims the sender given;
+// a sender that is no bus name is refused.
+func TestControlEmitJobRemovedFrom(t *testing.T) {
+	const job = dbus.ObjectPath("/org/freedesktop/systemd1/job/7")
+	for _, tt := range []struct {
+		name, sender string
+		want         string // error name, "" for success
+	}{
+		{"unique name", ":1.99", ""},
+		{"well-known name", "org.example.Forger", ""},
+		{"empty", "", "org.freedesktop.DBus.Error.InvalidArgs"},
+		{"one element", "forger", "org.freedesktop.DBus.Error.InvalidArgs"},
+		{"bad character", "org.example.for-ger!", "org.freedesktop.DBus.Error.InvalidArgs"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakebus.New(t, fakebus.WithControl())
+			c := s.RawConn(t)
+			r := rawBus(t, s)
+			if err := r.AddMatchSignal(dbus.WithMatchMember("JobRemoved")); err != nil {
+				t.Fatal(err)
+			}
+			err := ctl(c, "EmitJobRemovedFrom", []any{tt.sender, uint32(7), job, "x.service", "done"})
+			if got := errName(err); got != tt.want || (tt.want == "") != (err == nil) {
+				t.Fatalf("EmitJobRemovedFrom(%q) = %v, want error %q", tt.sender, err, tt.want)
+			}
+			if tt.want != "" {
+				return
+			}
+			sigs := r.until(t, jobRemoved(job))
+			last := sigs[len(sigs)-1]
+			type sig struct {
+				Sender string
+				Body   []any
+			}
+			want := sig{tt.sender, []any{uint32(7), job, "x.service", "done"}}
+			if diff := cmp.Diff(want, sig{last.Sender, last.Body}); diff != "" {
+				t.Errorf("JobRemoved (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestControlUnitDirs: UnitDirs answers UnitDir and RuntimeUnitDir, the
+// fake's own or the ones given.
+func TestControlUnitDirs(t *testing.T) {
+	persistent, runtime := t.TempDir(), t.TempDir()
+	for _, tt := range []struct {
+		name string
+		opts []fakebus.Option
+		want []string // nil: the fake's own, two directories that exist
+	}{
+		{"the fake's own", nil, nil},
+		{"given", []fakebus.Option{fakebus.WithUnitDir(persistent), fakebus.WithRuntimeUnitDir(runtime)}, []string{persistent, runtime}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakebus.New(t, append(tt.opts, fakebus.WithControl())...)
+			var got [2]string
+			mustCtl(t, s.RawConn(t), "UnitDirs", nil, &got[0], &got[1])
+			if diff := cmp.Diff([]string{s.UnitDir(), s.RuntimeUnitDir()}, got[:]); diff != "" {
+				t.Errorf("UnitDirs, against the Go methods (-want +got):\n%s", diff)
+			}
+			if tt.want != nil {
+				if diff := cmp.Diff(tt.want, got[:]); diff != "" {
+					t.Errorf("UnitDirs (-want +got):\n%s", diff)
+				}
+			}
+			for _, d := range got {
+				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+					t.Errorf("unit directory %q: %v", d, err)
+				}
+			}
+		})
+	}
+	s := fakebus.New(t, fakebus.WithControl())
+	if err := ctl(s.RawConn(t), "UnitDirs", []any{"x"}); errName(err) != "org.freedesktop.DBus.Error.InvalidArgs" {
+		t.Errorf("UnitDirs(s): %v, want InvalidArgs", err)
+	}
+}
+
+// TestControlMakeSubcgroup: a sub-cgroup made by MakeSubcgroup takes
+// processes (AttachProcessesToUnit); a bad path or a unit that is not
+// loaded is InvalidArgs.
+func TestControlMakeSubcgroup(t *testing.T) {
+	const invalid = "org.freedesktop.DBus.Error.InvalidArgs"
+	for _, tt := range []struct {
+		name, unit, sub string
+		want, text      string // error name and text, "" for success
+	}{
+		{"sub-cgroup", "delegate.scope", "/payload", "", ""},
+		{"nested", "delegate.scope", "/payload/inner", "", ""},
+		{"empty", "delegate.scope", "", invalid, `fakebus: sub-cgroup "": want an absolute, normalized path below the unit's cgroup`},
+		{"root", "delegate.scope", "/", invalid, ""},
+		{"relative", "delegate.scope", "payload", invalid, ""},
+		{"not normalized", "delegate.scope", "/a/../b", invalid, ""},
+		{"not loaded", "none.scope", "/x", invalid, "fakebus: unit none.scope is not loaded"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := fakebus.New(t, fakebus.WithControl(), fakebus.WithMadeUpPIDs())
+			r := rawBus(t, s)
+			type prop struct {
+				Name  string
+				Value dbus.Variant
+			}
+			var job dbus.ObjectPath
+			r.mustManager(t, "StartTransientUnit", []any{"delegate.scope", "replace", []prop{
+				{"PIDs", dbus.MakeVariant([]uint32{101})}, {"Delegate", dbus.MakeVariant(true)}}, []struct {
+				Name  string
+				Props []prop
+			}{}}, &job)
+			err := ctl(s.RawConn(t), "MakeSubcgroup", []any{tt.unit, tt.sub})
+			if got := errName(err); got != tt.want || (tt.want == "") != (err == nil) {
+				t.Fatalf("MakeSubcgroup(%q, %q) = %v, want error %q", tt.unit, tt.sub, err, tt.want)
+			}
+			if tt.text != "" {
+				if diff := cmp.Diff(tt.text, err.(dbus.Error).Body[0]); diff != "" {
+					t.Errorf("error text (-want +got):\n%s", diff)
+				}
+			}
+			if tt.want != "" {
+				return
+			}
+			if err := r.manager("AttachProcessesToUnit", []any{tt.unit, tt.sub, []uint32{200}}); err != nil {
+				t.Errorf("AttachProcessesToUnit to %s: %v", tt.sub, err)
+			}
+		})
+	}
+}
+
+// conflictJSONOf is ScriptConflicts' JSON object, as a test reads it.
+type conflictJSONOf struct {
+	Unit string `json:"unit"`
+	Rule struct {
+		Index   int    `json:"index"`
+		Pattern string `json:"pattern"`
+		Step    string `json:"step"`
+	} `json:"rule"`
+	Job         uint32 `json:"job"`
+	JobType     string `json:"job_type"`
+	Result      string `json:"result"`
+	Outcome     string `json:"outcome"`
+	Command     string `json:"command"`
+	ServiceType string `json:"service_type"`
+	Text        string `json:"text"`
+}
+
+// TestControlScriptConflicts: ScriptConflicts answers the conflicts found
+// as jobs ran, as JSON, [] for none.
+func TestControlScriptConflicts(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		conflict bool // a transient unit's job contradicts a script
+	}{{"none", false}, {"at job time", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := fakebus.Start(fakebus.WithControl())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close() // not New: its cleanup would fail the test on the conflict
+			c := s.RawConn(t)
+			want := []conflictJSONOf{}
+			if tt.conflict {
+				mustCtl(t, c, "ScriptResult", []any{"t-*.service", "failed", uint32(1)})
+				ctx := ctxFor(t)
+				props := []sdbus.Property{sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropExecStart([]string{"/bin/true"}, false)}
+				j, err := s.Conn(t).StartTransientUnit(ctx, "t-1.service", sdbus.ModeReplace, props)
+				if r := runJob(ctx, t, j, err); r != sdbus.JobFailed {
+					t.Fatalf("start: %s, want failed (the script wins)", r)
+				}
+				w := conflictJSONOf{Unit: "t-1.service", Job: j.ID(), JobType: "start", Result: "failed", Outcome: "succeeds",
+					Command: "ExecStart=/bin/true", ServiceType: "oneshot"}
+				w.Rule.Pattern, w.Rule.Step = "t-*.service", "results[0]"
+				sc := s.ScriptConflicts()
+				if len(sc) != 1 {
+					t.Fatalf("ScriptConflicts() = %+v, want one", sc)
+				}
+				w.Text = sc[0].Text()
+				want = append(want, w)
+			}
+			var text string
+			mustCtl(t, c, "ScriptConflicts", nil, &text)
+			var got []conflictJSONOf
+			if err := json.Unmarshal([]byte(text), &got); err != nil {
+				t.Fatalf("ScriptConflicts %q: %v", text, err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("ScriptConflicts (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

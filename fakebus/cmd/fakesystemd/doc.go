@@ -139,11 +139,14 @@
 //	ScriptDelay(s pattern, d delay, d reply_delay)
 //	ScriptFailure(s pattern, s result, s unit_result, i exit_status, u count)  the next count jobs fail so
 //	ClearScripts()
+//	ScriptConflicts() -> s conflicts_json     the conflicts found as jobs ran, a JSON array
 //	SetUnitState(s name, s active_state, s sub_state, s result, a{sv} options)  options exit_status (i),
 //	                                          main_pid (u), pids (au): a unit put into a state, no job
 //	SetUnitProperties(s name, a(sv) properties)  as Manager.SetUnitProperties, whoever calls
+//	MakeSubcgroup(s unit, s sub)              a sub-cgroup ("/payload") of a loaded unit, for AttachProcessesToUnit
 //	AddUnitFile(s unit_json)                  one element of a script file's "units"; replaces
 //	RemoveUnitFile(s name) -> b removed
+//	UnitDirs() -> (s persistent, s runtime)   the unit directories
 //	SetVersion(s version)
 //	SetReloadDuration(d seconds)
 //	SetReexecDuration(d seconds)
@@ -151,7 +154,9 @@
 //	Reexecute(a{sv} options) -> (s old_name, s new_name)  options finish, lose (a{us}), forge (au), pending (u)
 //	DropConnections()                         every connection but the caller's
 //	DropAfterReply(s member, u count)
+//	Clients() -> u count                      client connections, the caller's included
 //	EmitJobRemoved(u id, o job, s unit, s result)
+//	EmitJobRemovedFrom(s sender, u id, o job, s unit, s result)  claiming another sender, bus connections only
 //	Unit(s name) -> (b loaded, s load_state, s active_state, s sub_state, s result, b transient, u job_id, au pids)
 //	Jobs() -> u count
 //	FinishJob(u id, s result) -> b found

@@ -16,6 +16,10 @@ func validBusName(s string) bool {
 	return validElements(s, unique, true, 2)
 }
 
+// ValidBusName reports whether s is a valid unique or well-known bus name,
+// as EmitFrom's sender must be.
+func ValidBusName(s string) bool { return validBusName(s) }
+
 // validNamespace reports whether s is a valid arg0namespace value: a bus name
 // or interface name prefix, which may consist of a single element.
 func validNamespace(s string) bool {
