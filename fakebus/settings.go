@@ -671,11 +671,11 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 // set, kept in its control drop-in unless it is transient, and announced
 // with a PropertiesChanged of its type's interface that names them.
 func (m *manager) setUnitPropertiesLocked(name string, body any, authorize func() error) error {
-	u := m.unitLocked(name)
+	u, fresh := m.loadForCallLocked(name)
 	if u == nil {
-		if u = m.loadLocked(name); u == nil {
-			return errNotFound(name)
-		}
+		return errNotFound(name)
+	}
+	if fresh {
 		// Loaded for the call, it is collected after it unless something
 		// keeps it (measured on 252 by the differential tester: a slice
 		// no one started is NoSuchUnit again at once).

@@ -108,12 +108,12 @@ func (m *manager) setUnitStateLocked(name string, st UnitState, caller uint32) e
 	if err := validName(name); err != nil {
 		return err
 	}
-	u := m.unitLocked(name)
+	u, fresh := m.loadForCallLocked(name)
 	if u == nil {
-		if u = m.loadLocked(name); u == nil {
-			return errNotFound(name)
-		}
-		defer m.collectLocked(u)
+		return errNotFound(name)
+	}
+	if fresh {
+		defer m.collectLocked(u) // unless something keeps it
 	}
 	if err := loadStateErr(u); err != nil {
 		return err

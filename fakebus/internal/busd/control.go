@@ -31,20 +31,8 @@ func (b *Bus) controlCall(p *Peer, m *inMsg) {
 	if p.closed.Load() && m.flags&dbus.FlagNoReplyExpected == 0 {
 		return // as serviceCall: nobody to answer
 	}
-	c := &Call{
-		Peer:      p,
-		Path:      m.path,
-		Interface: m.iface,
-		Member:    m.member,
-		Body:      m.body,
-		Signature: mustSignature(m.sig),
-		Flags:     m.flags,
-		fds:       m.fds,
-		dest:      m.dest,
-		serial:    m.serial,
-		st:        &callState{peer: p, serial: m.serial},
-		control:   true,
-	}
+	c := newCall(p, m)
+	c.control = true
 	if m.iface == peerIface {
 		peerMethod(c, b.machineID)
 		return

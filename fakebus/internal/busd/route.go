@@ -76,6 +76,24 @@ func (p *Peer) dispatchPeer(m *inMsg) {
 	}
 }
 
+// newCall is the Call of method call m that p sent, for a service to
+// answer.
+func newCall(p *Peer, m *inMsg) *Call {
+	return &Call{
+		Peer:      p,
+		Path:      m.path,
+		Interface: m.iface,
+		Member:    m.member,
+		Body:      m.body,
+		Signature: mustSignature(m.sig),
+		Flags:     m.flags,
+		fds:       m.fds,
+		dest:      m.dest,
+		serial:    m.serial,
+		st:        &callState{peer: p, serial: m.serial},
+	}
+}
+
 // serviceCall hands a method call to the Handler (or answers
 // org.freedesktop.DBus.Peer itself). Strings in the body share the memory of
 // the received message.
@@ -89,19 +107,7 @@ func (b *Bus) serviceCall(p *Peer, m *inMsg) {
 		// connection ended.)
 		return
 	}
-	c := &Call{
-		Peer:      p,
-		Path:      m.path,
-		Interface: m.iface,
-		Member:    m.member,
-		Body:      m.body,
-		Signature: mustSignature(m.sig),
-		Flags:     m.flags,
-		fds:       m.fds,
-		dest:      m.dest,
-		serial:    m.serial,
-		st:        &callState{peer: p, serial: m.serial},
-	}
+	c := newCall(p, m)
 	if m.iface == peerIface {
 		peerMethod(c, b.machineID)
 		return
