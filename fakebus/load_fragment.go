@@ -26,6 +26,10 @@ type parsedUnit struct {
 	also []string
 	// ignored are the assignments the fake did not use, "Section.Key".
 	ignored []string
+	// reset are the list settings an empty assignment reset: their value
+	// here replaces the one before these files (a transient unit's, for
+	// its drop-ins) where the others' is appended to it.
+	reset map[string]bool
 }
 
 func (p parsedUnit) hasInstall() bool {
@@ -61,6 +65,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 		out.props = append(out.props, sdbus.Property{Name: key, Value: v})
 	}
 	var execs = map[string][]execCommand{}
+	out.reset = map[string]bool{}
 	var tl typeLists
 	for _, data := range files {
 		section := ""
@@ -127,6 +132,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 				}
 				if val == "" {
 					delete(execs, key)
+					out.reset[key] = true
 					break
 				}
 				cmd, ok := parseExec(val)
@@ -161,6 +167,9 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 				case "as":
 					if _, seen := lists[key]; !seen {
 						order = append(order, key)
+					}
+					if val == "" {
+						out.reset[key] = true
 					}
 					if key == "Environment" {
 						lists[key] = resetOrAppendWords(lists[key], val)

@@ -32,6 +32,40 @@ func serviceType(u *unit) string {
 	return string(sdbus.ServiceSimple)
 }
 
+// badService reports whether systemd's service_verify refuses service u
+// (its load state is bad-setting; a transient one's start is refused
+// BadUnitSetting). What it logs, in brackets; measured on 247, 252, 257
+// and 262 by the differential tester, for unit files and transient
+// units alike:
+//   - no ExecStart= and no ExecStop= ("Service has no ExecStart=,
+//     ExecStop=, or SuccessAction=. Refusing.");
+//   - no ExecStart= unless Type=oneshot ("… which is only allowed for
+//     Type=oneshot services"; with ExecStop= alone the type is oneshot);
+//   - no ExecStart= unless RemainAfterExit=yes ("Service has no
+//     ExecStart= and no SuccessAction= settings and does not have
+//     RemainAfterExit=yes set");
+//   - more than one ExecStart= unless Type=oneshot;
+//   - Type=oneshot with Restart=always or on-success;
+//   - Type=dbus without BusName= (from 252; 247's PID 1 aborts).
+//
+// systemd accepts a SuccessAction= in place of the commands in the first
+// and third, a setting the fake does not take.
+func (m *manager) badService(u *unit) bool {
+	start, stop := len(u.commands("ExecStart")), len(u.commands("ExecStop"))
+	typ := serviceType(u)
+	restart := u.str("Restart")
+	switch {
+	case start == 0 && stop == 0,
+		start == 0 && typ != string(sdbus.ServiceOneshot),
+		start == 0 && !u.boolProp("RemainAfterExit", false),
+		start > 1 && typ != string(sdbus.ServiceOneshot),
+		typ == string(sdbus.ServiceOneshot) && (restart == "always" || restart == "on-success"),
+		typ == string(sdbus.ServiceDBus) && u.str("BusName") == "" && m.behaves(sdversions.DBusTypeNeedsBusName):
+		return true
+	}
+	return false
+}
+
 // startServiceLocked starts service u for its start (or restart) job j,
 // as systemd's service_start: the ExecStartPre= commands run one after
 // another as the control process (activating/start-pre), each as long as
@@ -68,6 +102,22 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 	p, _ := m.command(u)
 	m.setStateLocked(u, "activating", "start")
 	switch typ := serviceType(u); {
+	case typ == string(sdbus.ServiceOneshot) && len(u.commands("ExecStart")) == 0:
+		// No main process at all (badService lets only a oneshot
+		// service with RemainAfterExit=yes have no ExecStart=):
+		// ExecMain* stay as they were (measured on 247-262 by the
+		// differential tester: ExecMainCode 0 after a first start).
+		result := "done"
+		switch {
+		case !m.startPostLocked(u):
+			result = "failed"
+		case u.boolProp("RemainAfterExit", false):
+			m.setStateLocked(u, "active", "exited")
+		default:
+			m.deactivateLocked(u)
+		}
+		m.finishJobLocked(j, result)
+		return
 	case typ == string(sdbus.ServiceOneshot):
 		m.spawnLocked(u, p, j)
 		return

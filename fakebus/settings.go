@@ -824,17 +824,8 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 		// systemd prepends each rule (LIST_PREPEND): the newest reads first.
 		v = reversed(v)
 	}
-	if appends(name) {
-		// Lists append, as in systemd; an empty DeviceAllow or IO list
-		// clears the list instead.
-		if old, ok := u.props[name]; ok && old.Signature() == v.Signature() && !clearsWhenEmpty(name, v) {
-			joined := reflect.AppendSlice(reflect.ValueOf(old.Value()), reflect.ValueOf(v.Value()))
-			if name == "DeviceAllow" {
-				joined = reflect.AppendSlice(reflect.ValueOf(v.Value()), reflect.ValueOf(old.Value()))
-			}
-			v = dbus.MakeVariantWithSignature(joined.Interface(), v.Signature())
-		}
-	}
+	old, had := u.props[name]
+	v = joinProp(name, old, had, v)
 	u.props[name] = v
 	switch name {
 	case "Requires", "BindsTo", "PartOf", "Conflicts":
@@ -843,6 +834,20 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 			m.reverseSorted = nil
 		}
 	}
+}
+
+// joinProp is the value property name has once v is set on old, its
+// value before (had: whether it had one): a list appends, as in systemd;
+// an empty DeviceAllow, IO or command list clears it instead.
+func joinProp(name string, old dbus.Variant, had bool, v dbus.Variant) dbus.Variant {
+	if !appends(name) || !had || old.Signature() != v.Signature() || clearsWhenEmpty(name, v) {
+		return v
+	}
+	joined := reflect.AppendSlice(reflect.ValueOf(old.Value()), reflect.ValueOf(v.Value()))
+	if name == "DeviceAllow" {
+		joined = reflect.AppendSlice(reflect.ValueOf(v.Value()), reflect.ValueOf(old.Value()))
+	}
+	return dbus.MakeVariantWithSignature(joined.Interface(), v.Signature())
 }
 
 // reversed returns a list variant with its elements in reverse order.
@@ -860,10 +865,12 @@ func reversed(v dbus.Variant) dbus.Variant {
 
 // clearsWhenEmpty reports whether v is an empty list that resets the
 // property: systemd's bus_cgroup_set_property empties DeviceAllow and the
-// per-device IO lists when it gets none (DeviceAllow=, IOReadBandwidthMax=).
+// per-device IO lists when it gets none (DeviceAllow=, IOReadBandwidthMax=),
+// bus_set_transient_exec_command a command list (ExecStart=).
 func clearsWhenEmpty(name string, v dbus.Variant) bool {
 	switch name {
-	case "DeviceAllow", "IODeviceWeight", "IOReadBandwidthMax", "IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax":
+	case "ExecCondition", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPre", "ExecStopPost",
+		"DeviceAllow", "IODeviceWeight", "IOReadBandwidthMax", "IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax":
 		rv := reflect.ValueOf(v.Value())
 		return rv.Kind() == reflect.Slice && rv.Len() == 0
 	}
@@ -875,7 +882,8 @@ func appends(name string) bool {
 	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After",
 		"OnFailure", "Documentation", "DeviceAllow", "IODeviceWeight", "IOReadBandwidthMax",
 		"IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax", "Environment",
-		"Conditions", "Asserts", "ExecStartPre", "ExecStartPost":
+		"Conditions", "Asserts",
+		"ExecCondition", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPre", "ExecStopPost":
 		return true
 	}
 	return false

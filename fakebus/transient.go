@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
@@ -117,13 +118,12 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 	}
 	// Check what makes the units unloadable before creating any.
 	for i, nu := range todo {
+		// What the unit loads with: its settings, then its drop-ins'
+		// and SetUnitProperties' (applyDropInsLocked).
+		view := m.transientViewLocked(nu.name, nu.kind, nu.props)
 		has := func(n string) bool {
-			for _, p := range nu.props {
-				if p.Name == n {
-					return true
-				}
-			}
-			return false
+			_, ok := view.props[n]
+			return ok
 		}
 		if i == 0 && refusesManualStart(nu.props) {
 			// The start job is refused, before the unit's load state
@@ -142,13 +142,6 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 		// the caller gets the generic error), measured on 247, 252, 257
 		// and 262 by the differential tester.
 		badSetting := &callErr{errPrefix + "BadUnitSetting", "Unit " + nu.name + " has a bad unit file setting."}
-		isDBus, busName := false, ""
-		for _, p := range nu.props {
-			isDBus = isDBus || p.Name == "Type" && p.Value.Value() == "dbus"
-			if p.Name == "BusName" {
-				busName, _ = p.Value.Value().(string) // an empty one unsets it
-			}
-		}
 		switch {
 		case nu.kind == "scope" && !has("PIDs"):
 			if m.behaves(sdversions.LoadErrorAdvice) {
@@ -156,8 +149,7 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			}
 			return nil, &callErr{dbusErr + "FileNotFound", "Unit " + nu.name + " failed to load properly: No such file or directory."}
 		case nu.kind == "socket" && !has("Listen"),
-			nu.kind == "service" && !has("ExecStart") && !has("ExecStop"),
-			nu.kind == "service" && isDBus && busName == "" && m.behaves(sdversions.DBusTypeNeedsBusName),
+			nu.kind == "service" && m.badService(view),
 			nu.kind == "timer" && !timerHasValues(nu.props): // "Timer unit lacks value setting. Refusing."
 			return nil, badSetting
 		}
@@ -338,4 +330,37 @@ func (m *manager) addRefLocked(u *unit, p *busd.Peer, ref bool) {
 		u.refs = map[*busd.Peer]int{}
 	}
 	u.refs[p]++
+}
+
+// transientViewLocked is a scratch unit with the settings transient unit
+// name of this kind loads with, for the checks made before it is created:
+// props, then its drop-ins', then SetUnitProperties' if it is not loaded
+// yet, joined as applyDropInsLocked and setPropLocked join them.
+func (m *manager) transientViewLocked(name, kind string, props []setProp) *unit {
+	view := &unit{name: name, kind: kind, props: map[string]dbus.Variant{}}
+	set := func(n string, v dbus.Variant) {
+		if nv, err := normalize(v); err == nil {
+			v = nv
+		}
+		old, had := view.props[n]
+		view.props[n] = joinProp(n, old, had, v)
+	}
+	for _, p := range props {
+		set(p.Name, p.Value)
+	}
+	if paths := m.dropInsLocked([]string{name}); len(paths) > 0 {
+		pu := m.parseUnitFile(name, readDropIns(paths)...)
+		for n := range pu.reset {
+			delete(view.props, n)
+		}
+		for _, p := range pu.props {
+			set(p.Name, p.Value)
+		}
+	}
+	if m.units[name] == nil {
+		for _, p := range m.control[name] {
+			set(p.Name, p.Value)
+		}
+	}
+	return view
 }

@@ -143,13 +143,12 @@ func (u *unit) where() string {
 
 // badSetting reports whether systemd refuses to load unit file name
 // with these settings (LoadState bad-setting; what it logs in brackets):
-// a service without ExecStart= and ExecStop= ("Service has no
-// ExecStart=, ExecStop=, or SuccessAction=. Refusing."), a socket without
+// a service service_verify refuses (badService), a socket without
 // a Listen setting, a timer without a timer, a path unit without a path,
 // a mount without What= ("What= setting is missing. Refusing."), a mount
 // or automount whose Where= is not the path of its name ("Where= setting
 // doesn't match unit name. Refusing.").
-func badSetting(name string, props []sdbus.Property) bool {
+func (m *manager) badSetting(name string, props []sdbus.Property) bool {
 	u := &unit{name: name, kind: name[strings.LastIndexByte(name, '.')+1:], props: map[string]dbus.Variant{}}
 	for _, p := range props {
 		u.props[p.Name] = p.Value
@@ -157,7 +156,7 @@ func badSetting(name string, props []sdbus.Property) bool {
 	has := func(n string) bool { _, ok := u.props[n]; return ok }
 	switch u.kind {
 	case "service":
-		return !has("ExecStart") && !has("ExecStop")
+		return m.badService(u)
 	case "socket":
 		return !has("Listen")
 	case "timer":

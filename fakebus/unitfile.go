@@ -412,7 +412,7 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 		pu := m.parseUnitFile(name, append([][]byte{data}, readDropIns(src.dropIns)...)...)
 		src.props = append(pu.props, m.wantsDirsLocked(name)...)
 		src.ignored = pu.ignored
-		src.bad = badSetting(name, pu.props)
+		src.bad = m.badSetting(name, pu.props)
 		return src, true
 	}
 	if f, ok := m.files[name]; ok {
@@ -464,8 +464,9 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 // applyDropInsLocked applies the drop-ins of u's name in the unit
 // directories to a unit loaded from no unit file of its own (a transient
 // unit, a slice or device made implicitly), after its own settings, as
-// systemd reads them for every unit it loads (unit_load_dropin); its
-// DropInPaths lists them (measured on 252 and 262 by the differential
+// systemd reads them for every unit it loads (unit_load_dropin): a list
+// setting appends to the unit's own (ExecStart=, Environment=) unless an
+// empty assignment resets it. Its DropInPaths lists them (measured on 252 and 262 by the differential
 // tester: a transient slice and service over a drop-in have its
 // settings). They are read at load only: one added later applies at the
 // next daemon-reload on systemd, not on the fake.
@@ -475,7 +476,11 @@ func (m *manager) applyDropInsLocked(u *unit) {
 		return
 	}
 	u.dropIns = paths
-	for _, p := range m.parseUnitFile(u.name, readDropIns(paths)...).props {
+	pu := m.parseUnitFile(u.name, readDropIns(paths)...)
+	for name := range pu.reset {
+		delete(u.props, name)
+	}
+	for _, p := range pu.props {
 		m.setPropLocked(u, p.Name, p.Value)
 	}
 }

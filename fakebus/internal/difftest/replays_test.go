@@ -13,6 +13,50 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A transient service's drop-ins append to its commands and lists
+	// (an empty ExecStart= resets them) and the unit is verified with
+	// them: more than one ExecStart= is bad-setting unless oneshot (the
+	// fake replaced the commands and started it; 262 seed 16003, the same
+	// on 247-262).
+	{"drop-ins of a transient service", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", ""}, {"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "Environment", "B=2"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Environment", []string{"A=1"}}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "/bin/true"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}}},
+	}},
+	// What service_verify refuses (badService): no ExecStart= unless a
+	// oneshot with RemainAfterExit=yes and ExecStop=, more than one unless
+	// oneshot, a oneshot with Restart=always or on-success; the same for
+	// unit files. A oneshot without ExecStart= has no main process
+	// (ExecMainCode 0). The fake refused only a service with neither
+	// ExecStart= nor ExecStop= (found with 16003; the same on 247-262).
+	{"service verification", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStop", Command(1)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStop", Command(1)}, {"RemainAfterExit", true}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "oneshot"}, {"Restart", "always"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "oneshot"}, {"Restart", "on-success"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "oneshot"}, {"Restart", "on-failure"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStart", Command(1)}, {"Type", "oneshot"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStart", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"Type", "oneshot"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStop", Command(1)}, {"Type", "oneshot"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStop", Command(1)}, {"Type", "forking"}, {"RemainAfterExit", true}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "simple"}, {"Restart", "always"}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
+	{"service verification of unit files", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "/bin/true"}, {"Service", "Restart", "always"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStop", "/bin/true"}, {"Service", "RemainAfterExit", "yes"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}}},
+		{Kind: "Reload"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+	}},
 	// What [Install] lists: a scope takes no Alias= (static; a service's
 	// alias of another type still makes it disabled), Also= alone makes a
 	// unit indirect (the fake: disabled and static; 247, found by a
