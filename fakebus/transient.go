@@ -116,7 +116,14 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			return nil, err
 		}
 	}
-	// Check what makes the units unloadable before creating any.
+	// Check what makes the units unloadable before creating any. A
+	// start the main unit refuses is refused before its load state is
+	// looked at (a socket without Listen= too, measured on 252 by the
+	// differential tester), once the units are made: a pristine unit
+	// keeps the settings (a slice started with no file, active, is
+	// transient now, no longer pristine); a new one is collected at once
+	// (GetUnit: NoSuchUnit). Measured on 247-262.
+	var refused error
 	for i, nu := range todo {
 		// What the unit loads with: its settings, then its drop-ins'
 		// and SetUnitProperties' (applyDropInsLocked).
@@ -125,18 +132,13 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			_, ok := view.props[n]
 			return ok
 		}
-		if i == 0 && refusesManualStart(nu.props) {
-			// The start job is refused, before the unit's load state
-			// is looked at (a socket without Listen= too, measured on
-			// 252 by the differential tester); the unit made for it
-			// is collected at once (GetUnit: NoSuchUnit).
-			return nil, &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + nu.name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+		if i == 0 && view.boolProp("RefuseManualStart", false) {
+			refused = &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + nu.name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+			break
 		}
-		if i == 0 && mode == "isolate" && !allowsIsolate(nu.props) {
-			// The job is refused before the unit's load state is
-			// looked at; the unit is collected (247-262, differential
-			// tester).
-			return nil, errNoIsolation()
+		if i == 0 && mode == "isolate" && !view.boolProp("AllowIsolate", false) {
+			refused = errNoIsolation()
+			break
 		}
 		// What systemd's unit verification refuses (its log says why;
 		// the caller gets the generic error), measured on 247, 252, 257
@@ -202,6 +204,14 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 	for _, nu := range todo {
 		m.loadTriggeredLocked(m.units[nu.name])
 	}
+	if refused != nil {
+		for _, nu := range todo {
+			if u := m.units[nu.name]; u != nil {
+				m.collectLocked(u)
+			}
+		}
+		return nil, refused
+	}
 	return main, nil
 }
 
@@ -254,27 +264,6 @@ func (m *manager) implicitDropInsLocked(name string) bool {
 		return false
 	}
 	return len(m.control[name]) > 0 || len(m.dropInsLocked([]string{name})) > 0
-}
-
-// refusesManualStart reports whether props set RefuseManualStart=yes:
-// the start job StartTransientUnit asks for is then refused.
-func refusesManualStart(props []setProp) bool {
-	for _, p := range props {
-		if p.Name == "RefuseManualStart" && p.Value.Value() == true {
-			return true
-		}
-	}
-	return false
-}
-
-// allowsIsolate reports whether props set AllowIsolate=yes.
-func allowsIsolate(props []setProp) bool {
-	for _, p := range props {
-		if p.Name == "AllowIsolate" && p.Value.Value() == true {
-			return true
-		}
-	}
-	return false
 }
 
 // addsRef reports whether props set AddRef=true.

@@ -13,6 +13,21 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A start refused by the unit's settings (RefuseManualStart=,
+	// isolate without AllowIsolate=) is refused once the unit is made
+	// transient: a pristine unit (a slice started with no file) keeps
+	// the settings and is no longer pristine (the fake refused before it
+	// applied them; 262 seed 16002, the same on 247-262).
+	{"refused transient start keeps the settings", []Op{
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"RefuseManualStop", true}, {"CPUShares", uint64(0x40000)}, {"RefuseManualStart", true}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "a unit"}}},
+	}},
+	{"refused isolate of a transient unit keeps the settings", []Op{
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "isolate", Props: []Prop{{"Description", "a unit"}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "a unit"}}},
+	}},
 	// A transient service's drop-ins append to its commands and lists
 	// (an empty ExecStart= resets them) and the unit is verified with
 	// them: more than one ExecStart= is bad-setting unless oneshot (the
