@@ -231,6 +231,14 @@ var replays = []struct {
 		{Kind: "Reload", Unit: 0},
 	}},
 
+	// The same with a unit that failed and so stays loaded: systemd
+	// reads next elapse 0 or computes it again, in the order of its
+	// coldplug (known difference timer-coldplug-order; 262 seed 16004).
+	{"timer next elapse after a reload, its unit failed", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnActiveSec", Usec: 0x0}}}}, Aux: []Prop{{"ExecStart", Command(2)}}},
+		{Kind: "Reload", Unit: 0},
+	}},
+
 	// A forking service's ExecStart= is its control process: one that
 	// exits with a failure fails the start job, and ExecMain* stay unset
 	// (the fake: job done, ExecMain 1/N). Found by a 30-minute run on

@@ -116,6 +116,8 @@ func TestKnownUnitFilePrograms(t *testing.T) {
 	}{
 		{"program run", []string{real.Units[0], `u1.service: "loaded" "active"/"running" Result="success" ExecMain=0/0 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/0/0 pid=set code=0 status=0)]`}, "unit-file-programs"},
 		{"another unit differs too", []string{`u0.service: "loaded"`, `u1.service: "loaded" "active"/"running"`}, ""},
+		{"another setting differs on the line", []string{real.Units[0], `u1.service: "loaded" "active"/"running" Result="success" ExecMain=0/0 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/0/0 pid=set code=0 status=0)] MemoryMax=@t 1`}, ""},
+		{"another load state", []string{real.Units[0], `u1.service: "bad-setting" "active"/"running" Result="success" ExecMain=0/0 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/0/0 pid=set code=0 status=0)]`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := Step{Op: real.Op, Reply: real.Reply, Units: tc.fake}
@@ -213,4 +215,30 @@ func knownID(o Op, real, fake Step) string {
 		return k.ID
 	}
 	return ""
+}
+
+func TestKnownTimerColdplugOrder(t *testing.T) {
+	real := Step{Op: "Reload", Reply: "ok", Units: []string{
+		`u6.timer: "loaded" "active"/"elapsed" Result="success" TimersMonotonic=[("OnActiveUSec" @t 0 next=set)]`,
+		`u6.service (aux): "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/1`,
+	}}
+	for _, tc := range []struct {
+		name string
+		op   OpKind
+		fake string
+		want string
+	}{
+		{"next elapse 0", OpReload, `u6.timer: "loaded" "active"/"elapsed" Result="success" TimersMonotonic=[("OnActiveUSec" @t 0 next=0)]`, "timer-coldplug-order"},
+		{"after a re-execution", OpReexec, `u6.timer: "loaded" "active"/"elapsed" Result="success" TimersMonotonic=[("OnActiveUSec" @t 0 next=0)]`, "timer-coldplug-order"},
+		{"not after a reload", OpStart, `u6.timer: "loaded" "active"/"elapsed" Result="success" TimersMonotonic=[("OnActiveUSec" @t 0 next=0)]`, ""},
+		{"another state", OpReload, `u6.timer: "loaded" "active"/"waiting" Result="success" TimersMonotonic=[("OnActiveUSec" @t 0 next=0)]`, ""},
+		{"another value", OpReload, `u6.timer: "loaded" "active"/"elapsed" Result="success" TimersMonotonic=[("OnActiveUSec" @t 1 next=0)]`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fake, real.Units[1]}}
+			if got := knownID(Op{Kind: tc.op}, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
 }
