@@ -434,11 +434,11 @@ func (m *manager) withMeasuredLocked(u *unit, iface string, props map[string]dbu
 		} else if strings.HasPrefix(name, "Exec") {
 			// ExecStartEx and the like show the commands of ExecStart.
 			if own, ok := u.props[strings.TrimSuffix(name, "Ex")]; ok {
-				var run *execMain
+				runs := u.runs[strings.TrimSuffix(name, "Ex")]
 				if strings.TrimSuffix(name, "Ex") == "ExecStart" && u.exec.pid != 0 && u.execShown {
-					run = &u.exec // the main process: its start, PID and exit
+					runs = []execMain{u.exec} // the main process: its start, PID and exit
 				}
-				if cmds, ok := execProp(own, v.Signature().String(), run, m.clock); ok {
+				if cmds, ok := execProp(own, v.Signature().String(), runs, m.clock); ok {
 					v = cmds
 				}
 			}
@@ -451,11 +451,11 @@ func (m *manager) withMeasuredLocked(u *unit, iface string, props map[string]dbu
 // execProp turns the commands of an Exec* setting (a(sasb), as unit files
 // and StartTransientUnit give them) into the property systemd answers:
 // a(sasbttttuii), or, for the Ex forms, a(sasasttttuii) with
-// "ignore-failure" for a "-" prefix. run, if not nil, is the first
-// command's run (ExecStart='s main process): when it started and ended
-// (realtime and monotonic), its PID, how it ended; else the command has
-// not run and those are 0. c gives the monotonic times.
-func execProp(setting dbus.Variant, sig string, run *execMain, c clock) (dbus.Variant, bool) {
+// "ignore-failure" for a "-" prefix. runs are the commands' runs, in
+// order: when each started and ended (realtime and monotonic), its PID,
+// how it ended; a command without one has not run and those are 0. c
+// gives the monotonic times.
+func execProp(setting dbus.Variant, sig string, runs []execMain, c clock) (dbus.Variant, bool) {
 	var cmds []execCommand
 	if setting.Signature().String() != "a(sasb)" || dbus.Store([]any{setting.Value()}, &cmds) != nil {
 		return dbus.Variant{}, false
@@ -473,8 +473,8 @@ func execProp(setting dbus.Variant, sig string, run *execMain, c clock) (dbus.Va
 		for i, c := range cmds {
 			out[i].Path, out[i].Argv, out[i].IgnoreFailure = c.Path, c.Argv, c.IgnoreFailure
 		}
-		if run != nil && len(out) > 0 {
-			o := &out[0]
+		for i := 0; i < len(out) && i < len(runs); i++ {
+			o, run := &out[i], &runs[i]
 			o.StartRT, o.StartMono, o.ExitRT, o.ExitMono = run.times(c)
 			o.PID, o.Code, o.Status = run.pid, run.code, run.status
 		}
@@ -494,8 +494,8 @@ func execProp(setting dbus.Variant, sig string, run *execMain, c clock) (dbus.Va
 				out[i].Flags = []string{"ignore-failure"}
 			}
 		}
-		if run != nil && len(out) > 0 {
-			o := &out[0]
+		for i := 0; i < len(out) && i < len(runs); i++ {
+			o, run := &out[i], &runs[i]
 			o.StartRT, o.StartMono, o.ExitRT, o.ExitMono = run.times(c)
 			o.PID, o.Code, o.Status = run.pid, run.code, run.status
 		}

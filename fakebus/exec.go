@@ -138,18 +138,35 @@ func (u *unit) commands(name string) []execCommand {
 	return cmds
 }
 
-// runCommands runs the commands of an Exec* property other than ExecStart
-// the way the fake runs them: at once, in order, each with the exit status
-// interpret gives it (a command it does not know exits 0), stopping at the
-// first that fails without a "-" prefix (IgnoreFailure). It reports
-// whether they all succeeded.
-func (u *unit) runCommands(name string) bool {
-	for _, c := range u.commands(name) {
-		if interpret(c.Argv).exit != 0 && !c.IgnoreFailure {
+// runCommandsLocked runs the commands of an Exec* property other than
+// ExecStart the way the fake runs them: at once, in order, each with the
+// exit status interpret gives it (a command it does not know exits 0),
+// stopping at the first that fails without a "-" prefix (IgnoreFailure).
+// Each run is recorded (u.runs; its PID made up, as the main process's).
+// It reports whether they all succeeded.
+func (m *manager) runCommandsLocked(u *unit, name string) bool {
+	for i, c := range u.commands(name) {
+		exit := interpret(c.Argv).exit
+		m.recordRunLocked(u, name, i, time.Now(), exit)
+		if exit != 0 && !c.IgnoreFailure {
 			return false
 		}
 	}
 	return true
+}
+
+// recordRunLocked records that command i of Exec* setting name ran from
+// start until now and exited with status.
+func (m *manager) recordRunLocked(u *unit, name string, i int, start time.Time, status int) {
+	if u.runs == nil {
+		u.runs = map[string][]execMain{}
+	}
+	runs := u.runs[name]
+	if len(runs) <= i {
+		runs = append(runs, make([]execMain, i+1-len(runs))...)
+	}
+	runs[i] = execMain{pid: 1000 + m.lastJob, start: start, exit: time.Now(), code: cldExited, status: int32(status)}
+	u.runs[name] = runs
 }
 
 type execCommand struct {

@@ -150,7 +150,7 @@ func (m *manager) runLocked(j *job) {
 			return
 		}
 		m.setStateLocked(u, "reloading", "reload")
-		ok := u.runCommands("ExecReload")
+		ok := m.runCommandsLocked(u, "ExecReload")
 		m.setStateLocked(u, "active", activeSub(u))
 		if !ok {
 			// systemd keeps the unit running and fails the job.

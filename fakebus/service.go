@@ -80,14 +80,14 @@ func (m *manager) badService(u *unit) bool {
 // Type=notify service counts as started once its main process runs,
 // unless that is a program the fake interprets (waitsForReadinessLocked).
 func (m *manager) startServiceLocked(u *unit, j *job) {
-	pre := u.commands("ExecStartPre")
-	if len(pre) == 0 {
+	if len(u.commands("ExecStartPre")) == 0 {
 		m.startMainLocked(u, j)
 		return
 	}
 	m.setStateLocked(u, "activating", "start-pre")
-	m.runControlLocked(u, pre, func(ok bool) {
+	m.runControlLocked(u, "ExecStartPre", func(ok bool) {
 		if !ok {
+			m.runCommandsLocked(u, "ExecStopPost")
 			m.failLocked(u, "exit-code")
 			m.finishJobLocked(j, "failed")
 			return
@@ -156,12 +156,14 @@ type control struct {
 	cmds []execCommand // a field: pointers to distinct zero-size values may be equal
 }
 
-// runControlLocked runs cmds as u's control process and calls done with
-// whether they succeeded (a command that fails with IgnoreFailure, "-",
-// counts as a success). A command the fake says runs until stopped
-// (sleep infinity) holds the rest until u is stopped: done is never
-// called then.
-func (m *manager) runControlLocked(u *unit, cmds []execCommand, done func(ok bool)) {
+// runControlLocked runs the commands of Exec* setting name as u's control
+// process and calls done with whether they succeeded (a command that
+// fails with IgnoreFailure, "-", counts as a success). A command the fake
+// says runs until stopped (sleep infinity) holds the rest until u is
+// stopped: done is never called then. Each run that ends is recorded
+// (recordRunLocked).
+func (m *manager) runControlLocked(u *unit, name string, done func(ok bool)) {
+	cmds := u.commands(name)
 	c := &control{cmds: cmds}
 	u.control = c
 	var run func(i int)
@@ -170,15 +172,17 @@ func (m *manager) runControlLocked(u *unit, cmds []execCommand, done func(ok boo
 			p, known := interpretKnown(cmds[i].Argv)
 			switch {
 			case !known:
+				m.recordRunLocked(u, name, i, time.Now(), 0)
 				continue // ends at once, successfully
 			case p.runFor < 0:
 				return // until stopped
 			case p.runFor > 0:
-				i, exit := i, p.exit
+				i, exit, start := i, p.exit, time.Now()
 				m.afterLocked(p.runFor, func() {
 					if u.control != c {
 						return // stopped meanwhile
 					}
+					m.recordRunLocked(u, name, i, start, exit)
 					if exit != 0 && !cmds[i].IgnoreFailure {
 						u.control = nil
 						done(false)
@@ -187,7 +191,9 @@ func (m *manager) runControlLocked(u *unit, cmds []execCommand, done func(ok boo
 					run(i + 1)
 				})
 				return
-			case p.exit != 0 && !cmds[i].IgnoreFailure:
+			}
+			m.recordRunLocked(u, name, i, time.Now(), p.exit)
+			if p.exit != 0 && !cmds[i].IgnoreFailure {
 				u.control = nil
 				done(false)
 				return
@@ -215,10 +221,14 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		proc.ended = true
 		u.proc = nil
 		u.exec.ended(cldExited, int32(proc.exit))
-		// The unit changes state first; its start job ends with it.
+		// The unit changes state first; its start job ends with it. A
+		// service that ends stops as if stopped: ExecStop= after a
+		// success, ExecStopPost= in any case, and either failing fails
+		// it (measured on 247-262 by the differential tester).
 		result := "done"
 		switch {
 		case proc.exit != 0:
+			m.runCommandsLocked(u, "ExecStopPost")
 			m.failLocked(u, "exit-code")
 			result = "failed"
 		case startJob != nil && !m.startPostLocked(u):
@@ -226,6 +236,12 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		case u.boolProp("RemainAfterExit", false):
 			m.setStateLocked(u, "active", "exited")
 		default:
+			stopped := m.runCommandsLocked(u, "ExecStop")
+			if !m.runCommandsLocked(u, "ExecStopPost") || !stopped {
+				m.failLocked(u, "exit-code")
+				result = "failed"
+				break
+			}
 			m.deactivateLocked(u)
 		}
 		if startJob != nil && !startJob.finished {
@@ -234,6 +250,12 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 	}
 	switch {
 	case proc.runFor < 0:
+	case proc.runFor == 0 && startJob == nil && len(u.commands("ExecStartPost")) > 0:
+		// Its ExecStartPost= runs first (startMainLocked), then the
+		// service stops (measured on 247-262 by the differential
+		// tester: /bin/true with ExecStartPost=/bin/false fails the
+		// start job).
+		m.afterLocked(0, exited)
 	case proc.runFor == 0:
 		exited()
 	default:
@@ -250,7 +272,7 @@ func (m *manager) startPostLocked(u *unit) bool {
 		return true
 	}
 	m.setStateLocked(u, "activating", "start-post")
-	if u.runCommands("ExecStartPost") {
+	if m.runCommandsLocked(u, "ExecStartPost") {
 		return true
 	}
 	if u.proc != nil {
@@ -258,6 +280,7 @@ func (m *manager) startPostLocked(u *unit) bool {
 		u.proc = nil
 		u.exec.ended(cldKilled, 15)
 	}
+	m.runCommandsLocked(u, "ExecStopPost")
 	m.failLocked(u, "exit-code")
 	return false
 }

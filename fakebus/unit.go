@@ -50,6 +50,11 @@ type unit struct {
 	// status) — until a daemon-reload, which makes systemd's command
 	// records anew while ExecMain* keep the run (measured on 252).
 	execShown bool
+	// runs are the last runs of the commands of the Exec* settings but
+	// ExecStart='s main process (ExecStartPre=, ExecStop=, ...), by
+	// setting, in command order (runCommandsLocked); a daemon-reload
+	// forgets them, as it does execShown.
+	runs map[string][]execMain
 	// A timer's last trigger (CLOCK_MONOTONIC microseconds, 0: never),
 	// and the generation of its arming: a newer one cancels an older
 	// (timer.go).
@@ -737,10 +742,10 @@ func (m *manager) stopUnitLocked(u *unit) {
 		// ExecStopPost= after; a failure of either fails the unit.
 		if u.isActive() && len(u.commands("ExecStop")) > 0 {
 			m.setStateLocked(u, "deactivating", "stop")
-			stopFailed = !u.runCommands("ExecStop")
+			stopFailed = !m.runCommandsLocked(u, "ExecStop")
 		}
 		if len(u.commands("ExecStopPost")) > 0 {
-			stopFailed = !u.runCommands("ExecStopPost") || stopFailed
+			stopFailed = !m.runCommandsLocked(u, "ExecStopPost") || stopFailed
 		}
 	}
 	u.control = nil // killed: its timer does nothing

@@ -519,6 +519,7 @@ func (m *manager) reloadUnitsLocked() {
 	m.unitFilesChanged = false
 	for _, u := range m.sortedUnitsLocked() {
 		u.execShown = false
+		u.runs = nil
 		if u.kind == "timer" && u.sub != "waiting" {
 			// The next elapses are not carried over; only a waiting
 			// timer computes them again (timer_coldplug; measured on

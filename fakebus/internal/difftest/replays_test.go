@@ -13,6 +13,35 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A service that ends by itself runs ExecStop= (after a success) and
+	// ExecStopPost= (in any case, after a failed ExecStartPre= too), and
+	// fails if one fails; each command's run shows in its record (the
+	// fake ran none of them and showed none; found by a read of the
+	// model, the same on 247-262). Not here: a main process that exits at
+	// once while ExecStartPost= fails, which ends killed or exited as
+	// systemd's processes race.
+	{"stop commands", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStopPost", Command(2)}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"ExecStopPost", Command(1)}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStop", Command(2)}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "oneshot"}, {"ExecStop", Command(2)}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStartPre", Command(2)}, {"ExecStopPost", Command(2)}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "oneshot"}, {"ExecStopPost", Command(1)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStop", Command(2)}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPost", Command(1)}, {"ExecStop", Command(1)}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "ExecStop", "/bin/true"}, {"Service", "ExecStartPre", "/bin/true"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+	}},
 	// A start refused by the unit's settings (RefuseManualStart=,
 	// isolate without AllowIsolate=) is refused once the unit is made
 	// transient: a pristine unit (a slice started with no file) keeps
