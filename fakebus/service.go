@@ -101,7 +101,8 @@ func (m *manager) startServiceLocked(u *unit, j *job) {
 func (m *manager) startMainLocked(u *unit, j *job) {
 	p, _ := m.command(u)
 	m.setStateLocked(u, "activating", "start")
-	switch typ := serviceType(u); {
+	typ := serviceType(u)
+	switch {
 	case typ == string(sdbus.ServiceOneshot) && len(u.commands("ExecStart")) == 0:
 		// No main process at all (badService lets only a oneshot
 		// service with RemainAfterExit=yes have no ExecStart=):
@@ -133,6 +134,12 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 		// on 247-262: replay "forking service that fails").
 		m.spawnLocked(u, p, j)
 		u.exec.control = typ == string(sdbus.ServiceForking)
+		return
+	}
+	if waitsForReady(typ) && p.runFor == 0 {
+		// A program that ends at once never got ready: the start job
+		// ends with the unit (spawnLocked).
+		m.spawnLocked(u, p, j)
 		return
 	}
 	m.spawnLocked(u, p, nil)
@@ -225,12 +232,28 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		// service that ends stops as if stopped: ExecStop= after a
 		// success, ExecStopPost= in any case, and either failing fails
 		// it (measured on 247-262 by the differential tester).
+		// One that ends before it got ready (its start job still
+		// waits) stops at once: a notify service fails (Result
+		// protocol), a dbus one without its name ends (measured on
+		// 247-262 by the differential tester).
 		result := "done"
 		switch {
 		case proc.exit != 0:
 			m.runCommandsLocked(u, "ExecStopPost")
 			m.failLocked(u, "exit-code")
 			result = "failed"
+		case startJob != nil && waitsForReady(serviceType(u)):
+			stopped := m.runCommandsLocked(u, "ExecStopPost")
+			switch {
+			case serviceType(u) != string(sdbus.ServiceDBus):
+				m.failLocked(u, "protocol")
+				result = "failed"
+			case !stopped:
+				m.failLocked(u, "exit-code")
+				result = "failed"
+			default:
+				m.deactivateLocked(u)
+			}
 		case startJob != nil && !m.startPostLocked(u):
 			result = "failed"
 		case u.boolProp("RemainAfterExit", false):
@@ -261,6 +284,13 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 	default:
 		m.afterLocked(proc.runFor, exited)
 	}
+}
+
+// waitsForReady reports whether a service of type typ is started only
+// once its main process says so (sd_notify READY=1, its bus name), not
+// once it runs.
+func waitsForReady(typ string) bool {
+	return typ == string(sdbus.ServiceNotify) || typ == string(sdbus.ServiceNotifyReload) || typ == string(sdbus.ServiceDBus)
 }
 
 // startPostLocked runs u's ExecStartPost commands once its main process

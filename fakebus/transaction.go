@@ -265,7 +265,11 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		}
 	}
 	if old := u.job; old != nil {
-		if old.typ == typ {
+		// A restart merges into a start job of a unit not yet active:
+		// the caller gets the start job, running on (measured on
+		// 247-262 by the differential tester, in replace and fail
+		// mode).
+		if old.typ == typ || typ == jobRestart && old.typ == jobStart && !u.isActive() {
 			m.trackLocked(old, requester)
 			return old, true, nil // merged: the caller gets the existing job
 		}

@@ -13,6 +13,46 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A notify or dbus service whose program ends before it is ready
+	// fails its start job with the unit (a notify one Result protocol
+	// on exit 0, RemainAfterExit= or not); a dbus one that exits 0 ends
+	// (the fake finished the job done; 257 seed 17003, the same on
+	// 247-262). Not here: Type=exec with /bin/false, whose job systemd
+	// ends done or failed as its processes race.
+	{"program that ends before it is ready", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"BusName", "org.example.X"}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"BusName", "org.example.X"}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"Type", "notify"}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "notify"}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}, {"Type", "notify"}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "notify"}, {"RemainAfterExit", true}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+	}},
+	// A restart of a unit whose start job runs gets that job (the fake
+	// canceled it for a restart job; 257 seed 17002, the same on
+	// 247-262).
+	{"restart while starting", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "notify"}}},
+		{Kind: "RestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 1, Mode: "fail"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
+	// RandomizedDelayUSec= delays a timer's elapse (the fake ignored it
+	// and elapsed OnActiveSec=0 at once; 257 seed 17005, the same on
+	// 247-262).
+	{"timer random delay", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnActiveSec", Usec: 0x0}}}, {"RandomizedDelayUSec", uint64(0xffffffffffffffff)}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnActiveSec", Usec: 0x0}}}, {"RandomizedDelayUSec", uint64(0xd693a400)}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnActiveSec", Usec: 0x0}}}, {"RandomizedDelayUSec", uint64(1)}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+	}},
 	// A service that ends by itself runs ExecStop= (after a success) and
 	// ExecStopPost= (in any case, after a failed ExecStartPre= too), and
 	// fails if one fails; each command's run shows in its record (the
