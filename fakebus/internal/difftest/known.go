@@ -101,6 +101,38 @@ var known = []Known{
 		},
 	},
 	{
+		ID: "exec-start-race",
+		Reason: "a Type=exec service whose program fails at once: systemd's start job ends done or failed as its event " +
+			"loop sees the program's execve or its exit first; the fake's ends done",
+		match: func(_ Op, real, fake Step) bool {
+			if real.Op != fake.Op || real.Reply != fake.Reply || len(real.Signals) != len(fake.Signals) ||
+				strings.Join(real.Jobs, "\n") != strings.Join(fake.Jobs, "\n") || strings.Join(real.Units, "\n") != strings.Join(fake.Units, "\n") {
+				return false
+			}
+			differs := false
+			for i, r := range real.Signals {
+				if r == fake.Signals[i] {
+					continue
+				}
+				name, ok := strings.CutSuffix(r, " failed")
+				if !ok || fake.Signals[i] != name+" done" || !strings.HasPrefix(r, "JobRemoved ") {
+					return false
+				}
+				unit := name[strings.LastIndexByte(name, ' ')+1:]
+				execFailed := false
+				for _, l := range real.Units {
+					execFailed = execFailed || strings.HasPrefix(l, unit+": ") && strings.Contains(l, `Type="exec"`) &&
+						strings.Contains(l, `"failed"/"failed" Result="exit-code"`)
+				}
+				if !execFailed {
+					return false
+				}
+				differs = true
+			}
+			return differs
+		},
+	},
+	{
 		ID:     "job-timeout",
 		Reason: "JobTimeoutUSec= (settable on 262) is stored, but the fake times out no job",
 		match: func(o Op, _, _ Step) bool {

@@ -242,3 +242,28 @@ func TestKnownTimerColdplugOrder(t *testing.T) {
 		})
 	}
 }
+
+func TestKnownExecStartRace(t *testing.T) {
+	exec := `u0.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/1 Type="exec"`
+	simple := strings.ReplaceAll(exec, `"exec"`, `"simple"`)
+	started := []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}
+	for _, tc := range []struct {
+		name               string
+		realUnit, fakeUnit string
+		fakeSignal         string
+		want               string
+	}{
+		{"done instead", exec, exec, "JobRemoved J1 u0.service done", "exec-start-race"},
+		{"another type", simple, simple, "JobRemoved J1 u0.service done", ""},
+		{"the unit differs too", exec, strings.ReplaceAll(exec, "1/1", "1/0"), "JobRemoved J1 u0.service done", ""},
+		{"canceled instead", exec, exec, "JobRemoved J1 u0.service canceled", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			real := Step{Op: "StartTransientUnit u0.service", Reply: "J1", Signals: started, Units: []string{tc.realUnit}}
+			fake := Step{Op: real.Op, Reply: real.Reply, Signals: []string{started[0], tc.fakeSignal}, Units: []string{tc.fakeUnit}}
+			if got := knownID(Op{Kind: OpStartTransient}, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
