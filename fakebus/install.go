@@ -168,16 +168,33 @@ func (m *manager) linkLocked(files []string, runtime, force bool, changes *[]uni
 	return nil
 }
 
-// enableLocked implements EnableUnitFiles and PresetUnitFiles.
+// enableLocked implements EnableUnitFiles and PresetUnitFiles. The units
+// the files' Also= name are enabled after them, and theirs in turn, each
+// once (systemd's install context). One that is missing is reported as
+// "auxiliary unit failed" from 252, fails the call on 247 (measured by the
+// differential tester).
 func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]unitFileChange) (bool, error) {
 	dir := m.dirs.config(runtime)
 	carries := false
-	for _, f := range files {
-		name, file, err := m.resolveUnitFileLocked(f, dir, force, changes)
-		if err != nil {
+	todo, seen := slices.Clone(files), map[string]bool{}
+	for k := 0; k < len(todo); k++ {
+		name, file, err := m.resolveUnitFileLocked(todo[k], dir, force, changes)
+		switch {
+		case err != nil && k >= len(files) && m.behaves(sdversions.AuxiliaryUnitFailed):
+			*changes = append(*changes, unitFileChange{"auxiliary unit failed", todo[k], ""})
+			continue
+		case err != nil:
 			return carries, err
+		case seen[name]:
+			continue
 		}
+		seen[name] = true
 		inst := m.installOf(name, file)
+		for _, a := range inst.also {
+			if sdbus.ValidateUnitName(a) == nil && !seen[a] {
+				todo = append(todo, a)
+			}
+		}
 		if !inst.hasInstall() {
 			continue
 		}
@@ -227,15 +244,23 @@ func (m *manager) unitFileExistsLocked(name string) bool {
 
 // disableLocked implements DisableUnitFiles: it removes from the
 // configuration directory every symlink of the unit's name or to its
-// file and every .wants/ or .requires/ entry of its name; a masked unit
-// is skipped. With dryRun it
-// only reports what it would remove (GetUnitFileLinks).
+// file and every .wants/ or .requires/ entry of its name, and those of
+// the units its Also= names (measured on 247-262 by the differential
+// tester), in one pass in path order; a masked unit is skipped. With
+// dryRun it only reports what it would remove (GetUnitFileLinks).
 func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[]unitFileChange) error {
 	dir := m.dirs.config(runtime)
-	for _, name := range names {
+	var wants, top []string
+	todo, seen := slices.Clone(names), map[string]bool{}
+	for k := 0; k < len(todo); k++ {
+		name := todo[k]
 		if sdbus.ValidateUnitName(name) != nil {
 			return errFileInvalid(name)
 		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
 		var file string
 		if u := m.units[name]; u != nil && u.transient {
 			// Its file is in the transient directory, which comes before
@@ -250,10 +275,10 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 				// An alias of a transient unit, or a unit added with
 				// AddUnitFile: no file on disk.
 				u := m.units[m.primaryLocked(name)]
-				if _, vendor := m.files[name]; !vendor && (u == nil || !u.transient) {
+				if _, vendor := m.files[name]; !vendor && (u == nil || !u.transient) && k < len(names) {
 					return m.errNoUnitFileLocked(name)
 				}
-				continue
+				continue // a unit Also= names without a file: skipped
 			}
 			if e.masked {
 				// Skipped, and said so with the mask's path, wherever the
@@ -264,8 +289,8 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 				continue
 			}
 			file = e.file
+			todo = append(todo, m.installOf(name, file).also...)
 		}
-		var wants, top []string
 		ents, _ := os.ReadDir(dir)
 		for _, de := range ents {
 			p := filepath.Join(dir, de.Name())
@@ -285,20 +310,21 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 				top = append(top, p)
 			}
 		}
-		sort.Strings(wants)
-		sort.Strings(top)
-		for _, p := range append(wants, top...) {
-			if dryRun {
-				*changes = append(*changes, unitFileChange{"unlink", p, ""})
-				continue
-			}
-			if err := os.Remove(p); err != nil {
-				return err
-			}
+	}
+	// Removed in one pass, as systemd removes what it marked for all.
+	sort.Strings(wants)
+	sort.Strings(top)
+	for _, p := range append(slices.Compact(wants), slices.Compact(top)...) {
+		if dryRun {
 			*changes = append(*changes, unitFileChange{"unlink", p, ""})
-			if d := filepath.Dir(p); d != dir {
-				os.Remove(d) // only when empty
-			}
+			continue
+		}
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+		*changes = append(*changes, unitFileChange{"unlink", p, ""})
+		if d := filepath.Dir(p); d != dir {
+			os.Remove(d) // only when empty
 		}
 	}
 	return nil

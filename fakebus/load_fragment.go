@@ -21,8 +21,9 @@ type parsedUnit struct {
 	// install holds the [Install] settings; hasInstall is set when any of
 	// them is present.
 	wantedBy, requiredBy, alias []string
-	// also is Also=: units enabled with this one (not modelled: only the
-	// state it gives, indirect, when it is the only [Install] setting).
+	// also is Also=: units enabled and disabled with this one
+	// (enableLocked, disableLocked); as the only [Install] setting it
+	// makes the unit indirect.
 	also []string
 	// ignored are the assignments the fake did not use, "Section.Key".
 	ignored []string

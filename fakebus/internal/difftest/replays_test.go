@@ -13,6 +13,27 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// EnableUnitFiles and DisableUnitFiles act on the units Also= names
+	// too, and on theirs in turn (the fake did not; found by a read of
+	// the model, the same on 247-262 but for a missing one: "auxiliary
+	// unit failed" from 252, NoSuchUnit on 247).
+	{"Also= enables and disables the units it names", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}, {"Install", "WantedBy", "multi-user.target"}}},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Install", "Also", "{u0}"}}},
+		{Kind: "EnableUnitFiles", Unit: 7},
+		{Kind: "GetUnitFileState", Unit: 0},
+		{Kind: "ListUnitFilesByPatterns", Unit: 0},
+		{Kind: "DisableUnitFiles", Unit: 7},
+		{Kind: "GetUnitFileState", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}, {"Install", "WantedBy", "multi-user.target"}, {"Install", "Also", "{u0}"}}},
+		{Kind: "EnableUnitFiles", Unit: 1},
+		{Kind: "GetUnitFileState", Unit: 0},
+		{Kind: "Reload"},
+		{Kind: "DisableUnitFiles", Unit: 1},
+		{Kind: "GetUnitFileState", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 6, Dir: InConfig, Lines: []Directive{{"Timer", "OnActiveSec", "1h"}, {"Install", "Also", "{u7}"}, {"Install", "Also", "nosuch.service"}}},
+		{Kind: "EnableUnitFiles", Unit: 6},
+	}},
 	// A notify or dbus service whose program ends before it is ready
 	// fails its start job with the unit (a notify one Result protocol
 	// on exit 0, RemainAfterExit= or not); a dbus one that exits 0 ends

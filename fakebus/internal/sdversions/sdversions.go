@@ -643,6 +643,10 @@ const (
 	// period; 247 and 252 "File /etc/.../x.service already exists.".
 	// Seen on 257 and 262 (fakebus/internal/difftest; busctl).
 	ExistingFileQuoted Behaviour = "ExistingFileQuoted"
+	// AuxiliaryUnitFailed: EnableUnitFiles of a unit whose Also= names a
+	// unit without a file reports it ("auxiliary unit failed") and goes
+	// on; 247 fails the call (NoSuchUnit). Seen on 247, 252, 257 and 262.
+	AuxiliaryUnitFailed Behaviour = "AuxiliaryUnitFailed"
 	// NoSuchProcessErrno: a PID no process has, in a scope's PIDs= or
 	// AttachProcessesToUnit, is refused UnixProcessIdUnknown with the
 	// errno's text ("Failed to set unit properties: No such process",
@@ -725,6 +729,7 @@ var Behaviours = map[Behaviour]Release{
 	UnitFileChangesNeedReload:   R("257"),
 	NoUnitFileWordedAsUnit:      R("257"),
 	ExistingFileQuoted:          R("257"),
+	AuxiliaryUnitFailed:         R("252"),
 	NoSuchProcessErrno:          R("257"),
 	CgroupCatchup:               R("252"),
 	LinkMissingFileNoSuchUnit:   R("252"),
