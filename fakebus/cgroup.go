@@ -3,7 +3,6 @@ package fakebus
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -590,17 +589,18 @@ func (m *manager) setDelegateLocked(u *unit, name string, v any) {
 	u.props["DelegateControllers"] = dbus.MakeVariant(append([]string{}, mask...))
 }
 
-// scaledLimit is the limit a percentage form of a limit stands for
-// (MemoryMaxScale=, TasksMaxScale=: v is a fraction of UINT32_MAX), as
-// systemd computes it: of the machine's memory in whole pages
-// (physical_memory_scale) or of the most tasks the kernel allows
-// (system_tasks_max_scale: the smaller of pid_max - 1 and threads-max).
-func scaledLimit(name string, v uint32) uint64 {
+// scaledLimit is the limit a fraction v/max of a limit stands for (the
+// D-Bus MemoryMaxScale=, TasksMaxScale=: of UINT32_MAX; a unit file's
+// percentage: of 10000), as systemd computes it: of the machine's memory
+// in whole pages (physical_memory_scale) or of the most tasks the kernel
+// allows (system_tasks_max_scale: the smaller of pid_max - 1 and
+// threads-max). name is the setting, with or without "Scale".
+func scaledLimit(name string, v, max uint64) uint64 {
 	scale := func(total uint64) uint64 {
-		return new(big.Int).Div(new(big.Int).Mul(new(big.Int).SetUint64(total), big.NewInt(int64(v))),
-			big.NewInt(math.MaxUint32)).Uint64()
+		return new(big.Int).Div(new(big.Int).Mul(new(big.Int).SetUint64(total), new(big.Int).SetUint64(v)),
+			new(big.Int).SetUint64(max)).Uint64()
 	}
-	if name == "TasksMaxScale" {
+	if strings.TrimSuffix(name, "Scale") == "TasksMax" {
 		pidMax, threadsMax := readUint("/proc/sys/kernel/pid_max"), readUint("/proc/sys/kernel/threads-max")
 		return scale(min(pidMax-1, threadsMax))
 	}

@@ -146,12 +146,16 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 				}
 				execs[key] = append(execs[key], cmd)
 			case numericDirective(key):
-				props, v, ok := numericSetting(key, val)
+				props, ok := m.numericSetting(key, val)
 				used = ok
 				for _, p := range props {
-					spec, known := settableProps[p]
+					if strings.HasPrefix(p.Name, "Limit") && strings.HasSuffix(p.Name, "Soft") {
+						set(p.Name, p.Value) // no D-Bus setting: read back as it is
+						continue
+					}
+					spec, known := settableProps[p.Name]
 					used = used && known && appliesTo(spec.scope, kind) && (section == "Unit") == (spec.scope == forUnit) &&
-						m.useValue(kind, p, v, set)
+						m.useValue(kind, p.Name, p.Value, set)
 				}
 			default:
 				spec, ok := settableProps[key]
@@ -546,61 +550,117 @@ func numericDirective(key string) bool {
 
 // numericSetting parses the value of a numeric directive (numericDirectives)
 // as systemd's config parsers do (config_parse_memory_limit,
-// config_parse_sec, config_parse_service_timeout, config_parse_rlimit,
-// config_parse_cpu_quota, ...), into the properties it sets: the
-// directive's name, "...Sec" ones as their "...USec" property,
-// TimeoutSec= both timeouts, CPUQuota= CPUQuotaPerSecUSec. A timeout of 0
-// is infinity (no timeout), as systemd fixes it. ok is false for a value
-// systemd rejects (it logs and ignores the line). A percentage of memory
-// or tasks, a soft:hard limit and an empty value (a reset) are not
-// modelled: ignored, and noted as the lines the fake did not use.
-func numericSetting(key, val string) (props []string, v dbus.Variant, ok bool) {
-	props = []string{key}
+// config_parse_tasks_max, config_parse_sec, config_parse_service_timeout,
+// config_parse_rlimit, config_parse_cpu_quota, ...), into the properties
+// it sets: the directive's name, "...Sec" ones as their "...USec"
+// property, TimeoutSec= both timeouts, CPUQuota= CPUQuotaPerSecUSec. A
+// timeout of 0 is infinity (no timeout), as systemd fixes it. A memory
+// size or TasksMax= may be a percentage, of the machine's memory or of
+// the tasks the kernel allows (scaledLimit); empty, it resets the limit
+// (MemoryMin= and MemoryLow= to 0, TasksMax= to DefaultTasksMax, the
+// others to infinity). A Limit*= takes "soft:hard" (LimitXSoft, LimitX);
+// empty, it is ignored. ok is false for a value systemd rejects (it logs
+// and ignores the line). Measured on 247, 252 and 262 by the
+// differential tester.
+func (m *manager) numericSetting(key, val string) (props []setProp, ok bool) {
+	names := []string{key}
 	switch key {
 	case "TimeoutSec":
-		props = []string{"TimeoutStartUSec", "TimeoutStopUSec"}
+		names = []string{"TimeoutStartUSec", "TimeoutStopUSec"}
 	case "CPUQuota":
-		props = []string{"CPUQuotaPerSecUSec"}
+		names = []string{"CPUQuotaPerSecUSec"}
 	default:
 		if p, isSec := strings.CutSuffix(key, "Sec"); isSec {
-			props = []string{p + "USec"}
+			names = []string{p + "USec"}
 		}
 	}
-	val = strings.TrimSpace(val)
-	switch numericDirectives[key] {
-	case "size":
-		n, ok := parseSize(val)
-		return props, dbus.MakeVariant(n), ok
-	case "count":
-		if val == "infinity" {
-			return props, dbus.MakeVariant(infinity), true
+	all := func(v any, ok bool) ([]setProp, bool) {
+		if !ok {
+			return nil, false
 		}
-		n, err := strconv.ParseUint(val, 10, 64)
-		return props, dbus.MakeVariant(n), err == nil
+		for _, n := range names {
+			props = append(props, setProp{n, dbus.MakeVariant(v)})
+		}
+		return props, true
+	}
+	val = strings.TrimSpace(val)
+	kind := numericDirectives[key]
+	if soft, hard, pair := strings.Cut(val, ":"); pair && strings.HasPrefix(key, "Limit") {
+		s, okSoft := parseLimit(kind, soft)
+		h, okHard := parseLimit(kind, hard)
+		if !okSoft || !okHard || s > h {
+			return nil, false
+		}
+		return []setProp{{key + "Soft", dbus.MakeVariant(s)}, {key, dbus.MakeVariant(h)}}, true
+	}
+	switch {
+	case val == "" && strings.HasPrefix(key, "Limit"):
+		return nil, false
+	case val == "" && key == "TasksMax":
+		return all(m.defaultTasksMax, true)
+	case val == "" && (key == "MemoryMin" || key == "MemoryLow"):
+		return all(uint64(0), true)
+	case val == "" && kind == "size":
+		return all(infinity, true)
+	case strings.HasSuffix(val, "%") && (kind == "size" || key == "TasksMax") && !strings.HasPrefix(key, "Limit"):
+		pm, ok := parsePermyriad(val)
+		if !ok || pm == 0 && key != "TasksMax" {
+			return nil, false
+		}
+		return all(scaledLimit(key, pm, 10000), true)
+	}
+	switch kind {
+	case "size", "count":
+		return all(parseLimit(kind, val))
 	case "number":
 		n, err := strconv.ParseUint(val, 10, 64)
-		return props, dbus.MakeVariant(n), err == nil
+		return all(n, err == nil)
 	case "int":
 		n, err := strconv.ParseInt(val, 10, 32)
-		return props, dbus.MakeVariant(int32(n)), err == nil
+		return all(int32(n), err == nil)
 	case "uint32":
 		n, err := strconv.ParseUint(val, 10, 32)
-		return props, dbus.MakeVariant(uint32(n)), err == nil
+		return all(uint32(n), err == nil)
 	case "timeout", "span":
 		n, ok := parseTimespan(val)
-		if n == 0 && numericDirectives[key] == "timeout" {
+		if n == 0 && kind == "timeout" {
 			n = infinity
 		}
-		return props, dbus.MakeVariant(n), ok
+		return all(n, ok)
 	case "percent":
 		p, isPercent := strings.CutSuffix(val, "%")
 		n, err := strconv.ParseUint(p, 10, 64)
-		if !isPercent || err != nil || n == 0 {
-			return props, dbus.Variant{}, false
-		}
-		return props, dbus.MakeVariant(n * 10000), true // per second: n% of 1 s in µs
+		return all(n*10000, isPercent && err == nil && n != 0) // per second: n% of 1 s in µs
 	}
-	return nil, dbus.Variant{}, false
+	return nil, false
+}
+
+// parseLimit parses a size (parseSize) or a count: a number or infinity.
+func parseLimit(kind, val string) (uint64, bool) {
+	if kind == "size" {
+		return parseSize(val)
+	}
+	if val == "infinity" {
+		return infinity, true
+	}
+	n, err := strconv.ParseUint(val, 10, 64)
+	return n, err == nil
+}
+
+// parsePermyriad parses a percentage with at most two decimals ("50%",
+// "12.5%") in 1/10000, as systemd's parse_permyriad.
+func parsePermyriad(s string) (uint64, bool) {
+	s = strings.TrimSuffix(s, "%")
+	whole, frac, _ := strings.Cut(s, ".")
+	if len(frac) > 2 || whole == "" {
+		return 0, false
+	}
+	frac += strings.Repeat("0", 2-len(frac))
+	n, err := strconv.ParseUint(whole+frac, 10, 64)
+	if err != nil || n > 10000 {
+		return 0, false
+	}
+	return n, true
 }
 
 // parseSize parses a size in bytes as systemd's parse_size with base

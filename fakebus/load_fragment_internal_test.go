@@ -1,6 +1,7 @@
 package fakebus
 
 import (
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -44,41 +45,61 @@ func TestParseTimespan(t *testing.T) {
 // TestNumericSetting: a unit file's numeric directives as systemd's config
 // parsers read them, and the properties they set.
 func TestNumericSetting(t *testing.T) {
-	type res struct {
-		Props []string
-		Value any
-		OK    bool
+	m := &manager{defaultTasksMax: 4242}
+	half := scaledLimit("MemoryMax", 5000, 10000)
+	if half == 0 || half%uint64(os.Getpagesize()) != 0 {
+		t.Fatalf("50%% of memory = %d, want whole pages", half)
 	}
+	type prop struct {
+		Name  string
+		Value any
+	}
+	one := func(name string, v any) []prop { return []prop{{name, v}} }
 	for _, tc := range []struct {
 		key, val string
-		want     res
+		want     []prop // nil: refused
 	}{
-		{"MemoryMax", "1G", res{[]string{"MemoryMax"}, uint64(1 << 30), true}},
-		{"MemoryMax", "1.5M", res{[]string{"MemoryMax"}, uint64(1572864), true}},
-		{"MemoryHigh", "4096", res{[]string{"MemoryHigh"}, uint64(4096), true}},
-		{"MemoryMax", "infinity", res{[]string{"MemoryMax"}, infinity, true}},
-		{"MemoryMax", "bogus", res{[]string{"MemoryMax"}, uint64(0), false}},
-		{"MemoryMax", "-1", res{[]string{"MemoryMax"}, uint64(0), false}},
-		{"MemoryMax", "1e3", res{[]string{"MemoryMax"}, uint64(0), false}},
-		{"MemoryMax", "50%", res{[]string{"MemoryMax"}, uint64(0), false}}, // not modelled
-		{"TasksMax", "infinity", res{[]string{"TasksMax"}, infinity, true}},
-		{"CPUWeight", "100", res{[]string{"CPUWeight"}, uint64(100), true}},
-		{"Nice", "-5", res{[]string{"Nice"}, int32(-5), true}},
-		{"StartLimitBurst", "3", res{[]string{"StartLimitBurst"}, uint32(3), true}},
-		{"TimeoutStartSec", "5", res{[]string{"TimeoutStartUSec"}, uint64(5_000_000), true}},
-		{"TimeoutStopSec", "0", res{[]string{"TimeoutStopUSec"}, infinity, true}},
-		{"TimeoutSec", "1min", res{[]string{"TimeoutStartUSec", "TimeoutStopUSec"}, uint64(60_000_000), true}},
-		{"RuntimeMaxSec", "0", res{[]string{"RuntimeMaxUSec"}, uint64(0), true}},
-		{"CPUQuota", "20%", res{[]string{"CPUQuotaPerSecUSec"}, uint64(200_000), true}},
-		{"CPUQuota", "20", res{[]string{"CPUQuotaPerSecUSec"}, nil, false}},
-		{"LimitNOFILE", "100", res{[]string{"LimitNOFILE"}, uint64(100), true}},
-		{"LimitCORE", "1K", res{[]string{"LimitCORE"}, uint64(1024), true}},
+		{"MemoryMax", "1G", one("MemoryMax", uint64(1<<30))},
+		{"MemoryMax", "1.5M", one("MemoryMax", uint64(1572864))},
+		{"MemoryHigh", "4096", one("MemoryHigh", uint64(4096))},
+		{"MemoryMax", "infinity", one("MemoryMax", infinity)},
+		{"MemoryMax", "bogus", nil},
+		{"MemoryMax", "-1", nil},
+		{"MemoryMax", "1e3", nil},
+		{"MemoryMax", "50%", one("MemoryMax", half)},
+		{"MemoryMax", "0%", nil},
+		{"MemoryMax", "101%", nil},
+		{"MemoryMax", "", one("MemoryMax", infinity)},
+		{"MemoryLow", "", one("MemoryLow", uint64(0))},
+		{"TasksMax", "infinity", one("TasksMax", infinity)},
+		{"TasksMax", "", one("TasksMax", uint64(4242))},
+		{"TasksMax", "100%", one("TasksMax", scaledLimit("TasksMax", 1, 1))},
+		{"CPUWeight", "100", one("CPUWeight", uint64(100))},
+		{"Nice", "-5", one("Nice", int32(-5))},
+		{"StartLimitBurst", "3", one("StartLimitBurst", uint32(3))},
+		{"TimeoutStartSec", "5", one("TimeoutStartUSec", uint64(5_000_000))},
+		{"TimeoutStopSec", "0", one("TimeoutStopUSec", infinity)},
+		{"TimeoutSec", "1min", []prop{{"TimeoutStartUSec", uint64(60_000_000)}, {"TimeoutStopUSec", uint64(60_000_000)}}},
+		{"RuntimeMaxSec", "0", one("RuntimeMaxUSec", uint64(0))},
+		{"CPUQuota", "20%", one("CPUQuotaPerSecUSec", uint64(200_000))},
+		{"CPUQuota", "20", nil},
+		{"LimitNOFILE", "100", one("LimitNOFILE", uint64(100))},
+		{"LimitCORE", "1K", one("LimitCORE", uint64(1024))},
+		{"LimitNOFILE", "1024:4096", []prop{{"LimitNOFILESoft", uint64(1024)}, {"LimitNOFILE", uint64(4096)}}},
+		{"LimitCORE", "0:infinity", []prop{{"LimitCORESoft", uint64(0)}, {"LimitCORE", infinity}}},
+		{"LimitCORE", "2:1", nil},
+		{"LimitNOFILE", "8M:bogus", nil},
+		{"LimitNOFILE", "", nil},
+		{"LimitNOFILE", "50%", nil},
 	} {
 		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
-			props, v, ok := numericSetting(tc.key, tc.val)
-			got := res{props, v.Value(), ok}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("numericSetting(%q, %q) (-want +got):\n%s", tc.key, tc.val, diff)
+			props, ok := m.numericSetting(tc.key, tc.val)
+			var got []prop
+			for _, p := range props {
+				got = append(got, prop{p.Name, p.Value.Value()})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" || ok != (tc.want != nil) {
+				t.Errorf("numericSetting(%q, %q) = %v (-want +got):\n%s", tc.key, tc.val, ok, diff)
 			}
 		})
 	}

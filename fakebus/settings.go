@@ -655,7 +655,7 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 			return nil, errInvalidArgs("%s: %v", p.Name, err)
 		}
 		if strings.HasSuffix(p.Name, "Scale") {
-			p = setProp{strings.TrimSuffix(p.Name, "Scale"), dbus.MakeVariant(scaledLimit(p.Name, p.Value.Value().(uint32)))}
+			p = setProp{strings.TrimSuffix(p.Name, "Scale"), dbus.MakeVariant(scaledLimit(p.Name, uint64(p.Value.Value().(uint32)), math.MaxUint32))}
 		}
 		kept = append(kept, p)
 	}
@@ -749,7 +749,7 @@ func (m *manager) checkValue(name string, spec settable, v any, kind string) err
 		}
 		return rangeU64(lo, 10000, true)(v)
 	case "MemoryHighScale", "MemoryMaxScale":
-		if scaledLimit(name, v.(uint32)) == 0 {
+		if scaledLimit(name, uint64(v.(uint32)), math.MaxUint32) == 0 {
 			return errOutOfRange
 		}
 		return nil

@@ -116,6 +116,8 @@ var kindDirectives = map[unitKind][]directiveSpec{
 		{"Service", "User", []string{"root", "nosuchuser", "0"}, "User"},
 		{"Service", "MemoryMax", []string{"1G", "0", "infinity", "bogus"}, "MemoryMax"},
 		{"Service", "TimeoutStartSec", []string{"5", "infinity", "bogus"}, "TimeoutStartUSec"},
+		{"Service", "LimitNOFILE", []string{"1024", "1024:4096", "infinity", "", "8M:bogus"}, "LimitNOFILE"},
+		{"Service", "LimitCORE", []string{"5", "0:infinity", "", "2:1"}, "LimitCORESoft"},
 	},
 	kSocket: {
 		{"Socket", "ListenStream", []string{"{dir}/socket", "", "bogus:address"}, ""},
@@ -129,8 +131,9 @@ var kindDirectives = map[unitKind][]directiveSpec{
 		{"Timer", "Persistent", []string{"yes", "no"}, "Persistent"},
 	},
 	kSlice: {
-		{"Slice", "MemoryMax", []string{"1G", "0", "infinity", "bogus"}, "MemoryMax"},
+		{"Slice", "MemoryMax", []string{"1G", "0", "infinity", "bogus", "50%", ""}, "MemoryMax"},
 		{"Slice", "CPUWeight", []string{"100", "0", "10001", "bogus"}, "CPUWeight"},
+		{"Slice", "TasksMax", []string{"10", "10%", "infinity", "", "0"}, "TasksMax"},
 	},
 	kScope: {
 		{"Scope", "RuntimeMaxSec", []string{"1h", "bogus"}, "RuntimeMaxUSec"},

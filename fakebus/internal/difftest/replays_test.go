@@ -13,6 +13,22 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A unit file's percentages of memory and tasks, soft:hard limits
+	// and empty assignments (MemoryMax= resets to infinity, TasksMax= to
+	// DefaultTasksMax, LimitX= is ignored); the fake ignored all three
+	// forms (found by a read of the parser, the same on 247-262).
+	{"unit-file percentages, soft:hard limits and resets", []Op{
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InConfig, Lines: []Directive{{"Slice", "MemoryMax", "50%"}, {"Slice", "TasksMax", "10%"}}},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InConfig, Lines: []Directive{{"Slice", "MemoryMax", "1G"}, {"Slice", "MemoryMax", ""}, {"Slice", "TasksMax", "10"}, {"Slice", "TasksMax", ""}}},
+		{Kind: "Reload"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "LimitNOFILE", "1024:4096"}, {"Service", "LimitCORE", "0:infinity"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "LimitNOFILE", "5"}, {"Service", "LimitNOFILE", ""}, {"Service", "LimitCORE", "5"}, {"Service", "LimitCORE", ""}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "LimitNOFILE", "8M:bogus"}, {"Service", "LimitCORE", "2:1"}}},
+		{Kind: "Reload"},
+	}},
 	// EnableUnitFiles and DisableUnitFiles act on the units Also= names
 	// too, and on theirs in turn (the fake did not; found by a read of
 	// the model, the same on 247-262 but for a missing one: "auxiliary
