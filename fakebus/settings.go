@@ -699,7 +699,9 @@ func (m *manager) setUnitPropertiesLocked(name string, body any, authorize func(
 		changed = append(changed, p.Name)
 	}
 	m.settingsNoteLocked(u.name, "SetUnitProperties", changed, nil)
-	if !u.transient {
+	if u.transient {
+		u.transientProps = append(u.transientProps, props...)
+	} else {
 		// systemd keeps them in a drop-in (system.control), which
 		// outlives daemon-reload and the unit's unloading, and applies
 		// to the unit loaded again, a slice without a file or a

@@ -182,11 +182,15 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 		// file there.
 		u.fragment = m.transientUnitDirLocked() + "/" + u.name
 		names := make([]string, 0, len(nu.props))
+		u.transientProps = nil
 		for _, p := range nu.props {
 			names = append(names, p.Name)
 			if p.Name == "AddRef" {
 				m.addRefLocked(u, caller, p.Value.Value().(bool))
 				continue
+			}
+			if p.Name != "PIDs" {
+				u.transientProps = append(u.transientProps, p)
 			}
 			m.setPropLocked(u, p.Name, p.Value)
 		}
@@ -236,6 +240,9 @@ func (m *manager) stubLocked(made []newUnit) {
 		u.fragment = m.transientUnitDirLocked() + "/" + u.name
 		if i < len(made)-1 {
 			for _, p := range nu.props {
+				if p.Name != "AddRef" && p.Name != "PIDs" {
+					u.transientProps = append(u.transientProps, p)
+				}
 				if p.Name != "AddRef" {
 					m.setPropLocked(u, p.Name, p.Value)
 				}

@@ -93,6 +93,10 @@ type unit struct {
 	// loaded is what its unit file and drop-ins were on disk when it was
 	// loaded (unitfile.go: NeedDaemonReload).
 	loaded loadStamp
+	// transientProps are a transient unit's settings as its transient
+	// file holds them, StartTransientUnit's then SetUnitProperties', which
+	// a daemon-reload loads it from again (reloadUnfiledLocked).
+	transientProps []setProp
 }
 
 func (m *manager) newUnitLocked(name string) *unit {

@@ -466,12 +466,14 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 // unit, a slice or device made implicitly), after its own settings, as
 // systemd reads them for every unit it loads (unit_load_dropin): a list
 // setting appends to the unit's own (ExecStart=, Environment=) unless an
-// empty assignment resets it. Its DropInPaths lists them (measured on 252 and 262 by the differential
-// tester: a transient slice and service over a drop-in have its
-// settings). They are read at load only: one added later applies at the
-// next daemon-reload on systemd, not on the fake.
+// empty assignment resets it. Its DropInPaths lists them (measured on
+// 252 and 262 by the differential tester: a transient slice and service
+// over a drop-in have its settings). They are read when the unit loads,
+// and at each daemon-reload (reloadUnfiledLocked); NeedDaemonReload says
+// when they changed since.
 func (m *manager) applyDropInsLocked(u *unit) {
 	paths := m.dropInsLocked([]string{u.name})
+	u.loaded = loadStamp{mtimes: mtimes(append([]string{stampFile(u)}, paths...)), dirs: m.dropInDirsLocked(u.name, nil)}
 	if len(paths) == 0 {
 		return
 	}
@@ -483,6 +485,27 @@ func (m *manager) applyDropInsLocked(u *unit) {
 	for _, p := range pu.props {
 		m.setPropLocked(u, p.Name, p.Value)
 	}
+}
+
+// reloadUnfiledLocked loads a unit that has no unit file of its own again,
+// as a daemon-reload does: a transient unit from its settings
+// (transientProps), a slice or device made implicitly from none, then
+// the drop-ins of its name as they are now and SetUnitProperties' (measured
+// on 247, 252 and 262 by the differential tester: a drop-in added to a
+// running transient service or an active slice applies at the reload).
+// A perpetual unit and a stub are left alone.
+func (m *manager) reloadUnfiledLocked(u *unit) {
+	if u.perpetual || u.load != "loaded" || !u.transient && u.kind != "slice" && u.kind != "device" {
+		return
+	}
+	u.props = map[string]dbus.Variant{}
+	for _, p := range u.transientProps {
+		m.setPropLocked(u, p.Name, p.Value)
+	}
+	u.dropIns = nil
+	m.applyDropInsLocked(u)
+	m.applyControlLocked(u)
+	m.indexLocked(u)
 }
 
 // applyControlLocked applies what SetUnitProperties set on a unit of u's
@@ -533,6 +556,7 @@ func (m *manager) reloadUnitsLocked() {
 			u.load = "loaded"
 		}
 		if !u.fromFile {
+			m.reloadUnfiledLocked(u)
 			continue
 		}
 		src, ok := m.sourceLocked(u.name)
@@ -626,8 +650,8 @@ func (m *manager) needDaemonReloadLocked(u *unit) bool {
 	if m.unitFilesChanged && sdversions.Behaves(m.release, sdversions.UnitFileChangesNeedReload) {
 		return true
 	}
-	if u.file == "" || u.loaded.mtimes == nil {
-		return false
+	if u.file == "" && !u.transient && u.kind != "slice" && u.kind != "device" || u.loaded.mtimes == nil {
+		return false // its drop-ins are looked at for units loaded from no file (applyDropInsLocked)
 	}
 	var cur []string
 	for _, p := range m.dropInsLocked(append([]string{u.name}, u.aliases...)) {

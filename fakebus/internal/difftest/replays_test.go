@@ -13,6 +13,21 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A daemon-reload reads the drop-ins of a transient unit and of a
+	// slice made implicitly again: one added since applies, one removed
+	// no longer does; NeedDaemonReload says so before (from 257 for a
+	// drop-in directory made since the unit loaded). The fake read them
+	// at load only (found by a read of the model, the same on 247-262).
+	{"drop-ins of units without a file at a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Environment", []string{"A=1"}}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Service", "Environment", "B=2"}, {"Service", "MemoryMax", "1G"}}},
+		{Kind: "Reload"},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InDropIn, Lines: []Directive{{"Slice", "MemoryMax", "1G"}}},
+		{Kind: "Reload"},
+		{Kind: "RemoveUnitFile", Unit: 4},
+		{Kind: "Reload"},
+	}},
 	// A unit file's percentages of memory and tasks, soft:hard limits
 	// and empty assignments (MemoryMax= resets to infinity, TasksMax= to
 	// DefaultTasksMax, LimitX= is ignored); the fake ignored all three
