@@ -29,7 +29,9 @@ const (
 	forUnit    = "unit"    // every type
 	forService = "service" // services
 	forScope   = "scope"   // scopes
-	forExec    = "exec"    // services and scopes (kill settings)
+	forExec    = "exec"    // services and scopes
+	forExecCtx = "execctx" // services and sockets (execution settings)
+	forKill    = "kill"    // services, scopes and sockets (kill settings, Slice)
 	forCgroup  = "cgroup"  // services, scopes, slices, mounts, sockets and swaps
 	forSocket  = "socket"  // sockets
 	forTimer   = "timer"   // timers
@@ -141,7 +143,7 @@ var settableProps = map[string]settable{
 	"StartLimitIntervalUSec": {"t", forUnit, nil},
 	"Conditions":             {"a(sbbs)", forUnit, checkConditions},
 	"Asserts":                {"a(sbbs)", forUnit, checkConditions},
-	"Slice":                  {"s", forExec, checkSlice},
+	"Slice":                  {"s", forKill, checkSlice},
 
 	"BusName":          {"s", forService, checkBusName},
 	"Type":             {"s", forService, oneOf("simple", "exec", "forking", "oneshot", "dbus", "notify", "idle", "notify-reload")},
@@ -158,32 +160,32 @@ var settableProps = map[string]settable{
 	"TimeoutStartUSec": {"t", forService, nil},
 	"TimeoutStopUSec":  {"t", forExec, nil},
 	"RuntimeMaxUSec":   {"t", forExec, nil},
-	"User":             {"s", forService, checkUserName("User")},
-	"Group":            {"s", forService, checkUserName("Group")},
-	"WorkingDirectory": {"s", forService, checkWorkingDirectory},
-	"Environment":      {"as", forService, checkEnvironment},
-	"Nice":             {"i", forService, rangeI32(-20, 19, "Invalid Nice value: %d")},
-	"OOMScoreAdjust":   {"i", forService, rangeI32(-1000, 1000, "OOM score adjust value out of range")},
-	"LimitNOFILE":      {"t", forService, nil},
-	"LimitNPROC":       {"t", forService, nil},
-	"LimitCORE":        {"t", forService, nil},
-	"LimitMEMLOCK":     {"t", forService, nil},
-	"StandardOutput":   {"s", forService, oneOf(standardOutputs...)},
-	"StandardError":    {"s", forService, oneOf(standardOutputs...)},
+	"User":             {"s", forExecCtx, checkUserName("User")},
+	"Group":            {"s", forExecCtx, checkUserName("Group")},
+	"WorkingDirectory": {"s", forExecCtx, checkWorkingDirectory},
+	"Environment":      {"as", forExecCtx, checkEnvironment},
+	"Nice":             {"i", forExecCtx, rangeI32(-20, 19, "Invalid Nice value: %d")},
+	"OOMScoreAdjust":   {"i", forExecCtx, rangeI32(-1000, 1000, "OOM score adjust value out of range")},
+	"LimitNOFILE":      {"t", forExecCtx, nil},
+	"LimitNPROC":       {"t", forExecCtx, nil},
+	"LimitCORE":        {"t", forExecCtx, nil},
+	"LimitMEMLOCK":     {"t", forExecCtx, nil},
+	"StandardOutput":   {"s", forExecCtx, oneOf(standardOutputs...)},
+	"StandardError":    {"s", forExecCtx, oneOf(standardOutputs...)},
 	// The file descriptors systemd-run --pipe passes (fds.go): they make
 	// StandardInput=, StandardOutput= or StandardError= "fd".
-	"StandardInputFileDescriptor":  {"h", forService, nil},
-	"StandardOutputFileDescriptor": {"h", forService, nil},
-	"StandardErrorFileDescriptor":  {"h", forService, nil},
+	"StandardInputFileDescriptor":  {"h", forExecCtx, nil},
+	"StandardOutputFileDescriptor": {"h", forExecCtx, nil},
+	"StandardErrorFileDescriptor":  {"h", forExecCtx, nil},
 	"PIDs":                         {"au", forScope, nil}, // checkPIDsLocked
 	"Listen":                       {"a(ss)", forSocket, checkListen},
 	"OOMPolicy":                    {"s", forExec, oneOf("continue", "stop", "kill")},
 
-	"KillMode":        {"s", forExec, oneOf("control-group", "process", "mixed", "none")},
-	"KillSignal":      {"i", forExec, checkSignal},
-	"FinalKillSignal": {"i", forExec, checkSignal},
-	"SendSIGKILL":     {"b", forExec, nil},
-	"SendSIGHUP":      {"b", forExec, nil},
+	"KillMode":        {"s", forKill, oneOf("control-group", "process", "mixed", "none")},
+	"KillSignal":      {"i", forKill, checkSignal},
+	"FinalKillSignal": {"i", forKill, checkSignal},
+	"SendSIGKILL":     {"b", forKill, nil},
+	"SendSIGHUP":      {"b", forKill, nil},
 
 	"CPUAccounting":             {"b", forCgroup, nil},
 	"CPUWeight":                 {"t", forCgroup, nil}, // range depends on the release, see checkValue
@@ -276,6 +278,11 @@ func appliesTo(scope, kind string) bool {
 		return kind == "scope"
 	case forExec:
 		return kind == "service" || kind == "scope"
+	case forExecCtx:
+		// Measured for sockets on 247-262 by the differential tester.
+		return kind == "service" || kind == "socket"
+	case forKill:
+		return kind == "service" || kind == "scope" || kind == "socket"
 	case forSocket:
 		return kind == "socket"
 	case forTimer:

@@ -647,6 +647,11 @@ const (
 	// unit without a file reports it ("auxiliary unit failed") and goes
 	// on; 247 fails the call (NoSuchUnit). Seen on 247, 252, 257 and 262.
 	AuxiliaryUnitFailed Behaviour = "AuxiliaryUnitFailed"
+	// KillUnsupportedExplained: KillUnit of a unit whose type has no
+	// processes (a timer, a target) answers NotSupported "Unit type does
+	// not support process killing."; 247 and 252 "Operation not
+	// supported". Seen on 247, 252, 257 and 262.
+	KillUnsupportedExplained Behaviour = "KillUnsupportedExplained"
 	// NoSuchProcessErrno: a PID no process has, in a scope's PIDs= or
 	// AttachProcessesToUnit, is refused UnixProcessIdUnknown with the
 	// errno's text ("Failed to set unit properties: No such process",
@@ -730,6 +735,7 @@ var Behaviours = map[Behaviour]Release{
 	NoUnitFileWordedAsUnit:      R("257"),
 	ExistingFileQuoted:          R("257"),
 	AuxiliaryUnitFailed:         R("252"),
+	KillUnsupportedExplained:    R("257"),
 	NoSuchProcessErrno:          R("257"),
 	CgroupCatchup:               R("252"),
 	LinkMissingFileNoSuchUnit:   R("252"),
