@@ -172,11 +172,6 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	if typ == jobReload && !canReload {
 		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type reload is not applicable for unit " + name + "."}
 	}
-	if typ == jobRestart && u.kind == "scope" {
-		// A scope's processes are not systemd's to start again (measured
-		// on 247, 252, 257 and 262 by the differential tester).
-		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type restart is not applicable for unit " + name + "."}
-	}
 	// A restart, or a try-restart even of an inactive unit, stops and
 	// starts: either setting refuses it (bus_unit_queue_job_one; measured
 	// on 247-262 by the differential tester: replay "restart refused by
@@ -187,6 +182,12 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 		(asked == jobRestart || asked == "try-restart") && (refuseStart || refuseStop),
 		asked == "reload-or-start" && !u.isActive() && refuseStart: // a start then (job_type_collapse; not measured)
 		return nil, "", &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+	}
+	if typ == jobRestart && u.kind == "scope" {
+		// A scope's processes are not systemd's to start again (measured
+		// on 247, 252, 257 and 262 by the differential tester), once the
+		// refusal above is looked at (262 seed 19002).
+		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type restart is not applicable for unit " + name + "."}
 	}
 	if isolateRefused {
 		return nil, "", errNoIsolation()

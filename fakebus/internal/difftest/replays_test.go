@@ -13,6 +13,26 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A daemon-reload or re-execution arms a waiting timer again as if
+	// it never elapsed: OnActiveSec=0 beside OnActiveSec=1h elapses again
+	// and starts its unit (the fake kept the elapsed value; 262 seed
+	// 19005, measured three times on each release; 262's re-execution
+	// did so once in three, known difference timer-reexec-262).
+	{"waiting timer armed again at a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnActiveSec", Usec: 0x0}}}, {"RemainAfterElapse", true}, {"TimersMonotonic", []TimerValue{TimerValue{Base: "OnActiveSec", Usec: 0xd693a400}}}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "Reexecute", Unit: 0},
+	}},
+	// RefuseManualStart= or RefuseManualStop= refuses a scope's restart
+	// before the job type is found not applicable (the fake answered
+	// JobTypeNotApplicable; 262 seed 19002, the same on 247-262).
+	{"restart of a scope refused by its settings", []Op{
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}, {"RefuseManualStop", true}}},
+		{Kind: "RestartUnit", Unit: 2, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{1}}, {"RefuseManualStart", true}}},
+		{Kind: "RestartUnit", Unit: 3, Mode: "replace"},
+	}},
 	// A transient socket takes the execution settings, the kill settings
 	// and Slice= (the fake refused them as unknown; 252 seed 18007, the
 	// same on 247-262; a wrong type is ENXIO, worded per release).

@@ -362,8 +362,13 @@ func (r *run) value(v any) string {
 			parts = append(parts, r.record(p))
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
+	case uint32, []uint32, string:
+		// What may hold a PID: D-Bus carries PIDs as uint32 (MainPID,
+		// PIDs), and a message may name one. Other numbers are left
+		// alone: an ExecMainStatus of 203 is no process.
+		return r.pidNames(dbus.MakeVariant(v).String())
 	}
-	return r.pidNames(dbus.MakeVariant(v).String())
+	return dbus.MakeVariant(v).String()
 }
 
 // record prints a structure: GetUnitProcesses' (sus) with the process

@@ -267,3 +267,26 @@ func TestKnownExecStartRace(t *testing.T) {
 		})
 	}
 }
+
+func TestKnownTimerReexec262(t *testing.T) {
+	timer := `u6.timer: "loaded" "active"/"waiting" Result="success"`
+	real := Step{Op: "Reexecute", Reply: "ok", Units: []string{timer}}
+	for _, tc := range []struct {
+		name    string
+		op      OpKind
+		signals []string
+		want    string
+	}{
+		{"its unit started", OpReexec, []string{"JobNew J5 u6.service", "JobRemoved J5 u6.service done"}, "timer-reexec-262"},
+		{"after a reload", OpReload, []string{"JobNew J5 u6.service", "JobRemoved J5 u6.service done"}, ""},
+		{"the start failed", OpReexec, []string{"JobNew J5 u6.service", "JobRemoved J5 u6.service failed"}, ""},
+		{"another unit", OpReexec, []string{"JobNew J5 u6.timer", "JobRemoved J5 u6.timer done"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := Step{Op: real.Op, Reply: real.Reply, Signals: tc.signals, Units: real.Units}
+			if got := knownID(Op{Kind: tc.op}, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
