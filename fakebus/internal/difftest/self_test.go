@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -288,5 +289,27 @@ func TestKnownTimerReexec262(t *testing.T) {
 				t.Errorf("knownDifference = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestValuePIDs: a value that may hold a PID (uint32, a list of them, a
+// message) shows a spawned process by its name; other numbers, an exit
+// status of 203 say, stay as they are even when a spawned process has
+// that PID.
+func TestValuePIDs(t *testing.T) {
+	r := &run{procs: procs{list: []*proc{{pid: 203}}}, pidRe: regexp.MustCompile(`\b[0-9]+\b`)}
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{uint32(203), "@u P0"},
+		{[]uint32{203, 7}, "@au [P0, 7]"},
+		{"Process with ID 203 does not exist.", `"Process with ID P0 does not exist."`},
+		{int32(203), "203"},
+		{uint64(203), "@t 203"},
+	} {
+		if got := r.value(tc.v); got != tc.want {
+			t.Errorf("value(%#v) = %s, want %s", tc.v, got, tc.want)
+		}
 	}
 }
