@@ -493,7 +493,7 @@ func (m *manager) applyDropInsLocked(u *unit) {
 // the drop-ins of its name as they are now and SetUnitProperties' (measured
 // on 247, 252 and 262 by the differential tester: a drop-in added to a
 // running transient service or an active slice applies at the reload).
-// A perpetual unit and a stub are left alone.
+// A perpetual unit and one that is not loaded are left alone.
 func (m *manager) reloadUnfiledLocked(u *unit) {
 	if u.perpetual || u.load != "loaded" || !u.transient && u.kind != "slice" && u.kind != "device" {
 		return
