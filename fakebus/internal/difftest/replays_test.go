@@ -13,6 +13,37 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// KillUnit of a service's main process: every signal that ends a
+	// process that does not handle it does, SIGHUP as a clean exit, a
+	// core-dumping one as "signal" (no core with LimitCORE=0); SIGPIPE is
+	// ignored (IgnoreSIGPIPE=yes) and SIGWINCH harmless. The fake ended
+	// it only on SIGKILL, SIGTERM, SIGINT and realtime signals (247 seeds
+	// 20002, 20005 and 20007: SIGHUP; the same on 247-262).
+	{"signals to a service's main process", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 1},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 10},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 3},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 13},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 28},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "KillUnit", Unit: 3, Whom: "all", Signal: 10},
+	}},
+	// A scope has no main or control process to kill (the fake said
+	// there was none running; 247 seed 20004, the same on 247-262).
+	{"kill of a scope's main process", []Op{
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "KillUnit", Unit: 3, Whom: "main", Signal: 9},
+		{Kind: "KillUnit", Unit: 3, Whom: "main", Signal: 15},
+		{Kind: "KillUnit", Unit: 3, Whom: "control", Signal: 15},
+	}},
 	// A daemon-reload or re-execution arms a waiting timer again as if
 	// it never elapsed: OnActiveSec=0 beside OnActiveSec=1h elapses again
 	// and starts its unit (the fake kept the elapsed value; 262 seed
