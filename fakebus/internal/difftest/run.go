@@ -524,7 +524,7 @@ func (r *run) listJobs() ([]string, error) {
 	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
 	var out []string
 	for _, j := range list {
-		if strings.HasPrefix(j.Unit, r.prefix) {
+		if r.ours(j.Unit) {
 			out = append(out, fmt.Sprintf("%s %s %s %s", r.job(string(j.JobPath)), j.Unit[len(r.prefix):], j.Type, j.State))
 		}
 	}
@@ -650,17 +650,24 @@ func (r *run) signals() []string {
 	}
 }
 
+// ours reports whether unit name is one of the sequence's (a pool unit or
+// an auxiliary service: prefix, then "u"). Prefixes of sequences that run
+// at once may begin alike (de1, de13): the name must go on with "u".
+func (r *run) ours(name string) bool {
+	return strings.HasPrefix(name, r.prefix+"u")
+}
+
 func (r *run) signal(s *dbus.Signal) string {
 	switch s.Name {
 	case managerIf + ".JobNew":
 		if len(s.Body) == 3 {
-			if u, _ := s.Body[2].(string); strings.HasPrefix(u, r.prefix) {
+			if u, _ := s.Body[2].(string); r.ours(u) {
 				return fmt.Sprintf("JobNew %s %s", r.value(s.Body[1]), u[len(r.prefix):])
 			}
 		}
 	case managerIf + ".JobRemoved":
 		if len(s.Body) == 4 {
-			if u, _ := s.Body[2].(string); strings.HasPrefix(u, r.prefix) {
+			if u, _ := s.Body[2].(string); r.ours(u) {
 				return fmt.Sprintf("JobRemoved %s %s %v", r.value(s.Body[1]), u[len(r.prefix):], s.Body[3])
 			}
 		}

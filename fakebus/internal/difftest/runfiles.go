@@ -192,7 +192,7 @@ func (r *run) wantedByDefault() string {
 	}
 	var mine []string
 	for _, w := range wants {
-		if strings.HasPrefix(w, r.prefix) {
+		if r.ours(w) {
 			mine = append(mine, w[len(r.prefix):])
 		}
 	}

@@ -313,3 +313,14 @@ func TestValuePIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestOurs: a sequence's units are its prefix's, not those of a sequence
+// run at once whose prefix begins alike (de1 and de13).
+func TestOurs(t *testing.T) {
+	r := &run{prefix: "de1"}
+	for name, want := range map[string]bool{"de1u0.service": true, "de1u6.service": true, "de13u2.scope": false, "de1": false, "xde1u0.service": false} {
+		if got := r.ours(name); got != want {
+			t.Errorf("ours(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
