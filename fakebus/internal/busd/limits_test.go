@@ -460,6 +460,16 @@ func TestFullQueueRefusesCalls(t *testing.T) {
 				t.Errorf("refused call: %s: %v; want %s matching %s", got, refused.Err, errLimitsExceeded, want)
 			}
 
+			// Calls written after the refused one may still be on their
+			// way; the bus handles a connection's messages in order, so
+			// once it answers the sender, each of them was queued or
+			// refused, and none is queued after the recipient's queue
+			// empties (which would fill it again and drop the Ping's
+			// answer below).
+			if err := sender.BusObject().Call(peerIface+".Ping", 0).Err; err != nil {
+				t.Fatal(err)
+			}
+
 			// The recipient reads again and, once its queue is empty (a
 			// reply for a full queue is dropped too), asks the bus
 			// something.
