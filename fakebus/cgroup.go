@@ -253,7 +253,7 @@ func (m *manager) processesLocked(u *unit) []processRow {
 	rows := []processRow{}
 	if u.proc != nil && u.proc.pid != 0 {
 		cmd := ""
-		if c, ok := u.mainCommand(); ok {
+		if c, ok := u.mainCommand(u.proc.index); ok {
 			cmd = strings.Join(c.Argv, " ")
 		}
 		rows = append(rows, processRow{u.cgroup(), u.proc.pid, cmd})

@@ -436,7 +436,13 @@ func (m *manager) withMeasuredLocked(u *unit, iface string, props map[string]dbu
 			if own, ok := u.props[strings.TrimSuffix(name, "Ex")]; ok {
 				runs := u.runs[strings.TrimSuffix(name, "Ex")]
 				if strings.TrimSuffix(name, "Ex") == "ExecStart" && u.exec.pid != 0 && u.execShown {
-					runs = []execMain{u.exec} // the main process: its start, PID and exit
+					// The main process's command shows its start, PID
+					// and exit; a oneshot's earlier ones their runs.
+					runs = append(make([]execMain, 0, u.exec.index+1), runs...)
+					for len(runs) <= u.exec.index {
+						runs = append(runs, execMain{})
+					}
+					runs[u.exec.index] = u.exec
 				}
 				if cmds, ok := execProp(own, v.Signature().String(), runs, m.clock); ok {
 					v = cmds

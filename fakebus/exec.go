@@ -23,41 +23,52 @@ type process struct {
 	started time.Time
 	pid     uint32
 	ended   bool
+	// index is the ExecStart= command it runs (a oneshot service runs
+	// them in turn), ignoreFailure that command's "-" prefix: an exit
+	// status that is not 0 counts as a success.
+	index         int
+	ignoreFailure bool
 }
 
-// command interprets the first ExecStart= command of a service: the fake
-// runs no programs, it knows what a few do. true exits 0, false exits 1,
-// sleep N runs N seconds and exits 0, sh -c 'exit N' exits N, sh -c
-// 'sleep N' sleeps; anything else runs until it is stopped.
-func (m *manager) command(u *unit) (p process, ok bool) {
-	cmd, ok := u.mainCommand()
+// command interprets ExecStart= command i of a service: the fake runs no
+// programs, it knows what a few do. true exits 0, false exits 1, sleep N
+// runs N seconds and exits 0, sh -c 'exit N' exits N, sh -c 'sleep N'
+// sleeps; anything else runs until it is stopped.
+func (m *manager) command(u *unit, i int) (p process, ok bool) {
+	cmd, ok := u.mainCommand(i)
 	if !ok {
 		return process{}, false
 	}
-	if status := m.execFailure(u, cmd); status != 0 {
-		return process{exit: status}, true
-	}
-	return interpret(cmd.Argv), true
+	p, _ = m.controlProcess(u, cmd)
+	p.index, p.ignoreFailure = i, cmd.IgnoreFailure
+	return p, true
 }
 
-// execFailsLocked reports whether u's main command fails before it runs
+// controlProcess is what command c of u does in the fake: it fails before
+// it runs as execFailure says (for any of u's commands, as systemd's
+// child sets up each the same way), else as interpretKnown says, known
+// reporting whether the fake knows the program.
+func (m *manager) controlProcess(u *unit, c execCommand) (p process, known bool) {
+	if status := m.execFailure(u, c); status != 0 {
+		return process{exit: status}, true
+	}
+	return interpretKnown(c.Argv)
+}
+
+// execFailsLocked reports whether u's first command fails before it runs
 // (execFailure).
 func (m *manager) execFailsLocked(u *unit) bool {
-	cmd, ok := u.mainCommand()
+	cmd, ok := u.mainCommand(0)
 	return ok && m.execFailure(u, cmd) != 0
 }
 
-// mainCommand is the first ExecStart= command, if any.
-func (u *unit) mainCommand() (execCommand, bool) {
-	v, found := u.props["ExecStart"]
-	if !found {
+// mainCommand is ExecStart= command i, if any.
+func (u *unit) mainCommand(i int) (execCommand, bool) {
+	cmds := u.commands("ExecStart")
+	if i >= len(cmds) {
 		return execCommand{}, false
 	}
-	var cmds []execCommand
-	if dbus.Store([]any{v.Value()}, &cmds) != nil || len(cmds) == 0 {
-		return execCommand{}, false
-	}
-	return cmds[0], true
+	return cmds[i], true
 }
 
 // The exit statuses of systemd's child when it fails before the
@@ -124,8 +135,7 @@ func isNumber(s string) bool {
 	return err == nil
 }
 
-// commands returns the commands of an Exec* property other than
-// ExecStart (ExecStartPre, ExecStartPost, ExecReload).
+// commands returns the commands of an Exec* property.
 func (u *unit) commands(name string) []execCommand {
 	v, found := u.props[name]
 	if !found {
@@ -140,13 +150,14 @@ func (u *unit) commands(name string) []execCommand {
 
 // runCommandsLocked runs the commands of an Exec* property other than
 // ExecStart the way the fake runs them: at once, in order, each with the
-// exit status interpret gives it (a command it does not know exits 0),
+// exit status controlProcess gives it (a command it does not know exits 0),
 // stopping at the first that fails without a "-" prefix (IgnoreFailure).
 // Each run is recorded (u.runs; its PID made up, as the main process's).
 // It reports whether they all succeeded.
 func (m *manager) runCommandsLocked(u *unit, name string) bool {
 	for i, c := range u.commands(name) {
-		exit := interpret(c.Argv).exit
+		p, _ := m.controlProcess(u, c)
+		exit := p.exit
 		m.recordRunLocked(u, name, i, time.Now(), exit)
 		if exit != 0 && !c.IgnoreFailure {
 			return false
@@ -158,6 +169,11 @@ func (m *manager) runCommandsLocked(u *unit, name string) bool {
 // recordRunLocked records that command i of Exec* setting name ran from
 // start until now and exited with status.
 func (m *manager) recordRunLocked(u *unit, name string, i int, start time.Time, status int) {
+	u.keepRun(name, i, execMain{pid: 1000 + m.lastJob, start: start, exit: time.Now(), code: cldExited, status: int32(status)})
+}
+
+// keepRun records run as the last of command i of Exec* setting name.
+func (u *unit) keepRun(name string, i int, run execMain) {
 	if u.runs == nil {
 		u.runs = map[string][]execMain{}
 	}
@@ -165,7 +181,7 @@ func (m *manager) recordRunLocked(u *unit, name string, i int, start time.Time, 
 	if len(runs) <= i {
 		runs = append(runs, make([]execMain, i+1-len(runs))...)
 	}
-	runs[i] = execMain{pid: 1000 + m.lastJob, start: start, exit: time.Now(), code: cldExited, status: int32(status)}
+	runs[i] = run
 	u.runs[name] = runs
 }
 
@@ -175,15 +191,9 @@ type execCommand struct {
 	IgnoreFailure bool
 }
 
-// interpret returns what a command does in the fake: a command it does
-// not know runs until it is stopped.
-func interpret(argv []string) process {
-	p, _ := interpretKnown(argv)
-	return p
-}
-
-// interpretKnown is interpret, reporting whether the fake knows the
-// command (known false: it runs until stopped).
+// interpretKnown returns what a command does in the fake, reporting
+// whether the fake knows it: one it does not know runs until it is
+// stopped.
 func interpretKnown(argv []string) (p process, known bool) {
 	if len(argv) == 0 {
 		return process{runFor: -1}, false

@@ -177,7 +177,7 @@ func (m *manager) scriptedLocked(j *job, result sdbus.JobResult) {
 	case sdbus.JobDone, sdbus.JobSkipped:
 		if !u.isActive() && u.kind == "service" && serviceType(u) != string(sdbus.ServiceOneshot) {
 			// A long-running service runs its command, as started.
-			if p, ok := m.command(u); ok && p.runFor != 0 {
+			if p, ok := m.command(u, 0); ok && p.runFor != 0 {
 				m.spawnLocked(u, p, nil)
 			}
 		}

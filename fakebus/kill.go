@@ -102,10 +102,10 @@ func signalName(sig int32) string {
 // signals (whose default action ends a process) with a failure, other
 // signals leave them running.
 func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any, error) {
-	hasMain := u.proc != nil
-	hasAny := hasMain || (u.kind == "scope" && u.isActive())
+	hasMain, ctl := u.proc != nil, u.control
+	hasAny := hasMain || ctl != nil || (u.kind == "scope" && u.isActive())
 	switch {
-	case strings.HasPrefix(whom, "control"):
+	case strings.HasPrefix(whom, "control") && ctl == nil:
 		return nil, &callErr{errPrefix + "NoSuchProcess", "No control process to kill"}
 	case strings.HasPrefix(whom, "main") && !hasMain:
 		return nil, &callErr{errPrefix + "NoSuchProcess", "No main process to kill"}
@@ -117,12 +117,18 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 	// (measured on 247-262 by the differential tester: its main process
 	// runs on).
 	ignored := harmlessSignals[sig] || sig == 13 && u.kind == "service" && u.boolProp("IgnoreSIGPIPE", true)
-	if !ignored {
+	if !ignored && ctl != nil && !strings.HasPrefix(whom, "main") {
+		// A running ExecCondition= or ExecStartPre= command fails the
+		// start (Result signal; measured on 247-262 by the differential
+		// tester).
+		ctl.signaledLocked(u, sig)
+	}
+	if !ignored && !strings.HasPrefix(whom, "control") {
 		switch {
 		case u.kind == "service" && hasMain:
 			u.proc.ended = true
 			u.proc = nil
-			u.exec.ended(cldKilled, sig)
+			u.mainEnded(cldKilled, sig)
 			if !cleanExitSignals[sig] {
 				m.failLocked(u, "signal")
 				if j := u.job; j != nil && j.typ == jobStart {

@@ -269,7 +269,7 @@ func (m *manager) activateAtStartLocked(u *unit) {
 	}
 	switch u.kind {
 	case "service":
-		if p, ok := m.command(u); ok && serviceType(u) != string(sdbus.ServiceOneshot) && p.runFor != 0 {
+		if p, ok := m.command(u, 0); ok && serviceType(u) != string(sdbus.ServiceOneshot) && p.runFor != 0 {
 			m.spawnLocked(u, p, nil)
 			m.setStateLocked(u, "active", "running")
 			return

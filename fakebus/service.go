@@ -67,47 +67,93 @@ func (m *manager) badService(u *unit) bool {
 }
 
 // startServiceLocked starts service u for its start (or restart) job j,
-// as systemd's service_start: the ExecStartPre= commands run one after
-// another as the control process (activating/start-pre), each as long as
-// the fake says it runs (exec.go: sleep N lasts N seconds; a command it
-// does not know ends at once, successfully); the first that fails without
-// "-" fails the unit (exit-code) and the job. Then the main process
+// as systemd's service_start: the ExecCondition= commands, then the
+// ExecStartPre= ones, run one after another as the control process
+// (activating/condition, activating/start-pre), each as long as the fake
+// says it runs (exec.go: sleep N lasts N seconds; a command it does not
+// know ends at once, successfully). The first ExecCondition= command
+// that exits 1 to 254 without "-" skips the start (startSkippedLocked);
+// one that fails otherwise, or an ExecStartPre= command that fails
+// without "-", fails the unit (exit-code) and the job. Then the main process
 // starts (activating/start): a oneshot service's start job ends when its
-// ExecStart= exits (spawnLocked), any other type's once it runs, after
-// ExecStartPost=. Meanwhile the job runs and the unit is activating, as
+// last ExecStart= command exits (spawnLocked runs them in turn), any other
+// type's once it runs, after ExecStartPost=. Meanwhile the job runs and the unit is activating, as
 // on systemd (measured on 252: systemctl is-active says activating,
 // list-jobs lists the job running). The fake models no sd_notify: a
 // Type=notify service counts as started once its main process runs,
 // unless that is a program the fake interprets (waitsForReadinessLocked).
 func (m *manager) startServiceLocked(u *unit, j *job) {
-	if len(u.commands("ExecStartPre")) == 0 {
-		m.startMainLocked(u, j)
-		return
-	}
-	m.setStateLocked(u, "activating", "start-pre")
-	m.runControlLocked(u, "ExecStartPre", func(ok bool) {
-		if !ok {
-			m.runCommandsLocked(u, "ExecStopPost")
+	// The runs of the last start are forgotten, the main process's too
+	// (service_start; measured on 247-262 by the differential tester:
+	// ExecStopPost='s run of the stop before reads 0 again, and so does
+	// ExecMainCode of a oneshot service without ExecStart=).
+	u.runs, u.exec = nil, execMain{}
+	failed := func(code int32) {
+		m.runCommandsLocked(u, "ExecStopPost")
+		if code == cldExited {
 			m.failLocked(u, "exit-code")
-			m.finishJobLocked(j, "failed")
+		} else {
+			m.failLocked(u, "signal") // killed (KillUnit)
+		}
+		m.finishJobLocked(j, "failed")
+	}
+	pre := func() {
+		if len(u.commands("ExecStartPre")) == 0 {
+			m.startMainLocked(u, j)
 			return
 		}
-		m.startMainLocked(u, j)
+		m.setStateLocked(u, "activating", "start-pre")
+		m.runControlLocked(u, "ExecStartPre", func(code, status int32) {
+			if code != cldExited || status != 0 {
+				failed(code)
+				return
+			}
+			m.startMainLocked(u, j)
+		})
+	}
+	if len(u.commands("ExecCondition")) == 0 {
+		pre()
+		return
+	}
+	m.setStateLocked(u, "activating", "condition")
+	m.runControlLocked(u, "ExecCondition", func(code, status int32) {
+		switch {
+		case code == cldExited && status == 0:
+			pre()
+		case code == cldExited && status < 255:
+			m.startSkippedLocked(u, j)
+		default:
+			failed(code)
+		}
 	})
+}
+
+// startSkippedLocked ends the start job j of service u whose
+// ExecCondition= says no: ExecStopPost= runs, the unit goes inactive,
+// Result exec-condition, and the job is done (skipped on 247; measured on
+// 247-262 by the differential tester).
+func (m *manager) startSkippedLocked(u *unit, j *job) {
+	m.runCommandsLocked(u, "ExecStopPost")
+	u.result = "exec-condition"
+	m.deactivateLocked(u)
+	if m.behaves(sdversions.ExecConditionSkipDone) {
+		m.finishJobLocked(j, "done")
+	} else {
+		m.finishJobLocked(j, "skipped")
+	}
 }
 
 // startMainLocked starts the main process of service u for job j (which
 // may have ended meanwhile: canceled, its unit's start goes on).
 func (m *manager) startMainLocked(u *unit, j *job) {
-	p, _ := m.command(u)
+	p, _ := m.command(u, 0)
 	m.setStateLocked(u, "activating", "start")
 	typ := serviceType(u)
 	switch {
 	case typ == string(sdbus.ServiceOneshot) && len(u.commands("ExecStart")) == 0:
 		// No main process at all (badService lets only a oneshot
 		// service with RemainAfterExit=yes have no ExecStart=):
-		// ExecMain* stay as they were (measured on 247-262 by the
-		// differential tester: ExecMainCode 0 after a first start).
+		// ExecMain* stay as the start reset them.
 		result := "done"
 		switch {
 		case !m.startPostLocked(u):
@@ -161,22 +207,54 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 // (u.control = nil), and a timer of a killed one does nothing.
 type control struct {
 	cmds []execCommand // a field: pointers to distinct zero-size values may be equal
+	// name is their setting, running the command running; a stop ends
+	// its run killed (killLocked).
+	name    string
+	running int
+	// done is runControlLocked's.
+	done func(code, status int32)
+}
+
+// killLocked records that u's control process c was killed by a stop
+// (SIGTERM), as its command's run shows (measured on 247-262 by the
+// differential tester: ExecStartPre='s "sleep 1000" reads 2/15).
+func (c *control) killLocked(u *unit) {
+	if runs := u.runs[c.name]; c.running < len(runs) {
+		runs[c.running].ended(cldKilled, 15)
+	}
+}
+
+// signaledLocked ends u's control process c, killed by signal sig
+// (KillUnit): its command failed, whatever the signal (a command's end
+// by SIGTERM is no clean exit: is_clean_exit, EXIT_CLEAN_COMMAND).
+func (c *control) signaledLocked(u *unit, sig int32) {
+	if runs := u.runs[c.name]; c.running < len(runs) {
+		runs[c.running].ended(cldKilled, sig)
+	}
+	u.control = nil
+	c.done(cldKilled, sig)
 }
 
 // runControlLocked runs the commands of Exec* setting name as u's control
-// process and calls done with whether they succeeded (a command that
-// fails with IgnoreFailure, "-", counts as a success). A command the fake
+// process and calls done with CLD_EXITED and 0 once they all succeeded (a
+// command that fails with IgnoreFailure, "-", counts as a success), or
+// with how the first that failed ended (a KillUnit kills it:
+// signaledLocked). A command the fake
 // says runs until stopped (sleep infinity) holds the rest until u is
-// stopped: done is never called then. Each run that ends is recorded
-// (recordRunLocked).
-func (m *manager) runControlLocked(u *unit, name string, done func(ok bool)) {
+// stopped: done is never called then. Each run is recorded, from its
+// start while it runs (recordRunLocked).
+func (m *manager) runControlLocked(u *unit, name string, done func(code, status int32)) {
 	cmds := u.commands(name)
-	c := &control{cmds: cmds}
+	c := &control{cmds: cmds, name: name, done: done}
 	u.control = c
 	var run func(i int)
 	run = func(i int) {
 		for ; i < len(cmds); i++ {
-			p, known := interpretKnown(cmds[i].Argv)
+			p, known := m.controlProcess(u, cmds[i])
+			if known && p.runFor != 0 {
+				c.running = i
+				u.keepRun(name, i, execMain{pid: 1000 + m.lastJob, start: time.Now()})
+			}
 			switch {
 			case !known:
 				m.recordRunLocked(u, name, i, time.Now(), 0)
@@ -192,7 +270,7 @@ func (m *manager) runControlLocked(u *unit, name string, done func(ok bool)) {
 					m.recordRunLocked(u, name, i, start, exit)
 					if exit != 0 && !cmds[i].IgnoreFailure {
 						u.control = nil
-						done(false)
+						done(cldExited, int32(exit))
 						return
 					}
 					run(i + 1)
@@ -202,24 +280,25 @@ func (m *manager) runControlLocked(u *unit, name string, done func(ok bool)) {
 			m.recordRunLocked(u, name, i, time.Now(), p.exit)
 			if p.exit != 0 && !cmds[i].IgnoreFailure {
 				u.control = nil
-				done(false)
+				done(cldExited, int32(p.exit))
 				return
 			}
 		}
 		u.control = nil
-		done(true)
+		done(cldExited, 0)
 	}
 	run(0)
 }
 
-// spawnLocked starts u's main process. For a oneshot service startJob is its
-// start job, which ends when the process exits.
+// spawnLocked starts u's main process p. For a oneshot service startJob is
+// its start job, which ends when the process of its last ExecStart=
+// command exits: each that succeeds spawns the next.
 func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 	proc := p
 	proc.started = time.Now()
 	proc.pid = 1000 + startJobID(startJob, m)
 	u.proc = &proc
-	u.exec = execMain{pid: proc.pid, start: proc.started}
+	u.exec = execMain{pid: proc.pid, start: proc.started, index: proc.index}
 	u.execShown = true
 	exited := func() {
 		if u.proc != &proc || proc.ended {
@@ -227,7 +306,19 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		}
 		proc.ended = true
 		u.proc = nil
-		u.exec.ended(cldExited, int32(proc.exit))
+		u.mainEnded(cldExited, int32(proc.exit))
+		// A command with "-" fails as a success (ExecMain* keep its
+		// status). A oneshot service's start runs its ExecStart=
+		// commands in turn, each once the one before it succeeded
+		// (measured on 247-262 by the differential tester: the first
+		// that fails fails the unit, the later ones do not run, and
+		// ExecMain* are the last one's).
+		failed := proc.exit != 0 && !proc.ignoreFailure
+		if next, ok := m.command(u, proc.index+1); ok && !failed && startJob != nil && serviceType(u) == string(sdbus.ServiceOneshot) {
+			u.keepRun("ExecStart", proc.index, u.exec)
+			m.spawnLocked(u, next, startJob)
+			return
+		}
 		// The unit changes state first; its start job ends with it. A
 		// service that ends stops as if stopped: ExecStop= after a
 		// success, ExecStopPost= in any case, and either failing fails
@@ -238,7 +329,7 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		// 247-262 by the differential tester).
 		result := "done"
 		switch {
-		case proc.exit != 0:
+		case failed:
 			m.runCommandsLocked(u, "ExecStopPost")
 			m.failLocked(u, "exit-code")
 			result = "failed"
@@ -308,7 +399,7 @@ func (m *manager) startPostLocked(u *unit) bool {
 	if u.proc != nil {
 		u.proc.ended = true
 		u.proc = nil
-		u.exec.ended(cldKilled, 15)
+		u.mainEnded(cldKilled, 15)
 	}
 	m.runCommandsLocked(u, "ExecStopPost")
 	m.failLocked(u, "exit-code")
@@ -330,7 +421,7 @@ func (m *manager) waitsForReadinessLocked(u *unit, j *job) bool {
 	default:
 		return false
 	}
-	cmd, _ := u.mainCommand()
+	cmd, _ := u.mainCommand(0)
 	if p, known := interpretKnown(cmd.Argv); !known || p.runFor == 0 {
 		return false
 	}
@@ -349,7 +440,7 @@ func (m *manager) waitsForReadinessLocked(u *unit, j *job) bool {
 		}
 		u.proc.ended = true
 		u.proc = nil
-		u.exec.ended(cldKilled, 15)
+		u.mainEnded(cldKilled, 15)
 		m.failLocked(u, "timeout")
 		m.finishJobLocked(j, "timeout")
 	})
@@ -474,7 +565,7 @@ func (m *manager) mainFailedLocked(u *unit, result string, status int32, j *job)
 	default:
 		return
 	}
-	u.exec.ended(mainExit(result, status))
+	u.mainEnded(mainExit(result, status))
 }
 
 // execMain is what systemd keeps of a service's main process after it
@@ -483,10 +574,20 @@ type execMain struct {
 	pid          uint32
 	code, status int32
 	start, exit  time.Time
+	index        int // the ExecStart= command it ran
 	// control: it ran as the control process (a forking service's
 	// ExecStart= that failed): ExecStart='s record shows it, ExecMain*
 	// do not.
 	control bool
+}
+
+// mainEnded records that u's main process ended (code, status).
+// ExecStart='s record shows it again, even after a daemon-reload forgot
+// the records (measured on 247-262 by the differential tester: a main
+// process started before the reload and stopped after it).
+func (u *unit) mainEnded(code, status int32) {
+	u.exec.ended(code, status)
+	u.execShown = true
 }
 
 func (e *execMain) ended(code, status int32) {

@@ -48,7 +48,8 @@ type unit struct {
 	exec           execMain // the main process's last run (service.go)
 	// execShown: ExecStart='s record shows exec (its times, PID and
 	// status) — until a daemon-reload, which makes systemd's command
-	// records anew while ExecMain* keep the run (measured on 252).
+	// records anew while ExecMain* keep the run (measured on 252), and
+	// again once a process that ran at the reload ends (mainEnded).
 	execShown bool
 	// runs are the last runs of the commands of the Exec* settings but
 	// ExecStart='s main process (ExecStartPre=, ExecStop=, ...), by
@@ -349,7 +350,7 @@ func (m *manager) armRuntimeMaxLocked(u *unit) {
 		if u.proc != nil {
 			u.proc.ended = true
 			u.proc = nil
-			u.exec.ended(cldKilled, 15)
+			u.mainEnded(cldKilled, 15)
 		}
 		m.failLocked(u, "timeout")
 	})
@@ -752,14 +753,21 @@ func (m *manager) stopUnitLocked(u *unit) {
 			stopFailed = !m.runCommandsLocked(u, "ExecStopPost") || stopFailed
 		}
 	}
-	u.control = nil // killed: its timer does nothing
+	if u.control != nil {
+		u.control.killLocked(u)
+		u.control = nil // its timer does nothing
+	}
 	if u.proc != nil {
 		u.proc.ended = true
 		u.proc = nil
-		u.exec.ended(cldKilled, 15) // SIGTERM
+		u.mainEnded(cldKilled, 15) // SIGTERM
 	}
 	m.setStateLocked(u, "deactivating", "stop")
 	if killedStart {
+		// ExecStop= does not run, ExecStopPost= does; the unit has
+		// failed already, whatever it does (measured on 247-262 by the
+		// differential tester).
+		m.runCommandsLocked(u, "ExecStopPost")
 		m.failLocked(u, "signal")
 		return
 	}

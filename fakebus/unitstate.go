@@ -239,7 +239,7 @@ func (m *manager) checkStateLocked(u *unit, st UnitState) (sub, result string, e
 // once started (activateAtStartLocked's rule): not Type=oneshot, and a
 // command that does not exit at once.
 func (m *manager) runsLocked(u *unit) bool {
-	p, ok := m.command(u)
+	p, ok := m.command(u, 0)
 	return ok && serviceType(u) != string(sdbus.ServiceOneshot) && p.runFor != 0
 }
 
@@ -269,14 +269,14 @@ func (m *manager) putActiveLocked(u *unit, sub string, st UnitState, caller uint
 		// exited: the main process ended, successfully.
 		u.proc.ended = true
 		u.proc = nil
-		u.exec.ended(cldExited, 0)
+		u.mainEnded(cldExited, 0)
 	case u.kind == "service" && !u.isActive():
 		// exited: its main process ran and exited 0, as a oneshot's.
-		if _, ok := u.mainCommand(); ok {
+		if _, ok := u.mainCommand(0); ok {
 			m.spawnLocked(u, process{runFor: -1}, nil)
 			u.proc.ended = true
 			u.proc = nil
-			u.exec.ended(cldExited, 0)
+			u.mainEnded(cldExited, 0)
 		}
 	}
 	wasActive := u.isActive()
@@ -309,7 +309,7 @@ func (m *manager) putInactiveLocked(u *unit) {
 		if u.proc != nil {
 			u.proc.ended = true
 			u.proc = nil
-			u.exec.ended(cldExited, 0)
+			u.mainEnded(cldExited, 0)
 		}
 		if u.kind == "service" || u.kind == "scope" {
 			u.result = "success"

@@ -13,6 +13,137 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A scope's result is not carried over a daemon-reload or
+	// re-execution (scope_serialize keeps none): a failed scope reads
+	// Result success; a service keeps its own. The fake kept timeout
+	// (252 seeds 22000-22010, flaky as the scope there held zombies
+	// only; measured on 247-262).
+	{"failed scope after a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}, {"RuntimeMaxUSec", uint64(1)}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RuntimeMaxUSec", uint64(1)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{1}}, {"RuntimeMaxUSec", uint64(1)}}},
+		{Kind: "Reexecute", Unit: 0},
+	}},
+	// KillUnit of a running ExecCondition= or ExecStartPre= command (the
+	// control process, or all processes) fails the start, Result
+	// signal, whatever the signal but those that do not end a process
+	// and SIGPIPE; its run reads 2/N and ExecStopPost= runs. The fake
+	// answered that there was no control process. Measured on 252 and
+	// 262 (found reading the model).
+	{"KillUnit of a control process", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPre", Command(0)}, {"ExecStopPost", Command(1)}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 9},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecCondition", Command(0)}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "all", Signal: 15},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "ResetFailedUnit", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 28},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 15},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 13},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 1},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecCondition", Command(0)}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
+	// ExecCondition= runs before ExecStartPre=: a command that exits 1
+	// to 254 (a program that does not exist too, 203) skips the start:
+	// ExecStopPost= runs, the unit goes inactive, Result exec-condition,
+	// the job is done (skipped on 247); 255 fails it (exit-code). The
+	// fake kept the setting and ran nothing. Measured on 247-262 (found
+	// reading the model).
+	{"ExecCondition= skips a start", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "ExecCondition", "/bin/false"}, {"Service", "ExecStopPost", "/bin/true"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "ExecCondition", "/bin/sh -c 'exit 255'"}, {"Service", "ExecStopPost", "/bin/true"}}},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "Wants", "{u0}"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "ExecCondition", "-/bin/false"}, {"Service", "ExecCondition", "/bin/true"}, {"Service", "ExecStartPre", "/bin/true"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "/bin/true"}, {"Service", "ExecCondition", "/bin/true"}, {"Service", "ExecCondition", "/bin/sh -c 'exit 254'"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecCondition", Command(2)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecCondition", Command(4)}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecCondition", Command(3)}}},
+	}},
+	// A transient service's control command whose program does not exist
+	// fails 203/EXEC, as its main process does: ExecStartPre= and
+	// ExecStartPost= fail the start, ExecStop= and ExecStopPost= the
+	// stop. The fake ran it as a program it does not know (exit 0).
+	// Measured on 252 and 257 (found reading the model).
+	{"control command that does not exist", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPre", Command(4)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPost", Command(4)}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "ResetFailedUnit", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStop", Command(4)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStopPost", Command(4)}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
+	// A oneshot service's start runs its ExecStart= commands in turn,
+	// each once the one before it succeeded: the first that fails fails
+	// the unit and the later ones do not run; ExecMain* are the last
+	// one's, ExecStart= shows each run. The fake ran the first alone.
+	// Measured on 247-262 (found reading the model).
+	{"a oneshot's commands in turn", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"Type", "oneshot"}, {"ExecStart", Command(1)}, {"ExecStart", Command(3)}, {"ExecStart", Command(1)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"Type", "oneshot"}, {"ExecStart", Command(1)}, {"ExecStart", Command(1)}, {"RemainAfterExit", true}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"Type", "oneshot"}, {"ExecStart", Command(1)}, {"ExecStart", Command(2)}, {"RemainAfterExit", true}, {"ExecStopPost", Command(1)}}},
+		{Kind: "ResetFailedUnit", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"Type", "oneshot"}, {"ExecStart", Command(4)}, {"ExecStart", Command(1)}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"Type", "oneshot"}, {"ExecStart", Command(1)}, {"ExecStart", Command(0)}, {"ExecStopPost", Command(1)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
+	// A command with "-" that fails counts as a success, for the main
+	// process of every type and for each of a oneshot's commands;
+	// ExecMain* keep its status. The fake failed the unit. Measured on
+	// 247-262 (found reading the model).
+	{"a command with '-' fails as a success", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "-/bin/false"}, {"Service", "ExecStop", "/bin/true"}, {"Service", "ExecStopPost", "/bin/true"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "-/bin/false"}, {"Service", "ExecStartPost", "/bin/true"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "Type", "notify"}, {"Service", "ExecStart", "-/bin/false"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "Type", "exec"}, {"Service", "ExecStart", "-/bin/sh -c 'exit 3'"}, {"Service", "RemainAfterExit", "yes"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "/bin/true"}, {"Service", "ExecStart", "-/bin/false"}, {"Service", "ExecStart", "/bin/sh -c 'exit 3'"}, {"Service", "ExecStart", "/bin/true"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "/bin/true"}, {"Service", "ExecStart", "-/bin/false"}, {"Service", "ExecStart", "/bin/true"}, {"Service", "RemainAfterExit", "yes"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 1, Mode: "replace"},
+	}},
+	// A start forgets the runs of the start before it (service_start):
+	// ExecStopPost='s run reads 0 again, and ExecMain* too for a oneshot
+	// without ExecStart=. A stop during ExecStartPre= kills it (its run
+	// reads 2/15, and read "running" before) and runs ExecStopPost=, not
+	// ExecStop=. The fake kept the runs and recorded a control process
+	// once it ended. Measured on 247-262 (found reading the model).
+	{"a start forgets the runs before it", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStopPost", Command(2)}, {"ExecStartPre", Command(1)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "/bin/false"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "RemainAfterExit", "yes"}, {"Service", "ExecStop", "/bin/true"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStartPre", Command(0)}, {"ExecStart", Command(0)}, {"ExecStopPost", Command(2)}, {"ExecStop", Command(1)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
 	// KillUnit of a service's main process: every signal that ends a
 	// process that does not handle it does, SIGHUP as a clean exit, a
 	// core-dumping one as "signal" (no core with LimitCORE=0); SIGPIPE is

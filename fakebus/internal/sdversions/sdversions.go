@@ -692,6 +692,11 @@ const (
 	// does not exist."); 247 answers FileNotFound "No such file or
 	// directory". Seen on 252, 257 and 262 (fakebus/internal/difftest).
 	LinkMissingFileNoSuchUnit Behaviour = "LinkMissingFileNoSuchUnit"
+	// ExecConditionSkipDone: a start that a service's ExecCondition=
+	// skips (a command exits 1 to 254) ends its job done; 247 skipped.
+	// Seen on 252, 257 and 262 (fakebus/internal/difftest, replay
+	// "ExecCondition= skips a start").
+	ExecConditionSkipDone Behaviour = "ExecConditionSkipDone"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -741,6 +746,7 @@ var Behaviours = map[Behaviour]Release{
 	LinkMissingFileNoSuchUnit:   R("252"),
 	CollectedTransientNameLoads: R("262"),
 	TransientOverDropIns:        R("252"),
+	ExecConditionSkipDone:       R("252"),
 }
 
 // Behaves reports whether release r has behaviour b.
