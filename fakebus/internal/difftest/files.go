@@ -118,6 +118,10 @@ var kindDirectives = map[unitKind][]directiveSpec{
 		{"Service", "TimeoutStartSec", []string{"5", "infinity", "bogus"}, "TimeoutStartUSec"},
 		{"Service", "LimitNOFILE", []string{"1024", "1024:4096", "infinity", "", "8M:bogus"}, "LimitNOFILE"},
 		{"Service", "LimitCORE", []string{"5", "0:infinity", "", "2:1"}, "LimitCORESoft"},
+		{"Service", "ExecCondition", []string{"/bin/true", "/bin/false", "/bin/sh -c 'exit 255'", "-/bin/false"}, "ExecCondition"},
+		{"Service", "ExecStartPre", []string{"/bin/true", "/bin/false", "-/bin/false"}, "ExecStartPre"},
+		{"Service", "ExecStop", []string{"/bin/true", "/bin/false"}, "ExecStop"},
+		{"Service", "ExecStopPost", []string{"/bin/true", "/bin/false"}, "ExecStopPost"},
 	},
 	kSocket: {
 		{"Socket", "ListenStream", []string{"{dir}/socket", "", "bogus:address"}, ""},

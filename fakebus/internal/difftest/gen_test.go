@@ -83,6 +83,9 @@ func drawOp(t *rapid.T, spawned int, table []propSpec) Op {
 			if rapid.IntRange(0, 9).Draw(t, "no ExecStart") > 0 {
 				o.Props = append(o.Props, Prop{"ExecStart", Command(rapid.IntRange(0, len(commands)-1).Draw(t, "command"))})
 			}
+			if rapid.IntRange(0, 3).Draw(t, "control command") == 0 {
+				o.Props = append(o.Props, drawControl(t))
+			}
 		case kScope:
 			if rapid.IntRange(0, 9).Draw(t, "no PIDs") > 0 {
 				var pids PIDList
@@ -183,6 +186,18 @@ func drawPIDs(t *rapid.T, spawned int) ([]ProcKind, []int) {
 // drawProps draws 0 to 3 properties for a unit of kind k: mostly one the
 // kind takes with one of its values; sometimes one of another kind, a
 // value of the wrong type, or a property nobody has.
+// drawControl draws a control command of a service: one the fake knows
+// that takes time (sleep) only where the fake runs it as long as it
+// lasts (controlTimed), otherwise a command that ends at once.
+func drawControl(t *rapid.T) Prop {
+	name := rapid.SampledFrom(controlSettings).Draw(t, "control setting")
+	first := 1 // commands[0] sleeps
+	if controlTimed[name] {
+		first = 0
+	}
+	return Prop{name, Command(rapid.IntRange(first, len(commands)-1).Draw(t, "control command"))}
+}
+
 func drawProps(t *rapid.T, k unitKind, table []propSpec) []Prop {
 	n := rapid.IntRange(0, 3).Draw(t, "properties")
 	var out []Prop

@@ -269,6 +269,29 @@ func TestKnownExecStartRace(t *testing.T) {
 	}
 }
 
+func TestKnownRuntimeMaxRace(t *testing.T) {
+	timedOut := `u0.service: "loaded" "failed"/"failed" Result="timeout" ExecMain=2/15 ExecStart=[("/bin/true")] RuntimeMaxUSec=@t 1`
+	for _, tc := range []struct {
+		name           string
+		real, fakeUnit string
+		want           string
+	}{
+		{"collected", timedOut, "u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
+		{"0 µs", strings.ReplaceAll(timedOut, "@t 1", "@t 0"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
+		{"a longer limit", strings.ReplaceAll(timedOut, "@t 1", "@t 10"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
+		{"another result", strings.ReplaceAll(timedOut, "timeout", "exit-code"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
+		{"the fake's differs", "u0.service: org.freedesktop.systemd1.NoSuchUnit", timedOut, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			real := Step{Op: "StartTransientUnit u0.service", Reply: "J1", Units: []string{tc.real, "u1.service: org.freedesktop.systemd1.NoSuchUnit"}}
+			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fakeUnit, real.Units[1]}}
+			if got := knownID(Op{Kind: OpStartTransient}, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestKnownTimerReexec262(t *testing.T) {
 	timer := `u6.timer: "loaded" "active"/"waiting" Result="success"`
 	real := Step{Op: "Reexecute", Reply: "ok", Units: []string{timer}}

@@ -187,6 +187,16 @@ var commands = [][]string{
 	{"/nonexistent/program"},
 }
 
+// controlSettings are the settings of a service's control commands the
+// tester gives a transient service, from commands. The fake runs
+// ExecStartPost=, ExecStop= and ExecStopPost= at once, whatever the
+// program (docs/fakebus.md): only those of controlTimed are given
+// commands that take time.
+var (
+	controlSettings = []string{"ExecCondition", "ExecStartPre", "ExecStartPost", "ExecStop", "ExecStopPost"}
+	controlTimed    = map[string]bool{"ExecCondition": true, "ExecStartPre": true}
+)
+
 // jobModes are the modes jobs are started, stopped and restarted with:
 // those of every release, one refused everywhere.
 var jobModes = []string{"replace", "fail", "ignore-dependencies", "isolate", "replace-irreversibly", "bogus"}
