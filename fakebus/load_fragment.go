@@ -240,7 +240,11 @@ func parseBool(s string) (bool, bool) {
 	return false, false
 }
 
-// parseExec parses one Exec*= command line.
+// parseExec parses one Exec*= command line. Its program is an absolute
+// path or a file name without a slash, kept as written: systemd looks for
+// it in its search path when it runs the command (measured on 247-262 by
+// the differential tester: "true" loads and runs, "nosuchprogram" loads
+// and fails 203/EXEC; 257 seed 21005).
 func parseExec(val string) (execCommand, bool) {
 	ignore := false
 	for len(val) > 0 && strings.IndexByte("-@+!:", val[0]) >= 0 {
@@ -250,7 +254,7 @@ func parseExec(val string) (execCommand, bool) {
 		val = val[1:]
 	}
 	argv, ok := splitQuoted(val)
-	if !ok || len(argv) == 0 || !strings.HasPrefix(argv[0], "/") {
+	if !ok || len(argv) == 0 || !strings.HasPrefix(argv[0], "/") && strings.Contains(argv[0], "/") {
 		return execCommand{}, false
 	}
 	return execCommand{Path: argv[0], Argv: argv, IgnoreFailure: ignore}, true

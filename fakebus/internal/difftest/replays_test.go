@@ -13,6 +13,44 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A unit-file method whose only change is a report ("masked": a
+	// disable that leaves a runtime mask) changes nothing: no
+	// UnitFilesChanged, and on 257 and 262 units do not need a
+	// daemon-reload after it (install_changes_have_modification). The
+	// fake counted it a change (257 seed 21025).
+	{"report-only unit-file change", []Op{
+		{Kind: "MaskUnitFiles", Unit: 0, Runtime: true, Force: true},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"MemoryAccounting", false}}},
+		{Kind: "DisableUnitFiles", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "LoadUnit", Unit: 1},
+		{Kind: "DisableUnitFiles", Unit: 0},
+	}},
+	// A command's program may be a file name without a slash, which
+	// systemd looks for in its search path when it runs it: the unit
+	// loads (the fake said bad-setting; 257 seed 21005, measured on
+	// 247-262).
+	{"program by file name", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "true"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "true"}, {"Service", "Type", "oneshot"}, {"Service", "RemainAfterExit", "yes"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+	}},
+	// A unit's working directory needs its mount (RequiresMountsFor,
+	// After= the mount unit of it or a parent: -.mount), unless it may
+	// be missing ("-") or is the home directory ("~"). The fake added
+	// none (257 seed 21057, measured on 247-262).
+	{"working directory's mount", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"WorkingDirectory", "/nonexistent"}, {"After", []string{}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"WorkingDirectory", "-/nonexistent"}, {"After", []string{}}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"WorkingDirectory", "/"}, {"After", []string{}}, {"Requires", []string{}}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"WorkingDirectory", "~"}, {"After", []string{}}}},
+	}},
 	// A scope's result is not carried over a daemon-reload or
 	// re-execution (scope_serialize keeps none): a failed scope reads
 	// Result success; a service keeps its own. The fake kept timeout
