@@ -115,7 +115,7 @@ var modelled = map[string]bool{
 	"CollectMode": true, "Conditions": true, "Asserts": true, "Slice": true,
 
 	"Type": true, "BusName": true, "ExecStart": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true,
-	"ExecStopPost": true, "ExecReload": true, "RemainAfterExit": true,
+	"ExecStopPost": true, "ExecReload": true, "ExecCondition": true, "RemainAfterExit": true,
 
 	"PIDs": true, "Delegate": true, "DelegateControllers": true,
 

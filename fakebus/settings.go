@@ -141,6 +141,7 @@ var settableProps = map[string]settable{
 	"JobTimeoutUSec":         {"t", forUnit, nil}, // settable since 262 (TransientJobTimeout)
 	"StartLimitBurst":        {"u", forUnit, nil},
 	"StartLimitIntervalUSec": {"t", forUnit, nil},
+	"RequiresMountsFor":      {"as", forUnit, checkMountPaths},
 	"Conditions":             {"a(sbbs)", forUnit, checkConditions},
 	"Asserts":                {"a(sbbs)", forUnit, checkConditions},
 	"Slice":                  {"s", forKill, checkSlice},
@@ -517,6 +518,37 @@ func (m *manager) checkPIDLocked(pid uint32, wrap string) error {
 // The checks below are systemd's, as the conformance case PreSendChecks
 // measures them on 247 to 262.
 
+// checkMountPaths refuses what systemd's RequiresMountsFor= setter does
+// (measured on 247-262 by the differential tester): each path, simplified
+// (simplifyPath), must be absolute and hold no "..".
+func checkMountPaths(v any) error {
+	for _, p := range v.([]string) {
+		p = simplifyPath(p)
+		if !path.IsAbs(p) {
+			return sysErrorf("Path specified in RequiresMountsFor is not absolute: %s", p)
+		}
+		if slices.Contains(strings.Split(p, "/"), "..") {
+			return sysErrorf("Path specified in RequiresMountsFor is not normalized: %s", p)
+		}
+	}
+	return nil
+}
+
+// simplifyPath is systemd's path_simplify: repeated slashes, a trailing
+// one and "." components dropped ("/a//b/./c/" is "/a/b/c"; ".." stays).
+func simplifyPath(p string) string {
+	var parts []string
+	for _, c := range strings.Split(p, "/") {
+		if c != "" && c != "." {
+			parts = append(parts, c)
+		}
+	}
+	if strings.HasPrefix(p, "/") {
+		return "/" + strings.Join(parts, "/")
+	}
+	return strings.Join(parts, "/")
+}
+
 func checkUnitList(v any) error {
 	for _, n := range v.([]string) {
 		if sdbus.ValidateUnitName(n) != nil || strings.Contains(n, "@.") {
@@ -808,6 +840,12 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 			// Inherited from DefaultStandardOutput=, which is journal.
 			v = dbus.MakeVariant("journal")
 		}
+	case "RequiresMountsFor":
+		var paths []string
+		for _, p := range v.Value().([]string) {
+			paths = append(paths, simplifyPath(p))
+		}
+		v = dbus.MakeVariant(append([]string{}, paths...))
 	case "WorkingDirectory":
 		if d, ok := strings.CutPrefix(v.Value().(string), "-"); ok {
 			v = dbus.MakeVariant("!" + d) // systemd's form of "missing is fine"
@@ -891,7 +929,7 @@ func appends(name string) bool {
 	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After",
 		"OnFailure", "Documentation", "DeviceAllow", "IODeviceWeight", "IOReadBandwidthMax",
 		"IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax", "Environment",
-		"Conditions", "Asserts",
+		"Conditions", "Asserts", "RequiresMountsFor",
 		"ExecCondition", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPre", "ExecStopPost":
 		return true
 	}

@@ -13,6 +13,17 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// RequiresMountsFor= of a transient unit of any type: each path,
+	// simplified, must be absolute and hold no ".."; the paths add up
+	// and their mounts become dependencies. The fake refused the
+	// property (found reading the model; measured on 247-262).
+	{"RequiresMountsFor", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RequiresMountsFor", []string{"relative"}}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RequiresMountsFor", []string{"/a//b/../c/"}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RequiresMountsFor", []string{"/nonexistent"}}, {"RequiresMountsFor", []string{}}, {"After", []string{}}}},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}, {"RequiresMountsFor", []string{"/"}}, {"After", []string{}}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"RequiresMountsFor", []string{"/x//./y/"}}, {"RequiresMountsFor", []string{"/z"}}}},
+	}},
 	// A unit-file method whose only change is a report ("masked": a
 	// disable that leaves a runtime mask) changes nothing: no
 	// UnitFilesChanged, and on 257 and 262 units do not need a

@@ -89,6 +89,7 @@ var props = []propSpec{
 	{name: "JobTimeoutUSec", onUnit: true, scope: onUnit, values: usecValues},
 	{name: "StartLimitBurst", onUnit: true, scope: onUnit, values: []any{uint32(0), uint32(1), uint32(5)}},
 	{name: "Wants", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"basic.target"}, []string{"bad name"}, []string{"nosuch.service"}}},
+	{name: "RequiresMountsFor", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"/nonexistent"}, []string{"relative"}, []string{"/a//b/../c/"}}},
 	{name: "After", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"basic.target"}, []string{"-.slice"}}},
 	{name: "Slice", scope: onExec, values: []any{"", "-.slice", "system.slice", "bogus", "nosuch.slice", "a-b.slice", "init.scope"}},
 
