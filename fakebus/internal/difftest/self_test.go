@@ -292,6 +292,30 @@ func TestKnownRuntimeMaxRace(t *testing.T) {
 	}
 }
 
+func TestKnownStartPostRace(t *testing.T) {
+	exited := `u1.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/1 ExecStart=[("/bin/false" ["/bin/false"] false times=set/set/set/set pid=set code=1 status=1)] ExecStartPost=[("/bin/sh" ["/bin/sh" "-c" "exit 3"] false times=set/set/set/set pid=set code=1 status=3)]`
+	killed := strings.NewReplacer("ExecMain=1/1", "ExecMain=2/15", "code=1 status=1)]", "code=2 status=15)]").Replace(exited)
+	for _, tc := range []struct {
+		name       string
+		real, fake string
+		want       string
+	}{
+		{"killed instead", exited, killed, "start-post-race"},
+		{"exited instead", killed, exited, "start-post-race"},
+		{"ExecStartPost= differs too", exited, strings.ReplaceAll(killed, "code=1 status=3", "code=1 status=0"), ""},
+		{"no ExecStartPost=", strings.ReplaceAll(exited, "ExecStartPost", "ExecStopPost"), strings.ReplaceAll(killed, "ExecStartPost", "ExecStopPost"), ""},
+		{"another result", strings.ReplaceAll(exited, "exit-code", "signal"), strings.ReplaceAll(killed, "exit-code", "signal"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			real := Step{Op: "StartTransientUnit u1.service", Reply: "J1", Units: []string{tc.real}}
+			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fake}}
+			if got := knownID(Op{Kind: OpStartTransient}, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestKnownTimerReexec262(t *testing.T) {
 	timer := `u6.timer: "loaded" "active"/"waiting" Result="success"`
 	real := Step{Op: "Reexecute", Reply: "ok", Units: []string{timer}}
