@@ -259,11 +259,39 @@ func (m *manager) timerComputeNextLocked(u *unit) {
 // systemd cannot arm it: "resources" for AccuracyUSec=infinity, and for
 // WakeSystem=yes, which a container may not use (measured in the sandbox
 // on 247, 252, 257 and 262; 262 started such a timer on one boot of two).
+// Only a timer that arms a time source fails (timerArmsLocked).
 func timerStartFails(u *unit) string {
 	if v, ok := u.props["AccuracyUSec"]; ok && v.Value() == uint64(infinity) || u.boolProp("WakeSystem", false) {
 		return "resources"
 	}
 	return ""
+}
+
+// timerArmsLocked reports whether timer u, entering waiting now, arms a
+// time source: it has a value with a next elapse, or a calendar one. One
+// whose values are all relative to a unit that never ran arms none, and so
+// cannot fail to (timer_enter_waiting; measured on 247-262 by the
+// differential tester, 247 seed 24006: WakeSystem=yes with
+// OnUnitActiveSec= and OnUnitInactiveSec= only is elapsed).
+func (m *manager) timerArmsLocked(u *unit) bool {
+	ts, _ := monotonicValues(u)
+	for _, v := range ts {
+		if _, ok := m.nextElapseLocked(u, v); ok {
+			return true
+		}
+	}
+	return hasCalendar(u)
+}
+
+// hasCalendar reports whether timer u has OnCalendar= values.
+func hasCalendar(u *unit) bool {
+	v, ok := u.props["TimersCalendar"]
+	if !ok {
+		return false
+	}
+	var cs []calendarSpec
+	_ = dbus.Store([]any{v.Value()}, &cs)
+	return len(cs) > 0
 }
 
 // timerWaitLocked is systemd's timer_enter_waiting: the timer waits for
@@ -286,12 +314,7 @@ func (m *manager) timerWaitLocked(u *unit) {
 			earliest, found = next, true
 		}
 	}
-	calendar := false
-	if v, ok := u.props["TimersCalendar"]; ok {
-		var cs []calendarSpec
-		_ = dbus.Store([]any{v.Value()}, &cs)
-		calendar = len(cs) > 0
-	}
+	calendar := hasCalendar(u)
 	if !found && !calendar && !u.boolProp("OnClockChange", false) && !u.boolProp("OnTimezoneChange", false) {
 		if u.boolProp("RemainAfterElapse", true) || relative {
 			m.setStateLocked(u, "active", "elapsed")

@@ -711,7 +711,7 @@ func (m *manager) startUnitLocked(j *job) {
 			m.finishJobLocked(j, "failed")
 			return
 		}
-		if result := timerStartFails(u); result != "" {
+		if result := timerStartFails(u); result != "" && m.timerArmsLocked(u) {
 			m.timerComputeNextLocked(u)
 			m.failLocked(u, result)
 			m.finishJobLocked(j, "failed")

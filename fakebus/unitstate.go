@@ -169,7 +169,7 @@ func (m *manager) checkStateLocked(u *unit, st UnitState) (sub, result string, e
 			if t := m.loadLocked(u.triggers()); t == nil || t.load != "loaded" {
 				return "", "", fmt.Errorf("timer %s cannot be active: the unit it triggers, %s, is not loaded", u.name, u.triggers())
 			}
-			if r := timerStartFails(u); r != "" {
+			if r := timerStartFails(u); r != "" && m.timerArmsLocked(u) {
 				return "", "", fmt.Errorf("timer %s cannot be active: systemd cannot arm it (its start fails, Result %s)", u.name, r)
 			}
 		}

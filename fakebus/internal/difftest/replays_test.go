@@ -13,6 +13,18 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A timer that arms no time source (its values are all relative to
+	// a unit that never ran) cannot fail to arm one: WakeSystem=yes or
+	// AccuracyUSec=infinity leave it elapsed; one that arms a source
+	// fails, Result resources (the fake failed both; 247 seed 24006,
+	// measured on 247-262).
+	{"timer that arms nothing", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnUnitActiveSec", Usec: 0xd693a400}, TimerValue{Base: "OnUnitInactiveSec", Usec: 0xd693a400}}}, {"WakeSystem", true}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnUnitActiveSec", Usec: 0xd693a400}}}, {"AccuracyUSec", uint64(0xffffffffffffffff)}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnActiveSec", Usec: 0xd693a400}}}, {"AccuracyUSec", uint64(0xffffffffffffffff)}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+	}},
 	// RequiresMountsFor= of a transient unit of any type: each path,
 	// simplified, must be absolute and hold no ".."; the paths add up
 	// and their mounts become dependencies. The fake refused the
