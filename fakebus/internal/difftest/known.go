@@ -162,11 +162,7 @@ var known = []Known{
 			"timeout (Result timeout, 2/15) or by the program's exit, as its event loop sees one or the other first " +
 			"(mostly the timeout); in the fake the program exits first",
 		match: func(_ Op, real, fake Step) bool {
-			if real.Op != fake.Op || real.Reply != fake.Reply || strings.Join(real.Signals, "\n") != strings.Join(fake.Signals, "\n") ||
-				strings.Join(real.Jobs, "\n") != strings.Join(fake.Jobs, "\n") {
-				return false
-			}
-			return unitsDifferOnly(real, fake, func(r, _ string) bool {
+			return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, _ string) bool {
 				return strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=2/15`) && instantRuntimeMax.MatchString(r)
 			})
 		},
@@ -177,11 +173,7 @@ var known = []Known{
 			"fails: systemd records the program's own exit or the SIGTERM it sends for the failure, as its event loop " +
 			"sees one or the other first; the fake's ExecStartPost= fails first (2/15)",
 		match: func(_ Op, real, fake Step) bool {
-			if real.Op != fake.Op || real.Reply != fake.Reply || strings.Join(real.Signals, "\n") != strings.Join(fake.Signals, "\n") ||
-				strings.Join(real.Jobs, "\n") != strings.Join(fake.Jobs, "\n") {
-				return false
-			}
-			return unitsDifferOnly(real, fake, func(r, f string) bool {
+			return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, f string) bool {
 				return strings.Contains(r, "ExecStartPost=[") && strings.Contains(r, `"failed"/"failed" Result="exit-code"`) &&
 					mainEnd(r) == mainEnd(f)
 			})
@@ -199,6 +191,13 @@ var known = []Known{
 			return false
 		},
 	},
+}
+
+// sameButUnits reports whether two steps agree on all but their units:
+// the operation, the reply, the signals and the jobs.
+func sameButUnits(real, fake Step) bool {
+	return real.Op == fake.Op && real.Reply == fake.Reply && strings.Join(real.Signals, "\n") == strings.Join(fake.Signals, "\n") &&
+		strings.Join(real.Jobs, "\n") == strings.Join(fake.Jobs, "\n")
 }
 
 // unitsDifferOnly reports whether some unit lines of the two steps differ
