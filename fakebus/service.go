@@ -251,9 +251,10 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 	run = func(i int) {
 		for ; i < len(cmds); i++ {
 			p, known := m.controlProcess(u, cmds[i])
+			start := time.Now()
 			if known && p.runFor != 0 {
 				c.running = i
-				u.keepRun(name, i, execMain{pid: 1000 + m.lastJob, start: time.Now()})
+				u.keepRun(name, i, execMain{pid: 1000 + m.lastJob, start: start})
 			}
 			switch {
 			case !known:
@@ -262,12 +263,16 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 			case p.runFor < 0:
 				return // until stopped
 			case p.runFor > 0:
-				i, exit, start := i, p.exit, time.Now()
+				i, exit := i, p.exit
 				m.afterLocked(p.runFor, func() {
 					if u.control != c {
 						return // stopped meanwhile
 					}
-					m.recordRunLocked(u, name, i, start, exit)
+					if runs := u.runs[name]; i < len(runs) && runs[i].start.Equal(start) {
+						runs[i].ended(cldExited, int32(exit)) // its run, PID kept
+					} else {
+						m.recordRunLocked(u, name, i, start, exit) // forgotten by a reload
+					}
 					if exit != 0 && !cmds[i].IgnoreFailure {
 						u.control = nil
 						done(cldExited, int32(exit))
