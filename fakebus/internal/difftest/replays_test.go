@@ -13,6 +13,17 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A transient unit's CPUQuotaPerSecUSec= after a reload is what its
+	// file holds: a percentage, whole before 257 (15000 µs/s reads
+	// 10000), in hundredths from 257; one that comes to 0 reads
+	// infinity. The fake kept the value (247 seed 26013, measured on
+	// 247-262).
+	{"CPU quota after a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"CPUQuotaPerSecUSec", uint64(1)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"CPUQuotaPerSecUSec", uint64(15000)}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"CPUQuotaPerSecUSec", uint64(1234567)}}},
+		{Kind: "Reload", Unit: 0},
+	}},
 	// A timer that arms no time source (its values are all relative to
 	// a unit that never ran) cannot fail to arm one: WakeSystem=yes or
 	// AccuracyUSec=infinity leave it elapsed; one that arms a source

@@ -302,6 +302,7 @@ func TestKnownStartPostRace(t *testing.T) {
 	}{
 		{"killed instead", exited, killed, "start-post-race"},
 		{"exited instead", killed, exited, "start-post-race"},
+		{"dependencies in another order too", exited + ` After=["a.target", "b.target"]`, killed + ` After=["b.target", "a.target"]`, "start-post-race"},
 		{"ExecStartPost= differs too", exited, strings.ReplaceAll(killed, "code=1 status=3", "code=1 status=0"), ""},
 		{"no ExecStartPost=", strings.ReplaceAll(exited, "ExecStartPost", "ExecStopPost"), strings.ReplaceAll(killed, "ExecStartPost", "ExecStopPost"), ""},
 		{"another result", strings.ReplaceAll(exited, "exit-code", "signal"), strings.ReplaceAll(killed, "exit-code", "signal"), ""},

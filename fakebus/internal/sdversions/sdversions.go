@@ -697,6 +697,12 @@ const (
 	// Seen on 252, 257 and 262 (fakebus/internal/difftest, replay
 	// "ExecCondition= skips a start").
 	ExecConditionSkipDone Behaviour = "ExecConditionSkipDone"
+	// CPUQuotaHundredths: a transient unit's CPUQuotaPerSecUSec= is
+	// written to its file in hundredths of a percent, so a reload reads
+	// 15000 µs/s back as it was; before, in whole percents (10000).
+	// Seen on 257 and 262, not on 247 and 252 (fakebus/internal/difftest,
+	// replay "CPU quota after a reload").
+	CPUQuotaHundredths Behaviour = "CPUQuotaHundredths"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -747,6 +753,7 @@ var Behaviours = map[Behaviour]Release{
 	CollectedTransientNameLoads: R("262"),
 	TransientOverDropIns:        R("252"),
 	ExecConditionSkipDone:       R("252"),
+	CPUQuotaHundredths:          R("257"),
 }
 
 // Behaves reports whether release r has behaviour b.
