@@ -653,6 +653,17 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 			// and swaps not measured).
 			return nil, errInvalidArgs("Delegation not available for unit type")
 		}
+		if p.Name == "Slice" && !live {
+			// Before the value is read, for a unit of any type being
+			// made (bus_unit_set_transient_property; measured on
+			// 247-262 by the differential tester).
+			switch {
+			case kind == "slice":
+				return nil, errInvalidArgs("Slice may not be set for slice units.")
+			case !unitTypes[kind].cgroup:
+				return nil, errInvalidArgs("The slice property is only available for units with control groups.")
+			}
+		}
 		if !ok || !appliesTo(spec.scope, kind) || !m.hasFor(p.Name, kind) || !m.settable(p.Name) || live && !liveSetting(p.Name) {
 			return nil, &callErr{dbusErr + "PropertyReadOnly", "Cannot set property " + p.Name + ", or unknown property."}
 		}

@@ -13,6 +13,14 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// Slice= of a transient slice, or of a timer, is InvalidArgs with
+	// systemd's text, before the value is read; the fake answered
+	// PropertyReadOnly (252 rapid seed 27020, measured on 247-262).
+	{"Slice of a slice or timer", []Op{
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Slice", "bogus"}}},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnActiveSec", Usec: 0xd693a400}}}, {"Slice", "-.slice"}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Slice", "-.slice"}}},
+	}},
 	// A transient unit's CPUQuotaPerSecUSec= after a reload is what its
 	// file holds: a percentage, whole before 257 (15000 µs/s reads
 	// 10000), in hundredths from 257; one that comes to 0 reads
