@@ -704,10 +704,7 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 			}
 			return nil, errInvalidArgs("%s: %v", p.Name, err)
 		}
-		if strings.HasSuffix(p.Name, "Scale") {
-			p = setProp{strings.TrimSuffix(p.Name, "Scale"), dbus.MakeVariant(scaledLimit(p.Name, uint64(p.Value.Value().(uint32)), math.MaxUint32))}
-		}
-		kept = append(kept, p)
+		kept = append(kept, p) // a ...Scale share as given: setPropLocked, readBackLocked
 	}
 	return kept, nil
 }
@@ -827,6 +824,11 @@ func (m *manager) checkValue(name string, spec settable, v any, kind string) err
 }
 
 func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
+	if base, ok := strings.CutSuffix(name, "Scale"); ok {
+		// A share of the machine's memory or tasks sets the limit it
+		// comes to.
+		name, v = base, dbus.MakeVariant(scaledLimit(name, uint64(v.Value().(uint32)), math.MaxUint32))
+	}
 	if u.kind == "timer" && addTimerSetting(u.props, name, v) {
 		return
 	}

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -515,8 +516,12 @@ func (m *manager) reloadUnfiledLocked(u *unit) {
 // to 0 is refused (infinity). Measured on 247-262 by the differential
 // tester (247 seed 26013: 1 µs/s reads infinity after a reload; 15000
 // reads 10000 on 247 and 252); the same line in a SetUnitProperties
-// drop-in is not measured.
+// drop-in is not measured. TasksMaxScale= was written as TasksMax= in
+// percent (tasksMaxWritten).
 func (m *manager) readBackLocked(p setProp) setProp {
+	if share, ok := p.Value.Value().(uint32); ok && p.Name == "TasksMaxScale" {
+		return setProp{"TasksMax", dbus.MakeVariant(scaledLimit("TasksMax", m.tasksMaxWritten(share), 10000))}
+	}
 	v, ok := p.Value.Value().(uint64)
 	if p.Name != "CPUQuotaPerSecUSec" || !ok || v == infinity {
 		return p
@@ -529,6 +534,22 @@ func (m *manager) readBackLocked(p setProp) setProp {
 		v = infinity
 	}
 	return setProp{p.Name, dbus.MakeVariant(v)}
+}
+
+// tasksMaxWritten is the percentage, in hundredths (permyriad), that
+// systemd writes to a transient unit's file for TasksMaxScale=share (of
+// 2³²-1). From 257, share rounded to hundredths of a percent; before, it
+// rounded share up to a whole percent and printed it with one decimal
+// too few (50% as "5.0%": systemd issue 41009), so a reload reads a tenth
+// of it. Measured on 247-262 by the differential tester (252 seed 1:
+// 0x7fffffff, 50%, reads 5% after a reload on 247 and 252, and 0x1000000,
+// 0.39%, reads 0.1%; replay "tasks share after a reload").
+func (m *manager) tasksMaxWritten(share uint32) uint64 {
+	if m.behaves(sdversions.TasksMaxScaleHundredths) {
+		return (uint64(share)*10000 + math.MaxUint32/2) / math.MaxUint32
+	}
+	percent := (uint64(share)*100 + math.MaxUint32 - 1) / math.MaxUint32
+	return percent/10*100 + percent%10*10
 }
 
 // applyControlLocked applies what SetUnitProperties set on a unit of u's

@@ -13,6 +13,15 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// TasksMaxScale= after a reload is what the transient file holds, a
+	// percentage: in hundredths from 257; before, rounded up to a whole
+	// percent and written a tenth as large (50% reads 5%, 0.39% reads
+	// 0.1%). The fake kept the value (252 seed 1, measured on 247-262).
+	{"tasks share after a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"TasksMaxScale", uint32(0x7fffffff)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"TasksMaxScale", uint32(0x1000000)}}},
+		{Kind: "Reload", Unit: 4},
+	}},
 	// Slice= of a transient slice, or of a timer, is InvalidArgs with
 	// systemd's text, before the value is read; the fake answered
 	// PropertyReadOnly (252 rapid seed 27020, measured on 247-262).

@@ -703,6 +703,13 @@ const (
 	// Seen on 257 and 262, not on 247 and 252 (fakebus/internal/difftest,
 	// replay "CPU quota after a reload").
 	CPUQuotaHundredths Behaviour = "CPUQuotaHundredths"
+	// TasksMaxScaleHundredths: a transient unit's TasksMaxScale= is
+	// written to its file in hundredths of a percent, so a reload reads
+	// it back as it was; before, rounded up to a whole percent and
+	// printed a tenth as large (50% as "5.0%"). Seen on 257 and 262, not
+	// on 247 and 252 (fakebus/internal/difftest, replay "tasks share
+	// after a reload").
+	TasksMaxScaleHundredths Behaviour = "TasksMaxScaleHundredths"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -754,6 +761,7 @@ var Behaviours = map[Behaviour]Release{
 	TransientOverDropIns:        R("252"),
 	ExecConditionSkipDone:       R("252"),
 	CPUQuotaHundredths:          R("257"),
+	TasksMaxScaleHundredths:     R("257"),
 }
 
 // Behaves reports whether release r has behaviour b.
