@@ -6,6 +6,7 @@ package fakebus
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -113,4 +114,43 @@ func trimCondPrefix(t string) string {
 		}
 	}
 	return t
+}
+
+// conditionList is the property a unit file's [Unit] directive key adds
+// to, Conditions for a Condition*=, Asserts for an Assert*=, or "".
+func conditionList(key string) string {
+	switch {
+	case strings.HasPrefix(key, "Condition") && len(key) > len("Condition"):
+		return "Conditions"
+	case strings.HasPrefix(key, "Assert") && len(key) > len("Assert"):
+		return "Asserts"
+	}
+	return ""
+}
+
+// parseConditionLine reads a unit file's Condition*= or Assert*= value as
+// systemd's config_parse_unit_condition_path does: "|" makes it
+// triggering, then "!" negates it; the path must be absolute. ok is false
+// for a line systemd ignores, and for a condition that is not one of the
+// path conditions the fake evaluates (knownCondition), which it leaves
+// out (and lists as not used) rather than guess its outcome.
+func parseConditionLine(key, val string) (c condition, ok bool) {
+	c.Type = key
+	if rest, trig := strings.CutPrefix(val, "|"); trig {
+		c.Trigger, val = true, strings.TrimLeft(rest, " ")
+	}
+	if rest, neg := strings.CutPrefix(val, "!"); neg {
+		c.Negate, val = true, strings.TrimLeft(rest, " ")
+	}
+	c.Param = val
+	t := trimCondPrefix(key)
+	if !knownCondition(t) || t == "PathIsReadWrite" ||
+		!(strings.HasPrefix(t, "Path") || strings.HasPrefix(t, "File") || strings.HasPrefix(t, "Directory")) {
+		return c, false // the fake does not evaluate it (eval)
+	}
+	if !filepath.IsAbs(val) {
+		return c, false
+	}
+	c.Param = filepath.Clean(val)
+	return c, true
 }

@@ -66,6 +66,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 		out.props = append(out.props, sdbus.Property{Name: key, Value: v})
 	}
 	var execs = map[string][]execCommand{}
+	conds := map[string][][]any{} // Conditions and Asserts, as the bus gives them: (sbbs)
 	out.reset = map[string]bool{}
 	var tl typeLists
 	for _, data := range files {
@@ -145,6 +146,22 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 					order = append(order, key)
 				}
 				execs[key] = append(execs[key], cmd)
+			case section == "Unit" && conditionList(key) != "":
+				list := conditionList(key)
+				if _, seen := conds[list]; !seen {
+					order = append(order, list)
+				}
+				if val == "" {
+					conds[list] = [][]any{}
+					out.reset[list] = true
+					break
+				}
+				c, ok := parseConditionLine(key, val)
+				if !ok {
+					used = false
+					break
+				}
+				conds[list] = append(conds[list], []any{c.Type, c.Trigger, c.Negate, c.Param})
 			case numericDirective(key):
 				props, ok := m.numericSetting(key, val)
 				used = ok
@@ -197,6 +214,9 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 		}
 		if c, ok := execs[key]; ok && len(c) > 0 {
 			m.useValue(kind, key, dbus.MakeVariant(c), set)
+		}
+		if c, ok := conds[key]; ok && len(c) > 0 {
+			set(key, dbus.MakeVariantWithSignature(c, dbus.ParseSignatureMust("a(sbbs)")))
 		}
 	}
 	return out

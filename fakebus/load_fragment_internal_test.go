@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -102,5 +103,36 @@ func TestNumericSetting(t *testing.T) {
 				t.Errorf("numericSetting(%q, %q) = %v (-want +got):\n%s", tc.key, tc.val, ok, diff)
 			}
 		})
+	}
+}
+
+// TestUnitFileConditions: a unit file's path conditions become the
+// Conditions and Asserts a start tests, in file order across drop-ins; an
+// empty value resets the list, a line the fake does not evaluate is left
+// out and listed as ignored.
+func TestUnitFileConditions(t *testing.T) {
+	m := &manager{}
+	pu := m.parseUnitFile("c.service",
+		[]byte("[Unit]\nConditionPathExists=/nonexistent\nConditionVirtualization=container\nAssertPathExists=|/\n[Service]\nExecStart=/bin/true\n"),
+		[]byte("[Unit]\nConditionPathExists=\nConditionPathIsDirectory=!/nonexistent\n"))
+	u := &unit{props: map[string]dbus.Variant{}}
+	for _, p := range pu.props {
+		u.props[p.Name] = p.Value
+	}
+	type result struct {
+		Conditions, Asserts bool
+		Ignored             []string
+	}
+	got := result{holds(u, "Conditions"), holds(u, "Asserts"), pu.ignored}
+	want := result{true, true, []string{"Unit.ConditionVirtualization"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	var conds []condition
+	if err := dbus.Store([]any{u.props["Conditions"].Value()}, &conds); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]condition{{"ConditionPathIsDirectory", false, true, "/nonexistent"}}, conds); diff != "" {
+		t.Errorf("Conditions (-want +got):\n%s", diff)
 	}
 }
