@@ -88,7 +88,7 @@ func (m *manager) unitStateSignalLocked(u *unit, active, sub string) {
 	})
 	if iface := unitTypes[u.kind].iface; iface != "" && (u.kind == "service" || u.kind == "scope" || u.kind == "timer") {
 		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
-			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(u.result)}, []string{}}
+			return []any{iface, map[string]dbus.Variant{"Result": dbus.MakeVariant(strOr(u.result, "success"))}, []string{}}
 		})
 	}
 }

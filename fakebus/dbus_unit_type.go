@@ -25,11 +25,13 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		}
 		props[name] = dbus.MakeVariantWithSignature(def, dbus.ParseSignatureMust(sig))
 	}
-	if u.kind == "timer" {
-		add("Result", strOr(u.result, "success")) // resources when it could not be armed (timer.go)
+	// Each type's that has one: systemd's initial result, else how its
+	// last activity ended (a timer's resources when it could not be
+	// armed, start-limit-hit: startlimit.go).
+	if _, ok := m.measuredPropsLocked(capturedKind(u), unitTypes[u.kind].iface)["Result"]; ok {
+		add("Result", strOr(u.result, "success"))
 	}
 	if u.kind == "service" || u.kind == "scope" {
-		add("Result", strOr(u.result, "success")) // systemd's initial result
 		add("KillMode", strOr(u.str("KillMode"), "control-group"))
 		add("KillSignal", int32Or(u, "KillSignal", 15))
 		add("TimeoutStopUSec", u.u64("TimeoutStopUSec", 90_000_000))

@@ -98,6 +98,7 @@
 //   - service.go: services: type, main process, live mounts.
 //   - exec.go: a unit's commands and the few programs the fake interprets.
 //   - condition.go: Condition*= and Assert*=.
+//   - startlimit.go: the start rate limit (StartLimitBurst=, StartLimitIntervalSec=).
 //   - trigger.go: sockets, timers, paths and automounts, the units they trigger; what a
 //     mount's, swap's or device's name stands for; which files load as bad-setting.
 //   - timer.go: timers: their settings, waiting and elapsing.

@@ -113,6 +113,7 @@ var modelled = map[string]bool{
 	"Wants": true, "Requires": true, "Requisite": true, "BindsTo": true, "Conflicts": true,
 	"RefuseManualStart": true, "RefuseManualStop": true, "AllowIsolate": true,
 	"CollectMode": true, "Conditions": true, "Asserts": true, "Slice": true,
+	"StartLimitBurst": true, "StartLimitIntervalUSec": true, // startlimit.go
 
 	"Type": true, "BusName": true, "ExecStart": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true,
 	"ExecStopPost": true, "ExecReload": true, "ExecCondition": true, "RemainAfterExit": true,

@@ -20,6 +20,7 @@ func TestRearmingLeavesNoTimers(t *testing.T) {
 	}
 	hour := uint64(time.Hour / time.Microsecond)
 	sleep := sdbus.PropExecStart([]string{"/bin/sleep", "infinity"}, false)
+	noLimit := sdbus.PropRaw("StartLimitBurst", uint32(0)) // 40 starts in a row
 	for _, tc := range []struct {
 		name  string
 		opts  []Option
@@ -29,9 +30,9 @@ func TestRearmingLeavesNoTimers(t *testing.T) {
 	}{
 		{"timer relative to its unit", nil, "far.timer",
 			[]sdbus.Property{sdbus.PropRaw("TimersMonotonic", []mono{{"OnActiveSec", hour}, {"OnUnitActiveSec", hour}, {"OnUnitInactiveSec", hour}})},
-			[]sdbus.AuxUnit{{Name: "far.service", Properties: []sdbus.Property{sleep}}}},
+			[]sdbus.AuxUnit{{Name: "far.service", Properties: []sdbus.Property{sleep, noLimit}}}},
 		{"runtime maximum", []Option{WithUnitFile(UnitFile{Name: "far.service", Properties: []sdbus.Property{
-			sleep, sdbus.PropRaw("RuntimeMaxUSec", hour),
+			sleep, noLimit, sdbus.PropRaw("RuntimeMaxUSec", hour),
 		}})}, "", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

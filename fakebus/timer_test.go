@@ -11,7 +11,9 @@ import (
 // TestTimerTriggersAgain: a timer whose value is relative to its unit's
 // end, with nothing to wait (OnUnitInactiveSec=0), triggers its unit
 // again each time it ends: each elapse on a turn of its own, so that the
-// fake keeps answering, and the stop of the timer ends it.
+// fake keeps answering, and the stop of the timer ends it. The service
+// has no start rate limit (StartLimitIntervalUSec=0): with systemd's
+// default, its sixth start within 10 s would fail.
 func TestTimerTriggersAgain(t *testing.T) {
 	s := fakebus.New(t)
 	c := s.Conn(t)
@@ -22,7 +24,9 @@ func TestTimerTriggersAgain(t *testing.T) {
 	}
 	j, err := c.StartTransientUnit(ctx, "again.timer", sdbus.ModeReplace,
 		[]sdbus.Property{sdbus.PropRaw("TimersMonotonic", []mono{{"OnActiveSec", 0}, {"OnUnitInactiveSec", 0}})},
-		sdbus.AuxUnit{Name: "again.service", Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/true"}, false)}})
+		sdbus.AuxUnit{Name: "again.service", Properties: []sdbus.Property{
+			sdbus.PropExecStart([]string{"/bin/true"}, false), sdbus.PropRaw("StartLimitIntervalUSec", uint64(0)),
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}

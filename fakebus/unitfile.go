@@ -589,6 +589,9 @@ func (m *manager) reloadUnitsLocked() {
 	for _, u := range m.sortedUnitsLocked() {
 		u.execShown = false
 		u.runs = nil
+		if !m.behaves(sdversions.StartLimitSerialized) {
+			u.startWindow = startWindow{} // not serialized before 257 (startlimit.go)
+		}
 		if u.kind == "scope" && u.result != "" {
 			// A scope's result is not carried over (scope_serialize
 			// keeps none): a failed one reads Result success (measured

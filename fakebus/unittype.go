@@ -35,13 +35,16 @@ type unitType struct {
 	// device), swaps and automounts. Such a unit loads, but CanStart and
 	// CanStop are false and its start job ends unsupported.
 	unsupported bool
+	// startLimit: the type has a start rate limit (its can_start calls
+	// unit_test_start_limit; startlimit.go).
+	startLimit bool
 }
 
 // unitTypes are the unit types by their names, the suffix of a unit's
 // name.
 var unitTypes = map[string]unitType{
 	// service.c, dbus-service.c.
-	"service": {iface: "org.freedesktop.systemd1.Service", transient: true, cgroup: true, delegate: true, freeze: true, managedOOM: true, clean: true},
+	"service": {iface: "org.freedesktop.systemd1.Service", startLimit: true, transient: true, cgroup: true, delegate: true, freeze: true, managedOOM: true, clean: true},
 	// scope.c, dbus-scope.c.
 	"scope": {iface: "org.freedesktop.systemd1.Scope", transient: true, cgroup: true, delegate: true, freeze: true, managedOOM: true},
 	// slice.c, dbus-slice.c.
@@ -49,17 +52,17 @@ var unitTypes = map[string]unitType{
 	// target.c, dbus-target.c.
 	"target": {iface: "org.freedesktop.systemd1.Target"},
 	// socket.c, dbus-socket.c.
-	"socket": {iface: "org.freedesktop.systemd1.Socket", transient: true, cgroup: true, clean: true},
+	"socket": {iface: "org.freedesktop.systemd1.Socket", startLimit: true, transient: true, cgroup: true, clean: true},
 	// mount.c, dbus-mount.c.
-	"mount": {iface: "org.freedesktop.systemd1.Mount", cgroup: true, clean: true},
+	"mount": {iface: "org.freedesktop.systemd1.Mount", startLimit: true, cgroup: true, clean: true},
 	// swap.c, dbus-swap.c: swap_supported.
-	"swap": {iface: "org.freedesktop.systemd1.Swap", cgroup: true, clean: true, unsupported: true},
+	"swap": {iface: "org.freedesktop.systemd1.Swap", startLimit: true, cgroup: true, clean: true, unsupported: true},
 	// automount.c, dbus-automount.c: automount_supported.
-	"automount": {iface: "org.freedesktop.systemd1.Automount", unsupported: true},
+	"automount": {iface: "org.freedesktop.systemd1.Automount", startLimit: true, unsupported: true},
 	// device.c, dbus-device.c: device_supported.
 	"device": {iface: "org.freedesktop.systemd1.Device", unsupported: true},
 	// path.c, dbus-path.c.
-	"path": {iface: "org.freedesktop.systemd1.Path"},
+	"path": {iface: "org.freedesktop.systemd1.Path", startLimit: true},
 	// timer.c, dbus-timer.c.
-	"timer": {iface: "org.freedesktop.systemd1.Timer", transient: true},
+	"timer": {iface: "org.freedesktop.systemd1.Timer", startLimit: true, transient: true},
 }

@@ -22,6 +22,67 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"TasksMaxScale", uint32(0x1000000)}}},
 		{Kind: "Reload", Unit: 4},
 	}},
+	// The start rate limit: the start after StartLimitBurst= starts
+	// within StartLimitIntervalUSec= fails the unit (Result
+	// start-limit-hit where it was success, on 262 always) and its job,
+	// for services, sockets and timers, not slices; a socket whose
+	// service is not loaded fails its start job and stays inactive; a
+	// unit file's Condition*= (here "|!", a triggering negated one) is
+	// evaluated. The fake modelled no limit, started such a socket, and
+	// ignored a file's conditions (252 rapid seed 27009, measured on
+	// 247-262).
+	{"start rate limit", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnActiveSec", Usec: 0xd693a400}}}, {"StartLimitBurst", uint32(1)}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "StartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"StartLimitBurst", uint32(1)}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"StartLimitBurst", uint32(1)}}},
+		{Kind: "RestartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 5, Dir: InConfig, Lines: []Directive{{"Unit", "StartLimitBurst", "1"}, {"Socket", "ListenStream", "{dir}/socket"}}},
+		{Kind: "StartUnit", Unit: 5, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Unit", "StartLimitBurst", "2"}, {"Unit", "ConditionPathExists", "|!/nonexistent"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 5, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 5, Mode: "replace"},
+	}},
+	// What the start rate limit counts: a start that gets past the
+	// unit's conditions (not one a condition skips, not a start of an
+	// active unit), the start half of a restart; ResetFailedUnit of an
+	// active unit closes the window; an interval of 0 turns the limit
+	// off (measured on 247-262).
+	{"start rate limit counts", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Unit", "StartLimitBurst", "2"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Unit", "StartLimitBurst", "1"}, {"Unit", "ConditionPathExists", "/nonexistent"}, {"Unit", "ConditionPathExists", "/"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "Wants", "{u1}"}}},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnActiveSec", Usec: 0xd693a400}}}, {"StartLimitBurst", uint32(1)}, {"StartLimitIntervalUSec", uint64(0)}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "RestartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 6, Mode: "replace"},
+	}},
+	// A daemon-reload or re-execution closes the start rate limit's
+	// window before 257 and carries it over from 257 (measured on
+	// 247-262).
+	{"start rate limit across a reload", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Unit", "StartLimitBurst", "2"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "Reexecute", Unit: 0},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+	}},
 	// Slice= of a transient slice, or of a timer, is InvalidArgs with
 	// systemd's text, before the value is read; the fake answered
 	// PropertyReadOnly (252 rapid seed 27020, measured on 247-262).

@@ -88,6 +88,7 @@ var props = []propSpec{
 	{name: "RefuseManualStart", onUnit: true, scope: onUnit, values: boolValues},
 	{name: "JobTimeoutUSec", onUnit: true, scope: onUnit, values: usecValues},
 	{name: "StartLimitBurst", onUnit: true, scope: onUnit, values: []any{uint32(0), uint32(1), uint32(5)}},
+	{name: "StartLimitIntervalUSec", onUnit: true, scope: onUnit, values: []any{uint64(0), uint64(1), uint64(3600000000), uint64(math.MaxUint64)}},
 	{name: "Wants", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"basic.target"}, []string{"bad name"}, []string{"nosuch.service"}}},
 	{name: "RequiresMountsFor", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"/nonexistent"}, []string{"relative"}, []string{"/a//b/../c/"}}},
 	{name: "After", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"basic.target"}, []string{"-.slice"}}},

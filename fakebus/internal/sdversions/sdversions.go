@@ -703,6 +703,17 @@ const (
 	// Seen on 257 and 262, not on 247 and 252 (fakebus/internal/difftest,
 	// replay "CPU quota after a reload").
 	CPUQuotaHundredths Behaviour = "CPUQuotaHundredths"
+	// StartLimitSerialized: a unit's start rate limit window is carried
+	// over a daemon-reload and a re-execution; before, both close it.
+	// Seen on 257 and 262, not on 247 and 252 (fakebus/internal/difftest,
+	// replay "start rate limit across a reload").
+	StartLimitSerialized Behaviour = "StartLimitSerialized"
+	// StartLimitHitResult: a start the start rate limit refuses makes the
+	// unit's Result start-limit-hit whatever it was; before, only a
+	// result of success becomes start-limit-hit (a failed service keeps
+	// exit-code). Seen on 262, not on 247, 252 and 257
+	// (fakebus/internal/difftest, replay "start rate limit").
+	StartLimitHitResult Behaviour = "StartLimitHitResult"
 	// TasksMaxScaleHundredths: a transient unit's TasksMaxScale= is
 	// written to its file in hundredths of a percent, so a reload reads
 	// it back as it was; before, rounded up to a whole percent and
@@ -761,6 +772,8 @@ var Behaviours = map[Behaviour]Release{
 	TransientOverDropIns:        R("252"),
 	ExecConditionSkipDone:       R("252"),
 	CPUQuotaHundredths:          R("257"),
+	StartLimitSerialized:        R("257"),
+	StartLimitHitResult:         R("262"),
 	TasksMaxScaleHundredths:     R("257"),
 }
 
