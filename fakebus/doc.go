@@ -99,6 +99,7 @@
 //   - exec.go: a unit's commands and the few programs the fake interprets.
 //   - condition.go: Condition*= and Assert*=.
 //   - startlimit.go: the start rate limit (StartLimitBurst=, StartLimitIntervalSec=).
+//   - unneeded.go: StopWhenUnneeded=: units stopped once nothing needs them.
 //   - trigger.go: sockets, timers, paths and automounts, the units they trigger; what a
 //     mount's, swap's or device's name stands for; which files load as bad-setting.
 //   - timer.go: timers: their settings, waiting and elapsing.

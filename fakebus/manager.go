@@ -94,6 +94,9 @@ type manager struct {
 	// reverse are the loaded units with Requires=, BindsTo=, PartOf= or
 	// Conflicts=, the ones a stop, restart or start may act on in reverse.
 	reverse map[*unit]bool
+	// unneeded are the units to check for StopWhenUnneeded= before the
+	// lock is released (unneeded.go).
+	unneeded []*unit
 	// reverseSorted is reverse sorted by name, nil when reverse changed
 	// since (reverseLocked); never changed in place.
 	reverseSorted []*unit

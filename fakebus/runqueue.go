@@ -66,10 +66,14 @@ func (m *manager) lock() {
 	m.waitMu.Unlock()
 }
 
-// unlock runs the run queue if the manager is idle (see above), then
-// releases the lock.
+// unlock runs the run queue if the manager is idle (see above), and
+// stops the units that became unneeded (unneeded.go) until that queues no
+// more jobs, then releases the lock.
 func (m *manager) unlock() {
 	m.dispatchLocked()
+	for m.stopUnneededLocked() {
+		m.dispatchLocked()
+	}
 	m.mu.Unlock()
 }
 

@@ -239,6 +239,10 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 	if u.kind != "timer" {
 		m.timersFollowLocked(u)
 	}
+	m.checkUnneededLocked(u)
+	if active == "inactive" || active == "failed" {
+		m.checkUnneededDepsLocked(u)
+	}
 }
 
 // stateTimes are the moments a unit last left and entered the inactive

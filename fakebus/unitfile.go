@@ -640,6 +640,11 @@ func (m *manager) reloadUnitsLocked() {
 		m.collectLocked(u)
 	}
 	m.buildNameMapLocked()
+	if m.behaves(sdversions.UnneededAtReload) {
+		for _, u := range m.sortedUnitsLocked() {
+			m.checkUnneededLocked(u)
+		}
+	}
 }
 
 // nameMap is what systemd's unit name map (unit_file_build_name_map),

@@ -721,6 +721,12 @@ const (
 	// on 247 and 252 (fakebus/internal/difftest, replay "tasks share
 	// after a reload").
 	TasksMaxScaleHundredths Behaviour = "TasksMaxScaleHundredths"
+	// UnneededAtReload: a daemon-reload checks every unit for
+	// StopWhenUnneeded=, so an active unit a reload gave it, that nothing
+	// needs, is stopped; 247 stops it only at its next state change.
+	// Seen on 252, 257 and 262 (fakebus/internal/difftest, replay "stop
+	// when unneeded").
+	UnneededAtReload Behaviour = "UnneededAtReload"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -775,6 +781,7 @@ var Behaviours = map[Behaviour]Release{
 	StartLimitSerialized:        R("257"),
 	StartLimitHitResult:         R("262"),
 	TasksMaxScaleHundredths:     R("257"),
+	UnneededAtReload:            R("252"),
 }
 
 // Behaves reports whether release r has behaviour b.
