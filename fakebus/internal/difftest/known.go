@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -170,9 +171,20 @@ var known = []Known{
 	{
 		ID: "start-post-race",
 		Reason: "a service whose main program exits at once (/bin/false, or fails before it runs) while ExecStartPost= " +
-			"fails: systemd records the program's own exit or the SIGTERM it sends for the failure, as its event loop " +
-			"sees one or the other first; the fake's ExecStartPost= fails first (2/15)",
+			"runs: systemd records the program's own exit or the SIGTERM it sends for a failing ExecStartPost=, and " +
+			"ends the start job failed or, when ExecStartPost= ended first, done, as its event loop sees one or the " +
+			"other first; the fake's ExecStartPost= fails first (2/15), and a program that fails before it runs ends " +
+			"first (job failed)",
 		match: func(_ Op, real, fake Step) bool {
+			if real.Op == fake.Op && real.Reply == fake.Reply && slices.Equal(real.Units, fake.Units) &&
+				jobResultDiffers(real.Signals, fake.Signals) {
+				for _, r := range real.Units {
+					if strings.Contains(r, "ExecStartPost=[") && strings.Contains(r, `"failed"/"failed" Result="exit-code" ExecMain=1/203 `) {
+						return true
+					}
+				}
+				return false
+			}
 			return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, f string) bool {
 				return strings.Contains(r, "ExecStartPost=[") && strings.Contains(r, `"failed"/"failed" Result="exit-code"`) &&
 					mainEnd(sortedLists([]string{r})[0]) == mainEnd(sortedLists([]string{f})[0])
@@ -191,6 +203,29 @@ var known = []Known{
 			return false
 		},
 	},
+}
+
+// jobResultDiffers reports whether two steps' signals differ only in one
+// JobRemoved, which one ends done and the other failed.
+func jobResultDiffers(real, fake []string) bool {
+	if len(real) != len(fake) {
+		return false
+	}
+	differs := 0
+	for i, r := range real {
+		if r == fake[i] {
+			continue
+		}
+		rest, ok := strings.CutSuffix(r, " done")
+		if !ok {
+			rest, ok = strings.CutSuffix(r, " failed")
+		}
+		if !ok || !strings.HasPrefix(r, "JobRemoved ") || fake[i] != rest+" done" && fake[i] != rest+" failed" {
+			return false
+		}
+		differs++
+	}
+	return differs == 1
 }
 
 // sameButUnits reports whether two steps agree on all but their units:

@@ -317,6 +317,34 @@ func TestKnownStartPostRace(t *testing.T) {
 	}
 }
 
+// TestKnownStartPostRaceJob: a main program that failed before it ran,
+// seen after ExecStartPost= ended: the start job ends done on systemd,
+// failed on the fake, the units the same.
+func TestKnownStartPostRaceJob(t *testing.T) {
+	unit := `u0.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/203 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/set/set pid=set code=1 status=203)] ExecStartPost=[("/bin/true" ["/bin/true"] false times=set/set/set/set pid=set code=1 status=0)]`
+	for _, tc := range []struct {
+		name       string
+		real, fake []string
+		unit       string
+		want       string
+	}{
+		{"done instead", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, unit, "start-post-race"},
+		{"failed instead", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, unit, "start-post-race"},
+		{"another result", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service timeout"}, unit, ""},
+		{"no ExecStartPost=", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, strings.ReplaceAll(unit, "ExecStartPost", "ExecStopPost"), ""},
+		{"a program that ran", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, strings.ReplaceAll(unit, "ExecMain=1/203", "ExecMain=1/1"), ""},
+		{"two jobs differ", []string{"JobRemoved J1 u0.service done", "JobRemoved J2 u1.service done"}, []string{"JobRemoved J1 u0.service failed", "JobRemoved J2 u1.service failed"}, unit, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			real := Step{Op: "StartTransientUnit u0.service", Reply: "J1", Signals: tc.real, Units: []string{tc.unit}}
+			fake := Step{Op: real.Op, Reply: real.Reply, Signals: tc.fake, Units: []string{tc.unit}}
+			if got := knownID(Op{Kind: OpStartTransient}, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestKnownTimerReexec262(t *testing.T) {
 	timer := `u6.timer: "loaded" "active"/"waiting" Result="success"`
 	real := Step{Op: "Reexecute", Reply: "ok", Units: []string{timer}}
