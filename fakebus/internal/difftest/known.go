@@ -179,7 +179,7 @@ var known = []Known{
 			if real.Op == fake.Op && real.Reply == fake.Reply && slices.Equal(real.Units, fake.Units) &&
 				jobResultDiffers(real.Signals, fake.Signals) {
 				for _, r := range real.Units {
-					if strings.Contains(r, "ExecStartPost=[") && strings.Contains(r, `"failed"/"failed" Result="exit-code" ExecMain=1/203 `) {
+					if strings.Contains(r, "ExecStartPost=[") && strings.Contains(r, `"failed"/"failed" Result="exit-code" ExecMain=1/`) {
 						return true
 					}
 				}

@@ -317,9 +317,10 @@ func TestKnownStartPostRace(t *testing.T) {
 	}
 }
 
-// TestKnownStartPostRaceJob: a main program that failed before it ran,
-// seen after ExecStartPost= ended: the start job ends done on systemd,
-// failed on the fake, the units the same.
+// TestKnownStartPostRaceJob: a main program that failed before it ran
+// or exited at once (/bin/false), seen before or after ExecStartPost=
+// ended: the start job ends failed or done, the units the same (257 seed
+// 31005 for /bin/false).
 func TestKnownStartPostRaceJob(t *testing.T) {
 	unit := `u0.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/203 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/set/set pid=set code=1 status=203)] ExecStartPost=[("/bin/true" ["/bin/true"] false times=set/set/set/set pid=set code=1 status=0)]`
 	for _, tc := range []struct {
@@ -332,7 +333,8 @@ func TestKnownStartPostRaceJob(t *testing.T) {
 		{"failed instead", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, unit, "start-post-race"},
 		{"another result", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service timeout"}, unit, ""},
 		{"no ExecStartPost=", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, strings.ReplaceAll(unit, "ExecStartPost", "ExecStopPost"), ""},
-		{"a program that ran", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, strings.ReplaceAll(unit, "ExecMain=1/203", "ExecMain=1/1"), ""},
+		{"a program that exited at once", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, strings.ReplaceAll(unit, "ExecMain=1/203", "ExecMain=1/1"), "start-post-race"},
+		{"a program that was killed", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, strings.ReplaceAll(unit, "ExecMain=1/203", "ExecMain=2/15"), ""},
 		{"two jobs differ", []string{"JobRemoved J1 u0.service done", "JobRemoved J2 u1.service done"}, []string{"JobRemoved J1 u0.service failed", "JobRemoved J2 u1.service failed"}, unit, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
