@@ -160,11 +160,29 @@ var known = []Known{
 	{
 		ID: "runtime-max-race",
 		Reason: "a service whose RuntimeMaxUSec= is 0 or 1 µs and whose program exits at once: systemd ends it by the " +
-			"timeout (Result timeout, 2/15) or by the program's exit, as its event loop sees one or the other first " +
-			"(mostly the timeout); in the fake the program exits first",
+			"timeout (Result timeout, 2/15, or 1/0 when the exit came just after) or by the program's exit, as its event " +
+			"loop sees one or the other first (mostly the timeout); in the fake the program exits first",
 		match: func(_ Op, real, fake Step) bool {
 			return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, _ string) bool {
-				return strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=2/15`) && instantRuntimeMax.MatchString(r)
+				// The program killed (2/15), or seen to exit (1/0) after
+				// the timer fired (247, a replay probe).
+				return (strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=2/15`) ||
+					strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=1/0 `)) && instantRuntimeMax.MatchString(r)
+			})
+		},
+	},
+	{
+		ID: "stop-timeout-race",
+		Reason: "a service stopped with TimeoutStopUSec= 0 or 1 µs (set over D-Bus, where 0 is no time at all; in a unit " +
+			"file it is no timeout) whose program dies of SIGTERM at once: systemd's stop timeout and the program's " +
+			"death race in its event loop, and the unit fails, Result timeout (2/15, or 0/0 on 247), or stops; the fake has no stop " +
+			"timeout: the program dies first",
+		match: func(_ Op, real, fake Step) bool {
+			return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, _ string) bool {
+				// The program killed (2/15), or its end not yet seen
+				// (0/0: 247).
+				return (strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=2/15`) ||
+					strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=0/0 `)) && instantStopTimeout.MatchString(r)
 			})
 		},
 	},
@@ -276,6 +294,9 @@ var (
 // instantRuntimeMax is a unit line's RuntimeMaxUSec= that ends the unit
 // at once.
 var instantRuntimeMax = regexp.MustCompile(`\bRuntimeMaxUSec=@t [01]\b`)
+
+// instantStopTimeout is a unit line's TimeoutStopUSec= of 0 or 1 µs.
+var instantStopTimeout = regexp.MustCompile(`\bTimeoutStopUSec=@t [01]\b`)
 
 // restarting is a unit line's Restart= setting that restarts the service.
 var restarting = regexp.MustCompile(`\bRestart="(always|on-[a-z-]+)"`)

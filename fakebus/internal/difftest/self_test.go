@@ -278,6 +278,8 @@ func TestKnownRuntimeMaxRace(t *testing.T) {
 	}{
 		{"collected", timedOut, "u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
 		{"0 µs", strings.ReplaceAll(timedOut, "@t 1", "@t 0"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
+		{"exited after the timeout", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=1/0"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
+		{"exited with a failure", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=1/1"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"a longer limit", strings.ReplaceAll(timedOut, "@t 1", "@t 10"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"another result", strings.ReplaceAll(timedOut, "timeout", "exit-code"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"the fake's differs", "u0.service: org.freedesktop.systemd1.NoSuchUnit", timedOut, ""},
@@ -286,6 +288,30 @@ func TestKnownRuntimeMaxRace(t *testing.T) {
 			real := Step{Op: "StartTransientUnit u0.service", Reply: "J1", Units: []string{tc.real, "u1.service: org.freedesktop.systemd1.NoSuchUnit"}}
 			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fakeUnit, real.Units[1]}}
 			if got := knownID(Op{Kind: OpStartTransient}, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestKnownStopTimeoutRace(t *testing.T) {
+	timedOut := `u0.service: "loaded" "failed"/"failed" Result="timeout" ExecMain=2/15 ExecStart=[("/bin/sleep" ["/bin/sleep" "1000"])] TimeoutStopUSec=@t 0 Type="simple"`
+	for _, tc := range []struct {
+		name           string
+		real, fakeUnit string
+		want           string
+	}{
+		{"collected", timedOut, "u0.service: org.freedesktop.systemd1.NoSuchUnit", "stop-timeout-race"},
+		{"1 µs, stopped", strings.ReplaceAll(timedOut, "@t 0 ", "@t 1 "), `u0.service: "loaded" "inactive"/"dead" Result="success"`, "stop-timeout-race"},
+		{"its end not seen (247)", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=0/0"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", "stop-timeout-race"},
+		{"a longer timeout", strings.ReplaceAll(timedOut, "@t 0 ", "@t 10 "), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
+		{"another result", strings.ReplaceAll(timedOut, "timeout", "exit-code"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
+		{"the fake's differs", "u0.service: org.freedesktop.systemd1.NoSuchUnit", timedOut, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			real := Step{Op: "StopUnit u0.service", Reply: "J1", Units: []string{tc.real, "u1.service: org.freedesktop.systemd1.NoSuchUnit"}}
+			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fakeUnit, real.Units[1]}}
+			if got := knownID(Op{Kind: OpStop}, real, fake); got != tc.want {
 				t.Errorf("knownDifference = %q, want %q", got, tc.want)
 			}
 		})
