@@ -162,29 +162,18 @@ var known = []Known{
 		Reason: "a service whose RuntimeMaxUSec= is 0 or 1 µs and whose program exits at once: systemd ends it by the " +
 			"timeout (Result timeout, 2/15, or 1/0 when the exit came just after) or by the program's exit, as its event " +
 			"loop sees one or the other first (mostly the timeout); in the fake the program exits first",
-		match: func(_ Op, real, fake Step) bool {
-			return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, _ string) bool {
-				// The program killed (2/15), or seen to exit (1/0) after
-				// the timer fired (247, a replay probe).
-				return (strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=2/15`) ||
-					strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=1/0 `)) && instantRuntimeMax.MatchString(r)
-			})
-		},
+		// The program killed (2/15), or seen to exit (1/0) after the
+		// timer fired (247, a replay probe).
+		match: timedOutRace(instantRuntimeMax, "2/15", "1/0"),
 	},
 	{
 		ID: "stop-timeout-race",
 		Reason: "a service stopped with TimeoutStopUSec= 0 or 1 µs (set over D-Bus, where 0 is no time at all; in a unit " +
 			"file it is no timeout) whose program dies of SIGTERM at once: systemd's stop timeout and the program's " +
-			"death race in its event loop, and the unit fails, Result timeout (2/15, or 0/0 on 247), or stops; the fake has no stop " +
-			"timeout: the program dies first",
-		match: func(_ Op, real, fake Step) bool {
-			return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, _ string) bool {
-				// The program killed (2/15), or its end not yet seen
-				// (0/0: 247).
-				return (strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=2/15`) ||
-					strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=0/0 `)) && instantStopTimeout.MatchString(r)
-			})
-		},
+			"death race in its event loop, and the unit fails, Result timeout (2/15, or 0/0 on 247), or stops; the " +
+			"fake has no stop timeout: the program dies first",
+		// The program killed (2/15), or its end not yet seen (0/0: 247).
+		match: timedOutRace(instantStopTimeout, "2/15", "0/0"),
 	},
 	{
 		ID: "start-post-race",
@@ -221,6 +210,23 @@ var known = []Known{
 			return false
 		},
 	},
+}
+
+// timedOutRace matches a step that differs only in units systemd failed
+// by a timeout of 0 or 1 µs (setting) while the fake's program ended
+// first: each such line reads Result timeout with one of the main
+// process's ends (ExecMain code/status) systemd was seen to record.
+func timedOutRace(setting *regexp.Regexp, ends ...string) func(Op, Step, Step) bool {
+	return func(_ Op, real, fake Step) bool {
+		return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, _ string) bool {
+			for _, e := range ends {
+				if strings.Contains(r, `"failed"/"failed" Result="timeout" ExecMain=`+e+" ") && setting.MatchString(r) {
+					return true
+				}
+			}
+			return false
+		})
+	}
 }
 
 // jobResultDiffers reports whether two steps' signals differ only in one
