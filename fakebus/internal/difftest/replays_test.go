@@ -13,6 +13,16 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A process systemd killed (KillUnit of its scope, or the scope's
+	// stop) is gone when a later step places it in a scope:
+	// UnixProcessIdUnknown on every release; the fake signals no process
+	// and starts the scope: known difference kill-scope-processes (247
+	// seed 32002).
+	{"scope with a process systemd killed", []Op{
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "StopUnit", Unit: 2, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Props: []Prop{{"PIDs", PIDList{0}}}},
+	}},
 	// A stop with TimeoutStopUSec= 0 or 1 µs set over D-Bus (0 is no
 	// time at all there): systemd's stop timer and the death of sleep by
 	// SIGTERM race, the unit fails with Result timeout or stops (2 of 6

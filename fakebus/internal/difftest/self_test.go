@@ -209,6 +209,40 @@ func TestKnownKillScopeProcesses(t *testing.T) {
 	}
 }
 
+func TestKnownKillScopeProcessesPlaced(t *testing.T) {
+	gone := "org.freedesktop.DBus.Error.UnixProcessIdUnknown: Process with ID P0 does not exist."
+	real := Step{Op: "StartTransientUnit u3.scope", Reply: gone, Units: []string{
+		`u2.scope: org.freedesktop.systemd1.NoSuchUnit`,
+		`u3.scope: org.freedesktop.systemd1.NoSuchUnit`,
+	}}
+	started := Step{Op: real.Op, Reply: "J2", Signals: []string{"JobNew J2 u3.scope", "JobRemoved J2 u3.scope done"}, Units: []string{
+		real.Units[0], `u3.scope: "loaded" "active"/"running"`,
+	}}
+	for _, tc := range []struct {
+		name       string
+		op         Op
+		real, fake Step
+		want       string
+	}{
+		{"started on the fake", Op{Kind: OpStartTransient, Unit: 3}, real, started, "kill-scope-processes"},
+		{"attached on the fake", Op{Kind: OpAttach, Unit: 3}, Step{Op: real.Op, Reply: gone, Units: started.Units},
+			Step{Op: real.Op, Reply: "ok", Units: started.Units}, "kill-scope-processes"},
+		{"refused otherwise on the fake", Op{Kind: OpStartTransient, Unit: 3}, real,
+			Step{Op: real.Op, Reply: "org.freedesktop.DBus.Error.InvalidArgs: x", Units: real.Units}, ""},
+		{"another unit differs", Op{Kind: OpStartTransient, Unit: 3}, real,
+			Step{Op: real.Op, Reply: "J2", Units: []string{`u2.scope: "loaded" "active"/"running"`, started.Units[1]}}, ""},
+		{"another error on systemd", Op{Kind: OpStartTransient, Unit: 3},
+			Step{Op: real.Op, Reply: "org.freedesktop.systemd1.UnitExists: x", Units: real.Units}, started, ""},
+		{"not a placement", Op{Kind: OpStart, Unit: 3}, real, started, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := knownID(tc.op, tc.real, tc.fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // knownID is the ID of the known difference the step's results show, or
 // "".
 func knownID(o Op, real, fake Step) string {
