@@ -66,7 +66,7 @@ func (s *Server) AddUnitFile(f UnitFile) error {
 }
 
 // SetUnitProperties sets properties of a unit as a privileged client's
-// SetUnitProperties does (the runtime flag is not modelled), with its
+// SetUnitProperties does with the runtime flag set, with its
 // checks and its errors: the unit is loaded for the call if it is not
 // (and collected after it unless something keeps it); a unit that did not
 // load is refused (UnitMasked, not found, ...), and so is a property
@@ -74,7 +74,8 @@ func (s *Server) AddUnitFile(f UnitFile) error {
 // Description and the control-group settings, MemoryMax, CPUWeight, ...)
 // or a value it refuses (InvalidArgs). A unit that is not transient keeps
 // them across daemon-reload and its unloading, as systemd keeps them in a
-// drop-in. Subscribers get the PropertiesChanged systemd sends. The error
+// drop-in (in the runtime system.control; DropInPaths lists it).
+// Subscribers get the PropertiesChanged systemd sends. The error
 // is a D-Bus error's name and text, as systemd's reply would give them.
 // Nothing is set unless every property is taken.
 func (s *Server) SetUnitProperties(name string, props ...sdbus.Property) error {
@@ -91,7 +92,7 @@ func (s *Server) SetUnitProperties(name string, props ...sdbus.Property) error {
 	}
 	s.m.lock()
 	defer s.m.unlock()
-	if err := s.m.setUnitPropertiesLocked(name, set, nil); err != nil {
+	if err := s.m.setUnitPropertiesLocked(name, true, set, nil); err != nil {
 		return fmt.Errorf("fakebus: SetUnitProperties %s: %w", name, err)
 	}
 	return nil

@@ -405,7 +405,7 @@ func (s *Server) ctlSetUnitState(c *busd.Call) ([]any, error) {
 func (s *Server) ctlSetUnitProperties(c *busd.Call) ([]any, error) {
 	s.m.lock()
 	defer s.m.unlock()
-	if err := s.m.setUnitPropertiesLocked(c.Body[0].(string), c.Body[1], nil); err != nil {
+	if err := s.m.setUnitPropertiesLocked(c.Body[0].(string), true, c.Body[1], nil); err != nil {
 		return nil, err
 	}
 	return []any{}, nil

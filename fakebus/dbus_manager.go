@@ -317,7 +317,7 @@ func (m *manager) resetFailedUnit(c *call) ([]any, error) {
 }
 
 func (m *manager) setUnitProperties(c *call) ([]any, error) {
-	if err := m.setUnitPropertiesLocked(c.Body[0].(string), c.Body[2], func() error { return m.authorizeLocked(c.Call) }); err != nil {
+	if err := m.setUnitPropertiesLocked(c.Body[0].(string), c.Body[1].(bool), c.Body[2], func() error { return m.authorizeLocked(c.Call) }); err != nil {
 		return nil, err
 	}
 	return []any{}, nil

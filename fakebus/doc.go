@@ -85,6 +85,7 @@
 //   - errors.go: the D-Bus errors the model raises, with systemd's names and texts.
 //   - settings.go: the properties SetUnitProperties, StartTransientUnit and unit files set:
 //     which unit types take each, their checks in systemd's order, how a value is stored.
+//   - controldropin.go: SetUnitProperties' drop-ins: where each setting goes, DropInPaths.
 //   - manager.go: the manager, its lock's rule, daemon-reload, lookups, the environment.
 //   - runqueue.go: when jobs run: PID 1's one thing at a time.
 //   - unit.go: a unit's states, loading, garbage collection, start, stop, reset-failed,

@@ -100,8 +100,8 @@ type manager struct {
 	// reverseSorted is reverse sorted by name, nil when reverse changed
 	// since (reverseLocked); never changed in place.
 	reverseSorted []*unit
-	control       map[string][]setProp // SetUnitProperties on units from files, by name (unitfile.go)
-	aliases       map[string]string    // alias -> primary name (aliases.go)
+	control       map[string][]controlSetting // SetUnitProperties on units not transient, by name (controldropin.go)
+	aliases       map[string]string           // alias -> primary name (aliases.go)
 	jobs          map[uint32]*job
 	lastJob       uint32
 	// lateReply holds the jobs whose reply a script delays, with the
@@ -173,7 +173,7 @@ func newManager(cfg config) (*manager, error) {
 	m := &manager{
 		cfg: cfg, dirs: dirs, cgroupRoot: cgroupRoot, release: sdversions.Release{Major: v.Major, Minor: v.Minor},
 		environment: defaultEnvironment(), version: cfg.version, started: time.Now(), clock: newClock(), defaultTasksMax: defaultTasksMax(), rlimits: defaultRlimits(cfg.user < 0),
-		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, triggeredBy: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]setProp{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
+		units: map[string]*unit{}, members: map[string]map[*unit]bool{}, triggeredBy: map[string]map[*unit]bool{}, files: map[string]UnitFile{}, reverse: map[*unit]bool{}, control: map[string][]controlSetting{}, aliases: map[string]string{}, jobs: map[uint32]*job{},
 		waiting: map[uint64]bool{}, subscribed: map[*busd.Peer]bool{}, requested: map[*busd.Peer]map[*job]bool{}, timers: map[*time.Timer]struct{}{},
 	}
 	return m, nil

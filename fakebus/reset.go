@@ -107,7 +107,7 @@ func (m *manager) resetLocked() error {
 	m.runQueue, m.passes = nil, 0
 	m.version = m.cfg.version
 	m.units, m.members, m.triggeredBy = map[string]*unit{}, map[string]map[*unit]bool{}, map[string]map[*unit]bool{}
-	m.files, m.aliases, m.control = map[string]UnitFile{}, map[string]string{}, map[string][]setProp{}
+	m.files, m.aliases, m.control = map[string]UnitFile{}, map[string]string{}, map[string][]controlSetting{}
 	m.environment = defaultEnvironment()
 	m.reverse, m.reverseSorted, m.unneeded = map[*unit]bool{}, nil, nil
 	m.jobs, m.lateReply = map[uint32]*job{}, nil

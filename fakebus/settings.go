@@ -710,14 +710,14 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 }
 
 // setUnitPropertiesLocked is SetUnitProperties of unit name with the
-// a(sv) properties body (its runtime flag is not modelled): the unit is
+// a(sv) properties body and the runtime flag: the unit is
 // loaded for the call if needed (and collected after it unless something
 // keeps it), refused when it did not load (loadStateErr), authorized
 // (authorize: the caller's check; nil for the test's controls), its
 // properties checked as a loaded unit's (checkPropsLocked, live) and
-// set, kept in its control drop-in unless it is transient, and announced
+// set, kept with their drop-ins (controldropin.go), and announced
 // with a PropertiesChanged of its type's interface that names them.
-func (m *manager) setUnitPropertiesLocked(name string, body any, authorize func() error) error {
+func (m *manager) setUnitPropertiesLocked(name string, runtime bool, body any, authorize func() error) error {
 	u, fresh := m.loadForCallLocked(name)
 	if u == nil {
 		return errNotFound(name)
@@ -746,17 +746,7 @@ func (m *manager) setUnitPropertiesLocked(name string, body any, authorize func(
 		changed = append(changed, p.Name)
 	}
 	m.settingsNoteLocked(u.name, "SetUnitProperties", changed, nil)
-	if u.transient {
-		u.transientProps = append(u.transientProps, props...)
-	} else {
-		// systemd keeps them in a drop-in (system.control), which
-		// outlives daemon-reload and the unit's unloading, and applies
-		// to the unit loaded again, a slice without a file or a
-		// transient unit of the name too (measured on 247-262 by the
-		// differential tester: replay "set properties outlive the
-		// unit"). A transient unit's go with it.
-		m.control[u.name] = append(m.control[u.name], props...)
-	}
+	m.setControlLocked(u, props, runtime)
 	m.indexLocked(u)
 	if iface := unitTypes[u.kind].iface; iface != "" {
 		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {

@@ -96,9 +96,12 @@ type unit struct {
 	// loaded (unitfile.go: NeedDaemonReload).
 	loaded loadStamp
 	// transientProps are a transient unit's settings as its transient
-	// file holds them, StartTransientUnit's then SetUnitProperties', which
-	// a daemon-reload loads it from again (reloadUnfiledLocked).
+	// file holds them, StartTransientUnit's, which a daemon-reload loads
+	// it from again (reloadUnfiledLocked); controlSet are the settings
+	// SetUnitProperties set on it, which its drop-ins in the transient
+	// directory hold (controldropin.go).
 	transientProps []setProp
+	controlSet     []controlSetting
 }
 
 func (m *manager) newUnitLocked(name string) *unit {

@@ -552,14 +552,6 @@ func (m *manager) tasksMaxWritten(share uint32) uint64 {
 	return percent/10*100 + percent%10*10
 }
 
-// applyControlLocked applies what SetUnitProperties set on a unit of u's
-// name before (its system.control drop-ins), after u's own settings.
-func (m *manager) applyControlLocked(u *unit) {
-	for _, p := range m.control[u.name] {
-		m.setPropLocked(u, p.Name, p.Value)
-	}
-}
-
 // loadDepsLocked loads the units u's dependency settings name, as systemd
 // loads every unit a dependency names with the unit: after `systemctl
 // enable` and a daemon-reload, the unit multi-user.target now wants is
@@ -722,6 +714,9 @@ func (m *manager) needDaemonReloadLocked(u *unit) bool {
 	}
 	if m.unitFilesChanged && sdversions.Behaves(m.release, sdversions.UnitFileChangesNeedReload) {
 		return true
+	}
+	if m.dropInsUnorderedLocked(u) {
+		return true // SetUnitProperties wrote one out of order (controldropin.go)
 	}
 	if u.file == "" && !u.transient && u.kind != "slice" && u.kind != "device" || u.loaded.mtimes == nil {
 		return false // its drop-ins are looked at for units loaded from no file (applyDropInsLocked)

@@ -175,6 +175,7 @@ var cases = []suiteCase{
 	{name: "UnitFileSetPropertiesSurviveReload", run: testUnitFileSetPropertiesSurviveReload, user: true},
 	{name: "UnitSourceProperties", run: testUnitSource, user: true},
 	{name: "NeedDaemonReloadAfterEdit", run: testNeedDaemonReload, user: true},
+	{name: "SetPropertiesDropIns", run: testSetPropertiesDropIns, user: true},
 	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory, user: true},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "ScopeEndsWithItsProcesses", run: testScopeEndsWithItsProcesses},

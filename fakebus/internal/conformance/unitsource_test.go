@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -243,4 +244,94 @@ func testNeedDaemonReload(t *testing.T, e *env) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("NeedDaemonReload (-want +got):\n%s", diff)
 	}
+}
+
+// testSetPropertiesDropIns: each setting SetUnitProperties sets goes to a
+// drop-in of its own, NAME.d/50-SETTING.conf (50-CPUQuota.conf for
+// CPUQuotaPerSecUSec): a transient unit's in the transient directory,
+// beside its file, whatever the runtime flag; a unit file's in
+// system.control beside the configuration directory, or with runtime set
+// beside the runtime one. DropInPaths lists each at once: before 257
+// after the unit's others in the order written, NeedDaemonReload true
+// while that is not the order a load lists them in (sorted by file name);
+// from 257 in that order. A daemon-reload lists them so.
+func testSetPropertiesDropIns(t *testing.T, e *env) {
+	const unitIface = "org.freedesktop.systemd1.Unit"
+	raw := e.rawBus(t)
+	sorted := sdversions.Behaves(e.release, sdversions.ControlDropInsSorted)
+	set := func(name string, runtime bool, p sdbus.Property) {
+		t.Helper()
+		if err := e.c.SetUnitProperties(e.ctx, name, runtime, p); err != nil {
+			t.Fatalf("SetUnitProperties %s %s: %v", name, p.Name, err)
+		}
+	}
+	check := func(when, name string, written, loadOrder []string) {
+		t.Helper()
+		want, wantReload := written, !slices.Equal(written, loadOrder)
+		if sorted {
+			want, wantReload = loadOrder, false
+		}
+		got := unitProp(t, e, raw, name, unitIface, "DropInPaths").([]string)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: DropInPaths of %s (-want +got):\n%s", when, name, diff)
+		}
+		if got := unitProp(t, e, raw, name, unitIface, "NeedDaemonReload").(bool); got != wantReload {
+			t.Errorf("%s: NeedDaemonReload of %s = %v, want %v", when, name, got, wantReload)
+		}
+	}
+	reload := func() {
+		t.Helper()
+		if err := e.c.Reload(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	tr := e.unit("dropinstr", "service")
+	cleanup(t, e, tr)
+	j, err := e.c.StartTransientUnit(e.ctx, tr, sdbus.ModeReplace, sleeper())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	set(tr, false, sdbus.PropDescription("set later"))
+	set(tr, true, sdbus.PropCPUWeight(100))
+	set(tr, true, sdbus.PropRaw("CPUQuotaPerSecUSec", uint64(500000)))
+	set(tr, true, sdbus.PropDescription("set again"))
+	dir := unitProp(t, e, raw, tr, unitIface, "FragmentPath").(string) + ".d"
+	in := func(dir string, settings ...string) []string {
+		out := make([]string, len(settings))
+		for i, s := range settings {
+			out[i] = filepath.Join(dir, "50-"+s+".conf")
+		}
+		return out
+	}
+	check("transient, set", tr, in(dir, "Description", "CPUWeight", "CPUQuota"), in(dir, "CPUQuota", "CPUWeight", "Description"))
+	reload()
+	check("transient, after daemon-reload", tr, in(dir, "CPUQuota", "CPUWeight", "Description"), in(dir, "CPUQuota", "CPUWeight", "Description"))
+
+	name := e.unit("dropinsfile", "service")
+	file := filepath.Join(e.runtimeDir, name)
+	persistent, runtime := filepath.Join(e.configDir+".control", name+".d"), filepath.Join(e.runtimeDir+".control", name+".d")
+	t.Cleanup(func() {
+		// systemd's drop-ins outlive the unit: gone with the test.
+		os.RemoveAll(persistent)
+		os.RemoveAll(runtime)
+		os.Remove(file)
+		_ = e.c.Reload(e.ctx)
+	})
+	if err := os.WriteFile(file, []byte("[Service]\nExecStart=/bin/sleep 300\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reload()
+	cleanup(t, e, name)
+	if j, err = e.c.StartUnit(e.ctx, name, sdbus.ModeReplace); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	set(name, true, sdbus.PropDescription("set at runtime"))
+	set(name, false, sdbus.PropCPUWeight(100))
+	desc, weight := in(runtime, "Description")[0], in(persistent, "CPUWeight")[0]
+	check("unit file, set", name, []string{desc, weight}, []string{weight, desc})
+	reload()
+	check("unit file, after daemon-reload", name, []string{weight, desc}, []string{weight, desc})
 }

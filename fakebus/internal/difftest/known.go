@@ -71,17 +71,6 @@ var known = []Known{
 		},
 	},
 	{
-		ID: "set-property-drop-ins",
-		Reason: "SetUnitProperties of a loaded unit keeps the settings (across reloads too) but does not list the " +
-			"drop-ins systemd writes for them (NAME.d/50-SETTING.conf in system.control or the transient directory) in DropInPaths",
-		match: func(_ Op, real, fake Step) bool {
-			return real.Op == fake.Op && real.Reply == fake.Reply && unitsDifferOnly(real, fake, func(r, f string) bool {
-				r = controlDropIns.ReplaceAllString(r, "")
-				return strings.ReplaceAll(strings.ReplaceAll(r, "DropIns=[]", "DropIns=@as []"), "[, ", "[") == f
-			})
-		},
-	},
-	{
 		ID: "kill-scope-processes",
 		Reason: "the fake signals no process: a scope whose processes KillUnit kills on systemd, which then ends, runs on on the fake; " +
 			"and a process systemd killed (KillUnit, or the stop of its scope) lives on in the fake's run, which places it in a scope later",
@@ -305,10 +294,6 @@ func killedPlaced(o Op, real, fake Step) bool {
 	}
 	return true
 }
-
-// controlDropIns are the drop-ins SetUnitProperties writes, as a unit
-// line's DropIns= list shows them.
-var controlDropIns = regexp.MustCompile(`(, )?"[^"]*/[^"/]+\.d/50-[A-Za-z]+\.conf"`)
 
 // mainEnd is a unit line without how its main process ended: ExecMain=
 // and the code and status of ExecStart='s first record.

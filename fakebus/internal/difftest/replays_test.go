@@ -13,6 +13,50 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// SetUnitProperties writes each setting to a drop-in of its own,
+	// NAME.d/50-SETTING.conf (50-CPUQuota.conf for CPUQuotaPerSecUSec;
+	// none for 262's ignored cgroup v1 settings): a transient unit's in
+	// the transient directory, a unit file's in $CONFIG.control, or
+	// $RUNTIME.control with runtime set. DropInPaths lists each at once,
+	// before 257 in the order written, NeedDaemonReload true while that
+	// is not sorted by file name; from 257 sorted; after a daemon-reload
+	// sorted, and applied in that order (a drop-in named difftest.conf
+	// overrides 50-Description.conf). The fake listed none (known
+	// difference set-property-drop-ins, now fixed; 247 seed 32001:
+	// NeedDaemonReload; measured on 247-262).
+	{"set properties' drop-ins", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "Description", "x"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"CPUWeight", uint64(100)}}},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"Description", "y"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: false, Props: []Prop{{"Description", "y"}, {"CPUWeight", uint64(100)}}},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: false, Props: []Prop{{"Description", "z"}, {"CPUQuotaPerSecUSec", uint64(10000)}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{}},
+		{Kind: "SetUnitProperties", Unit: 4, Runtime: true, Props: []Prop{{"MemoryMax", uint64(1 << 30)}, {"CPUWeight", uint64(100)}}},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "SetUnitProperties", Unit: 2, Runtime: true, Props: []Prop{{"TasksMax", uint64(100)}, {"CPUShares", uint64(100)}, {"BlockIOWeight", uint64(100)}, {"MemoryLimit", uint64(1 << 30)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: false, Props: []Prop{{"MemoryMax", uint64(1 << 30)}}},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: false, Props: []Prop{{"AllowedCPUs", []byte{1}}}},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "LoadUnit", Unit: 4},
+	}},
+	{"set properties' drop-ins of a unit file", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Unit", "Description", "d"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"CPUWeight", uint64(100)}}},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: false, Props: []Prop{{"Description", "y"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: true, Props: []Prop{{"Description", "y"}}},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: false, Props: []Prop{{"CPUWeight", uint64(100)}}},
+		{Kind: "Reload", Unit: 0},
+	}},
 	// A process systemd killed (KillUnit of its scope, or the scope's
 	// stop) is gone when a later step places it in a scope:
 	// UnixProcessIdUnknown on every release; the fake signals no process

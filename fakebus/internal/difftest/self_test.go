@@ -156,34 +156,6 @@ func TestKnownRestart(t *testing.T) {
 	}
 }
 
-func TestKnownSetPropertyDropIns(t *testing.T) {
-	real := Step{Op: "SetUnitProperties u1.service runtime=true DevicePolicy=\"auto\"", Reply: "ok", Units: []string{
-		`u0.service: org.freedesktop.systemd1.NoSuchUnit`,
-		`u1.service: "loaded" "active"/"running" File="$CONFIG/x" DropIns=["$CONFIG/dt1u1.service.d/difftest.conf", "/run/systemd/transient/dt1u1.service.d/50-DevicePolicy.conf"] NeedDaemonReload=false`,
-	}}
-	for _, tc := range []struct {
-		name string
-		fake string
-		want string
-	}{
-		{"control drop-in not listed", `u1.service: "loaded" "active"/"running" File="$CONFIG/x" DropIns=["$CONFIG/dt1u1.service.d/difftest.conf"] NeedDaemonReload=false`, "set-property-drop-ins"},
-		{"other drop-in missing too", `u1.service: "loaded" "active"/"running" File="$CONFIG/x" DropIns=@as [] NeedDaemonReload=false`, ""},
-		{"other state", `u1.service: "loaded" "failed"/"failed" File="$CONFIG/x" DropIns=["$CONFIG/dt1u1.service.d/difftest.conf"] NeedDaemonReload=false`, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{real.Units[0], tc.fake}}
-			got := knownID(Op{Kind: OpSetProperties}, real, fake)
-			if got != tc.want {
-				t.Errorf("knownDifference = %q, want %q", got, tc.want)
-			}
-		})
-	}
-	only := Step{Op: real.Op, Reply: real.Reply, Units: []string{real.Units[0], `u1.service: "loaded" DropIns=["/run/systemd/transient/dt1u1.service.d/50-DevicePolicy.conf"]`}}
-	if k := knownDifference(Op{Kind: OpSetProperties}, only, Step{Op: real.Op, Reply: real.Reply, Units: []string{real.Units[0], `u1.service: "loaded" DropIns=@as []`}}); k == nil || k.ID != "set-property-drop-ins" {
-		t.Errorf("the only drop-in: knownDifference = %v, want set-property-drop-ins", k)
-	}
-}
-
 func TestKnownKillScopeProcesses(t *testing.T) {
 	real := Step{Op: "KillUnit u2.scope all 1", Reply: "ok", Units: []string{
 		`u1.service: "loaded" "failed"/"failed"`,

@@ -708,6 +708,13 @@ const (
 	// Seen on 257 and 262, not on 247 and 252 (fakebus/internal/difftest,
 	// replay "start rate limit across a reload").
 	StartLimitSerialized Behaviour = "StartLimitSerialized"
+	// ControlDropInsSorted: DropInPaths lists a drop-in SetUnitProperties
+	// writes where a load would list it, sorted by file name; before, it
+	// is added after the unit's others, in the order written, and
+	// NeedDaemonReload is true while that order differs from a load's.
+	// Seen on 257 and 262, not on 247 and 252 (fakebus/internal/difftest,
+	// replay "set properties' drop-ins").
+	ControlDropInsSorted Behaviour = "ControlDropInsSorted"
 	// StartLimitHitResult: a start the start rate limit refuses makes the
 	// unit's Result start-limit-hit whatever it was; before, only a
 	// result of success becomes start-limit-hit (a failed service keeps
@@ -780,6 +787,7 @@ var Behaviours = map[Behaviour]Release{
 	CPUQuotaHundredths:          R("257"),
 	StartLimitSerialized:        R("257"),
 	StartLimitHitResult:         R("262"),
+	ControlDropInsSorted:        R("257"),
 	TasksMaxScaleHundredths:     R("257"),
 	UnneededAtReload:            R("252"),
 }

@@ -1,0 +1,157 @@
+package fakebus
+
+// SetUnitProperties' drop-ins (systemd's unit_write_setting, measured on
+// 247, 252, 257 and 262 by the differential tester: replay "set
+// properties' drop-ins"). Each setting SetUnitProperties sets on a loaded
+// unit is written to a drop-in of its own, NAME.d/50-SETTING.conf (SETTING
+// the property's name; CPUQuotaPerSecUSec's is CPUQuota): in the transient
+// directory for a transient unit, whatever the runtime flag, else in
+// system.control beside the configuration directory, or beside the
+// runtime one with runtime set. A setting the release ignores (262's
+// cgroup v1 ones) writes none. The fake keeps the settings and lists the
+// drop-ins where systemd does; it writes no file, as it writes no
+// transient file.
+//
+// DropInPaths lists a drop-in as soon as it is written: before 257 after
+// the ones the unit was loaded with, in the order written (a setting
+// written again keeps its place), and NeedDaemonReload is then true while
+// that order is not the one a load finds (systemd compares the two lists:
+// CPUWeight= set after Description= needs a daemon-reload, set before it
+// does not); from 257 the list is kept in the load's order
+// (sdversions.ControlDropInsSorted). A load (the unit's first, a
+// daemon-reload's) lists them with the unit's other drop-ins, sorted by
+// file name; of drop-ins with the same file name the first of
+// system.control, the runtime system.control and the transient directory
+// wins, as their places on the unit path say. In that order they apply: a
+// drop-in of the unit directories whose name sorts after 50-SETTING.conf
+// and sets the setting overrides it once the unit is loaded again.
+
+import (
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+)
+
+// controlSetting is a setting SetUnitProperties set, with the drop-in
+// systemd writes it to.
+type controlSetting struct {
+	setProp
+	path string
+}
+
+// controlDropInLocked returns the drop-in systemd writes setting name of
+// u to.
+func (m *manager) controlDropInLocked(u *unit, name string, runtime bool) string {
+	dir := m.dirs.persistent + ".control"
+	switch {
+	case u.transient:
+		dir = m.transientUnitDirLocked()
+	case runtime:
+		dir = m.dirs.runtime + ".control"
+	}
+	if name == "CPUQuotaPerSecUSec" {
+		name = "CPUQuota"
+	}
+	return filepath.Join(dir, u.name+".d", "50-"+name+".conf")
+}
+
+// setControlLocked keeps the settings SetUnitProperties set on loaded
+// unit u (its values are set already) and lists their drop-ins: a
+// transient unit's go with it; the others stay with the name, across
+// daemon-reloads and the unit's unloading, and apply to a unit of the
+// name loaded again (a slice without a file or a transient unit too:
+// replay "set properties outlive the unit").
+func (m *manager) setControlLocked(u *unit, props []setProp, runtime bool) {
+	for _, p := range props {
+		s := controlSetting{p, m.controlDropInLocked(u, p.Name, runtime)}
+		if u.transient {
+			u.controlSet = append(u.controlSet, s)
+		} else {
+			m.control[u.name] = append(m.control[u.name], s)
+		}
+		if !slices.Contains(u.dropIns, s.path) {
+			u.dropIns = append(u.dropIns, s.path)
+		}
+	}
+	if m.behaves(sdversions.ControlDropInsSorted) {
+		u.dropIns = m.loadOrderLocked(u.dropIns)
+	}
+}
+
+// applyControlLocked applies what SetUnitProperties set on a unit of u's
+// name (and, a transient unit, on u) to u, just loaded with the drop-ins
+// of the unit directories (u.dropIns), and lists their drop-ins with
+// those, in a load's order. A setting a drop-in of the unit directories
+// that sorts after its own sets too keeps that drop-in's value.
+func (m *manager) applyControlLocked(u *unit) {
+	settings := append(slices.Clone(m.control[u.name]), u.controlSet...)
+	if len(settings) == 0 {
+		return
+	}
+	sets := map[string]map[string]bool{} // a drop-in of the unit directories -> the settings it sets
+	for _, p := range u.dropIns {
+		names := map[string]bool{}
+		for _, q := range m.parseUnitFile(u.name, readDropIns([]string{p})...).props {
+			names[q.Name] = true
+		}
+		sets[p] = names
+	}
+	paths := slices.Clone(u.dropIns)
+	for _, s := range settings {
+		paths = append(paths, s.path)
+		overridden := false
+		for p, names := range sets {
+			overridden = overridden || names[s.Name] && filepath.Base(p) > filepath.Base(s.path)
+		}
+		if overridden {
+			continue
+		}
+		p := s.setProp
+		if u.transient {
+			p = m.readBackLocked(p)
+		}
+		m.setPropLocked(u, p.Name, p.Value)
+	}
+	if u.masked && m.behaves(sdversions.MaskedUnitNoDropIns) {
+		return // lists none (unitfile.go)
+	}
+	u.dropIns = m.loadOrderLocked(paths)
+}
+
+// loadOrderLocked is drop-ins as a load lists them: one per file name
+// (the control directories' and the transient directory's first, in that
+// order, then the others in theirs), sorted by file name.
+func (m *manager) loadOrderLocked(paths []string) []string {
+	rank := func(p string) int {
+		switch filepath.Dir(filepath.Dir(p)) {
+		case m.dirs.persistent + ".control":
+			return 0
+		case m.dirs.runtime + ".control":
+			return 1
+		case m.transientUnitDirLocked():
+			return 2
+		}
+		return 3
+	}
+	byRank := slices.Clone(paths)
+	sort.SliceStable(byRank, func(i, j int) bool { return rank(byRank[i]) < rank(byRank[j]) })
+	seen := map[string]bool{}
+	out := make([]string, 0, len(paths))
+	for _, p := range byRank {
+		if b := filepath.Base(p); !seen[b] {
+			seen[b] = true
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return filepath.Base(out[i]) < filepath.Base(out[j]) })
+	return out
+}
+
+// dropInsUnorderedLocked reports whether u lists its drop-ins otherwise
+// than a load would: before 257, after SetUnitProperties wrote one out of
+// order, NeedDaemonReload is true.
+func (m *manager) dropInsUnorderedLocked(u *unit) bool {
+	return !slices.Equal(u.dropIns, m.loadOrderLocked(u.dropIns))
+}
