@@ -67,6 +67,9 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 		if p, ok := m.aliases[nu.name]; ok {
 			primary = p
 		} else if m.units[nu.name] == nil {
+			if nu.kind != "scope" {
+				m.refreshNameMapLocked() // the name is loaded first
+			}
 			// One read of the unit directories: a file, a mask or an
 			// alias symlink of the name (primaryLocked's lookup).
 			if e, ok := m.lookupDiskLocked(nu.name); ok {

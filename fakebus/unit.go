@@ -549,6 +549,9 @@ func (m *manager) loadForCallLocked(name string) (_ *unit, fresh bool) {
 	if u := m.units[name]; u != nil {
 		return u, false
 	}
+	if !strings.HasSuffix(name, ".scope") {
+		m.refreshNameMapLocked()
+	}
 	if m.staleTransientNameLocked(name) {
 		return nil, false
 	}

@@ -640,22 +640,49 @@ func (m *manager) reloadUnitsLocked() {
 }
 
 // nameMap is what systemd's unit name map (unit_file_build_name_map),
-// built at a daemon-reload or re-execution, holds that the fake does not
-// read from disk at each lookup: the transient units loaded then, whose
-// files it names, and the unit directories' modification times then,
-// which tell systemd to build it again (sdversions.CollectedTransientNameLoads).
+// built at a daemon-reload or re-execution and again when a unit
+// directory changed since (refreshNameMapLocked), holds that the fake
+// does not read from disk at each lookup: the transient units loaded then,
+// whose files it names (sdversions.CollectedTransientNameLoads), the
+// unit directories' modification times then, and the directories in them
+// then, the only ones where systemd before 257 looks for a unit's
+// drop-ins (needDaemonReloadLocked).
 type nameMap struct {
-	transient map[string]bool
-	dirs      map[string]time.Time
+	transient  map[string]bool
+	dirs       map[string]time.Time
+	dropInDirs map[string]bool
 }
 
 // buildNameMapLocked builds the name map as a daemon-reload does.
 func (m *manager) buildNameMapLocked() {
-	m.nameMap = nameMap{transient: map[string]bool{}, dirs: mtimes([]string{m.dirs.persistent, m.dirs.runtime})}
+	m.nameMap = nameMap{transient: map[string]bool{}, dirs: mtimes([]string{m.dirs.persistent, m.dirs.runtime}), dropInDirs: map[string]bool{}}
 	for name, u := range m.units {
 		if u.transient {
 			m.nameMap.transient[name] = true
 		}
+	}
+	for _, dir := range []string{m.dirs.persistent, m.dirs.runtime} {
+		ents, _ := os.ReadDir(dir)
+		for _, de := range ents {
+			if de.IsDir() {
+				m.nameMap.dropInDirs[filepath.Join(dir, de.Name())] = true
+			}
+		}
+	}
+}
+
+// refreshNameMapLocked builds the name map again if a unit directory
+// changed since it was built, as systemd does whenever it loads a unit
+// that is not loaded (unit_load_fragment; a scope excepted, which it
+// loads from no file): a LoadUnit, a job or SetUnitProperties of a unit
+// not loaded, a dependency's load, a StartTransientUnit of a new name.
+// Measured on 247 and 252 by the differential tester (247 seed 34001: a
+// drop-in directory made for a loaded unit makes it need a daemon-reload
+// only once another unit was loaded; replay "drop-in directory seen at
+// the next load").
+func (m *manager) refreshNameMapLocked() {
+	if !maps.Equal(mtimes([]string{m.dirs.persistent, m.dirs.runtime}), m.nameMap.dirs) {
+		m.buildNameMapLocked()
 	}
 }
 
@@ -669,11 +696,8 @@ func (m *manager) staleTransientNameLocked(name string) bool {
 	if m.behaves(sdversions.CollectedTransientNameLoads) || !m.nameMap.transient[name] {
 		return false
 	}
-	if !maps.Equal(mtimes([]string{m.dirs.persistent, m.dirs.runtime}), m.nameMap.dirs) {
-		m.buildNameMapLocked()
-		return false
-	}
-	return true
+	m.refreshNameMapLocked()
+	return m.nameMap.transient[name]
 }
 
 // loadStamp is what a unit's unit file and drop-ins were on disk when it
@@ -702,9 +726,10 @@ func (m *manager) dropInDirsLocked(name string, aliases []string) map[string]boo
 // modified or removed, a drop-in added or removed), as systemd's
 // unit_need_daemon_reload finds it from the files' modification times;
 // systemctl then warns to run daemon-reload. Before 257 a drop-in in a
-// directory made since the unit was loaded goes unseen (systemd looks
-// only in the directories it found at its last reload;
-// sdversions.DropInDirsSeenAtOnce). From 257 every unit loaded from a file
+// directory made since the unit was loaded goes unseen until the name
+// map is built again (systemd looks only in the directories it found
+// then: at a daemon-reload, or the load of another unit once a unit
+// directory changed, refreshNameMapLocked; sdversions.DropInDirsSeenAtOnce). From 257 every unit loaded from a file
 // needs one once a unit-file method changed anything
 // (sdversions.UnitFileChangesNeedReload). Units not loaded from a file in
 // the unit directories never need one.
@@ -723,7 +748,7 @@ func (m *manager) needDaemonReloadLocked(u *unit) bool {
 	}
 	var cur []string
 	for _, p := range m.dropInsLocked(append([]string{u.name}, u.aliases...)) {
-		if u.loaded.dirs[filepath.Dir(p)] || sdversions.Behaves(m.release, sdversions.DropInDirsSeenAtOnce) {
+		if d := filepath.Dir(p); u.loaded.dirs[d] || m.nameMap.dropInDirs[d] || sdversions.Behaves(m.release, sdversions.DropInDirsSeenAtOnce) {
 			cur = append(cur, p)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
@@ -178,7 +179,8 @@ func testUnitSource(t *testing.T, e *env) {
 // says whether its file or drop-ins changed on disk since it was loaded
 // (an edited file, a drop-in added or removed) until daemon-reload
 // (systemctl status then warns to run it); before 257 a drop-in in a
-// directory made since the unit was loaded goes unseen.
+// directory made since the unit was loaded goes unseen until systemd
+// loads another unit, which builds its unit name map again.
 func testNeedDaemonReload(t *testing.T, e *env) {
 	raw := e.rawBus(t)
 	name := e.unit("needreload", "service")
@@ -230,6 +232,13 @@ func testNeedDaemonReload(t *testing.T, e *env) {
 	step("reloaded")
 	write(dropIn, "[Service]\nEnvironment=A=1\n")
 	step("drop-in added")
+	// Loading a unit that is not loaded builds the unit name map again
+	// (a unit directory changed): the new NAME.d/ is seen.
+	var path dbus.ObjectPath
+	if err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").Call("org.freedesktop.systemd1.Manager.LoadUnit", 0, e.unit("notloaded", "service")).Store(&path); err != nil {
+		t.Fatal(err)
+	}
+	step("another unit loaded")
 	reload()
 	step("reloaded again")
 	if err := os.Remove(dropIn); err != nil {
@@ -237,7 +246,7 @@ func testNeedDaemonReload(t *testing.T, e *env) {
 	}
 	step("drop-in removed")
 	want := []string{"loaded: false", "file edited: true", "reloaded: false", "drop-in added: true",
-		"reloaded again: false", "drop-in removed: true"}
+		"another unit loaded: true", "reloaded again: false", "drop-in removed: true"}
 	if !sdversions.Behaves(e.release, sdversions.DropInDirsSeenAtOnce) {
 		want[3] = "drop-in added: false" // in a NAME.d/ made since the reload
 	}

@@ -13,6 +13,27 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// Before 257 systemd looks for a loaded unit's drop-ins only in the
+	// directories its unit name map found when it was last built: at a
+	// daemon-reload, or when it loads a unit not loaded (LoadUnit, a
+	// StartTransientUnit of a new name; a target, which cannot be
+	// transient, refused first) once a unit directory changed. A drop-in
+	// directory made for a loaded unit makes it need a daemon-reload at
+	// the next such load, not before (247 seed 34001, measured on
+	// 247-262; from 257 at once).
+	{"drop-in directory seen at the next load", []Op{
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InDropIn, Lines: []Directive{{"Slice", "MemoryMax", "1G"}}},
+		{Kind: "StartTransientUnit", Unit: 7, Mode: "replace", Props: []Prop{{"DefaultDependencies", false}}},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Unit", "Description", "d"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Unit", "Description", "d"}}},
+		{Kind: "LoadUnit", Unit: 7},
+	}},
 	// SetUnitProperties writes each setting to a drop-in of its own,
 	// NAME.d/50-SETTING.conf (50-CPUQuota.conf for CPUQuotaPerSecUSec;
 	// none for 262's ignored cgroup v1 settings): a transient unit's in
