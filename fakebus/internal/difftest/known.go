@@ -164,9 +164,12 @@ var known = []Known{
 		Reason: "a service stopped with TimeoutStopUSec= 0 or 1 µs (set over D-Bus, where 0 is no time at all; in a unit " +
 			"file it is no timeout) whose program dies of SIGTERM at once: systemd's stop timeout and the program's " +
 			"death race in its event loop, and the unit fails, Result timeout (2/15, or 0/0 on 247), or stops; the " +
-			"fake has no stop timeout: the program dies first",
+			"fake has no stop timeout: the program dies first. So does an ExecStop= or ExecStopPost= command " +
+			"(which the same timeout limits) with its own end: killed (2/15), Result timeout, or its exit",
 		// The program killed (2/15), or its end not yet seen (0/0: 247).
-		match: timedOutRace(instantStopTimeout, "2/15", "0/0"),
+		match: func(o Op, real, fake Step) bool {
+			return timedOutRace(instantStopTimeout, "2/15", "0/0")(o, real, fake) || stopCommandTimedOut(real, fake)
+		},
 	},
 	{
 		ID: "start-post-race",
@@ -221,6 +224,32 @@ func timedOutRace(setting *regexp.Regexp, ends ...string) func(Op, Step, Step) b
 		})
 	}
 }
+
+// stopCommandTimedOut reports whether real and fake differ only in a
+// unit with TimeoutStopUSec= 0 or 1 µs that failed on systemd with Result
+// timeout while an ExecStop= or ExecStopPost= command ran, where on the
+// fake that command ended as it does: the same unit but for that result
+// and the command's end, which on systemd is any of the race's (replayed
+// on 247-262 with /bin/sh -c "exit 3" as ExecStopPost= of a program that
+// exited by itself, 262 seed 35004: killed by SIGTERM, 2/15, or by the
+// SIGKILL that follows when that times out too, 2/9; its exit seen after
+// the timeout, 1/3; its end not yet seen, exit time 0 and 0/0).
+func stopCommandTimedOut(real, fake Step) bool {
+	blank := func(s string) string {
+		return resultOf.ReplaceAllString(stopCommandEnd.ReplaceAllString(s, "${1} ...)"), `Result="?"`)
+	}
+	return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, f string) bool {
+		return strings.Contains(r, `"failed"/"failed" Result="timeout" `) && instantStopTimeout.MatchString(r) &&
+			stopCommandEnd.MatchString(r) && blank(r) == blank(f)
+	})
+}
+
+// stopCommandEnd is an ExecStop= or ExecStopPost= command's record in a
+// unit line: its command, then its end (exit times, PID, code and status).
+var stopCommandEnd = regexp.MustCompile(`(ExecStop(?:Post)?=\[\("[^"]*" \[[^\]]*\] (?:true|false)) times=\S+ pid=\S+ code=\d+ status=\d+\)`)
+
+// resultOf is a unit line's Result=.
+var resultOf = regexp.MustCompile(`Result="[^"]*"`)
 
 // jobResultDiffers reports whether two steps' signals differ only in one
 // JobRemoved, which one ends done and the other failed.

@@ -34,6 +34,14 @@ var replays = []struct {
 		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Unit", "Description", "d"}}},
 		{Kind: "LoadUnit", Unit: 7},
 	}},
+	// TimeoutStopUSec= limits ExecStopPost= too: with 1 µs, systemd
+	// killed the command of a program that exited by itself and failed
+	// the unit, Result timeout (262 seed 35004, once), where the command
+	// mostly ends first: known difference stop-timeout-race.
+	{"stop-post with no time to run", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStopPost", Command(3)}, {"TimeoutStopUSec", uint64(1)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStopPost", Command(3)}, {"TimeoutStopUSec", uint64(0)}}},
+	}},
 	// SetUnitProperties writes each setting to a drop-in of its own,
 	// NAME.d/50-SETTING.conf (50-CPUQuota.conf for CPUQuotaPerSecUSec;
 	// none for 262's ignored cgroup v1 settings): a transient unit's in

@@ -324,6 +324,35 @@ func TestKnownStopTimeoutRace(t *testing.T) {
 	}
 }
 
+func TestKnownStopCommandTimeoutRace(t *testing.T) {
+	timedOut := `u0.service: "loaded" "failed"/"failed" Result="timeout" ExecMain=1/0 ExecStart=[("/bin/true" ["/bin/true"] false times=set/set/set/set pid=set code=1 status=0)] ` +
+		`ExecStopPost=[("/bin/sh" ["/bin/sh" "-c" "exit 3"] false times=set/set/set/set pid=set code=2 status=15)] TimeoutStopUSec=@t 1`
+	exited := strings.NewReplacer(`Result="timeout"`, `Result="exit-code"`, "code=2 status=15", "code=1 status=3").Replace(timedOut)
+	for _, tc := range []struct {
+		name           string
+		real, fakeUnit string
+		want           string
+	}{
+		{"stop-post exited on the fake", timedOut, exited, "stop-timeout-race"},
+		{"its end not yet seen", strings.ReplaceAll(timedOut, "set/set/set/set pid=set code=2 status=15", "set/set/0/0 pid=set code=0 status=0"), exited, "stop-timeout-race"},
+		{"ExecStop= too", strings.ReplaceAll(timedOut, "ExecStopPost=", "ExecStop="), strings.ReplaceAll(exited, "ExecStopPost=", "ExecStop="), "stop-timeout-race"},
+		{"a longer timeout", strings.ReplaceAll(timedOut, "@t 1", "@t 10"), strings.ReplaceAll(exited, "@t 1", "@t 10"), ""},
+		{"its exit seen after the timeout", strings.ReplaceAll(timedOut, "code=2 status=15", "code=1 status=3"), exited, "stop-timeout-race"},
+		{"killed by SIGKILL", strings.ReplaceAll(timedOut, "code=2 status=15", "code=2 status=9"), exited, "stop-timeout-race"},
+		{"no stop command", regexp.MustCompile(` ExecStopPost=\[.*\)\]`).ReplaceAllString(timedOut, ""), regexp.MustCompile(` ExecStopPost=\[.*\)\]`).ReplaceAllString(exited, ""), ""},
+		{"the main program differs", timedOut, strings.ReplaceAll(exited, "ExecMain=1/0", "ExecMain=1/1"), ""},
+		{"another state on the fake", timedOut, strings.ReplaceAll(exited, `"failed"/"failed"`, `"inactive"/"dead"`), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			real := Step{Op: "StartTransientUnit u0.service", Reply: "J1", Units: []string{tc.real, "u1.service: org.freedesktop.systemd1.NoSuchUnit"}}
+			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fakeUnit, real.Units[1]}}
+			if got := knownID(Op{Kind: OpStartTransient}, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestKnownStartPostRace(t *testing.T) {
 	exited := `u1.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/1 ExecStart=[("/bin/false" ["/bin/false"] false times=set/set/set/set pid=set code=1 status=1)] ExecStartPost=[("/bin/sh" ["/bin/sh" "-c" "exit 3"] false times=set/set/set/set pid=set code=1 status=3)]`
 	killed := strings.NewReplacer("ExecMain=1/1", "ExecMain=2/15", "code=1 status=1)]", "code=2 status=15)]").Replace(exited)
