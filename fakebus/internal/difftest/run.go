@@ -177,8 +177,11 @@ func Run(ctx context.Context, b *Backend, seq []Op, prefix string) ([]Step, erro
 		if err != nil {
 			return steps, err
 		}
-		st.Jobs, st.Units = jobs, units
+		// The signals first: a job is named by its first appearance
+		// (job), in them or else in the queue, however often the queue
+		// was read while the step settled.
 		st.Signals = r.signals()
+		st.Jobs, st.Units = r.nameJobs(jobs), units
 		steps = append(steps, st)
 	}
 	return steps, nil
@@ -511,7 +514,8 @@ func processEnding(pid uint32) bool {
 	return err == nil && !bytes.HasPrefix(cmd, []byte("/bin/sleep\x00"))
 }
 
-// listJobs lists the queued jobs of the sequence's units.
+// listJobs lists the queued jobs of the sequence's units, each line
+// beginning with the job's path (nameJobs names it).
 func (r *run) listJobs() ([]string, error) {
 	var list []struct {
 		ID                uint32
@@ -525,10 +529,20 @@ func (r *run) listJobs() ([]string, error) {
 	var out []string
 	for _, j := range list {
 		if r.ours(j.Unit) {
-			out = append(out, fmt.Sprintf("%s %s %s %s", r.job(string(j.JobPath)), j.Unit[len(r.prefix):], j.Type, j.State))
+			out = append(out, fmt.Sprintf("%s %s %s %s", j.JobPath, j.Unit[len(r.prefix):], j.Type, j.State))
 		}
 	}
 	return out, nil
+}
+
+// nameJobs names the job whose path begins each of listJobs' lines.
+func (r *run) nameJobs(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		path, rest, _ := strings.Cut(l, " ")
+		out[i] = r.job(path) + " " + rest
+	}
+	return out
 }
 
 // units reads each pool unit: whether it is loaded, its states and
