@@ -24,7 +24,10 @@ package fakebus
 // system.control, the runtime system.control and the transient directory
 // wins, as their places on the unit path say. In that order they apply: a
 // drop-in of the unit directories whose name sorts after 50-SETTING.conf
-// and sets the setting overrides it once the unit is loaded again.
+// and sets the setting overrides it once the unit is loaded again. A
+// setting reads back from its drop-in as from a transient unit's file
+// (readBackLocked: measured for CPUQuotaPerSecUSec=, TasksMaxScale= and
+// ManagedOOMMemoryPressureLimit= on 252-262).
 
 import (
 	"path/filepath"
@@ -108,10 +111,7 @@ func (m *manager) applyControlLocked(u *unit) {
 		if overridden {
 			continue
 		}
-		p := s.setProp
-		if u.transient {
-			p = m.readBackLocked(p)
-		}
+		p := m.readBackLocked(s.setProp) // as the drop-in holds it
 		m.setPropLocked(u, p.Name, p.Value)
 	}
 	if u.masked && m.behaves(sdversions.MaskedUnitNoDropIns) {

@@ -515,12 +515,21 @@ func (m *manager) reloadUnfiledLocked(u *unit) {
 // whole before 257, in hundredths of a percent from 257, and one that comes
 // to 0 is refused (infinity). Measured on 247-262 by the differential
 // tester (247 seed 26013: 1 µs/s reads infinity after a reload; 15000
-// reads 10000 on 247 and 252); the same line in a SetUnitProperties
-// drop-in is not measured. TasksMaxScale= was written as TasksMax= in
-// percent (tasksMaxWritten).
+// reads 10000 on 247 and 252); a SetUnitProperties drop-in's line reads
+// back the same (replay "OOM pressure limit after a reload"). TasksMaxScale= was written as TasksMax= in
+// percent (tasksMaxWritten). ManagedOOMMemoryPressureLimit= (a share of
+// 2³²-1) was written in hundredths of a percent, rounded, and is read
+// back from them (measured on 252, 257 and 262 by the differential
+// tester, 257 seed 37002: 1 and 42949 read 0, 0x7fffffff reads
+// 0x80000000; 247 has no such setting; replay "OOM pressure limit after
+// a reload").
 func (m *manager) readBackLocked(p setProp) setProp {
 	if share, ok := p.Value.Value().(uint32); ok && p.Name == "TasksMaxScale" {
 		return setProp{"TasksMax", dbus.MakeVariant(scaledLimit("TasksMax", m.tasksMaxWritten(share), 10000))}
+	}
+	if share, ok := p.Value.Value().(uint32); ok && p.Name == "ManagedOOMMemoryPressureLimit" {
+		permyriad := (uint64(share)*10000 + math.MaxUint32/2) / math.MaxUint32
+		return setProp{p.Name, dbus.MakeVariant(uint32((permyriad*math.MaxUint32 + 5000) / 10000))}
 	}
 	v, ok := p.Value.Value().(uint64)
 	if p.Name != "CPUQuotaPerSecUSec" || !ok || v == infinity {

@@ -13,6 +13,26 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// ManagedOOMMemoryPressureLimit= (a share of 2^32-1) is written to a
+	// transient unit's file in hundredths of a percent, rounded, and a
+	// reload reads it back from them: 1 reads 0, 0x7fffffff 0x80000000
+	// (252, 257, 262; 247 has no such setting). A SetUnitProperties
+	// drop-in's line reads back as the transient file's, a unit file's
+	// too (CPUQuotaPerSecUSec= in whole percents before 257, TasksMaxScale=
+	// a tenth before 257). The fake kept the values (257 seed 37002).
+	{"OOM pressure limit after a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ManagedOOMMemoryPressureLimit", uint32(1)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ManagedOOMMemoryPressureLimit", uint32(0x7fffffff)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"CPUQuotaPerSecUSec", uint64(15000)}, {"ManagedOOMMemoryPressureLimit", uint32(42949)}, {"TasksMaxScale", uint32(0x7fffffff)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: true, Props: []Prop{{"CPUQuotaPerSecUSec", uint64(15000)}, {"ManagedOOMMemoryPressureLimit", uint32(4294968)}, {"TasksMaxScale", uint32(0x7fffffff)}}},
+		{Kind: "Reload", Unit: 0},
+	}},
 	// Before 257 systemd looks for a loaded unit's drop-ins only in the
 	// directories its unit name map found when it was last built: at a
 	// daemon-reload, or when it loads a unit not loaded (LoadUnit, a
