@@ -347,7 +347,7 @@ func (m *manager) transientViewLocked(name, kind string, props []setProp) *unit 
 	for _, p := range props {
 		set(p.Name, p.Value)
 	}
-	if paths := m.dropInsLocked([]string{name}); len(paths) > 0 {
+	if paths := m.seenDropInsLocked([]string{name}); len(paths) > 0 {
 		pu := m.parseUnitFile(name, readDropIns(paths)...)
 		for n := range pu.reset {
 			delete(view.props, n)

@@ -13,6 +13,20 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A unit's drop-ins are read only from the directories the manager's
+	// unit name map found when it was last built, and loading a scope
+	// builds none: a transient scope started after a drop-in directory was
+	// made for it has none of its drop-ins until a daemon-reload (from 257
+	// it reads NeedDaemonReload=true), one started after another unit's
+	// load has them (252 seed 36000, measured on 247-262).
+	{"scope's drop-in directory", []Op{
+		{Kind: "WriteUnitFile", Unit: 3, Dir: InDropIn, Lines: []Directive{{"Unit", "Description", "from a drop-in"}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "WriteUnitFile", Unit: 2, Dir: InDropIn, Lines: []Directive{{"Unit", "Description", "from a drop-in"}}},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{1}}}},
+		{Kind: "Reload", Unit: 0},
+	}},
 	// ManagedOOMMemoryPressureLimit= (a share of 2^32-1) is written to a
 	// transient unit's file in hundredths of a percent, rounded, and a
 	// reload reads it back from them: 1 reads 0, 0x7fffffff 0x80000000
