@@ -708,6 +708,12 @@ const (
 	// Seen on 257 and 262, not on 247 and 252 (fakebus/internal/difftest,
 	// replay "start rate limit across a reload").
 	StartLimitSerialized Behaviour = "StartLimitSerialized"
+	// MemoryScalePermyriad: MemoryMaxScale= and MemoryHighScale= are
+	// written to a transient unit's file in hundredths of a percent,
+	// rounded; before, in tenths, rounded up. Seen on 252, 257 and 262,
+	// not on 247 (fakebus/internal/difftest, replay "memory share after a
+	// reload").
+	MemoryScalePermyriad Behaviour = "MemoryScalePermyriad"
 	// ControlDropInsSorted: DropInPaths lists a drop-in SetUnitProperties
 	// writes where a load would list it, sorted by file name; before, it
 	// is added after the unit's others, in the order written, and
@@ -788,6 +794,7 @@ var Behaviours = map[Behaviour]Release{
 	StartLimitSerialized:        R("257"),
 	StartLimitHitResult:         R("262"),
 	ControlDropInsSorted:        R("257"),
+	MemoryScalePermyriad:        R("252"),
 	TasksMaxScaleHundredths:     R("257"),
 	UnneededAtReload:            R("252"),
 }
