@@ -275,13 +275,31 @@ func TestKnownExecStartRace(t *testing.T) {
 	}
 }
 
+// unitLineCase is a known difference's case that differs in unit u0's
+// line: systemd's, the fake's, and the known difference expected ("":
+// none).
+type unitLineCase struct {
+	name, real, fakeUnit, want string
+}
+
+// testUnitLineKnown checks each case as step o of unit u0 (reply J1, u1
+// not loaded on both sides).
+func testUnitLineKnown(t *testing.T, o Op, cases []unitLineCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			real := Step{Op: string(o.Kind) + " u0.service", Reply: "J1", Units: []string{tc.real, "u1.service: org.freedesktop.systemd1.NoSuchUnit"}}
+			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fakeUnit, real.Units[1]}}
+			if got := knownID(o, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestKnownRuntimeMaxRace(t *testing.T) {
 	timedOut := `u0.service: "loaded" "failed"/"failed" Result="timeout" ExecMain=2/15 ExecStart=[("/bin/true")] RuntimeMaxUSec=@t 1`
-	for _, tc := range []struct {
-		name           string
-		real, fakeUnit string
-		want           string
-	}{
+	testUnitLineKnown(t, Op{Kind: OpStartTransient}, []unitLineCase{
 		{"collected", timedOut, "u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
 		{"0 µs", strings.ReplaceAll(timedOut, "@t 1", "@t 0"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
 		{"exited after the timeout", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=1/0"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
@@ -290,50 +308,26 @@ func TestKnownRuntimeMaxRace(t *testing.T) {
 		{"a longer limit", strings.ReplaceAll(timedOut, "@t 1", "@t 10"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"another result", strings.ReplaceAll(timedOut, "timeout", "exit-code"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"the fake's differs", "u0.service: org.freedesktop.systemd1.NoSuchUnit", timedOut, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			real := Step{Op: "StartTransientUnit u0.service", Reply: "J1", Units: []string{tc.real, "u1.service: org.freedesktop.systemd1.NoSuchUnit"}}
-			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fakeUnit, real.Units[1]}}
-			if got := knownID(Op{Kind: OpStartTransient}, real, fake); got != tc.want {
-				t.Errorf("knownDifference = %q, want %q", got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestKnownStopTimeoutRace(t *testing.T) {
 	timedOut := `u0.service: "loaded" "failed"/"failed" Result="timeout" ExecMain=2/15 ExecStart=[("/bin/sleep" ["/bin/sleep" "1000"])] TimeoutStopUSec=@t 0 Type="simple"`
-	for _, tc := range []struct {
-		name           string
-		real, fakeUnit string
-		want           string
-	}{
+	testUnitLineKnown(t, Op{Kind: OpStop}, []unitLineCase{
 		{"collected", timedOut, "u0.service: org.freedesktop.systemd1.NoSuchUnit", "stop-timeout-race"},
 		{"1 µs, stopped", strings.ReplaceAll(timedOut, "@t 0 ", "@t 1 "), `u0.service: "loaded" "inactive"/"dead" Result="success"`, "stop-timeout-race"},
 		{"its end not seen (247)", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=0/0"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", "stop-timeout-race"},
 		{"a longer timeout", strings.ReplaceAll(timedOut, "@t 0 ", "@t 10 "), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"another result", strings.ReplaceAll(timedOut, "timeout", "exit-code"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"the fake's differs", "u0.service: org.freedesktop.systemd1.NoSuchUnit", timedOut, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			real := Step{Op: "StopUnit u0.service", Reply: "J1", Units: []string{tc.real, "u1.service: org.freedesktop.systemd1.NoSuchUnit"}}
-			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fakeUnit, real.Units[1]}}
-			if got := knownID(Op{Kind: OpStop}, real, fake); got != tc.want {
-				t.Errorf("knownDifference = %q, want %q", got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestKnownStopCommandTimeoutRace(t *testing.T) {
 	timedOut := `u0.service: "loaded" "failed"/"failed" Result="timeout" ExecMain=1/0 ExecStart=[("/bin/true" ["/bin/true"] false times=set/set/set/set pid=set code=1 status=0)] ` +
 		`ExecStopPost=[("/bin/sh" ["/bin/sh" "-c" "exit 3"] false times=set/set/set/set pid=set code=2 status=15)] TimeoutStopUSec=@t 1`
 	exited := strings.NewReplacer(`Result="timeout"`, `Result="exit-code"`, "code=2 status=15", "code=1 status=3").Replace(timedOut)
-	for _, tc := range []struct {
-		name           string
-		real, fakeUnit string
-		want           string
-	}{
+	testUnitLineKnown(t, Op{Kind: OpStartTransient}, []unitLineCase{
 		{"stop-post exited on the fake", timedOut, exited, "stop-timeout-race"},
 		{"its end not yet seen", strings.ReplaceAll(timedOut, "set/set/set/set pid=set code=2 status=15", "set/set/0/0 pid=set code=0 status=0"), exited, "stop-timeout-race"},
 		{"ExecStop= too", strings.ReplaceAll(timedOut, "ExecStopPost=", "ExecStop="), strings.ReplaceAll(exited, "ExecStopPost=", "ExecStop="), "stop-timeout-race"},
@@ -343,15 +337,7 @@ func TestKnownStopCommandTimeoutRace(t *testing.T) {
 		{"no stop command", regexp.MustCompile(` ExecStopPost=\[.*\)\]`).ReplaceAllString(timedOut, ""), regexp.MustCompile(` ExecStopPost=\[.*\)\]`).ReplaceAllString(exited, ""), ""},
 		{"the main program differs", timedOut, strings.ReplaceAll(exited, "ExecMain=1/0", "ExecMain=1/1"), ""},
 		{"another state on the fake", timedOut, strings.ReplaceAll(exited, `"failed"/"failed"`, `"inactive"/"dead"`), ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			real := Step{Op: "StartTransientUnit u0.service", Reply: "J1", Units: []string{tc.real, "u1.service: org.freedesktop.systemd1.NoSuchUnit"}}
-			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fakeUnit, real.Units[1]}}
-			if got := knownID(Op{Kind: OpStartTransient}, real, fake); got != tc.want {
-				t.Errorf("knownDifference = %q, want %q", got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestKnownStartPostRace(t *testing.T) {
