@@ -8,9 +8,11 @@ package fakebus
 //     preset files, so its policy enables everything, as systemd's
 //     default) links a file given by path, then creates the symlinks of
 //     its [Install] section: Alias= in the directory, WantedBy= in
-//     <target>.wants/, RequiredBy= in <target>.requires/. DisableUnitFiles
-//     removes every symlink to the unit's file (the link included), masks
-//     excepted; ReenableUnitFiles disables, then enables.
+//     <target>.wants/, RequiredBy= in <target>.requires/ (247 links the
+//     file after them). DisableUnitFiles removes every symlink of the
+//     unit's name or leading to its file (the link included), masks
+//     excepted, in the order the directories list them;
+//     ReenableUnitFiles disables, then enables.
 //   - MaskUnitFiles symlinks the name to /dev/null; UnmaskUnitFiles
 //     removes that symlink.
 //   - A symlink in the way is replaced when the call has force or when it
@@ -100,21 +102,30 @@ func (m *manager) symlinkLocked(link, dest string, force bool, changes *[]unitFi
 // unit name or an absolute path), linking a file outside the unit
 // directories into dir.
 func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]unitFileChange) (name, file string, err error) {
+	name, file, outside, err := m.findUnitFileLocked(f)
+	if err != nil || !outside {
+		return name, file, err
+	}
+	return name, file, m.symlinkLocked(filepath.Join(dir, name), file, force, changes)
+}
+
+// findUnitFileLocked finds the unit file an Enable-like call names (a
+// unit name or an absolute path); outside reports a file given by a path
+// outside the unit directories, which the call links into its directory.
+func (m *manager) findUnitFileLocked(f string) (name, file string, outside bool, err error) {
 	if strings.HasPrefix(f, "/") {
 		name = filepath.Base(f)
 		if sdbus.ValidateUnitName(name) != nil || filepath.Clean(f) != f {
-			return "", "", errFileInvalid(f)
+			return "", "", false, errFileInvalid(f)
 		}
 		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
-			return "", "", m.errNoUnitFileLocked(f)
+			return "", "", false, m.errNoUnitFileLocked(f)
 		}
-		if d := filepath.Dir(f); d == m.dirs.persistent || d == m.dirs.runtime {
-			return name, f, nil
-		}
-		return name, f, m.symlinkLocked(filepath.Join(dir, name), f, force, changes)
+		d := filepath.Dir(f)
+		return name, f, d != m.dirs.persistent && d != m.dirs.runtime, nil
 	}
 	if sdbus.ValidateUnitName(f) != nil {
-		return "", "", errFileInvalid(f)
+		return "", "", false, errFileInvalid(f)
 	}
 	if u := m.units[f]; u != nil && u.transient {
 		// Its file is in the transient directory, which comes before
@@ -124,19 +135,19 @@ func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]un
 		if m.behaves(sdversions.NoUnitFileWordedAsUnit) {
 			msg = strings.TrimSuffix(msg, ".")
 		}
-		return "", "", &callErr{errPrefix + "UnitGenerated", msg}
+		return "", "", false, &callErr{errPrefix + "UnitGenerated", msg}
 	}
 	if e, ok := m.lookupDiskLocked(f); ok {
 		if e.masked {
-			return "", "", m.errMaskedFileLocked(e.path)
+			return "", "", false, m.errMaskedFileLocked(e.path)
 		}
-		return f, e.file, nil
+		return f, e.file, false, nil
 	}
 	if uf, ok := m.files[f]; ok {
 		if uf.Masked {
-			return "", "", m.errMaskedFileLocked(f)
+			return "", "", false, m.errMaskedFileLocked(f)
 		}
-		return f, "", nil
+		return f, "", false, nil
 	}
 	if u := m.units[m.primaryLocked(f)]; u != nil && u.transient {
 		// An alias of a transient unit.
@@ -144,9 +155,9 @@ func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]un
 		if m.behaves(sdversions.NoUnitFileWordedAsUnit) {
 			msg = strings.TrimSuffix(msg, ".")
 		}
-		return "", "", &callErr{errPrefix + "UnitGenerated", msg}
+		return "", "", false, &callErr{errPrefix + "UnitGenerated", msg}
 	}
-	return "", "", m.errNoUnitFileLocked(f)
+	return "", "", false, m.errNoUnitFileLocked(f)
 }
 
 // linkLocked implements LinkUnitFiles: each file, an absolute path, is
@@ -178,8 +189,12 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 	carries := false
 	todo, seen := slices.Clone(files), map[string]bool{}
 	named := map[string]bool{} // the Also= names already in todo
+	linkFirst := m.behaves(sdversions.LinkBeforeSymlinks)
 	for k := 0; k < len(todo); k++ {
-		name, file, err := m.resolveUnitFileLocked(todo[k], dir, force, changes)
+		name, file, outside, err := m.findUnitFileLocked(todo[k])
+		if err == nil && outside && linkFirst {
+			err = m.symlinkLocked(filepath.Join(dir, name), file, force, changes)
+		}
 		switch {
 		case err != nil && k >= len(files) && m.behaves(sdversions.AuxiliaryUnitFailed):
 			*changes = append(*changes, unitFileChange{"auxiliary unit failed", todo[k], ""})
@@ -196,41 +211,54 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 				todo, named[a] = append(todo, a), true
 			}
 		}
-		if !inst.hasInstall() {
-			continue
-		}
-		carries = true
-		aliasTo := file
-		if sdversions.Behaves(m.release, sdversions.AliasPointsToLink) &&
-			filepath.Dir(file) != m.dirs.persistent && filepath.Dir(file) != m.dirs.runtime {
-			aliasTo = filepath.Join(dir, name) // the link
-		}
-		for _, a := range inst.alias {
-			if sdbus.ValidateUnitName(a) != nil || path.Ext(a) != path.Ext(name) {
-				continue
-			}
-			if err := m.symlinkLocked(filepath.Join(dir, a), aliasTo, force, changes); err != nil {
+		if inst.hasInstall() {
+			carries = true
+			if err := m.installSymlinksLocked(dir, name, file, inst, force, changes); err != nil {
 				return carries, err
 			}
 		}
-		for _, w := range []struct {
-			targets []string
-			suffix  string
-		}{{inst.wantedBy, ".wants"}, {inst.requiredBy, ".requires"}} {
-			for _, t := range w.targets {
-				if sdbus.ValidateUnitName(t) != nil {
-					continue
-				}
-				if err := m.symlinkLocked(filepath.Join(dir, t+w.suffix, name), file, force, changes); err != nil {
-					return carries, err
-				}
-				if !m.unitFileExistsLocked(t) && sdversions.Behaves(m.release, sdversions.DestinationNotPresent) {
-					*changes = append(*changes, unitFileChange{"destination not present", t, file})
-				}
+		if outside && !linkFirst {
+			if err := m.symlinkLocked(filepath.Join(dir, name), file, force, changes); err != nil {
+				return carries, err
 			}
 		}
 	}
 	return carries, nil
+}
+
+// installSymlinksLocked makes the symlinks of a unit's [Install] section
+// in dir: its Alias= names, then its WantedBy= and RequiredBy= entries.
+func (m *manager) installSymlinksLocked(dir, name, file string, inst parsedUnit, force bool, changes *[]unitFileChange) error {
+	aliasTo := file
+	if sdversions.Behaves(m.release, sdversions.AliasPointsToLink) &&
+		filepath.Dir(file) != m.dirs.persistent && filepath.Dir(file) != m.dirs.runtime {
+		aliasTo = filepath.Join(dir, name) // the link
+	}
+	for _, a := range inst.alias {
+		if sdbus.ValidateUnitName(a) != nil || path.Ext(a) != path.Ext(name) {
+			continue
+		}
+		if err := m.symlinkLocked(filepath.Join(dir, a), aliasTo, force, changes); err != nil {
+			return err
+		}
+	}
+	for _, w := range []struct {
+		targets []string
+		suffix  string
+	}{{inst.wantedBy, ".wants"}, {inst.requiredBy, ".requires"}} {
+		for _, t := range w.targets {
+			if sdbus.ValidateUnitName(t) != nil {
+				continue
+			}
+			if err := m.symlinkLocked(filepath.Join(dir, t+w.suffix, name), file, force, changes); err != nil {
+				return err
+			}
+			if !m.unitFileExistsLocked(t) && sdversions.Behaves(m.release, sdversions.DestinationNotPresent) {
+				*changes = append(*changes, unitFileChange{"destination not present", t, file})
+			}
+		}
+	}
+	return nil
 }
 
 // unitFileExistsLocked reports whether a unit file of name is on the unit
@@ -243,15 +271,14 @@ func (m *manager) unitFileExistsLocked(name string) bool {
 	return ok
 }
 
-// disableLocked implements DisableUnitFiles: it removes from the
-// configuration directory every symlink of the unit's name or to its
-// file and every .wants/ or .requires/ entry of its name, and those of
-// the units its Also= names (measured on 247-262 by the differential
-// tester), in one pass in path order; a masked unit is skipped. With
-// dryRun it only reports what it would remove (GetUnitFileLinks).
+// disableLocked implements DisableUnitFiles: it marks the unit's name and
+// those of the units its Also= names (measured on 247-262 by the
+// differential tester), then removes every symlink in the configuration
+// directory that a mark names (removeMarkedLocked); a masked unit is
+// skipped. With dryRun it only reports what it would remove
+// (GetUnitFileLinks).
 func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[]unitFileChange) error {
-	dir := m.dirs.config(runtime)
-	var wants, top []string
+	marked := map[string]bool{}
 	todo, seen := slices.Clone(names), map[string]bool{}
 	for k := 0; k < len(todo); k++ {
 		name := todo[k]
@@ -262,15 +289,12 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 			continue
 		}
 		seen[name] = true
-		var file string
-		if u := m.units[name]; u != nil && u.transient {
-			// Its file is in the transient directory, which comes before
-			// /etc and /run on the unit path: the name's links go, and
-			// so does a mask of the name there (a symlink of the name;
-			// measured on 247-262 by the differential tester: replay
-			// "transient unit hides a mask").
-			file = u.fragment
-		} else {
+		if u := m.units[name]; u == nil || !u.transient {
+			// A transient unit's file is in the transient directory,
+			// which comes before /etc and /run on the unit path: the
+			// name's links go, and so does a mask of the name there (a
+			// symlink of the name; measured on 247-262 by the
+			// differential tester: replay "transient unit hides a mask").
 			e, ok := m.lookupDiskLocked(name)
 			if !ok {
 				// An alias of a transient unit, or a unit added with
@@ -289,46 +313,110 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 				*changes = append(*changes, unitFileChange{"masked", e.path, ""})
 				continue
 			}
-			file = e.file
-			todo = append(todo, m.installOf(name, file).also...)
+			todo = append(todo, m.installOf(name, e.file).also...)
 		}
-		ents, _ := os.ReadDir(dir)
-		for _, de := range ents {
-			p := filepath.Join(dir, de.Name())
-			if de.IsDir() && (strings.HasSuffix(de.Name(), ".wants") || strings.HasSuffix(de.Name(), ".requires")) {
-				if fi, err := os.Lstat(filepath.Join(p, name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-					wants = append(wants, filepath.Join(p, name))
-				}
-				continue
-			}
-			if de.Type()&fs.ModeSymlink == 0 {
-				continue
-			}
-			// A symlink of the name (the link itself, a mask hidden by a
-			// transient unit), and aliases: symlinks to the file, or
-			// (sdversions.AliasPointsToLink) to the link in this directory.
-			if t, err := os.Readlink(p); err == nil && file != p && (de.Name() == name || t == file || t == filepath.Join(dir, name) && p != t) {
-				top = append(top, p)
-			}
-		}
+		marked[name] = true
 	}
-	// Removed in one pass, as systemd removes what it marked for all.
-	sort.Strings(wants)
-	sort.Strings(top)
-	for _, p := range append(slices.Compact(wants), slices.Compact(top)...) {
-		if dryRun {
-			*changes = append(*changes, unitFileChange{"unlink", p, ""})
-			continue
-		}
-		if err := os.Remove(p); err != nil {
+	if len(marked) == 0 {
+		return nil
+	}
+	return removeMarked(m.dirs.config(runtime), marked, dryRun, changes)
+}
+
+// removeMarked is systemd's remove_marked_symlinks: it walks dir and
+// every directory under it in directory order, as readdir lists them,
+// and removes each symlink with a unit's name that is marked: by its
+// name, its template's name, or where it leads (the path its chain of
+// symlinks ends at, or that path's base name). A removed symlink's path
+// is marked in turn, and the walk starts again while that marks a path
+// (not in a dry run). The changes come in that order, so they depend on
+// the filesystem as systemd's do: tmpfs lists the newest entry first
+// (measured on 247-262 by the differential tester).
+func removeMarked(dir string, marked map[string]bool, dryRun bool, changes *[]unitFileChange) error {
+	for {
+		restart, err := removeMarkedIn(dir, dir, marked, dryRun, changes)
+		if err != nil || !restart {
 			return err
 		}
+	}
+}
+
+// removeMarkedIn is one walk of removeMarked, in sub (dir or below it).
+func removeMarkedIn(dir, sub string, marked map[string]bool, dryRun bool, changes *[]unitFileChange) (restart bool, err error) {
+	d, err := os.Open(sub)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	ents, err := d.ReadDir(-1) // in directory order, unlike os.ReadDir
+	d.Close()
+	if err != nil {
+		return false, err
+	}
+	for _, de := range ents {
+		p := filepath.Join(sub, de.Name())
+		if de.IsDir() {
+			r, err := removeMarkedIn(dir, p, marked, dryRun, changes)
+			if err != nil {
+				return false, err
+			}
+			restart = restart || r
+			continue
+		}
+		if de.Type()&fs.ModeSymlink == 0 || sdbus.ValidateUnitName(de.Name()) != nil {
+			continue
+		}
+		if !marked[de.Name()] && !marked[templateOf(de.Name())] {
+			dest := chaseSymlinks(p)
+			if !marked[dest] && !marked[filepath.Base(dest)] {
+				continue
+			}
+		}
+		if !dryRun {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return false, err
+			}
+			for q := filepath.Dir(p); q != dir && strings.HasPrefix(q, dir+"/"); q = filepath.Dir(q) {
+				if os.Remove(q) != nil { // only when empty
+					break
+				}
+			}
+		}
 		*changes = append(*changes, unitFileChange{"unlink", p, ""})
-		if d := filepath.Dir(p); d != dir {
-			os.Remove(d) // only when empty
+		if !marked[p] {
+			marked[p] = true
+			restart = restart || !dryRun
 		}
 	}
-	return nil
+	return restart, nil
+}
+
+// templateOf is the template an instance's name is of ("a@b.service":
+// "a@.service"), the name itself for a template, and "" for another.
+func templateOf(name string) string {
+	at := strings.IndexByte(name, '@')
+	if at < 0 {
+		return ""
+	}
+	return name[:at+1] + path.Ext(name)
+}
+
+// chaseSymlinks follows the chain of symlinks p starts as far as it
+// leads (CHASE_NONEXISTENT: a target that does not exist ends it).
+func chaseSymlinks(p string) string {
+	for i := 0; i < 32; i++ {
+		t, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = filepath.Clean(t)
+	}
+	return p
 }
 
 // reenableLocked implements ReenableUnitFiles: it disables the files

@@ -207,22 +207,68 @@ func testUnitFileEnableDisable(t *testing.T, e *env) {
 	if run != e.runtimeDir {
 		t.Errorf("runtime enable in %s, want %s", run, e.runtimeDir)
 	}
-	checkChanges(t, "runtime enable", []sdbus.UnitFileChange{
-		symlinkChange(filepath.Join(run, name), file),
+	// In the order they are made: the link first, on 247 last.
+	want := []sdbus.UnitFileChange{
 		symlinkChange(filepath.Join(run, alias), aliasTarget(e, run, name, file)),
 		symlinkChange(filepath.Join(run, e.wantedBy()+".wants", name), file),
-	}, ch)
+	}
+	if linkChange := symlinkChange(filepath.Join(run, name), file); sdversions.Behaves(e.release, sdversions.LinkBeforeSymlinks) {
+		want = append([]sdbus.UnitFileChange{linkChange}, want...)
+	} else {
+		want = append(want, linkChange)
+	}
+	if diff := cmp.Diff(want, ch); diff != "" {
+		t.Errorf("runtime enable: changes in order (-want +got):\n%s", diff)
+	}
 	wantFileState(t, e, name, sdbus.UnitFileEnabledRuntime)
+	// Removed in the order a walk of the directory finds them.
+	want = nil
+	for _, p := range inDirectoryOrder(t, run, filepath.Join(run, name), filepath.Join(run, alias), filepath.Join(run, e.wantedBy()+".wants", name)) {
+		want = append(want, unlinkChange(p))
+	}
 	ch, err = e.c.DisableUnitFiles(e.ctx, []string{name}, sdbus.UnitFileRuntime)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkChanges(t, "runtime disable", []sdbus.UnitFileChange{
-		unlinkChange(filepath.Join(run, name)),
-		unlinkChange(filepath.Join(run, alias)),
-		unlinkChange(filepath.Join(run, e.wantedBy()+".wants", name)),
-	}, ch)
+	if diff := cmp.Diff(want, ch); diff != "" {
+		t.Errorf("runtime disable: changes in order (-want +got):\n%s", diff)
+	}
 	wantFileState(t, e, name, "")
+}
+
+// inDirectoryOrder orders paths, all under dir, as a walk of dir finds
+// them: each directory's entries in the order readdir lists them (not
+// sorted), a directory entered where it is listed, as systemd's
+// remove_marked_symlinks walks a configuration directory.
+func inDirectoryOrder(t *testing.T, dir string, paths ...string) []string {
+	t.Helper()
+	var out []string
+	var walk func(string)
+	walk = func(d string) {
+		f, err := os.Open(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ents, err := f.ReadDir(-1)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, de := range ents {
+			p := filepath.Join(d, de.Name())
+			switch {
+			case de.IsDir():
+				walk(p)
+			case slices.Contains(paths, p):
+				out = append(out, p)
+			}
+		}
+	}
+	walk(dir)
+	if len(out) != len(paths) {
+		t.Fatalf("a walk of %s finds %q of %q", dir, out, paths)
+	}
+	return out
 }
 
 // testUnitFileMask: masking over a link needs force; a masked unit cannot

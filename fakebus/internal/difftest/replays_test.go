@@ -13,6 +13,20 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// EnableUnitFiles of a file outside the unit path, by its path,
+	// links it before its [Install] symlinks, on 247 after them; a
+	// disable removes them in the order the directory lists them
+	// (newest first on the sandbox's tmpfs), on every release.
+	{"enable by path: where the link comes", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: Outside, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Install", "WantedBy", "{u7}"}}},
+		{Kind: "EnableUnitFiles", Unit: 1, ByPath: true},
+		{Kind: "DisableUnitFiles", Unit: 1},
+		{Kind: "EnableUnitFiles", Unit: 1, ByPath: true, Runtime: true},
+		{Kind: "DisableUnitFiles", Unit: 1, Runtime: true},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: Outside, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Install", "WantedBy", "multi-user.target"}, {"Install", "Alias", "{a}"}}},
+		{Kind: "EnableUnitFiles", Unit: 0, ByPath: true},
+		{Kind: "DisableUnitFiles", Unit: 0},
+	}},
 	// MemoryMaxScale= and MemoryHighScale= are written to a transient
 	// unit's file as a percentage of memory, from 252 in hundredths,
 	// rounded, on 247 in tenths, rounded up: after a reload (or

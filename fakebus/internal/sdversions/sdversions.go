@@ -437,6 +437,12 @@ const (
 	// and 262, not on 247 or 252; the upstream release in between is not
 	// measured.
 	AliasPointsToLink Behaviour = "AliasPointsToLink"
+	// LinkBeforeSymlinks: EnableUnitFiles of a unit file outside the unit
+	// directories, given by its path, links it into the configuration
+	// directory before it makes its Alias=, WantedBy= and RequiredBy=
+	// symlinks (install_info_apply). 247 links it after them. Measured on
+	// 247, 252, 257 and 262 by the differential tester.
+	LinkBeforeSymlinks Behaviour = "LinkBeforeSymlinks"
 	// DestinationNotPresent: EnableUnitFiles, PresetUnitFiles and
 	// ReenableUnitFiles add a change of type "destination not present"
 	// (Filename the target, Destination the unit file) for each
@@ -746,6 +752,7 @@ const (
 var Behaviours = map[Behaviour]Release{
 	ReexecJobRemovedBeforeName:  R("262"),
 	AliasPointsToLink:           R("257"),
+	LinkBeforeSymlinks:          R("252"),
 	DestinationNotPresent:       R("252"),
 	DelegateV2Controllers:       R("252"),
 	UnitFileLinksOwnScope:       R("252"),
