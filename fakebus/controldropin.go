@@ -68,11 +68,12 @@ func (m *manager) controlDropInLocked(u *unit, name string, runtime bool) string
 // replay "set properties outlive the unit").
 func (m *manager) setControlLocked(u *unit, props []setProp, runtime bool) {
 	for _, p := range props {
-		s := controlSetting{p, m.controlDropInLocked(u, p.Name, runtime)}
+		s := controlSetting{setProp: p, path: m.controlDropInLocked(u, p.Name, runtime)}
+		// The drop-in is written anew: it holds this setting only.
 		if u.transient {
-			u.controlSet = append(u.controlSet, s)
+			u.controlSet = replaceControl(u.controlSet, s)
 		} else {
-			m.control[u.name] = append(m.control[u.name], s)
+			m.control[u.name] = replaceControl(m.control[u.name], s)
 		}
 		if !slices.Contains(u.dropIns, s.path) {
 			u.dropIns = append(u.dropIns, s.path)
@@ -83,15 +84,32 @@ func (m *manager) setControlLocked(u *unit, props []setProp, runtime bool) {
 	}
 }
 
+// replaceControl is settings with s in place of the one written to the
+// same drop-in, or after them.
+func replaceControl(settings []controlSetting, s controlSetting) []controlSetting {
+	if i := slices.IndexFunc(settings, func(o controlSetting) bool { return o.path == s.path }); i >= 0 {
+		settings[i] = s
+		return settings
+	}
+	return append(settings, s)
+}
+
 // applyControlLocked applies what SetUnitProperties set on a unit of u's
 // name (and, a transient unit, on u) to u, just loaded with the drop-ins
 // of the unit directories (u.dropIns), and lists their drop-ins with
-// those, in a load's order. A setting a drop-in of the unit directories
+// those, in a load's order. They apply in that order too (50-MemoryMax.conf
+// before 50-MemoryMaxScale.conf, whichever was set last), and one a
+// drop-in of the same name shadows does not apply (system.control's
+// before the runtime one's). A setting a drop-in of the unit directories
 // that sorts after its own sets too keeps that drop-in's value.
 func (m *manager) applyControlLocked(u *unit) {
 	settings := append(slices.Clone(m.control[u.name]), u.controlSet...)
 	if len(settings) == 0 {
 		return
+	}
+	byPath := map[string]controlSetting{}
+	for _, s := range settings {
+		byPath[s.path] = s
 	}
 	sets := map[string]map[string]bool{} // a drop-in of the unit directories -> the settings it sets
 	for _, p := range u.dropIns {
@@ -104,6 +122,13 @@ func (m *manager) applyControlLocked(u *unit) {
 	paths := slices.Clone(u.dropIns)
 	for _, s := range settings {
 		paths = append(paths, s.path)
+	}
+	order := m.loadOrderLocked(paths)
+	for _, path := range order {
+		s, ok := byPath[path]
+		if !ok {
+			continue
+		}
 		overridden := false
 		for p, names := range sets {
 			overridden = overridden || names[s.Name] && filepath.Base(p) > filepath.Base(s.path)
@@ -117,7 +142,7 @@ func (m *manager) applyControlLocked(u *unit) {
 	if u.masked && m.behaves(sdversions.MaskedUnitNoDropIns) {
 		return // lists none (unitfile.go)
 	}
-	u.dropIns = m.loadOrderLocked(paths)
+	u.dropIns = order
 }
 
 // loadOrderLocked is drop-ins as a load lists them: one per file name

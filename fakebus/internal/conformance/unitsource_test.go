@@ -263,7 +263,9 @@ func testNeedDaemonReload(t *testing.T, e *env) {
 // beside the runtime one. DropInPaths lists each at once: before 257
 // after the unit's others in the order written, NeedDaemonReload true
 // while that is not the order a load lists them in (sorted by file name);
-// from 257 in that order. A daemon-reload lists them so.
+// from 257 in that order. A daemon-reload lists them so, and applies
+// them: a setting set again writes its drop-in anew, and a runtime one is
+// hidden by system.control's of the same name.
 func testSetPropertiesDropIns(t *testing.T, e *env) {
 	const unitIface = "org.freedesktop.systemd1.Unit"
 	raw := e.rawBus(t)
@@ -343,4 +345,16 @@ func testSetPropertiesDropIns(t *testing.T, e *env) {
 	check("unit file, set", name, []string{desc, weight}, []string{weight, desc})
 	reload()
 	check("unit file, after daemon-reload", name, []string{weight, desc}, []string{weight, desc})
+
+	// Each call writes its setting's drop-in anew; a runtime one of the
+	// same name as a persistent one is hidden by it at the next load.
+	set(name, false, sdbus.PropCPUWeight(200))
+	set(name, true, sdbus.PropCPUWeight(300))
+	if got := unitProp(t, e, raw, name, "org.freedesktop.systemd1.Service", "CPUWeight").(uint64); got != 300 {
+		t.Errorf("CPUWeight once set = %d, want 300", got)
+	}
+	reload()
+	if got := unitProp(t, e, raw, name, "org.freedesktop.systemd1.Service", "CPUWeight").(uint64); got != 200 {
+		t.Errorf("CPUWeight after daemon-reload = %d, want 200 (system.control's drop-in hides the runtime one)", got)
+	}
 }

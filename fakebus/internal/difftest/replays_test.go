@@ -13,6 +13,22 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// SetUnitProperties writes each setting's drop-in anew: a reload
+	// reads the last call's value, the drop-ins in file
+	// name order (50-MemoryMax.conf before 50-MemoryMaxScale.conf,
+	// whichever was set last), and system.control's hides the runtime
+	// one of the same name.
+	{"set properties again", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"MemoryMaxScale", uint32(2147483647)}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"MemoryMax", uint64(1 << 30)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "SetUnitProperties", Unit: 1, Props: []Prop{{"CPUWeight", uint64(10000)}}},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: true, Props: []Prop{{"CPUWeight", uint64(5)}}},
+		{Kind: "Reload", Unit: 0},
+	}},
 	// EnableUnitFiles of a file outside the unit path, by its path,
 	// links it before its [Install] symlinks, on 247 after them; a
 	// disable removes them in the order the directory lists them
