@@ -315,7 +315,12 @@ func PropAllowedMemoryNodeSet(set CPUSet) Property {
 func PropIOWeight(w uint64) Property { return prop("IOWeight", w) }
 
 // IODeviceLimit is a per-device IO setting: a block device node (or a
-// path on the file system of the device) and a value.
+// path on the file system of the device) and a value. Setting a list
+// changes the value of a device the unit lists already and adds the
+// others, after the unit's (systemd 252 and later; 247 lists them first);
+// an empty list empties it (for a limit: lifts it on every device). The
+// four limits share one list of devices: a limit of infinity hides its
+// device from that limit's property.
 type IODeviceLimit struct {
 	Device string
 	Value  uint64
@@ -388,10 +393,13 @@ type DeviceRule struct {
 }
 
 // PropDeviceAllow sets device access rules (a(ss)). Rules are added to the
-// unit's existing ones: SetUnitProperties appends them (systemd lists the
-// newest rule first when read back). With no rules it clears the list
-// (systemd's DeviceAllow=), as runc sends it before adding the rules it
-// wants; DevicePolicy is unchanged.
+// unit's existing ones, the newest first when read back; a rule for a
+// device the unit has one for replaces its access in place (an empty
+// access is "rwm"). With no rules it clears the list (systemd's
+// DeviceAllow=), as runc sends it before adding the rules it wants;
+// DevicePolicy is unchanged. After a daemon-reload the list reads in the
+// reverse order (systemd writes it out whole and reads each line back
+// first).
 func PropDeviceAllow(rules ...DeviceRule) Property {
 	if rules == nil {
 		rules = []DeviceRule{}

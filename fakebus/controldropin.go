@@ -38,10 +38,14 @@ import (
 )
 
 // controlSetting is a setting SetUnitProperties set, with the drop-in
-// systemd writes it to.
+// systemd writes it to, as the drop-in holds it: the value the call gave,
+// or with whole the unit's whole list after the call (the per-device
+// lists, devicelist.go: bus_cgroup_set_property writes "NAME=", then each
+// entry).
 type controlSetting struct {
 	setProp
-	path string
+	path  string
+	whole bool
 }
 
 // controlDropInLocked returns the drop-in systemd writes setting name of
@@ -69,6 +73,9 @@ func (m *manager) controlDropInLocked(u *unit, name string, runtime bool) string
 func (m *manager) setControlLocked(u *unit, props []setProp, runtime bool) {
 	for _, p := range props {
 		s := controlSetting{setProp: p, path: m.controlDropInLocked(u, p.Name, runtime)}
+		if _, ok := u.props[p.Name]; ok && isDeviceList(p.Name) {
+			s.Value, s.whole = deviceListValue(u, p.Name), true
+		}
 		// The drop-in is written anew: it holds this setting only.
 		if u.transient {
 			u.controlSet = replaceControl(u.controlSet, s)
@@ -134,6 +141,10 @@ func (m *manager) applyControlLocked(u *unit) {
 			overridden = overridden || names[s.Name] && filepath.Base(p) > filepath.Base(s.path)
 		}
 		if overridden {
+			continue
+		}
+		if s.whole {
+			m.readDeviceListLocked(u, s.Name, s.Value)
 			continue
 		}
 		p := m.readBackLocked(s.setProp) // as the drop-in holds it

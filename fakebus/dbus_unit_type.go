@@ -138,8 +138,9 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 			props["EffectiveMemoryHigh"] = dbus.MakeVariant(mh)
 			props["EffectiveTasksMax"] = dbus.MakeVariant(tm)
 		}
-		for _, name := range []string{"IODeviceWeight", "IOReadBandwidthMax", "IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax"} {
-			withSig(name, "a(st)", []ioEntry{})
+		withSig("IODeviceWeight", "a(st)", []ioEntry{})
+		for _, name := range ioLimitNames {
+			props[name] = dbus.MakeVariant(ioLimitsSet(ioEntries(u, name)))
 		}
 		withSig("DeviceAllow", "a(ss)", []devEntry{})
 	}

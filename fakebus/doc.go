@@ -106,6 +106,8 @@
 //   - timer.go: timers: their settings, waiting and elapsing.
 //   - cgroup.go: control groups: a unit's processes and sub-cgroups, delegation, the unit of
 //     a PID or of a control group, effective limits and TasksMax, WithCgroupRoot.
+//   - devicelist.go: the per-device lists (DeviceAllow=, IODeviceWeight=, the IO limits):
+//     where an entry goes, how a file and a drop-in read them back.
 //   - rlimit.go: the resource limits (LimitX=) of a unit that sets none, the manager's.
 //   - procwatch.go: watching the real processes placed in units.
 //   - kill.go: signals to a unit's processes.

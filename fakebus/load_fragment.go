@@ -55,6 +55,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 	kind := name[strings.LastIndexByte(name, '.')+1:]
 	var out parsedUnit
 	lists := map[string][]string{} // list properties, in order
+	devLists := map[string][]any{} // DeviceAllow= and the per-device IO lists: devEntry, ioEntry
 	var order []string
 	set := func(key string, v dbus.Variant) {
 		for i, p := range out.props {
@@ -198,6 +199,21 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 					} else {
 						lists[key] = resetOrAppend(lists[key], val)
 					}
+				case "a(ss)", "a(st)":
+					e, ok := parseDeviceEntry(key, val)
+					if !ok {
+						used = false
+						break
+					}
+					if _, seen := devLists[key]; !seen {
+						order = append(order, key)
+					}
+					if e == nil {
+						devLists[key] = nil // "DeviceAllow=": the list empties
+						out.reset[key] = true
+						break
+					}
+					devLists[key] = append(devLists[key], e)
 				default:
 					used = false
 				}
@@ -215,11 +231,68 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 		if c, ok := execs[key]; ok && len(c) > 0 {
 			m.useValue(kind, key, dbus.MakeVariant(c), set)
 		}
+		if l := devLists[key]; len(l) > 0 {
+			m.useValue(kind, key, deviceList(l), set)
+		}
 		if c, ok := conds[key]; ok && len(c) > 0 {
 			set(key, dbus.MakeVariantWithSignature(c, dbus.ParseSignatureMust("a(sbbs)")))
 		}
 	}
 	return out
+}
+
+// parseDeviceEntry parses a line of DeviceAllow= ("PATH [rwm]", access
+// rwm when not given) or of a per-device IO list (IODeviceWeight=
+// "PATH WEIGHT", IOReadBandwidthMax= and the like "PATH SIZE" or
+// "PATH infinity"), as systemd's config_parse_device_allow and
+// config_parse_io_* do: a devEntry or an ioEntry, nil for an empty value
+// (which empties the list), and false for a line systemd ignores.
+func parseDeviceEntry(key, val string) (any, bool) {
+	if val == "" {
+		return nil, true
+	}
+	f := strings.Fields(val)
+	if key == "DeviceAllow" {
+		e := devEntry{Specifier: f[0], Access: "rwm"}
+		if len(f) > 1 {
+			e.Access = f[1]
+		}
+		return e, len(f) <= 2 && checkDeviceAllow([]devEntry{e}) == nil
+	}
+	if len(f) != 2 || !strings.HasPrefix(f[0], "/") {
+		return nil, false
+	}
+	e := ioEntry{Path: f[0]}
+	var ok bool
+	switch key {
+	case "IODeviceWeight":
+		w, err := strconv.ParseUint(f[1], 10, 64)
+		e.Value = w
+		ok = err == nil && checkIOWeights([]ioEntry{e}) == nil
+	case "IODeviceLatencyTargetUSec":
+		return nil, false // IODeviceLatencyTargetSec= in a unit file
+	default:
+		// In bytes or operations, suffixes of 1000; 0 is refused.
+		e.Value, ok = parseSizeBase(f[1], 1000)
+		ok = ok && e.Value > 0
+	}
+	return e, ok
+}
+
+// deviceList is the D-Bus value of a list of devEntry or ioEntry.
+func deviceList(l []any) dbus.Variant {
+	if _, ok := l[0].(devEntry); ok {
+		out := make([]devEntry, len(l))
+		for i, e := range l {
+			out[i] = e.(devEntry)
+		}
+		return dbus.MakeVariant(out)
+	}
+	out := make([]ioEntry, len(l))
+	for i, e := range l {
+		out[i] = e.(ioEntry)
+	}
+	return dbus.MakeVariant(out)
 }
 
 // useValue sets a property when its value passes the checks of
@@ -691,6 +764,12 @@ func parsePermyriad(s string) (uint64, bool) {
 // 1024 does: a number, decimals allowed, with an optional suffix B, K, M,
 // G, T, P or E; "infinity" is 2^64-1.
 func parseSize(s string) (uint64, bool) {
+	return parseSizeBase(s, 1024)
+}
+
+// parseSizeBase is parseSize with suffixes of powers of base (systemd's
+// parse_size(s, base): an IO limit's are of 1000).
+func parseSizeBase(s string, base float64) (uint64, bool) {
 	if s == "infinity" {
 		return infinity, true
 	}
@@ -698,7 +777,7 @@ func parseSize(s string) (uint64, bool) {
 	if s != "" {
 		if i := strings.IndexByte("BKMGTPE", s[len(s)-1]); i >= 0 {
 			for ; i > 0; i-- {
-				mult *= 1024
+				mult *= base
 			}
 			s = strings.TrimSpace(s[:len(s)-1])
 		}

@@ -866,13 +866,13 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 	if nv, err := normalize(v); err == nil {
 		v = nv
 	}
+	if isDeviceList(name) {
+		m.setDeviceListLocked(u, name, v, false)
+		return
+	}
 	if name == "Delegate" || name == "DelegateControllers" {
 		m.setDelegateLocked(u, name, v.Value())
 		return
-	}
-	if name == "DeviceAllow" {
-		// systemd prepends each rule (LIST_PREPEND): the newest reads first.
-		v = reversed(v)
 	}
 	old, had := u.props[name]
 	v = joinProp(name, old, had, v)
@@ -888,39 +888,22 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 
 // joinProp is the value property name has once v is set on old, its
 // value before (had: whether it had one): a list appends, as in systemd;
-// an empty DeviceAllow, IO or command list clears it instead.
+// an empty command list clears it instead. (The per-device lists have
+// rules of their own: devicelist.go.)
 func joinProp(name string, old dbus.Variant, had bool, v dbus.Variant) dbus.Variant {
 	if !appends(name) || !had || old.Signature() != v.Signature() || clearsWhenEmpty(name, v) {
 		return v
 	}
 	joined := reflect.AppendSlice(reflect.ValueOf(old.Value()), reflect.ValueOf(v.Value()))
-	if name == "DeviceAllow" {
-		joined = reflect.AppendSlice(reflect.ValueOf(v.Value()), reflect.ValueOf(old.Value()))
-	}
 	return dbus.MakeVariantWithSignature(joined.Interface(), v.Signature())
 }
 
-// reversed returns a list variant with its elements in reverse order.
-func reversed(v dbus.Variant) dbus.Variant {
-	rv := reflect.ValueOf(v.Value())
-	if rv.Kind() != reflect.Slice || rv.Len() < 2 {
-		return v
-	}
-	out := reflect.MakeSlice(rv.Type(), rv.Len(), rv.Len())
-	for i := 0; i < rv.Len(); i++ {
-		out.Index(i).Set(rv.Index(rv.Len() - 1 - i))
-	}
-	return dbus.MakeVariantWithSignature(out.Interface(), v.Signature())
-}
-
 // clearsWhenEmpty reports whether v is an empty list that resets the
-// property: systemd's bus_cgroup_set_property empties DeviceAllow and the
-// per-device IO lists when it gets none (DeviceAllow=, IOReadBandwidthMax=),
-// bus_set_transient_exec_command a command list (ExecStart=).
+// property: systemd's bus_set_transient_exec_command empties a command
+// list when it gets none (ExecStart=).
 func clearsWhenEmpty(name string, v dbus.Variant) bool {
 	switch name {
-	case "ExecCondition", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPre", "ExecStopPost",
-		"DeviceAllow", "IODeviceWeight", "IOReadBandwidthMax", "IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax":
+	case "ExecCondition", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPre", "ExecStopPost":
 		rv := reflect.ValueOf(v.Value())
 		return rv.Kind() == reflect.Slice && rv.Len() == 0
 	}
@@ -930,8 +913,7 @@ func clearsWhenEmpty(name string, v dbus.Variant) bool {
 func appends(name string) bool {
 	switch name {
 	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After",
-		"OnFailure", "Documentation", "DeviceAllow", "IODeviceWeight", "IOReadBandwidthMax",
-		"IOWriteBandwidthMax", "IOReadIOPSMax", "IOWriteIOPSMax", "Environment",
+		"OnFailure", "Documentation", "Environment",
 		"Conditions", "Asserts", "RequiresMountsFor",
 		"ExecCondition", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPre", "ExecStopPost":
 		return true

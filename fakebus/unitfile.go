@@ -470,7 +470,7 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	u.props = map[string]dbus.Variant{}
 	names := make([]string, 0, len(src.props))
 	for _, p := range src.props {
-		m.setPropLocked(u, p.Name, p.Value)
+		m.setLoadedLocked(u, p.Name, p.Value)
 		names = append(names, p.Name)
 	}
 	from := src.file
@@ -505,11 +505,29 @@ func (m *manager) applyDropInsLocked(u *unit) {
 	u.dropIns = paths
 	pu := m.parseUnitFile(u.name, readDropIns(paths)...)
 	for name := range pu.reset {
+		if isDeviceList(name) {
+			m.clearDeviceListLocked(u, name) // for a limit, one of a shared list
+			continue
+		}
 		delete(u.props, name)
 	}
 	for _, p := range pu.props {
-		m.setPropLocked(u, p.Name, p.Value)
+		m.setLoadedLocked(u, p.Name, p.Value)
 	}
+}
+
+// setLoadedLocked sets a setting of u read from a unit file or drop-in:
+// as setPropLocked, but a per-device list's lines add entries as a unit
+// file's do (devicelist.go).
+func (m *manager) setLoadedLocked(u *unit, name string, v dbus.Variant) {
+	if isDeviceList(name) {
+		if nv, err := normalize(v); err == nil {
+			v = nv
+		}
+		m.setDeviceListLocked(u, name, v, true)
+		return
+	}
+	m.setPropLocked(u, name, v)
 }
 
 // reloadUnfiledLocked loads a unit that has no unit file of its own again,
@@ -528,6 +546,7 @@ func (m *manager) reloadUnfiledLocked(u *unit) {
 		p = m.readBackLocked(p)
 		m.setPropLocked(u, p.Name, p.Value)
 	}
+	m.reloadDeviceListsLocked(u) // the file holds each list whole
 	u.dropIns = nil
 	m.applyDropInsLocked(u)
 	m.applyControlLocked(u)

@@ -176,6 +176,7 @@ var cases = []suiteCase{
 	{name: "UnitSourceProperties", run: testUnitSource, user: true},
 	{name: "NeedDaemonReloadAfterEdit", run: testNeedDaemonReload, user: true},
 	{name: "SetPropertiesDropIns", run: testSetPropertiesDropIns, user: true},
+	{name: "DeviceLists", run: testDeviceLists, user: true},
 	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory, user: true},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "ScopeEndsWithItsProcesses", run: testScopeEndsWithItsProcesses},

@@ -14,12 +14,15 @@ var replays = []struct {
 	seq  []Op
 }{
 	// SetUnitProperties writes each setting's drop-in anew: a reload
-	// reads the last call's value, the drop-ins in file
+	// reads the last call's value (a list whole), the drop-ins in file
 	// name order (50-MemoryMax.conf before 50-MemoryMaxScale.conf,
 	// whichever was set last), and system.control's hides the runtime
 	// one of the same name.
 	{"set properties again", []Op{
-		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"DeviceAllow", []DeviceValue{{"/dev/full", "r"}}}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"DeviceAllow", []DeviceValue{{"/dev/null", "r"}}}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"IODeviceWeight", []IOValue{{"/dev/null", 100}}}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"IODeviceWeight", []IOValue{{"/dev/zero", 200}}}}},
 		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"MemoryMaxScale", uint32(2147483647)}}},
 		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"MemoryMax", uint64(1 << 30)}}},
 		{Kind: "Reload", Unit: 0},
@@ -28,6 +31,36 @@ var replays = []struct {
 		{Kind: "SetUnitProperties", Unit: 1, Props: []Prop{{"CPUWeight", uint64(10000)}}},
 		{Kind: "SetUnitProperties", Unit: 1, Runtime: true, Props: []Prop{{"CPUWeight", uint64(5)}}},
 		{Kind: "Reload", Unit: 0},
+	}},
+	// The per-device lists (devicelist.go): an entry of a path set
+	// over D-Bus again changes in place; new DeviceAllow= entries go
+	// first, new IO entries last (247: first); the IO limits share one
+	// list, a limit of infinity hides its entry; a reload reads each
+	// list back whole from the transient file and the drop-ins, with a
+	// unit file's rules (DeviceAllow= reversed).
+	{"device lists", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"DeviceAllow", []DeviceValue{{"/dev/full", "r"}, {"/dev/null", "w"}, {"/dev/full", "m"}}}, {"IOReadBandwidthMax", []IOValue{{"/dev/full", 1000}, {"/dev/null", 2000}}}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"DeviceAllow", []DeviceValue{{"/dev/null", "r"}}}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"IODeviceWeight", []IOValue{{"/dev/null", 100}, {"/dev/zero", 300}}}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"IODeviceWeight", []IOValue{{"/dev/null", 200}}}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"IOReadBandwidthMax", []IOValue{{"/dev/zero", 3000}, {"/dev/full", 4000}}}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"IOReadBandwidthMax", []IOValue{{"/dev/null", 18446744073709551615}}}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"IOReadBandwidthMax", []IOValue{}}}},
+		{Kind: "Reload", Unit: 0},
+	}},
+	// A unit file's device lines: each adds an entry (none replaces
+	// another), DeviceAllow= first; IO limits in sizes of 1000, 0
+	// refused; a bad line ignored. An IO device path need not be
+	// absolute over D-Bus.
+	{"device lists in files", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "DeviceAllow", "/dev/full"}, {"Service", "DeviceAllow", "/dev/null r"}, {"Service", "IODeviceWeight", "/dev/null 100"}, {"Service", "IODeviceWeight", "/dev/zero 200"}, {"Service", "IOReadBandwidthMax", "/dev/null 1M"}, {"Service", "IOReadBandwidthMax", "/dev/zero infinity"}, {"Service", "IOReadBandwidthMax", "/dev/full 0"}, {"Service", "IODeviceWeight", "/dev/null 0"}, {"Service", "DeviceAllow", "bogus r"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "SetUnitProperties", Unit: 1, Props: []Prop{{"DeviceAllow", []DeviceValue{{"/dev/zero", "rw"}}}, {"IODeviceWeight", []IOValue{{"/dev/full", 1}}}, {"IOReadBandwidthMax", []IOValue{{"/dev/full", 1}}}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"IODeviceWeight", []IOValue{{"relative", 5}}}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"IODeviceWeight", []IOValue{{"/dev/../dev/null", 5}}}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"IOReadBandwidthMax", []IOValue{{"/dev/null", 0}}}}},
 	}},
 	// EnableUnitFiles of a file outside the unit path, by its path,
 	// links it before its [Install] symlinks, on 247 after them; a

@@ -142,6 +142,16 @@ var props = []propSpec{
 	{name: "Delegate", scope: onExec, values: boolValues},
 	{name: "DelegateControllers", scope: onExec, values: []any{[]string{}, []string{"cpu"}, []string{"memory", "pids"}, []string{"bogus"}}},
 	{name: "DevicePolicy", scope: onCgroup, values: []any{"auto", "closed", "strict", "bogus"}},
+	// The per-device lists, which a SetUnitProperties call adds to and
+	// its drop-in writes whole.
+	{name: "DeviceAllow", scope: onCgroup, values: []any{
+		[]DeviceValue{{"/dev/null", "r"}}, []DeviceValue{}, []DeviceValue{{"/dev/zero", "rw"}, {"char-pts", "rwm"}},
+		[]DeviceValue{{"/dev/null", ""}}, []DeviceValue{{"bogus", "r"}}, []DeviceValue{{"/dev/null", "x"}}}},
+	{name: "IODeviceWeight", scope: onCgroup, values: []any{
+		[]IOValue{{"/dev/null", 100}}, []IOValue{}, []IOValue{{"/dev/zero", 1}, {"/dev/null", 10000}},
+		[]IOValue{{"/dev/null", 0}}, []IOValue{{"/dev/null", 10001}}, []IOValue{{"relative", 5}}}},
+	{name: "IOReadBandwidthMax", scope: onCgroup, values: []any{
+		[]IOValue{{"/dev/null", 1 << 20}}, []IOValue{}, []IOValue{{"/dev/zero", 0}, {"/dev/null", inf}}, []IOValue{{"relative", 5}}}},
 
 	// Timers (dbus-timer.c): the monotonic and calendar lists, and the
 	// single-value forms systemd-run and older clients send.
@@ -165,13 +175,20 @@ var props = []propSpec{
 }
 
 // TimerValue and CalendarValue are the elements of a timer's
-// TimersMonotonic (a(st)) and TimersCalendar (a(ss)) settings.
+// TimersMonotonic (a(st)) and TimersCalendar (a(ss)) settings,
+// DeviceValue and IOValue those of DeviceAllow (a(ss)) and the per-device
+// IO lists (a(st)).
 type (
 	TimerValue struct {
 		Base string
 		Usec uint64
 	}
 	CalendarValue struct{ Base, Spec string }
+	DeviceValue   struct{ Path, Access string }
+	IOValue       struct {
+		Path  string
+		Value uint64
+	}
 )
 
 // wrongValues are values of a type no settable property above has as its
