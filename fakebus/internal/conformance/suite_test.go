@@ -127,6 +127,7 @@ var cases = []suiteCase{
 	{name: "CollectModeInactiveOrFailed", run: testCollectMode, user: true},
 	{name: "UnitExistsForActiveUnit", run: testUnitExistsActive, user: true},
 	{name: "NoSuchUnit", run: testNoSuchUnit, user: true},
+	{name: "FailedTransactionCollected", run: testFailedTransactionCollected, user: true},
 	{name: "InvalidJobMode", run: testInvalidJobMode, user: true},
 	{name: "UnknownPropertyNotSupported", run: testUnknownProperty, user: true},
 	{name: "MergedJobs", run: testMergedJobs, user: true},
@@ -634,6 +635,37 @@ func testNoSuchUnit(t *testing.T, e *env) {
 	}
 	if _, err := e.c.StartUnit(e.ctx, e.unit("nope", "service"), sdbus.ModeReplace); !errors.Is(err, sdbus.ErrNoSuchUnit) {
 		t.Errorf("StartUnit = %v, want NoSuchUnit", err)
+	}
+}
+
+// testFailedTransactionCollected: a StartTransientUnit whose start cannot
+// be queued (a drop-in of its name requires a unit that does not exist)
+// answers the transaction's error, and the new unit, kept by nothing, is
+// gone.
+func testFailedTransactionCollected(t *testing.T, e *env) {
+	name, nope := e.unit("failedtx", "service"), e.unit("nope", "service")
+	dir := filepath.Join(e.runtimeDir, name+".d")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.RemoveAll(dir)
+		_ = e.c.Reload(context.Background())
+	})
+	if err := os.WriteFile(filepath.Join(dir, "requires.conf"), []byte("[Unit]\nRequires="+nope+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	cleanup(t, e, name)
+	_, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, sleeper())
+	var se *sdbus.Error
+	if !errors.As(err, &se) || se.Name != "org.freedesktop.systemd1.NoSuchUnit" || se.Message != "Unit "+nope+" not found." {
+		t.Fatalf("StartTransientUnit requiring %s = %v, want NoSuchUnit %q", nope, err, "Unit "+nope+" not found.")
+	}
+	if _, err := e.c.GetUnit(e.ctx, name); !errors.Is(err, sdbus.ErrNoSuchUnit) {
+		t.Errorf("GetUnit after the failed start = %v, want ErrNoSuchUnit", err)
 	}
 }
 

@@ -13,6 +13,20 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A StartTransientUnit whose start's transaction fails (a
+	// dependency not found) leaves no unit: inactive and kept by
+	// nothing, it is collected (252 seed 40002).
+	{"failed transaction of a new unit", []Op{
+		{Kind: "WriteUnitFile", Unit: 3, Dir: InDropIn, Lines: []Directive{{"Unit", "Requires", "nosuch.service"}}},
+		{Kind: "WriteUnitFile", Unit: 2, Dir: InDropIn, Lines: []Directive{{"Unit", "Requires", "nosuch.service"}}},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Zombie}, Props: []Prop{{"PIDs", PIDList{1}}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Unit", "Requires", "nosuch.service"}}},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Requires", []string{"nosuch.service"}}}},
+	}},
 	// SetUnitProperties writes each setting's drop-in anew: a reload
 	// reads the last call's value (a list whole), the drop-ins in file
 	// name order (50-MemoryMax.conf before 50-MemoryMaxScale.conf,
