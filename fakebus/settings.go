@@ -744,6 +744,14 @@ func (m *manager) setUnitPropertiesLocked(name string, runtime bool, body any, a
 	for _, p := range props {
 		m.setPropLocked(u, p.Name, p.Value)
 		changed = append(changed, p.Name)
+		if p.Name == "Description" && u.str("Description") == "" {
+			// The unit is loaded: a type's own description (a slice's
+			// "Slice /a/b" from 252, a mount's Where) was set at its load
+			// and is gone, and until the next load it reads its name
+			// (unit_set_description; measured on 252-262 by the
+			// differential tester, 257 seed 41012).
+			u.props["Description"] = dbus.MakeVariant(u.name)
+		}
 	}
 	m.settingsNoteLocked(u.name, "SetUnitProperties", changed, nil)
 	m.setControlLocked(u, props, runtime)

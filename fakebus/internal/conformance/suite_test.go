@@ -128,6 +128,7 @@ var cases = []suiteCase{
 	{name: "UnitExistsForActiveUnit", run: testUnitExistsActive, user: true},
 	{name: "NoSuchUnit", run: testNoSuchUnit, user: true},
 	{name: "FailedTransactionCollected", run: testFailedTransactionCollected, user: true},
+	{name: "DescriptionSetEmpty", run: testDescriptionSetEmpty, user: true},
 	{name: "InvalidJobMode", run: testInvalidJobMode, user: true},
 	{name: "UnknownPropertyNotSupported", run: testUnknownProperty, user: true},
 	{name: "MergedJobs", run: testMergedJobs, user: true},
@@ -667,6 +668,40 @@ func testFailedTransactionCollected(t *testing.T, e *env) {
 	if _, err := e.c.GetUnit(e.ctx, name); !errors.Is(err, sdbus.ErrNoSuchUnit) {
 		t.Errorf("GetUnit after the failed start = %v, want ErrNoSuchUnit", err)
 	}
+}
+
+// testDescriptionSetEmpty: a slice without a Description= has its type's
+// own from 252 ("Slice /a/b"), set when it loads; an empty Description=
+// set on it once loaded leaves its name, until a daemon-reload loads it
+// again.
+func testDescriptionSetEmpty(t *testing.T, e *env) {
+	name := e.unit("descempty", "slice")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, nil), sdbus.JobDone)
+	own := name
+	if e.release.AtLeast(sdversions.R("252")) {
+		p, err := sdbus.UnescapeUnitPath(strings.TrimSuffix(name, ".slice"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		own = "Slice " + p
+	}
+	want := func(when, desc string) {
+		t.Helper()
+		st, err := e.c.UnitStatus(e.ctx, name)
+		if err != nil || st.Description != desc {
+			t.Errorf("%s: Description %q, %v; want %q", when, st.Description, err, desc)
+		}
+	}
+	want("started", own)
+	if err := e.c.SetUnitProperties(e.ctx, name, true, sdbus.PropDescription("")); err != nil {
+		t.Fatal(err)
+	}
+	want("set empty", name)
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	want("after daemon-reload", own)
 }
 
 func testInvalidJobMode(t *testing.T, e *env) {

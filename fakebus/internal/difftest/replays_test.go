@@ -27,6 +27,18 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
 		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Requires", []string{"nosuch.service"}}}},
 	}},
+	// An empty Description= set on a loaded unit reads the unit's name,
+	// not its type's own ("Slice /a" from 252), until the next load
+	// (257 seed 41012).
+	{"description set empty", []Op{
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace"},
+		{Kind: "SetUnitProperties", Unit: 4, Props: []Prop{{"Description", "x"}}},
+		{Kind: "SetUnitProperties", Unit: 4, Runtime: true, Props: []Prop{{"Description", ""}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"Description", ""}}},
+		{Kind: "Reload", Unit: 0},
+	}},
 	// SetUnitProperties writes each setting's drop-in anew: a reload
 	// reads the last call's value (a list whole), the drop-ins in file
 	// name order (50-MemoryMax.conf before 50-MemoryMaxScale.conf,
