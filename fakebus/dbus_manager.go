@@ -370,15 +370,7 @@ func (m *manager) startTransientUnit(c *call) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.queueAndReplyLocked(c.Call, u, jobStart, sdbus.JobMode(mode), pathReply); err != nil {
-		// The start's transaction failed (a dependency not found, a
-		// conflict): the new unit, inactive and kept by nothing, is
-		// collected, with the units it alone kept (measured on 247-262
-		// by the differential tester, 252 seed 40002).
-		m.collectLocked(u)
-		return nil, err
-	}
-	return nil, nil
+	return nil, m.queueAndReplyLocked(c.Call, u, jobStart, sdbus.JobMode(mode), pathReply)
 }
 
 // A unit's processes and control group (cgroup.go).

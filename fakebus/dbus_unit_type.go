@@ -49,9 +49,10 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		if u.proc != nil {
 			mainPID = u.proc.pid
 		}
-		if u.load == "not-found" || u.masked {
+		if u.load == "not-found" || u.masked || u.unparsed {
 			// No type parsed: _SERVICE_TYPE_INVALID reads "" (a masked
-			// service's too: measured on 252 by the differential tester).
+			// service's too, and one whose file failed to parse: measured
+			// on 247-262 by the differential tester).
 			add("Type", "")
 		} else {
 			add("Type", serviceType(u))

@@ -97,6 +97,22 @@ func signalName(sig int32) string {
 	return strconv.Itoa(int(sig))
 }
 
+// parseSignal parses a signal as config_parse_signal does
+// (signal_from_string): a name, with or without "SIG", or a number from 1
+// to 64 (0 is refused).
+func parseSignal(s string) (int32, bool) {
+	if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+		return int32(n), n >= 1 && n <= sigRTMax
+	}
+	name := strings.TrimPrefix(s, "SIG")
+	for sig, n := range signalNames {
+		if n != "" && n == name {
+			return int32(sig), true
+		}
+	}
+	return 0, false
+}
+
 // signalProcessesLocked sends sig to u's processes that whom (checked)
 // names: SIGTERM and SIGINT end them cleanly, SIGKILL and the realtime
 // signals (whose default action ends a process) with a failure, other

@@ -7,7 +7,9 @@ package fakebus
 import (
 	"bufio"
 	"bytes"
+	"net"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +29,9 @@ type parsedUnit struct {
 	also []string
 	// ignored are the assignments the fake did not use, "Section.Key".
 	ignored []string
+	// bad is set by an assignment that makes the unit fail to load
+	// (bad-setting): systemd's parser returns -ENOEXEC for it.
+	bad bool
 	// reset are the list settings an empty assignment reset: their value
 	// here replaces the one before these files (a transient unit's, for
 	// its drop-ins) where the others' is appended to it.
@@ -163,6 +168,26 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 					break
 				}
 				conds[list] = append(conds[list], []any{c.Type, c.Trigger, c.Negate, c.Param})
+			case section == typeSection(kind) && key == "WorkingDirectory" && appliesTo(forExecCtx, kind):
+				// A path that is not absolute fails the unit's load,
+				// unless it may be missing ("-"); "~" is the user's home.
+				d, missingOK := strings.CutPrefix(val, "-")
+				switch {
+				case d == "~" || strings.HasPrefix(d, "/"):
+					used = m.useValue(kind, key, dbus.MakeVariant(val), set)
+				case missingOK:
+					used = false
+				default:
+					used, out.bad = false, true
+				}
+			case section == typeSection(kind) && strings.HasSuffix(key, "Signal") && settableSig(key) == "i":
+				sig, ok := parseSignal(val)
+				used = ok && m.useValue(kind, key, dbus.MakeVariant(sig), set)
+			case section == typeSection(kind) && key == "Delegate" && appliesTo(forExec, kind):
+				used = m.parseDelegate(kind, val, set)
+			case section == typeSection(kind) && (key == "AllowedCPUs" || key == "AllowedMemoryNodes" || key == "StartupAllowedCPUs" || key == "StartupAllowedMemoryNodes"):
+				bits, ok := parseCPUSet(val)
+				used = ok && m.useValue(kind, key, dbus.MakeVariant(bits), set)
 			case numericDirective(key):
 				props, ok := m.numericSetting(key, val)
 				used = ok
@@ -196,6 +221,17 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 					}
 					if key == "Environment" {
 						lists[key] = resetOrAppendWords(lists[key], val)
+					} else if key == "Documentation" {
+						// Each word that is a URL systemd takes
+						// (documentation_url_is_valid); the others are dropped.
+						for _, w := range strings.Fields(val) {
+							if validDocumentationURL(w) {
+								lists[key] = append(lists[key], w)
+							}
+						}
+						if val == "" {
+							lists[key] = nil
+						}
 					} else {
 						lists[key] = resetOrAppend(lists[key], val)
 					}
@@ -295,9 +331,106 @@ func deviceList(l []any) dbus.Variant {
 	return dbus.MakeVariant(out)
 }
 
+// settableSig is the D-Bus signature of settable property name, "" for
+// none.
+func settableSig(name string) string { return settableProps[name].sig }
+
+// validDocumentationURL reports whether a Documentation= word is a URL
+// systemd keeps: http(s)://, file:/, info: or man:, with something after.
+func validDocumentationURL(w string) bool {
+	for _, p := range []string{"http://", "https://", "file:/", "info:", "man:"} {
+		if strings.HasPrefix(w, p) && len(w) > len(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseDelegate sets Delegate= of a unit file as config_parse_delegate
+// does: a boolean turns delegation on for every controller or off, a list
+// of controllers adds those it names (unknown names are ignored; none
+// known, the line changes nothing the fake shows), empty resets the list
+// and turns delegation on.
+func (m *manager) parseDelegate(kind, val string, set func(string, dbus.Variant)) bool {
+	if b, ok := parseBool(val); ok {
+		return m.useValue(kind, "Delegate", dbus.MakeVariant(b), set)
+	}
+	known := []string{}
+	for _, w := range strings.Fields(val) {
+		if slices.Contains(cgroupControllers, w) {
+			known = append(known, w)
+		}
+	}
+	if val != "" && len(known) == 0 {
+		return false
+	}
+	return m.useValue(kind, "DelegateControllers", dbus.MakeVariant(known), set)
+}
+
+// parseCPUSet parses a CPU or NUMA node list ("0-3 5,7") into systemd's
+// bitmap, whole 64-bit words; empty is the empty set.
+func parseCPUSet(s string) ([]byte, bool) {
+	var bits []byte
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' }) {
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, err := strconv.ParseUint(lo, 10, 16)
+		if err != nil {
+			return nil, false
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseUint(hi, 10, 16); err != nil || b < a {
+				return nil, false
+			}
+		}
+		for c := a; c <= b; c++ {
+			for int(c/8) >= len(bits) {
+				bits = append(bits, 0)
+			}
+			bits[c/8] |= 1 << (c % 8)
+		}
+	}
+	for len(bits)%8 != 0 {
+		bits = append(bits, 0)
+	}
+	return bits, true
+}
+
+// validListen reports whether a Listen*= value is an address systemd's
+// socket parser takes for its type: a stream, datagram or sequential
+// packet socket's absolute path, abstract name (@), port, IPv4 or [IPv6]
+// address with a port, or vsock: address; the other types' absolute
+// paths (a netlink family for ListenNetlink).
+func validListen(typ, val string) bool {
+	switch typ {
+	case "Stream", "Datagram", "SequentialPacket":
+		if strings.HasPrefix(val, "/") || strings.HasPrefix(val, "@") || strings.HasPrefix(val, "vsock:") {
+			return len(val) > 1
+		}
+		host, port := "", val
+		if i := strings.LastIndexByte(val, ':'); i >= 0 {
+			host, port = strings.Trim(val[:i], "[]"), val[i+1:]
+			if net.ParseIP(host) == nil {
+				return false
+			}
+		}
+		n, err := strconv.ParseUint(port, 10, 16)
+		return err == nil && n > 0
+	case "Netlink":
+		return val != ""
+	}
+	return strings.HasPrefix(val, "/")
+}
+
 // useValue sets a property when its value passes the checks of
 // StartTransientUnit for the release modelled.
 func (m *manager) useValue(kind, key string, v dbus.Variant, set func(string, dbus.Variant)) bool {
+	if !m.settable(key) {
+		// Not settable over D-Bus on this release (JobTimeoutUSec=
+		// before 262), but a unit file's directive all the same.
+		set(key, v)
+		return true
+	}
 	if _, err := m.checkPropsLocked(kind, []setProp{{key, v}}, false); err != nil {
 		return false
 	}
@@ -497,6 +630,9 @@ func (tl *typeLists) read(kind, key, val string, set func(string, dbus.Variant))
 			}
 			tl.calendars = append(tl.calendars, calendarSpec{key, spec, 0})
 		case "Listen":
+			if !validListen(strings.TrimPrefix(key, "Listen"), val) {
+				return false // systemd: "Failed to parse address value, ignoring"
+			}
 			tl.listen = append(tl.listen, socketListen{strings.TrimPrefix(key, "Listen"), val})
 		case "Paths":
 			if !strings.HasPrefix(val, "/") {
@@ -711,6 +847,10 @@ func (m *manager) numericSetting(key, val string) (props []setProp, ok bool) {
 		return all(parseLimit(kind, val))
 	case "number":
 		n, err := strconv.ParseUint(val, 10, 64)
+		if strings.HasSuffix(key, "Weight") && n == 0 {
+			// cg_weight_parse: 1 to 10000 (idle is CPUWeight=idle, not 0).
+			return nil, false
+		}
 		return all(n, err == nil)
 	case "int":
 		n, err := strconv.ParseInt(val, 10, 32)

@@ -79,23 +79,42 @@ func checkCalendar(v any) error {
 	return nil
 }
 
-// addTimerSetting adds a timer setting of StartTransientUnit to a timer's
-// TimersMonotonic or TimersCalendar in props, reporting whether name is
-// one. As systemd's, each value goes before the ones set already (a list
+// addTimerSetting adds a timer setting of StartTransientUnit, or the
+// values of a unit file and its drop-ins (already in the form the
+// properties read back, a(stt) and a(sst)), to a timer's TimersMonotonic
+// or TimersCalendar in props, reporting whether name is one. As
+// systemd's, each value goes before the ones set already (a list
 // prepended one element at a time), and an empty list removes every
 // value, monotonic and calendar alike (measured on 247, 252, 257 and 262
-// by the differential tester). The lists of a timer loaded from a file,
-// already in the form the properties read back (a(stt), a(sst)), are not
-// such settings.
+// by the differential tester).
 func addTimerSetting(props map[string]dbus.Variant, name string, v dbus.Variant) bool {
 	var mono []timerSpec
 	var cal []calendarSpec
-	switch sig := v.Signature().String(); {
+	sig := v.Signature().String()
+	switch {
+	case name == "TimersMonotonic" && sig == "a(stt)", name == "TimersCalendar" && sig == "a(sst)":
+		// A unit file's values (and its drop-ins'), in the order of
+		// their lines: each goes before the ones before it too
+		// (measured on 247-262 by the differential tester).
+		var ts []timerSpec
+		var cs []calendarSpec
+		if name == "TimersMonotonic" && dbus.Store([]any{v.Value()}, &ts) == nil {
+			for _, t := range ts {
+				mono = append([]timerSpec{t}, mono...)
+			}
+		}
+		if name == "TimersCalendar" && dbus.Store([]any{v.Value()}, &cs) == nil {
+			for _, c := range cs {
+				cal = append([]calendarSpec{c}, cal...)
+			}
+		}
+		name = "" // merged below
 	case name == "TimersMonotonic" && sig != "a(st)", name == "TimersCalendar" && sig != "a(ss)":
 		return false
 	}
 	empty := false
 	switch name {
+	case "":
 	case "TimersMonotonic":
 		var ts []struct {
 			Base string

@@ -37,6 +37,7 @@ type unit struct {
 	aliases        []string // its other names, from symlinks to file
 	perpetual      bool     // -.slice and friends: never stopped or collected
 	masked         bool
+	unparsed       bool // its unit file failed to parse (unitSource.unparsed)
 	load           string
 	active         string
 	sub            string

@@ -398,6 +398,9 @@ type unitSource struct {
 	dropIns  []string
 	masked   bool
 	bad      bool // LoadState bad-setting
+	// unparsed: a directive failed the file's parse (bad too), before
+	// the type's own load gave it its defaults.
+	unparsed bool
 	props    []sdbus.Property
 	aliases  []string
 	ignored  []string // the unit file's lines the fake did not use
@@ -437,7 +440,7 @@ func (m *manager) sourceLocked(name string) (unitSource, bool) {
 		pu := m.parseUnitFile(name, append([][]byte{data}, readDropIns(src.dropIns)...)...)
 		src.props = append(pu.props, m.wantsDirsLocked(name)...)
 		src.ignored = pu.ignored
-		src.bad = m.badSetting(name, pu.props)
+		src.bad, src.unparsed = pu.bad || m.badSetting(name, pu.props), pu.bad
 		return src, true
 	}
 	if f, ok := m.files[name]; ok {
@@ -456,7 +459,7 @@ func (m *manager) applySourceLocked(u *unit, src unitSource) {
 	u.fromFile = true
 	u.file, u.fragment, u.dropIns = src.file, src.fragment, src.dropIns
 	u.fileState = "" // read again when asked for (unitFileStatePropLocked)
-	u.masked = src.masked
+	u.masked, u.unparsed = src.masked, src.unparsed
 	u.loaded = loadStamp{mtimes: mtimes(append([]string{stampFile(u)}, src.dropIns...))}
 	u.aliases = src.aliases
 	switch {
@@ -643,6 +646,7 @@ func (m *manager) loadDepsLocked(u *unit) {
 func (m *manager) reloadUnitsLocked() {
 	m.unitFilesChanged = false
 	m.buildNameMapLocked() // the units load from what it finds
+	var rearm []*unit
 	for _, u := range m.sortedUnitsLocked() {
 		u.execShown = false
 		u.runs = nil
@@ -664,16 +668,7 @@ func (m *manager) reloadUnitsLocked() {
 			clear(u.timerNext)
 		}
 		if u.kind == "timer" && u.sub == "waiting" {
-			// A waiting timer is armed again as if it never elapsed: a
-			// one-time value that did (OnActiveSec=0 beside a later
-			// one) elapses again and starts its unit (measured on
-			// 247-262 by the differential tester after a daemon-reload
-			// and a re-execution; 262's re-execution did so once in
-			// three: known difference timer-reexec-262).
-			last := u.lastTrigger
-			u.lastTrigger = 0
-			m.timerWaitLocked(u)
-			u.lastTrigger = last
+			rearm = append(rearm, u) // once its settings are read again
 		}
 		if u.load == "stub" {
 			// A transient unit whose settings were refused loads from
@@ -695,6 +690,22 @@ func (m *manager) reloadUnitsLocked() {
 		}
 		m.applySourceLocked(u, src)
 		m.collectLocked(u)
+	}
+	for _, u := range rearm {
+		if u.gone || u.sub != "waiting" {
+			continue
+		}
+		// A waiting timer is armed again, with the values it reads now
+		// (timer_coldplug), as if it never elapsed: a one-time value
+		// that did (OnActiveSec=0 beside a later one) elapses again and
+		// starts its unit (measured on 247-262 by the differential
+		// tester after a daemon-reload and a re-execution; 262's
+		// re-execution did so once in three: known difference
+		// timer-reexec-262).
+		last := u.lastTrigger
+		u.lastTrigger = 0
+		m.timerWaitLocked(u)
+		u.lastTrigger = last
 	}
 	m.buildNameMapLocked()
 	if m.behaves(sdversions.UnneededAtReload) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -129,6 +130,7 @@ var cases = []suiteCase{
 	{name: "NoSuchUnit", run: testNoSuchUnit, user: true},
 	{name: "FailedTransactionCollected", run: testFailedTransactionCollected, user: true},
 	{name: "DescriptionSetEmpty", run: testDescriptionSetEmpty, user: true},
+	{name: "SelfDependency", run: testSelfDependency, user: true},
 	{name: "InvalidJobMode", run: testInvalidJobMode, user: true},
 	{name: "UnknownPropertyNotSupported", run: testUnknownProperty, user: true},
 	{name: "MergedJobs", run: testMergedJobs, user: true},
@@ -667,6 +669,37 @@ func testFailedTransactionCollected(t *testing.T, e *env) {
 	}
 	if _, err := e.c.GetUnit(e.ctx, name); !errors.Is(err, sdbus.ErrNoSuchUnit) {
 		t.Errorf("GetUnit after the failed start = %v, want ErrNoSuchUnit", err)
+	}
+}
+
+// testSelfDependency: a unit file whose Wants=, After= and PartOf= name the
+// unit itself starts (the names are dropped: a unit does not depend on
+// itself), and its dependency lists do not name it.
+func testSelfDependency(t *testing.T, e *env) {
+	name := e.unit("selfdep", "service")
+	file := filepath.Join(e.runtimeDir, name)
+	t.Cleanup(func() {
+		os.Remove(file)
+		_ = e.c.Reload(context.Background())
+	})
+	text := "[Unit]\nWants=" + name + "\nAfter=" + name + "\nPartOf=" + name + "\n\n[Service]\nExecStart=/bin/sleep 300\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	cleanup(t, e, name)
+	j, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	raw := e.rawBus(t)
+	for _, dep := range []string{"Wants", "After", "PartOf"} {
+		if l := unitProp(t, e, raw, name, "org.freedesktop.systemd1.Unit", dep).([]string); slices.Contains(l, name) {
+			t.Errorf("%s of %s = %q: names itself", dep, name, l)
+		}
 	}
 }
 

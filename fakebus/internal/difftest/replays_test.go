@@ -13,6 +13,23 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A timer's values go first as they are added, from a unit file's
+	// lines and its drop-ins' as from StartTransientUnit: the newest
+	// first; a waiting timer computes each one's next elapse again after
+	// a daemon-reload, with the values it reads then (247 seed 42001).
+	{"timer values newest first", []Op{
+		{Kind: "WriteUnitFile", Unit: 6, Dir: InDropIn, Lines: []Directive{{"Timer", "OnActiveSec", "1h"}, {"Timer", "OnBootSec", "2h"}}},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnUnitActiveSec", Usec: 0xd693a400}, {Base: "OnUnitInactiveSec", Usec: 0xd693a400}}}}, Aux: []Prop{{"ExecStart", Command(3)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 6, Dir: InRuntime, Lines: []Directive{{"Timer", "OnActiveSec", "1h"}, {"Timer", "OnBootSec", "2h"}, {"Timer", "Unit", "{u0}"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 6, Dir: InDropIn, Lines: []Directive{{"Timer", "OnUnitActiveSec", "3h"}}},
+		{Kind: "Reload", Unit: 0},
+	}},
 	// A StartTransientUnit whose start's transaction fails (a
 	// dependency not found) leaves no unit: inactive and kept by
 	// nothing, it is collected (252 seed 40002).
