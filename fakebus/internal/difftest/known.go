@@ -64,6 +64,18 @@ var known = []Known{
 		},
 	},
 	{
+		ID: "unit-file-accounts",
+		Reason: "a unit file describes the system the fake stands in for, whose accounts this machine need not have: " +
+			"the fake runs a service of a User= or Group= no account here has, where systemd fails it (217/USER, 216/GROUP)",
+		match: func(_ Op, real, fake Step) bool {
+			// Only what the run decides may differ: the unit's states,
+			// result and main status, and its commands' records.
+			return real.Op == fake.Op && unitsDifferOnly(real, fake, func(r, f string) bool {
+				return accountFailure.MatchString(r) && fileUnit.MatchString(r) && runOutcome(r) == runOutcome(f)
+			})
+		},
+	},
+	{
 		ID:     "restart",
 		Reason: "Restart= is stored, but the fake restarts no service: one that fails stays failed where systemd restarts it",
 		match: func(_ Op, real, fake Step) bool {
@@ -360,6 +372,21 @@ var (
 	programRun  = regexp.MustCompile(`\("/nonexistent/program" \[[^\]]*\] (true|false) times=[^ ]* pid=\w+ code=\d+ status=\d+\)`)
 	unitOutcome = regexp.MustCompile(`^([^:]+: "[\w-]+") "[\w-]+"/"[\w-]+"( Result="[\w-]*")?( ExecMain=\d+/\d+)?`)
 )
+
+// accountFailure is a unit line's main status of a service whose User=
+// or Group= has no account (217/USER, 216/GROUP); fileUnit a unit line's
+// unit file in a unit directory; execRecord a command's record.
+var (
+	accountFailure = regexp.MustCompile(`\bExecMain=1/21[67]\b`)
+	fileUnit       = regexp.MustCompile(`\bFile="\$(CONFIG|RUNTIME)/`)
+	execRecord     = regexp.MustCompile(`(\("[^"]*" \[[^\]]*\] (?:true|false) )times=[^ ]* pid=\w+ code=\d+ status=\d+\)`)
+)
+
+// runOutcome is a unit line with what its run decides left out: its
+// states, result and main status, and its commands' records.
+func runOutcome(line string) string {
+	return unitOutcome.ReplaceAllString(execRecord.ReplaceAllString(line, "${1}ran)"), "$1 (outcome)")
+}
 
 // programOutcome is a unit line with what running /nonexistent/program
 // decides left out.

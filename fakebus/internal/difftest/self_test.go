@@ -130,6 +130,37 @@ func TestKnownUnitFilePrograms(t *testing.T) {
 	}
 }
 
+func TestKnownUnitFileAccounts(t *testing.T) {
+	const rec = `ExecStart=[("/bin/sleep" ["/bin/sleep" "1000"] false times=`
+	real := Step{Op: "StartUnit u0.service", Reply: "J1", Units: []string{
+		`u0.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/217 ` + rec + `set/set/set/set pid=set code=1 status=217)] User="nosuchuser" File="$RUNTIME/u0.service"`,
+		`u1.service: org.freedesktop.systemd1.NoSuchUnit`,
+	}}
+	ran := `u0.service: "loaded" "active"/"running" Result="success" ExecMain=0/0 ` + rec + `set/set/0/0 pid=set code=0 status=0)] User="nosuchuser" `
+	for _, tc := range []struct {
+		name  string
+		real0 string
+		fake  []string
+		want  string
+	}{
+		{"service run", real.Units[0], []string{ran + `File="$RUNTIME/u0.service"`, real.Units[1]}, "unit-file-accounts"},
+		{"group", strings.ReplaceAll(real.Units[0], "217", "216"), []string{ran + `File="$RUNTIME/u0.service"`, real.Units[1]}, "unit-file-accounts"},
+		{"transient unit", strings.Replace(real.Units[0], `File="$RUNTIME/u0.service"`, `File="/run/systemd/transient/u0.service"`, 1),
+			[]string{ran + `File="/run/systemd/transient/u0.service"`, real.Units[1]}, ""},
+		{"another unit differs too", real.Units[0], []string{ran + `File="$RUNTIME/u0.service"`, `u1.service: "loaded"`}, ""},
+		{"another setting differs on the line", real.Units[0], []string{ran + `File="$RUNTIME/u0.service" MemoryMax=@t 1`, real.Units[1]}, ""},
+		{"another failure", strings.ReplaceAll(real.Units[0], "217", "203"), []string{ran + `File="$RUNTIME/u0.service"`, real.Units[1]}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.real0, real.Units[1]}}
+			fake := Step{Op: real.Op, Reply: real.Reply, Units: tc.fake}
+			if got := knownID(Op{Kind: OpStart}, r, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestKnownRestart(t *testing.T) {
 	real := Step{Op: "StartTransientUnit u1.service", Reply: "J1", Units: []string{
 		`u0.service: org.freedesktop.systemd1.NoSuchUnit`,
