@@ -249,9 +249,34 @@ func sandboxBackends(t *testing.T) (*Backend, func() (*Backend, func(), error)) 
 // the first, as rapid does).
 func TestDifferentialEdges(t *testing.T) {
 	real, fake := sandboxBackends(t)
+	runEdges(t, real, fake, append(edgeSequences(propsFor(real.Major())), fileEdgeSequences()...))
+}
+
+// runEdges runs independent short sequences on real and on fakes of
+// fake's, edgeWorkers at a time, and reports each that differs.
+func runEdges(t *testing.T, real *Backend, fake func() (*Backend, func(), error), seqs [][]Op) {
 	ctx := context.Background()
 	st := &stats{}
-	seqs := edgeSequences(propsFor(real.Major()))
+	// The runs share the manager: none reloads it while others run
+	// (Backend.NoCleanupReload); it is reloaded once they are done.
+	quiet := *real
+	quiet.NoCleanupReload = true
+	real = &quiet
+	defer func() {
+		if conn, err := real.Dial(); err == nil {
+			conn.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").CallWithContext(ctx, managerIf+".Reload", 0)
+			conn.Close()
+		}
+	}()
+	fake = func(fake func() (*Backend, func(), error)) func() (*Backend, func(), error) {
+		return func() (*Backend, func(), error) {
+			fb, stop, err := fake()
+			if fb != nil {
+				fb.NoCleanupReload = true
+			}
+			return fb, stop, err
+		}
+	}(fake)
 	// The sequences are independent (each has its own units and
 	// connection): edgeWorkers run at once, each on a fake of its own
 	// that its sequences share, as they all share the real systemd.
@@ -280,7 +305,7 @@ func TestDifferentialEdges(t *testing.T) {
 				case knownDifference(seq[i], want, got) != nil:
 					st.known.Add(1)
 				default:
-					t.Errorf("%s differs:\n-%s\n+fakebus:\n%s", seq[i], want, got)
+					t.Errorf("%s differs:\n-%s\n+fakebus:\n%s", edgeSteps(seq[:i+1]), want, got)
 				}
 				mu.Unlock()
 			}
@@ -296,6 +321,47 @@ func TestDifferentialEdges(t *testing.T) {
 
 // edgeWorkers is how many edge sequences run at once.
 const edgeWorkers = 8
+
+// edgeSteps names an edge sequence's steps up to the one that differs.
+func edgeSteps(seq []Op) string {
+	var b strings.Builder
+	for i, o := range seq {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(o.String())
+	}
+	return b.String()
+}
+
+// fileEdgeSequences are TestDifferentialEdges' unit files: for each type
+// and each value of each directive of the grammar, a file with that line
+// (after the line the type needs, unless it is that directive) written
+// to the runtime directory, loaded and started.
+func fileEdgeSequences() [][]Op {
+	var seqs [][]Op
+	for i, k := range pool {
+		if i > 0 && pool[i-1] == k {
+			continue // one unit of each type
+		}
+		own := kindDirectives[k]
+		for _, d := range append(append([]directiveSpec{}, own...), unitDirectives...) {
+			for _, v := range d.values {
+				var lines []Directive
+				if len(own) > 0 && own[0].key != d.key && k != kTarget {
+					lines = append(lines, Directive{own[0].section, own[0].key, own[0].values[0]})
+				}
+				lines = append(lines, Directive{d.section, d.key, v})
+				seqs = append(seqs, []Op{
+					{Kind: OpWriteFile, Unit: i, Dir: InRuntime, Lines: lines},
+					{Kind: OpLoad, Unit: i},
+					{Kind: OpStart, Unit: i, Mode: "replace"},
+				})
+			}
+		}
+	}
+	return seqs
+}
 
 // edgeSequences are the one-step sequences of TestDifferentialEdges.
 func edgeSequences(table []propSpec) [][]Op {

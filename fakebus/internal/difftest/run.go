@@ -74,6 +74,12 @@ type Backend struct {
 	// long that takes on a loaded machine. The fake's main PIDs may be
 	// made up: never looked at.
 	LivePIDs bool
+	// NoCleanupReload: a run removes its unit files without the
+	// daemon-reload after it. Runs that share the manager at once
+	// (TestDifferentialEdges) must not see each other's reloads (which
+	// reset, for one, what the manager shows of a running service's
+	// commands); their caller reloads once they are done.
+	NoCleanupReload bool
 }
 
 // Major is the release the backend's name ends with ("systemd

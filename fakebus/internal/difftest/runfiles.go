@@ -202,7 +202,7 @@ func (r *run) wantedByDefault() string {
 
 // cleanupFiles undoes the sequence's unit-file steps: every pool unit
 // (and its alias) unmasked and disabled, persistent and runtime, the files
-// it wrote removed, and the manager reloaded.
+// it wrote removed, and the manager reloaded (unless b.NoCleanupReload).
 func (r *run) cleanupFiles(ctx context.Context) {
 	m := r.s.manager()
 	for i := range pool {
@@ -232,7 +232,7 @@ func (r *run) cleanupFiles(ctx context.Context) {
 	if r.dir != "" {
 		os.RemoveAll(r.dir)
 	}
-	for ctx.Err() == nil {
+	for ctx.Err() == nil && !r.b.NoCleanupReload {
 		if err := m.CallWithContext(ctx, managerIf+".Reload", 0).Err; err == nil {
 			break
 		}
