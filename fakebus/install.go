@@ -274,7 +274,7 @@ func (m *manager) unitFileExistsLocked(name string) bool {
 // disableLocked implements DisableUnitFiles: it marks the unit's name and
 // those of the units its Also= names (measured on 247-262 by the
 // differential tester), then removes every symlink in the configuration
-// directory that a mark names (removeMarkedLocked); a masked unit is
+// directory that a mark names (removeMarked); a masked unit is
 // skipped. With dryRun it only reports what it would remove
 // (GetUnitFileLinks).
 func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[]unitFileChange) error {
