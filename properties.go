@@ -382,8 +382,8 @@ var propertySpecs = map[string]propSpec{
 	"TimeoutStartUSec": {sig: "t", types: forService},
 	"TimeoutStopUSec":  {sig: "t", types: forExec},
 	"RuntimeMaxUSec":   {sig: "t", types: forExec},
-	"User":             {sig: "s", types: forService},
-	"Group":            {sig: "s", types: forService},
+	"User":             {sig: "s", sinceFor: map[UnitType]int{UnitTypeScope: 252}, types: forExec}, // a scope's: its delegated cgroup's owner
+	"Group":            {sig: "s", sinceFor: map[UnitType]int{UnitTypeScope: 252}, types: forExec},
 	"WorkingDirectory": {sig: "s", types: forService},
 	"Environment":      {sig: "as", types: forService},
 	"Nice":             {sig: "i", types: forService},

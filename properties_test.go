@@ -253,6 +253,7 @@ func TestPropertiesRejectedBy(t *testing.T) {
 		sdbus.PropCPUWeight(sdbus.CPUWeightIdle),             // idle: 252
 		sdbus.PropOOMPolicy(sdbus.OOMStop),                   // services 243, scopes 253
 		sdbus.PropDelegateSubgroup("x"),                      // 254
+		sdbus.PropRaw("User", "nobody"),                      // services, scopes 252
 		sdbus.PropRaw("SomethingNew", true),                  // unknown: systemd decides
 	}
 	for _, tc := range []struct {
@@ -260,13 +261,14 @@ func TestPropertiesRejectedBy(t *testing.T) {
 		unit    string
 		want    []string
 	}{
-		{"235", "a.scope", []string{"CollectMode", "CPUQuotaPeriodUSec", "AllowedCPUs", "CPUWeight", "OOMPolicy", "DelegateSubgroup"}},
+		{"235", "a.scope", []string{"CollectMode", "CPUQuotaPeriodUSec", "AllowedCPUs", "CPUWeight", "OOMPolicy", "DelegateSubgroup", "User"}},
+		{"247", "a.scope", []string{"CPUWeight", "OOMPolicy", "DelegateSubgroup", "User"}},
 		{"243", "a.service", []string{"AllowedCPUs", "CPUWeight", "DelegateSubgroup"}},
 		{"252.38-1~deb12u1", "a.scope", []string{"OOMPolicy", "DelegateSubgroup"}},
 		{"252", "a.service", []string{"DelegateSubgroup"}},
 		{"256", "a.scope", nil},
 		// Slices take no OOMPolicy and no delegation at all.
-		{"256", "a.slice", []string{"OOMPolicy", "DelegateSubgroup"}},
+		{"256", "a.slice", []string{"OOMPolicy", "DelegateSubgroup", "User"}},
 	} {
 		v, err := sdbus.ParseVersion(tc.version)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -474,6 +475,46 @@ func (m *manager) foreignProcessLocked(u *unit) uint32 {
 		}
 	}
 	return 0
+}
+
+// scopeOwnerTakesLocked reports whether systemd's start of scope u gets
+// past its start-chown step (scope_enter_start_chown, from 252:
+// sdversions.ScopeUser): a delegated scope given User= has its control
+// group handed to that user, and to Group= when given (else to the
+// user's group), by a helper that resolves them here as get_user_creds
+// and get_group_creds do (root, 0, nobody and 65534 without a lookup; a
+// number by its id; a name by its name). A name or an id this machine
+// does not have fails the helper, and the scope fails, Result resources
+// (measured on 252, 257 and 262 by the differential tester: nosuchuser,
+// -bad, "bad name", nosuchgroup). Group= without User= hands nothing
+// over. An unprivileged user manager's helper can hand the group only to
+// its own user and groups (chown(2)).
+func (m *manager) scopeOwnerTakesLocked(u *unit) bool {
+	name := u.str("User")
+	if name == "" || !u.delegated() || !m.behaves(sdversions.ScopeUser) {
+		return true
+	}
+	uid, gid, ok := lookupUserCreds(name)
+	if !ok {
+		return false
+	}
+	if g := u.str("Group"); g != "" {
+		if gid, ok = lookupGroupCreds(g); !ok {
+			return false
+		}
+	}
+	if m.cfg.user <= 0 {
+		return true
+	}
+	if uid != strconv.Itoa(m.cfg.user) {
+		return false
+	}
+	self, err := user.LookupId(uid)
+	if err != nil {
+		return false
+	}
+	groups, err := self.GroupIds()
+	return err == nil && slices.Contains(groups, gid)
 }
 
 // unitByCgroupLocked returns the unit whose control group is cg, or the

@@ -90,7 +90,7 @@ const (
 // standard input, /dev/null, cannot be opened: 208/STDIN), LimitNOFILE=0
 // (203/EXEC, 127 on 247), and, for a transient unit (whose commands its
 // client names for this machine), a User= or Group= no account of this
-// machine has (names only: a number passes; 217/USER, 216/GROUP), a
+// machine has (a name or an id: 217/USER, 216/GROUP), a
 // WorkingDirectory= that is not a directory here (unless it may be
 // missing, "-"; 200/CHDIR), a program that does not exist here
 // (203/EXEC). A unit file's or a script's service describes the system
@@ -98,13 +98,13 @@ const (
 // have: its commands run as the fake interprets them. 0: none of these.
 func (m *manager) execFailure(u *unit, cmd execCommand) int {
 	local := u.transient // see above
-	if name := u.str("User"); local && name != "" && !isNumber(name) {
-		if _, err := user.Lookup(name); err != nil {
+	if name := u.str("User"); local && name != "" {
+		if _, _, ok := lookupUserCreds(name); !ok {
 			return exitUser
 		}
 	}
-	if name := u.str("Group"); local && name != "" && !isNumber(name) {
-		if _, err := user.LookupGroup(name); err != nil {
+	if name := u.str("Group"); local && name != "" {
+		if _, ok := lookupGroupCreds(name); !ok {
 			return exitGroup
 		}
 	}
@@ -128,6 +128,45 @@ func (m *manager) execFailure(u *unit, cmd execCommand) int {
 		}
 	}
 	return 0
+}
+
+// lookupUserCreds resolves a user as systemd's get_user_creds: the ids
+// of root and nobody are made up, a number is looked up as an id.
+func lookupUserCreds(name string) (uid, gid string, ok bool) {
+	switch name {
+	case "root", "0":
+		return "0", "0", true
+	case "nobody", "65534":
+		return "65534", "65534", true
+	}
+	lookup := user.Lookup
+	if isNumber(name) {
+		lookup = user.LookupId
+	}
+	u, err := lookup(name)
+	if err != nil {
+		return "", "", false
+	}
+	return u.Uid, u.Gid, true
+}
+
+// lookupGroupCreds resolves a group as systemd's get_group_creds.
+func lookupGroupCreds(name string) (gid string, ok bool) {
+	switch name {
+	case "root", "0":
+		return "0", true
+	case "nogroup", "65534":
+		return "65534", true
+	}
+	lookup := user.LookupGroup
+	if isNumber(name) {
+		lookup = user.LookupGroupId
+	}
+	g, err := lookup(name)
+	if err != nil {
+		return "", false
+	}
+	return g.Gid, true
 }
 
 func isNumber(s string) bool {

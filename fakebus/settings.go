@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
@@ -322,17 +323,35 @@ func checkSlice(v any) error {
 
 // checkUserName refuses what systemd's User= and Group= parsers refuse
 // (valid_user_group_name with numeric ids and relaxed names: almost any
-// name passes, and fails only when the service runs, status 217/USER or
-// 216/GROUP): a number that is no valid id (65535, 4294967295 and
-// beyond).
+// name passes, and fails only when the unit starts, 217/USER or 216/GROUP
+// for a service, Result resources for a scope): a number that is no valid
+// id (65535, 4294967295 and beyond), and a name that is all digits,
+// "-" and digits, "." or "..", has a ':' or '/' or a control character,
+// begins or ends with a space, or is not UTF-8.
 func checkUserName(name string) func(any) error {
 	return func(v any) error {
 		s, _ := v.(string)
-		if n, err := strconv.ParseUint(s, 10, 64); err == nil && (n == 65535 || n >= 4294967295) {
+		if s != "" && !validUserGroupName(s) {
 			return sysErrorf("Invalid %s setting: %s", name, s)
 		}
 		return nil
 	}
+}
+
+// validUserGroupName is systemd's valid_user_group_name with
+// VALID_USER_RELAX and VALID_USER_ALLOW_NUMERIC.
+func validUserGroupName(s string) bool {
+	if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+		return n != 65535 && n != 4294967295
+	}
+	digits := func(s string) bool { return strings.Trim(s, "0123456789") == "" }
+	switch {
+	case s == "", s == ".", s == "..", digits(s), strings.HasPrefix(s, "-") && digits(s[1:]):
+		return false
+	case strings.HasPrefix(s, " "), strings.HasSuffix(s, " "), !utf8.ValidString(s), strings.ContainsAny(s, ":/"):
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f })
 }
 
 // checkWorkingDirectory takes "", "~" or an absolute path, each perhaps
@@ -664,7 +683,8 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 				return nil, errInvalidArgs("The slice property is only available for units with control groups.")
 			}
 		}
-		if !ok || !appliesTo(spec.scope, kind) || !m.hasFor(p.Name, kind) || !m.settable(p.Name) || live && !liveSetting(p.Name) {
+		scopeOwner := kind == "scope" && (p.Name == "User" || p.Name == "Group") && !live && m.behaves(sdversions.ScopeUser)
+		if !scopeOwner && (!ok || !appliesTo(spec.scope, kind) || !m.hasFor(p.Name, kind) || !m.settable(p.Name) || live && !liveSetting(p.Name)) {
 			return nil, &callErr{dbusErr + "PropertyReadOnly", "Cannot set property " + p.Name + ", or unknown property."}
 		}
 		if strings.HasPrefix(p.Name, "ManagedOOM") && p.Name != "ManagedOOMPreference" && !unitTypes[kind].managedOOM {
@@ -837,9 +857,10 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 		return
 	}
 	if name == "PIDs" {
+		// Watched from now on; moved into the scope's cgroup, out of
+		// the units that held them, when it starts (startScopeLocked).
 		for _, pid := range v.Value().([]uint32) {
 			if !zombie(pid) {
-				m.takePIDLocked(u, pid)
 				u.pids, u.populated = append(u.pids, pid), true
 			}
 		}

@@ -703,18 +703,7 @@ func (m *manager) startUnitLocked(j *job) {
 	case "service":
 		m.startServiceLocked(u, j)
 	case "scope":
-		if m.foreignProcessLocked(u) != 0 {
-			// An unprivileged user manager cannot move another user's
-			// process into its cgroup, nor may the system manager it
-			// then asks: the scope fails, Result resources, and so does
-			// its start job (measured on 247, 252, 257 and 262).
-			m.failLocked(u, "resources")
-			m.finishJobLocked(j, "failed")
-			return
-		}
-		m.setStateLocked(u, "active", "running")
-		m.finishJobLocked(j, "done")
-		m.scopeEmptyLocked(u) // its processes ended before it started
+		m.startScopeLocked(u, j)
 	case "timer":
 		if t := m.loadLocked(u.triggers()); t == nil || t.load != "loaded" {
 			// "Refusing to start, unit to trigger not loaded.": the job
@@ -751,6 +740,33 @@ func (m *manager) startUnitLocked(j *job) {
 		m.setStateLocked(u, "active", activeSub(u))
 		m.finishJobLocked(j, "done")
 	}
+}
+
+// startScopeLocked starts scope u for job j as scope_start does: its
+// control group handed to its User= (cgroup.go), then its processes moved
+// into it, out of the units that held them (until then they stay where
+// they are: a scope whose start fails moves none). A start that fails
+// fails the scope, Result resources, and its job, and the scope lets go
+// of its processes.
+func (m *manager) startScopeLocked(u *unit, j *job) {
+	// An unprivileged user manager cannot move another user's process
+	// into its cgroup, nor may the system manager it then asks (measured
+	// on 247, 252, 257 and 262); the helper that hands the control group
+	// to User= and Group= fails for an account this machine has not
+	// (measured on 252, 257 and 262).
+	if m.foreignProcessLocked(u) != 0 || !m.scopeOwnerTakesLocked(u) {
+		m.unwatchLocked(u)
+		u.pids, u.pidSub = nil, nil
+		m.failLocked(u, "resources")
+		m.finishJobLocked(j, "failed")
+		return
+	}
+	for _, pid := range u.pids {
+		m.takePIDLocked(u, pid)
+	}
+	m.setStateLocked(u, "active", "running")
+	m.finishJobLocked(j, "done")
+	m.scopeEmptyLocked(u) // its processes ended before it started
 }
 
 // stopUnitLocked deactivates u, ending its process. A service stopped

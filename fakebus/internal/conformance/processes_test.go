@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/google/go-cmp/cmp"
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // process is a real process of the test's own, to place in a unit.
@@ -279,5 +281,59 @@ func testProcessMovesBetweenScopes(t *testing.T, e *env) {
 	}
 	if st := status(t, e, second); st.ActiveState != sdbus.StateActive {
 		t.Errorf("%s is %s; want active", second, st.ActiveState)
+	}
+}
+
+// testScopeOwner: a scope takes User= and Group= when it is made (from
+// 252; 247 refuses them, PropertyReadOnly) and, delegated, has its control
+// group handed to them before its processes move in. An account this
+// machine has not fails the scope, Result resources, and its process
+// stays where it was; without Delegate= the account is not looked up. An
+// unprivileged user manager can hand the group to its own user only.
+func testScopeOwner(t *testing.T, e *env) {
+	first := e.unit("owner-first", "scope")
+	cleanup(t, e, first)
+	p := startProcess(t)
+	wait(t, e, start(t, e, e.c, first, scope(p.pid())), sdbus.JobDone)
+	owned := func(user string, delegate bool, pid uint32) []sdbus.Property {
+		return scope(pid, sdbus.PropRaw("User", user), sdbus.PropDelegate(delegate))
+	}
+	self := strconv.Itoa(os.Geteuid())
+	if !sdversions.Behaves(e.release, sdversions.ScopeUser) {
+		_, err := e.c.StartTransientUnit(e.ctx, e.unit("owner", "scope"), sdbus.ModeReplace, owned(self, true, p.pid()))
+		if !errors.Is(err, sdbus.ErrNotSupported) {
+			t.Errorf("a scope's User= on %s: %v, want %v", e.release, err, sdbus.ErrNotSupported)
+		}
+		return
+	}
+	failed := func(name, why string, props []sdbus.Property) {
+		t.Helper()
+		cleanup(t, e, name)
+		wait(t, e, start(t, e, e.c, name, props), sdbus.JobFailed)
+		if st := status(t, e, name); st.ActiveState != sdbus.StateFailed || st.Result != "resources" {
+			t.Errorf("%s: %s/%s, Result %q; want failed, Result resources", why, st.ActiveState, st.SubState, st.Result)
+		}
+		if u, err := e.c.UnitByPID(e.ctx, p.pid()); err != nil || u != first {
+			t.Errorf("%s: UnitByPID(%d) = %q, %v; want %s, where the process was", why, p.pid(), u, err, first)
+		}
+	}
+	failed(e.unit("owner-missing", "scope"), "User= no account has", owned("sdbus-no-such-user", true, p.pid()))
+	failed(e.unit("owner-group", "scope"), "Group= no account has", append(owned(self, true, p.pid()), sdbus.PropRaw("Group", "sdbus-no-such-group")))
+	if os.Geteuid() != 0 {
+		failed(e.unit("owner-root", "scope"), "User=root in a user's manager", owned("root", true, p.pid()))
+	}
+	if st := status(t, e, first); st.ActiveState != sdbus.StateActive {
+		t.Errorf("%s, left its process, is %s; want active", first, st.ActiveState)
+	}
+	undelegated := e.unit("owner-undelegated", "scope")
+	cleanup(t, e, undelegated)
+	wait(t, e, start(t, e, e.c, undelegated, owned("sdbus-no-such-user", false, child(t))), sdbus.JobDone)
+
+	second := e.unit("owner-second", "scope")
+	cleanup(t, e, second)
+	wait(t, e, start(t, e, e.c, second, owned(self, true, p.pid())), sdbus.JobDone)
+	unloaded(t, e, first)
+	if u, err := e.c.UnitByPID(e.ctx, p.pid()); err != nil || u != second {
+		t.Errorf("UnitByPID(%d) = %q, %v; want %s", p.pid(), u, err, second)
 	}
 }

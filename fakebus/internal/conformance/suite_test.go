@@ -245,6 +245,7 @@ var cases = []suiteCase{
 	{name: "ExecFailures", run: testExecFailures},
 	{name: "ZombieKeepsScope", run: testZombieKeepsScope},
 	{name: "ProcessMovesBetweenScopes", run: testProcessMovesBetweenScopes},
+	{name: "ScopeOwner", run: testScopeOwner, user: true},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},

@@ -13,6 +13,26 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A scope takes User= and Group= when made (252 on; 247:
+	// PropertyReadOnly) and, delegated, hands its control group to them
+	// before its processes move in: an account this machine has not
+	// fails it, Result resources, its process left where it was (the
+	// fake refused the property, and moved a scope's processes when the
+	// scope was made). A service's or scope's User= or Group= by an id no
+	// account has fails as a name would (217/216; the fake ran the
+	// service), and a name with ':' is refused (252 seed 44000).
+	{"scope owner", []Op{
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}, {"User", "nobody"}, {"Delegate", true}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Props: []Prop{{"PIDs", PIDList{0}}, {"User", "nosuchuser"}, {"Delegate", true}}},
+		{Kind: "GetUnitProcesses", Unit: 2},
+		{Kind: "ResetFailedUnit", Unit: 3},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Props: []Prop{{"PIDs", PIDList{0}}, {"User", "root"}, {"Group", "12345"}, {"Delegate", true}}},
+		{Kind: "ResetFailedUnit", Unit: 3},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Props: []Prop{{"PIDs", PIDList{0}}, {"User", "a:b"}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Props: []Prop{{"PIDs", PIDList{0}}, {"User", "nosuchuser"}, {"Group", "nosuchgroup"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"User", "12345"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Group", "12345"}}},
+	}},
 	// A timer's values go first as they are added, from a unit file's
 	// lines and its drop-ins' as from StartTransientUnit: the newest
 	// first; a waiting timer computes each one's next elapse again after

@@ -100,8 +100,10 @@ var props = []propSpec{
 	{name: "Restart", scope: onService, values: []any{"no", "on-failure", "bogus", ""}},
 	{name: "TimeoutStopUSec", scope: onExec, values: usecValues},
 	{name: "RuntimeMaxUSec", scope: onExec, values: usecValues},
-	{name: "User", scope: onService, values: []any{"root", "nobody", "0", "65534", "nosuchuser", "", "-bad", "4294967295"}},
-	{name: "Group", scope: onService, values: []any{"root", "nogroup", "nosuchgroup", ""}},
+	// A scope takes User= and Group= from 252 (the owner of its delegated
+	// cgroup); 12345 is an id no account has, a:b a name systemd refuses.
+	{name: "User", scope: onExec, values: []any{"root", "nobody", "0", "65534", "nosuchuser", "", "-bad", "4294967295", "12345", "a:b"}},
+	{name: "Group", scope: onExec, values: []any{"root", "nogroup", "nosuchgroup", "", "12345"}},
 	{name: "WorkingDirectory", scope: onService, values: []any{"/", "/nonexistent", "relative", "~", "", "-/nonexistent"}},
 	{name: "Environment", scope: onService, values: []any{[]string{"A=1"}, []string{}, []string{"A"}, []string{"=x"}, []string{""}, []string{"A=1", "A=2"}}},
 	{name: "Nice", scope: onService, values: []any{int32(-21), int32(-20), int32(0), int32(19), int32(20)}},

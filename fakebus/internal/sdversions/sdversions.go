@@ -449,6 +449,13 @@ const (
 	// symlinks (install_info_apply). 247 links it after them. Measured on
 	// 247, 252, 257 and 262 by the differential tester.
 	LinkBeforeSymlinks Behaviour = "LinkBeforeSymlinks"
+	// ScopeUser: StartTransientUnit of a scope takes User= and Group=
+	// (for systemd-run --scope --uid=; not readable on the Scope
+	// interface), and a delegated scope with User= has its control group
+	// handed to them before it runs (scope_enter_start_chown). 247
+	// answers PropertyReadOnly. Measured on 247, 252, 257 and 262 by the
+	// differential tester.
+	ScopeUser Behaviour = "ScopeUser"
 	// DestinationNotPresent: EnableUnitFiles, PresetUnitFiles and
 	// ReenableUnitFiles add a change of type "destination not present"
 	// (Filename the target, Destination the unit file) for each
@@ -759,6 +766,7 @@ var Behaviours = map[Behaviour]Release{
 	ReexecJobRemovedBeforeName:  R("262"),
 	AliasPointsToLink:           R("257"),
 	LinkBeforeSymlinks:          R("252"),
+	ScopeUser:                   R("252"),
 	IODevicesInOrder:            R("252"),
 	DestinationNotPresent:       R("252"),
 	DelegateV2Controllers:       R("252"),
