@@ -260,6 +260,9 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 		}
 	}
 	tl.apply(m, kind, set)
+	for key := range tl.reset {
+		out.reset[key] = true
+	}
 	for _, key := range order {
 		if l, ok := lists[key]; ok && len(l) > 0 {
 			m.useValue(kind, key, dbus.MakeVariant(l), set)
@@ -597,6 +600,8 @@ type typeLists struct {
 	calendars []calendarSpec
 	// set records the lists assigned (even if emptied again).
 	set map[string]bool
+	// reset records the lists an empty assignment emptied.
+	reset map[string]bool
 }
 
 // read takes one setting of a type section (isTypeSetting), reporting
@@ -610,15 +615,22 @@ func (tl *typeLists) read(kind, key, val string, set func(string, dbus.Variant))
 	case "Listen", "Paths", "TimersMonotonic", "TimersCalendar":
 		tl.set[prop] = true
 		if val == "" {
+			// The list empties, what files before these gave too (a
+			// transient unit's, for its drop-ins): a timer's values of
+			// both kinds (timer_free_values; measured on 247-262 by the
+			// differential tester), a socket's listens, a path unit's
+			// paths (socket_free_ports, path_free_specs).
+			if tl.reset == nil {
+				tl.reset = map[string]bool{}
+			}
 			switch prop {
 			case "Listen":
-				tl.listen = nil
+				tl.listen, tl.reset["Listen"] = nil, true
 			case "Paths":
-				tl.paths = nil
-			case "TimersCalendar":
-				tl.calendars = nil
+				tl.paths, tl.reset["Paths"] = nil, true
 			default:
-				tl.timers = nil
+				tl.timers, tl.calendars = nil, nil
+				tl.reset["TimersMonotonic"], tl.reset["TimersCalendar"] = true, true
 			}
 			return true
 		}

@@ -153,6 +153,11 @@ func (m *manager) badSetting(name string, props []sdbus.Property) bool {
 	for _, p := range props {
 		u.props[p.Name] = p.Value
 	}
+	return m.badUnit(u)
+}
+
+// badUnit is badSetting of u's settings as they are.
+func (m *manager) badUnit(u *unit) bool {
 	has := func(n string) bool { _, ok := u.props[n]; return ok }
 	switch u.kind {
 	case "service":

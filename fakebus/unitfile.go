@@ -539,9 +539,16 @@ func (m *manager) setLoadedLocked(u *unit, name string, v dbus.Variant) {
 // the drop-ins of its name as they are now and SetUnitProperties' (measured
 // on 247, 252 and 262 by the differential tester: a drop-in added to a
 // running transient service or an active slice applies at the reload).
-// A perpetual unit and one that is not loaded are left alone.
+// A transient unit is checked as a unit file is (badUnit): a drop-in that
+// gives a service a second ExecStart=, or empties a timer's values, makes
+// it bad-setting, in whatever state it is, and a reload without that
+// drop-in loads it again (measured on 247-262 by the differential
+// tester). A perpetual unit and one that is not loaded are left alone.
 func (m *manager) reloadUnfiledLocked(u *unit) {
-	if u.perpetual || u.load != "loaded" || !u.transient && u.kind != "slice" && u.kind != "device" {
+	if u.perpetual || !u.transient && u.kind != "slice" && u.kind != "device" {
+		return
+	}
+	if u.load != "loaded" && (!u.transient || u.load != "bad-setting") {
 		return
 	}
 	u.props = map[string]dbus.Variant{}
@@ -553,6 +560,12 @@ func (m *manager) reloadUnfiledLocked(u *unit) {
 	u.dropIns = nil
 	m.applyDropInsLocked(u)
 	m.applyControlLocked(u)
+	if u.transient {
+		u.load = "loaded"
+		if m.badUnit(u) {
+			u.load = "bad-setting"
+		}
+	}
 	m.indexLocked(u)
 }
 
@@ -797,6 +810,9 @@ type loadStamp struct {
 func (m *manager) needDaemonReloadLocked(u *unit) bool {
 	if u.load == "stub" {
 		return true // its transient file was never loaded (stubLocked)
+	}
+	if u.load == "bad-setting" && len(u.dropIns) > 0 && !m.behaves(sdversions.BadSettingDropInsCompared) {
+		return true // it looked for no drop-ins to compare with
 	}
 	if m.unitFilesChanged && sdversions.Behaves(m.release, sdversions.UnitFileChangesNeedReload) {
 		return true

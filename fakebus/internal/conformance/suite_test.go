@@ -129,6 +129,7 @@ var cases = []suiteCase{
 	{name: "UnitExistsForActiveUnit", run: testUnitExistsActive, user: true},
 	{name: "NoSuchUnit", run: testNoSuchUnit, user: true},
 	{name: "FailedTransactionCollected", run: testFailedTransactionCollected, user: true},
+	{name: "DropInMakesTransientBad", run: testDropInMakesTransientBad, user: true},
 	{name: "DescriptionSetEmpty", run: testDescriptionSetEmpty, user: true},
 	{name: "SelfDependency", run: testSelfDependency, user: true},
 	{name: "InvalidJobMode", run: testInvalidJobMode, user: true},
@@ -671,6 +672,55 @@ func testFailedTransactionCollected(t *testing.T, e *env) {
 	if _, err := e.c.GetUnit(e.ctx, name); !errors.Is(err, sdbus.ErrNoSuchUnit) {
 		t.Errorf("GetUnit after the failed start = %v, want ErrNoSuchUnit", err)
 	}
+}
+
+// testDropInMakesTransientBad: a daemon-reload checks a transient unit
+// with its drop-ins as it checks a unit file: a drop-in that gives a
+// running service a second ExecStart= makes it bad-setting, still
+// running, its restart refused BadUnitSetting and its stop taken; once
+// the drop-in is gone a reload loads it again. NeedDaemonReload of the
+// bad unit is true before 257 (drop-ins read by a unit that did not load),
+// false from 257.
+func testDropInMakesTransientBad(t *testing.T, e *env) {
+	raw := e.rawBus(t)
+	name := e.unit("dropinbad", "service")
+	dir := filepath.Join(e.runtimeDir, name+".d")
+	t.Cleanup(func() {
+		os.RemoveAll(dir)
+		_ = e.c.Reload(context.Background())
+	})
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, sleeper()), sdbus.JobDone)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "start.conf"), []byte("[Service]\nExecStart=/bin/true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := status(t, e, name)
+	if st.LoadState != sdbus.LoadBadSetting || st.ActiveState != sdbus.StateActive {
+		t.Errorf("after the reload: %s, %s; want bad-setting, active", st.LoadState, st.ActiveState)
+	}
+	want := !sdversions.Behaves(e.release, sdversions.BadSettingDropInsCompared)
+	if got := unitProp(t, e, raw, name, "org.freedesktop.systemd1.Unit", "NeedDaemonReload"); got != want {
+		t.Errorf("NeedDaemonReload of the bad unit = %v, want %v", got, want)
+	}
+	if _, err := e.c.RestartUnit(e.ctx, name, sdbus.ModeReplace); !errors.Is(err, sdbus.ErrBadUnitSetting) {
+		t.Errorf("RestartUnit of the bad unit = %v, want %v", err, sdbus.ErrBadUnitSetting)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, e, name); st.LoadState != sdbus.LoadLoaded || st.ActiveState != sdbus.StateActive {
+		t.Errorf("after the drop-in went: %s, %s; want loaded, active", st.LoadState, st.ActiveState)
+	}
+	stop(t, e, e.c, name)
 }
 
 // testSelfDependency: a unit file whose Wants=, After= and PartOf= name the

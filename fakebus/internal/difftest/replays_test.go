@@ -13,6 +13,28 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A transient unit is checked again at a reload, with its drop-ins:
+	// a second ExecStart= of a service that is not oneshot, or a timer's
+	// values emptied (an empty OnActiveSec= empties both kinds), make it
+	// bad-setting in whatever state it is, and its start or restart is
+	// refused BadUnitSetting (the fake loaded it; 257 seeds 45002, 45007).
+	// Its NeedDaemonReload is true on 247 and 252 (drop-ins read by a unit
+	// that did not load), false from 257.
+	{"drop-in makes a transient unit bad", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}, {"Service", "RemainAfterExit", "yes"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}}},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"OnActiveSec", uint64(3600000000)}}, Aux: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 6, Dir: InDropIn, Lines: []Directive{{"Timer", "OnBootSec", "2h"}, {"Timer", "OnCalendar", ""}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 6, Mode: "replace"},
+	}},
 	// A scope takes User= and Group= when made (252 on; 247:
 	// PropertyReadOnly) and, delegated, hands its control group to them
 	// before its processes move in: an account this machine has not

@@ -456,6 +456,13 @@ const (
 	// answers PropertyReadOnly. Measured on 247, 252, 257 and 262 by the
 	// differential tester.
 	ScopeUser Behaviour = "ScopeUser"
+	// BadSettingDropInsCompared: NeedDaemonReload of a unit that loaded
+	// bad-setting compares the drop-ins it read with those there now, as
+	// a loaded unit's; before, it found none to compare with, so any
+	// drop-in read made it true (unit_need_daemon_reload; systemd issue
+	// 33672). Seen on 257 and 262, not on 247 or 252 (differential
+	// tester, replay "drop-in makes a transient unit bad").
+	BadSettingDropInsCompared Behaviour = "BadSettingDropInsCompared"
 	// DestinationNotPresent: EnableUnitFiles, PresetUnitFiles and
 	// ReenableUnitFiles add a change of type "destination not present"
 	// (Filename the target, Destination the unit file) for each
@@ -767,6 +774,7 @@ var Behaviours = map[Behaviour]Release{
 	AliasPointsToLink:           R("257"),
 	LinkBeforeSymlinks:          R("252"),
 	ScopeUser:                   R("252"),
+	BadSettingDropInsCompared:   R("257"),
 	IODevicesInOrder:            R("252"),
 	DestinationNotPresent:       R("252"),
 	DelegateV2Controllers:       R("252"),
