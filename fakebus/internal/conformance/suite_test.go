@@ -168,6 +168,7 @@ var cases = []suiteCase{
 	{name: "WatchUnitThroughAlias", run: testWatchThroughAlias, user: true},
 	{name: "WatchUnitsSeesEveryUnit", run: testWatchUnits, user: true},
 	{name: "UnitFileEnableDisable", run: testUnitFileEnableDisable, user: true},
+	{name: "EnableEmptyFileByPath", run: testEnableEmptyFileByPath, user: true},
 	{name: "UnitFileMask", run: testUnitFileMask, user: true},
 	{name: "UnitFileReload", run: testUnitFileReload, user: true},
 	{name: "UnitFileStateWhenRead", run: testUnitFileStateWhenRead, user: true},

@@ -796,3 +796,17 @@ func testTransientUnitFilesListed(t *testing.T, e *env) {
 		t.Errorf("ListUnitFilesByPatterns of transient units (-want +got):\n%s", diff)
 	}
 }
+
+// testEnableEmptyFileByPath: an empty unit file masks its name, given by
+// path too: EnableUnitFiles of it is refused UnitMasked and links nothing,
+// while LinkUnitFiles links it, and the name then reads masked.
+func testEnableEmptyFileByPath(t *testing.T, e *env) {
+	name := e.unit("ufempty", "service")
+	file := unitFileOutside(t, e, name, "")
+	if _, ch, err := e.c.EnableUnitFiles(e.ctx, []string{file}, 0); !errors.Is(err, sdbus.ErrUnitMasked) {
+		t.Errorf("EnableUnitFiles(%s) = %v, %v; want %v", file, ch, err, sdbus.ErrUnitMasked)
+	}
+	wantFileState(t, e, name, "")
+	link(t, e, file, 0)
+	wantFileState(t, e, name, sdbus.UnitFileMasked)
+}

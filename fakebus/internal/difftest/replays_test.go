@@ -13,6 +13,18 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// An empty unit file masks its name, given by path too:
+	// EnableUnitFiles of it is refused UnitMasked and links nothing; a
+	// link of it is made, and the name reads masked (the fake linked it
+	// at the enable; 252 seed 44002).
+	{"enable of an empty file by path", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: Outside, Lines: []Directive{}},
+		{Kind: "EnableUnitFiles", Unit: 1, ByPath: true},
+		{Kind: "LinkUnitFiles", Unit: 1},
+		{Kind: "EnableUnitFiles", Unit: 1, ByPath: true, Runtime: true, Force: true},
+		{Kind: "GetUnitFileState", Unit: 1},
+		{Kind: "LoadUnit", Unit: 1},
+	}},
 	// A transient unit is checked again at a reload, with its drop-ins:
 	// a second ExecStart= of a service that is not oneshot, or a timer's
 	// values emptied (an empty OnActiveSec= empties both kinds), make it
