@@ -61,7 +61,7 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		add("ExecMainPID", mainPID)
 		add("RemainAfterExit", u.boolProp("RemainAfterExit", false))
 		add("Restart", strOr(u.str("Restart"), "no"))
-		add("NRestarts", uint32(0))
+		add("NRestarts", u.restart.count)
 		add("StatusErrno", int32(0))
 	}
 	switch u.kind {

@@ -119,6 +119,7 @@
 //   - datafd_other.go: the same where there is no memfd_create (not Linux): an error.
 //   - reexec.go: daemon-reexec (Server.Reexecute, Reexec).
 //   - reset.go: Server.Reset: the manager back to its state at start, its clients kept.
+//   - restart.go: automatic restarts (Restart=, RestartSec=).
 //
 // Unit files on disk:
 //

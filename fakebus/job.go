@@ -166,6 +166,9 @@ func (m *manager) runLocked(j *job) {
 			m.finishJobLocked(j, "done")
 			return
 		}
+		if m.startWaitsForRestartLocked(u, j) {
+			return
+		}
 		m.startUnitLocked(j)
 	}
 }
@@ -237,7 +240,7 @@ func (m *manager) finishJobLocked(j *job, result string) {
 		}
 		m.maybeRunLocked(d)
 	}
-	if u.active == "activating" && u.job == nil && u.proc == nil && u.control == nil && (j.typ == jobStart || j.typ == jobRestart) {
+	if u.active == "activating" && u.sub != "auto-restart" && u.job == nil && u.proc == nil && u.control == nil && (j.typ == jobStart || j.typ == jobRestart) {
 		// A start that did not happen (dependency, canceled before it ran).
 		m.setStateLocked(u, "inactive", "dead")
 	}
@@ -313,7 +316,7 @@ func (m *manager) cancelJobLocked(id uint32) ([]any, error) {
 	}
 	m.finishJobLocked(j, "canceled")
 	u := j.unit
-	if u.active == "activating" && u.proc == nil && u.control == nil {
+	if u.active == "activating" && u.sub != "auto-restart" && u.proc == nil && u.control == nil {
 		m.setStateLocked(u, "inactive", "dead")
 	}
 	m.collectLocked(u)

@@ -118,6 +118,7 @@ var modelled = map[string]bool{
 
 	"Type": true, "BusName": true, "ExecStart": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true,
 	"ExecStopPost": true, "ExecReload": true, "ExecCondition": true, "RemainAfterExit": true,
+	"Restart": true, "RestartUSec": true, // restart.go
 
 	"PIDs": true, "Delegate": true, "DelegateControllers": true,
 

@@ -88,6 +88,11 @@ func (m *manager) startServiceLocked(u *unit, j *job) {
 	// ExecStopPost='s run of the stop before reads 0 again, and so does
 	// ExecMainCode of a oneshot service without ExecStart=).
 	u.runs, u.exec = nil, execMain{}
+	if u.restart.flush {
+		// It ended without restarting last time: NRestarts counts
+		// afresh (service_start's flush_n_restarts).
+		u.restart.count, u.restart.flush = 0, false
+	}
 	failed := func(code int32) {
 		m.runCommandsLocked(u, "ExecStopPost")
 		if code == cldExited {
@@ -207,14 +212,17 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 		return
 	}
 	m.spawnLocked(u, p, nil)
-	if u.active == "activating" && u.proc != nil && m.waitsForReadinessLocked(u, j) {
+	// The main process may have ended already (the unit failed, or
+	// waits to restart).
+	starting := u.active == "activating" && u.sub != "auto-restart"
+	if starting && u.proc != nil && m.waitsForReadinessLocked(u, j) {
 		return
 	}
-	if u.active == "activating" && u.proc != nil && !m.startPostLocked(u) {
+	if starting && u.proc != nil && !m.startPostLocked(u) {
 		m.finishJobLocked(j, "failed")
 		return
 	}
-	if u.active == "activating" {
+	if starting {
 		m.setStateLocked(u, "active", "running")
 	}
 	m.finishJobLocked(j, "done")

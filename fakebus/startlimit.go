@@ -90,7 +90,7 @@ func (m *manager) startLimitHitLocked(u *unit, j *job) bool {
 	if result == "" || result == "success" || m.behaves(sdversions.StartLimitHitResult) {
 		result = "start-limit-hit"
 	}
-	m.failLocked(u, result)
+	m.failNoRestartLocked(u, result)
 	m.finishJobLocked(j, "failed")
 	return true
 }

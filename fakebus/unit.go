@@ -92,6 +92,7 @@ type unit struct {
 	refs        map[*busd.Peer]int // RefUnit references, by client (dbus_manager.go: RefUnit)
 	times       stateTimes         // when it last left and entered its states (setStateLocked)
 	startWindow startWindow        // its start rate limit's window (startlimit.go)
+	restart     restartState       // a service's automatic restarts (restart.go)
 
 	// loaded is what its unit file and drop-ins were on disk when it was
 	// loaded (unitfile.go: NeedDaemonReload).
@@ -312,14 +313,29 @@ func (m *manager) failLocked(u *unit, result string) {
 	m.setStateLocked(u, "failed", "failed")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
+	if m.autoRestartLocked(u) {
+		return
+	}
 	m.collectLocked(u)
 }
 
-// deactivateLocked puts u into inactive/dead (after a clean exit or stop).
+// failNoRestartLocked is failLocked without the automatic restart: a
+// start the start rate limit refused, a restart that could not be queued.
+func (m *manager) failNoRestartLocked(u *unit, result string) {
+	u.restart.stopping = true
+	m.failLocked(u, result)
+	u.restart.stopping = false
+}
+
+// deactivateLocked puts u into inactive/dead (after a clean exit or stop);
+// a service may then restart (restart.go).
 func (m *manager) deactivateLocked(u *unit) {
 	m.setStateLocked(u, "inactive", "dead")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
+	if m.autoRestartLocked(u) {
+		return
+	}
 	m.collectLocked(u)
 }
 
@@ -622,6 +638,15 @@ func (m *manager) addFileLocked(f UnitFile) error {
 
 func (m *manager) resetFailedLocked(u *unit) {
 	u.startWindow = startWindow{} // of an active unit too (unit_reset_failed)
+	if u.kind == "service" {
+		// service_reset_failed, in any state: a service waiting to
+		// restart reads Result success (measured on 247-262 by the
+		// differential tester).
+		u.restart.count, u.restart.flush = 0, false
+		if u.sub == "auto-restart" {
+			u.result = "success"
+		}
+	}
 	if u.active != "failed" {
 		return
 	}
@@ -775,9 +800,18 @@ func (m *manager) startScopeLocked(u *unit, j *job) {
 // it could succeed (measured on 252 for ExecStartPre=, of a simple and of
 // a oneshot service).
 func (m *manager) stopUnitLocked(u *unit) {
+	if u.sub == "auto-restart" {
+		// Nothing runs: the wait ends, Result kept (service_stop).
+		u.cancelRestart()
+		m.setStateLocked(u, "inactive", "dead")
+		u.invocation = nil
+		return
+	}
 	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
 		return // inactive or failed: nothing to stop
 	}
+	u.restart.stopping = true // a stop asked for: no restart after it
+	defer func() { u.restart.stopping = false }()
 	killedStart := u.kind == "service" && u.active == "activating" &&
 		(u.control != nil || u.proc != nil && serviceType(u) == string(sdbus.ServiceOneshot))
 	stopFailed := false

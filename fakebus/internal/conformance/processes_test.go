@@ -1,10 +1,12 @@
 package conformance
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -335,5 +337,93 @@ func testScopeOwner(t *testing.T, e *env) {
 	unloaded(t, e, first)
 	if u, err := e.c.UnitByPID(e.ctx, p.pid()); err != nil || u != second {
 		t.Errorf("UnitByPID(%d) = %q, %v; want %s", p.pid(), u, err, second)
+	}
+}
+
+// testRestartOnFailure: a service whose program fails restarts as its
+// Restart=on-failure says, waiting in activating/auto-restart between runs
+// (RestartSec=, 100 ms), each restart counted in NRestarts, until the start
+// rate limit (five starts in ten seconds) refuses one: the unit then fails
+// for good, Result exit-code (start-limit-hit on 262), NRestarts 5. With a
+// long RestartSec= it waits: ResetFailedUnit makes its Result success and
+// NRestarts 0, a StartUnit waits for the restart (247, 252) or restarts it
+// now (257 on: NRestarts 1), and StopUnit ends the wait.
+func testRestartOnFailure(t *testing.T, e *env) {
+	failing := func(extra ...sdbus.Property) []sdbus.Property {
+		return append([]sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropExecStart([]string{"/bin/false"}, false),
+			sdbus.PropRaw("Restart", "on-failure")}, extra...)
+	}
+	name := e.unit("restart", "service")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, failing()), sdbus.JobDone)
+	// Failed after each run, for a moment: failed for good once the
+	// start rate limit refused a restart (the fifth).
+	var sp sdbus.ServiceProperties
+	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	defer cancel()
+	for sp.NRestarts < 5 || sp.Result == "" {
+		if _, err := e.c.WaitUnitState(ctx, name, isFailed); err != nil {
+			t.Fatalf("%s never failed for good: %v (NRestarts %d)", name, err, sp.NRestarts)
+		}
+		var err error
+		if sp, err = e.c.ServiceProperties(e.ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		if st := status(t, e, name); !isFailed(st) {
+			sp.Result = "" // restarting again
+		}
+	}
+	want := "exit-code"
+	if sdversions.Behaves(e.release, sdversions.StartLimitHitResult) {
+		want = "start-limit-hit"
+	}
+	if sp.Result != want || sp.NRestarts != 5 {
+		t.Errorf("after the restarts: Result %q, NRestarts %d; want %q, 5", sp.Result, sp.NRestarts, want)
+	}
+
+	held := e.unit("restartheld", "service")
+	cleanup(t, e, held)
+	wait(t, e, start(t, e, e.c, held, failing(sdbus.PropRaw("RestartUSec", uint64(time.Hour/time.Microsecond)))), sdbus.JobDone)
+	waiting := func(s sdbus.UnitState) bool {
+		return s.ActiveState == sdbus.StateActivating && s.SubState == "auto-restart"
+	}
+	settle(t, e, held, "waiting to restart", waiting)
+	if err := e.c.ResetFailedUnit(e.ctx, held); err != nil {
+		t.Fatal(err)
+	}
+	if sp, err := e.c.ServiceProperties(e.ctx, held); err != nil || sp.Result != "success" || sp.NRestarts != 0 {
+		t.Errorf("ResetFailedUnit while it waits: Result %q, NRestarts %d, %v; want success, 0", sp.Result, sp.NRestarts, err)
+	}
+	j, err := e.c.StartUnit(e.ctx, held, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restartsNow := sdversions.Behaves(e.release, sdversions.StartRestartsNow)
+	if restartsNow {
+		// The restart now: the program runs again, fails again, and
+		// the service waits to restart once more.
+		wait(t, e, j, sdbus.JobDone)
+		settle(t, e, held, "waiting to restart again", waiting)
+		if sp, err := e.c.ServiceProperties(e.ctx, held); err != nil || sp.NRestarts != 1 || sp.Result != "exit-code" {
+			t.Errorf("StartUnit while it waits: Result %q, NRestarts %d, %v; want exit-code, 1", sp.Result, sp.NRestarts, err)
+		}
+	} else {
+		jobs, err := e.c.ListJobs(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(jobs, func(q sdbus.JobStatus) bool { return q.ID == j.ID() && q.State == "waiting" }) {
+			t.Errorf("StartUnit while it waits: jobs %+v; want job %d waiting", jobs, j.ID())
+		}
+		if st := status(t, e, held); !waiting(st) {
+			t.Errorf("after StartUnit: %s/%s; want activating/auto-restart", st.ActiveState, st.SubState)
+		}
+	}
+	stop(t, e, e.c, held)
+	settle(t, e, held, "stopped", gone)
+	if !restartsNow {
+		if r, _ := j.Wait(e.ctx); r != sdbus.JobCanceled {
+			t.Errorf("the start job that waited: %s; want canceled", r)
+		}
 	}
 }

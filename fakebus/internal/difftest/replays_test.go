@@ -13,6 +13,36 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// Restart=: a service whose program ends as Restart= says fails (or
+	// ends), waits in activating/auto-restart for RestartUSec= (100 ms
+	// unless set) and restarts, a restart job each time, until the start
+	// rate limit refuses one: failed for good, Result kept (262:
+	// start-limit-hit); a oneshot's start and restart jobs fail each time.
+	// While it waits, a reload keeps it waiting, a StartUnit waits for the
+	// restart (247, 252) or restarts it now (257, 262), a RestartUnit
+	// restarts it, ResetFailedUnit makes Result success, a StopUnit ends
+	// the wait. A killed service restarts (Restart=on-failure: SIGKILL is
+	// a failure), a stopped one does not. (The fake restarted nothing:
+	// known difference "restart".)
+	{"restart", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"Restart", "on-failure"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "oneshot"}, {"Restart", "always"}, {"StartLimitBurst", uint32(2)}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"OnActiveSec", uint64(3600000000)}}, Aux: []Prop{{"ExecStart", Command(3)}, {"Restart", "on-failure"}, {"RestartUSec", uint64(3600000000)}}},
+		{Kind: "StartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"Restart", "on-failure"}, {"RestartUSec", uint64(3600000000)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "KillUnit", Unit: 0, Whom: "all", Signal: 9},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Restart", "on-failure"}, {"RestartUSec", uint64(0)}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 9},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 15},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
 	// An empty unit file masks its name, given by path too:
 	// EnableUnitFiles of it is refused UnitMasked and links nothing; a
 	// link of it is made, and the name reads masked (the fake linked it

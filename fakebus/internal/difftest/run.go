@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +32,12 @@ type Step struct {
 	Signals []string // JobNew and JobRemoved of the sequence's units, in order
 	Jobs    []string // the jobs still queued once the state settled
 	Units   []string // each pool unit's state and the properties set on it
+	// Looping are the services restarting without end (a Restart= with
+	// no start rate limit: restarted loopRestarts times and going on) when
+	// the step was recorded; their jobs are named L1, L2, ... apart from
+	// the others' J1, J2, ... (the count of their restarts in a step is
+	// timing's).
+	Looping []string `json:",omitempty"`
 }
 
 func (s Step) String() string {
@@ -44,6 +51,9 @@ func (s Step) String() string {
 	}
 	for _, x := range s.Units {
 		fmt.Fprintf(&b, "  unit: %s\n", x)
+	}
+	if len(s.Looping) > 0 {
+		fmt.Fprintf(&b, "  looping: %s\n", strings.Join(s.Looping, " "))
 	}
 	return b.String()
 }
@@ -126,11 +136,15 @@ type run struct {
 	ctx    context.Context
 	prefix string
 	procs  procs
-	jobs   map[string]string // job path or id -> "J<n>", in order of appearance
-	set    map[int][]string  // unit index -> the properties set on it, in order
-	used   map[int]bool      // the units an operation named: cleanup's
-	aux    map[int]bool      // the units made with an auxiliary service (Op.Aux)
-	pidRe  *regexp.Regexp    // whole numbers in replies, for the PIDs of spawned processes
+	jobs   map[string]string // job path or id -> "J<n>" ("L<n>" a looping service's), in order of appearance
+	// looping are the services restarting without end at the step being
+	// recorded (Step.Looping), short names.
+	looping []string
+	loops   int              // the jobs named L<n> so far
+	set     map[int][]string // unit index -> the properties set on it, in order
+	used    map[int]bool     // the units an operation named: cleanup's
+	aux     map[int]bool     // the units made with an auxiliary service (Op.Aux)
+	pidRe   *regexp.Regexp   // whole numbers in replies, for the PIDs of spawned processes
 
 	// Unit files.
 	files   bool           // a unit-file step ran: the records show the units' files, cleanup removes them
@@ -179,10 +193,11 @@ func Run(ctx context.Context, b *Backend, seq []Op, prefix string) ([]Step, erro
 				r.set[o.Unit%len(pool)] = appendNew(r.set[o.Unit%len(pool)], p)
 			}
 		}
-		jobs, units, err := r.settle()
+		jobs, units, looping, err := r.settle()
 		if err != nil {
 			return steps, err
 		}
+		st.Looping, r.looping = looping, looping
 		// The signals first: a job is named by its first appearance
 		// (job), in them or else in the queue, however often the queue
 		// was read while the step settled.
@@ -425,12 +440,22 @@ func (r *run) record(p []any) string {
 
 // job names a job by the order it appeared in: J1, J2, ... Its path and
 // its id name the same job.
-func (r *run) job(path string) string {
+func (r *run) job(path string) string { return r.jobOf(path, "") }
+
+// jobOf names the job at path of unit (short name, "" if not known):
+// J<n> in order of appearance, L<n> for a looping service's.
+func (r *run) jobOf(path, unit string) string {
 	id := path[strings.LastIndexByte(path, '/')+1:]
 	if n, ok := r.jobs[id]; ok {
 		return n
 	}
-	n := fmt.Sprintf("J%d", len(r.jobs)+1)
+	var n string
+	if unit != "" && slices.Contains(r.looping, unit) {
+		r.loops++
+		n = fmt.Sprintf("L%d", r.loops)
+	} else {
+		n = fmt.Sprintf("J%d", len(r.jobs)+1-r.loops)
+	}
 	r.jobs[id] = n
 	return n
 }
@@ -448,36 +473,66 @@ func (r *run) pidNames(s string) string {
 
 // settle waits until the manager's job queue and the pool units' states
 // stay the same over two reads Settle apart, with no main process about
-// to end (at most 10 s), and returns them.
-func (r *run) settle() (jobs, units []string, err error) {
+// to end and no service about to restart (at most 10 s), and returns
+// them with the services restarting without end (looping), which it
+// does not wait for.
+func (r *run) settle() (jobs, units, looping []string, err error) {
 	deadline := time.Now().Add(10 * time.Second)
 	prev := ""
 	for {
+		looping = r.loopingServices()
 		// Before the reads: a process that ended after them would leave
 		// them stale.
-		ending := r.ending()
+		ending := r.ending(looping)
 		jobs, err = r.listJobs()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		units = r.units()
 		cur := strings.Join(jobs, "\n") + "\n--\n" + strings.Join(units, "\n")
-		if cur == prev && !ending || time.Now().After(deadline) {
-			return jobs, units, nil
+		// A read that shows a service waiting to restart soon is never
+		// the last (its lines are the same each time round a restart
+		// loop, and ending's look may have come between two rounds).
+		if cur == prev && !ending && !r.restartsSoon(units, looping) || time.Now().After(deadline) {
+			return jobs, units, looping, nil
 		}
 		prev = cur
 		time.Sleep(r.b.Settle)
 	}
 }
 
-// ending reports whether a pool service's or an auxiliary service's main
-// or control process is about to end (Backend.LivePIDs): a zombie, or a process that is not a
-// sleep (a command that ends by itself, or systemd's child before its
-// exec).
-func (r *run) ending() bool {
-	if !r.b.LivePIDs {
-		return false
+// loopRestarts is how many restarts make a service that goes on
+// restarting one that restarts without end: more than a start rate limit
+// the tester draws lets through (StartLimitBurst= 5 at most).
+const loopRestarts = 12
+
+// loopingServices returns the pool's and the auxiliary services (short
+// names) that restarted loopRestarts times and are not inactive or
+// failed: a Restart= with no start rate limit (StartLimitBurst=0, an
+// interval of 0 or 1 µs), which restarts for ever.
+func (r *run) loopingServices() []string {
+	var out []string
+	for _, name := range r.services() {
+		var path dbus.ObjectPath
+		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, name).Store(&path) != nil {
+			continue
+		}
+		obj := r.s.conn.Object(busName, path)
+		var n uint32
+		var active string
+		if obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], "NRestarts").Store(&n) != nil || n < loopRestarts {
+			continue
+		}
+		if obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, unitIf, "ActiveState").Store(&active) == nil && active != "inactive" && active != "failed" {
+			out = append(out, name[len(r.prefix):])
+		}
 	}
+	return out
+}
+
+// services returns the full names of the pool's services and of the
+// auxiliary services made so far.
+func (r *run) services() []string {
 	var services []string
 	for i, k := range pool {
 		if k == kService {
@@ -488,9 +543,27 @@ func (r *run) ending() bool {
 			services = append(services, auxName(r.prefix, i))
 		}
 	}
-	for _, name := range services {
+	return services
+}
+
+// ending reports whether a pool service or an auxiliary service is about
+// to change by itself: it waits to restart (auto-restart) for less than
+// restartSoon, or its main or control process is about to end
+// (Backend.LivePIDs): a zombie, or a process that is not a sleep (a
+// command that ends by itself, or systemd's child before its exec).
+func (r *run) ending(looping []string) bool {
+	for _, name := range r.services() {
+		if slices.Contains(looping, name[len(r.prefix):]) {
+			continue
+		}
 		var path dbus.ObjectPath
 		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, name).Store(&path) != nil {
+			continue
+		}
+		if r.holdOffShort(path, "") {
+			return true
+		}
+		if !r.b.LivePIDs {
 			continue
 		}
 		// The main process, and the control process (a forking
@@ -505,6 +578,43 @@ func (r *run) ending() bool {
 	}
 	return false
 }
+
+// restartsSoon reports whether one of the units' lines (units) shows a
+// service waiting to restart within restartSoon, but for those looping.
+func (r *run) restartsSoon(units, looping []string) bool {
+	for _, l := range units {
+		name, rest, _ := strings.Cut(l, ": ")
+		name = strings.TrimSuffix(name, " (aux)")
+		if !strings.Contains(rest, `/"auto-restart`) || slices.Contains(looping, name) {
+			continue
+		}
+		var path dbus.ObjectPath
+		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, r.prefix+name).Store(&path) == nil && r.holdOffShort(path, "auto-restart") {
+			return true
+		}
+	}
+	return false
+}
+
+// holdOffShort reports whether the service at path waits to restart
+// (its SubState auto-restart, or sub if given) for less than restartSoon.
+func (r *run) holdOffShort(path dbus.ObjectPath, sub string) bool {
+	obj := r.s.conn.Object(busName, path)
+	if sub == "" && obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, unitIf, "SubState").Store(&sub) != nil {
+		return false
+	}
+	if !strings.HasPrefix(sub, "auto-restart") {
+		return false
+	}
+	var holdOff uint64
+	err := obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], "RestartUSec").Store(&holdOff)
+	return err == nil && holdOff < uint64(restartSoon/time.Microsecond)
+}
+
+// restartSoon is the longest hold-off (RestartUSec=) a step's record
+// waits out: a service restarting sooner restarts, over and over until
+// its start rate limit stops it, before the step is recorded.
+const restartSoon = 5 * time.Second
 
 // processEnding reports whether process pid is a zombie or not a sleep.
 func processEnding(pid uint32) bool {
@@ -546,7 +656,8 @@ func (r *run) nameJobs(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		path, rest, _ := strings.Cut(l, " ")
-		out[i] = r.job(path) + " " + rest
+		unit, _, _ := strings.Cut(rest, " ")
+		out[i] = r.jobOf(path, unit) + " " + rest
 	}
 	return out
 }
@@ -682,17 +793,25 @@ func (r *run) signal(s *dbus.Signal) string {
 	case managerIf + ".JobNew":
 		if len(s.Body) == 3 {
 			if u, _ := s.Body[2].(string); r.ours(u) {
-				return fmt.Sprintf("JobNew %s %s", r.value(s.Body[1]), u[len(r.prefix):])
+				return fmt.Sprintf("JobNew %s %s", r.signalJob(s.Body[1], u), u[len(r.prefix):])
 			}
 		}
 	case managerIf + ".JobRemoved":
 		if len(s.Body) == 4 {
 			if u, _ := s.Body[2].(string); r.ours(u) {
-				return fmt.Sprintf("JobRemoved %s %s %v", r.value(s.Body[1]), u[len(r.prefix):], s.Body[3])
+				return fmt.Sprintf("JobRemoved %s %s %v", r.signalJob(s.Body[1], u), u[len(r.prefix):], s.Body[3])
 			}
 		}
 	}
 	return ""
+}
+
+// signalJob names the job a signal about unit (full name) carries.
+func (r *run) signalJob(v any, unit string) string {
+	if p, ok := v.(dbus.ObjectPath); ok {
+		return r.jobOf(string(p), unit[len(r.prefix):])
+	}
+	return r.value(v)
 }
 
 func (r *run) drain() { r.signals() }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,29 +162,39 @@ func TestKnownUnitFileAccounts(t *testing.T) {
 	}
 }
 
-func TestKnownRestart(t *testing.T) {
-	real := Step{Op: "StartTransientUnit u1.service", Reply: "J1", Units: []string{
-		`u0.service: org.freedesktop.systemd1.NoSuchUnit`,
-		`u1.service: "loaded" "activating"/"auto-restart" Result="exit-code" ExecMain=1/1 Restart="on-failure"`,
-	}}
+func TestKnownRestartLoop(t *testing.T) {
+	real := Step{Op: "KillUnit u1.service main 9", Reply: "ok",
+		Signals: []string{"JobNew J3 u0.service", "JobNew L1 u1.service", "JobRemoved L1 u1.service done", "JobRemoved J3 u0.service done"},
+		Jobs:    []string{"L2 u1.service restart waiting"},
+		Units: []string{
+			`u0.service: "loaded" "active"/"running" Result="success"`,
+			`u1.service: "loaded" "activating"/"auto-restart" Result="exit-code" Restart="on-failure" StartLimitBurst=@u 0`,
+		},
+		Looping: []string{"u1.service"},
+	}
+	running := `u1.service: "loaded" "active"/"running" Result="success" Restart="on-failure" StartLimitBurst=@u 0`
 	for _, tc := range []struct {
-		name string
-		fake []string
-		want string
+		name   string
+		change func(*Step)
+		want   string
 	}{
-		{"failed instead", []string{real.Units[0], `u1.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/1 Restart="on-failure"`}, "restart"},
-		{"another unit differs too", []string{`u0.service: "loaded"`, `u1.service: "loaded" "failed"/"failed" Restart="on-failure"`}, ""},
+		{"another moment of the loop", func(s *Step) {
+			s.Signals = []string{"JobNew J3 u0.service", "JobNew L1 u1.service", "JobRemoved L1 u1.service done", "JobNew L2 u1.service", "JobRemoved L2 u1.service done", "JobRemoved J3 u0.service done"}
+			s.Jobs, s.Units[1] = nil, running
+		}, "restart-loop"},
+		{"not looping on the fake", func(s *Step) { s.Looping, s.Units[1] = nil, running }, ""},
+		{"another unit's line differs", func(s *Step) { s.Units[0] = `u0.service: "loaded" "failed"/"failed" Result="exit-code"` }, ""},
+		{"another unit's job differs", func(s *Step) { s.Signals[3] = "JobRemoved J3 u0.service failed" }, ""},
+		{"another reply", func(s *Step) { s.Reply = "org.freedesktop.systemd1.NoSuchUnit: x" }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := knownID(Op{Kind: OpStartTransient}, real, Step{Op: real.Op, Reply: real.Reply, Units: tc.fake})
-			if got != tc.want {
+			fake := real
+			fake.Signals, fake.Jobs, fake.Units = slices.Clone(real.Signals), slices.Clone(real.Jobs), slices.Clone(real.Units)
+			tc.change(&fake)
+			if got := knownID(Op{Kind: OpKill}, real, fake); got != tc.want {
 				t.Errorf("knownDifference = %q, want %q", got, tc.want)
 			}
 		})
-	}
-	noRestart := Step{Op: real.Op, Reply: real.Reply, Units: []string{real.Units[0], `u1.service: "loaded" "activating"/"start" Restart="no"`}}
-	if k := knownDifference(Op{Kind: OpStartTransient}, noRestart, Step{Op: real.Op, Reply: real.Reply, Units: []string{real.Units[0], `u1.service: "loaded" "failed"/"failed" Restart="no"`}}); k != nil {
-		t.Errorf("Restart=no: knownDifference = %q, want none", k.ID)
 	}
 }
 

@@ -463,6 +463,13 @@ const (
 	// 33672). Seen on 257 and 262, not on 247 or 252 (differential
 	// tester, replay "drop-in makes a transient unit bad").
 	BadSettingDropInsCompared Behaviour = "BadSettingDropInsCompared"
+	// StartRestartsNow: a start job of a service waiting to restart
+	// (activating/auto-restart) restarts it at once, counted in NRestarts,
+	// and ends as a start does; before, the job waits for the restart
+	// (service_start's EAGAIN) and merges into it. Seen on 257 and 262, not
+	// on 247 or 252 (differential tester, replay "restart"; conformance
+	// RestartOnFailure).
+	StartRestartsNow Behaviour = "StartRestartsNow"
 	// DestinationNotPresent: EnableUnitFiles, PresetUnitFiles and
 	// ReenableUnitFiles add a change of type "destination not present"
 	// (Filename the target, Destination the unit file) for each
@@ -775,6 +782,7 @@ var Behaviours = map[Behaviour]Release{
 	LinkBeforeSymlinks:          R("252"),
 	ScopeUser:                   R("252"),
 	BadSettingDropInsCompared:   R("257"),
+	StartRestartsNow:            R("257"),
 	IODevicesInOrder:            R("252"),
 	DestinationNotPresent:       R("252"),
 	DelegateV2Controllers:       R("252"),

@@ -1,0 +1,164 @@
+package fakebus
+
+// Automatic restarts (systemd's Restart=, RestartSec=: service_enter_dead,
+// service_shall_restart, service_enter_restart in src/core/service.c).
+// Measured on 247, 252, 257 and 262 by the differential tester (replays
+// "restart"):
+//
+//	running --main process ends, Restart= says so--> failed (or dead), then
+//	    activating/auto-restart: the unit stays loaded, its start job (if
+//	    still running) ended with the failure, Result is kept
+//	auto-restart --RestartUSec= later (100 ms unless set)--> a restart job,
+//	    mode replace, counted in NRestarts: its stop half leaves
+//	    auto-restart (inactive/dead, no ExecStop=), its start half starts
+//	    the service again, unless the start rate limit refuses it, which
+//	    fails the unit for good (startlimit.go)
+//	auto-restart --StopUnit--> inactive/dead (no ExecStopPost=), Result kept
+//	auto-restart --StartUnit--> the start job waits for the restart (it
+//	    merges into it); from 257 the restart happens now, as the job's
+//	    start (counted in NRestarts; sdversions.StartRestartsNow)
+//	auto-restart --ResetFailedUnit--> Result success, NRestarts 0, still waiting
+//
+// A service restarts after a failure (Restart=on-failure: any result but
+// success; on-abnormal: not exit-code either; on-abort: signal or
+// core-dump; on-watchdog: watchdog), after a success (on-success), or
+// either (always), but never after a stop asked for (StopUnit, the stop
+// half of a restart, a stop job queued) nor after the start rate limit
+// refused a start. RestartPreventExitStatus= and RestartForceExitStatus=
+// are not modelled (the fake does not take them).
+
+import (
+	"time"
+
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+)
+
+// defaultRestartUSec is RestartSec='s default, 100 ms.
+const defaultRestartUSec = 100_000
+
+// restartState is a service's automatic-restart state.
+type restartState struct {
+	// stopping is set while a stop asked for runs (stopUnitLocked): the
+	// service does not restart after it (systemd's forbid_restart).
+	stopping bool
+	// count is NRestarts; flush makes the next start reset it (a
+	// service that ended without restarting keeps its count until then).
+	count uint32
+	flush bool
+	// due is set once the hold-off ended: the start job a StartUnit left
+	// waiting (before 257) may run.
+	due bool
+	// cancel stops the pending hold-off (afterLocked); nil when none.
+	// gen is the generation of its arming: a newer one, or a cancel,
+	// voids an older.
+	cancel func()
+	gen    int
+}
+
+// shallRestart reports whether service u, which just ended with result
+// u.result, restarts as its Restart= says.
+func shallRestart(u *unit) bool {
+	r := u.result
+	switch u.str("Restart") {
+	case "always":
+		return r != "skip-condition"
+	case "on-success":
+		return r == "success"
+	case "on-failure":
+		return r != "success" && r != "skip-condition"
+	case "on-abnormal":
+		return r != "success" && r != "exit-code" && r != "skip-condition"
+	case "on-abort":
+		return r == "signal" || r == "core-dump"
+	case "on-watchdog":
+		return r == "watchdog"
+	}
+	return false
+}
+
+// autoRestartLocked is the end of service u (failed or dead, its state set
+// already): if it restarts, it waits in activating/auto-restart for its
+// RestartUSec= and reports true (the caller then leaves it loaded);
+// otherwise its NRestarts is reset at its next start.
+func (m *manager) autoRestartLocked(u *unit) bool {
+	if u.kind != "service" {
+		return false
+	}
+	stopQueued := u.job != nil && u.job.typ == jobStop
+	if u.restart.stopping || stopQueued || !shallRestart(u) {
+		u.restart.flush = true
+		return false
+	}
+	m.setStateLocked(u, "activating", "auto-restart")
+	u.restart.due = false
+	hold := u.u64("RestartUSec", defaultRestartUSec)
+	if hold > uint64(maxTimer/time.Microsecond) {
+		return true // infinity: it waits for good
+	}
+	u.restart.gen++
+	gen := u.restart.gen
+	u.restart.cancel = m.afterLocked(time.Duration(hold)*time.Microsecond, func() {
+		if u.restart.gen == gen && !u.gone && u.sub == "auto-restart" {
+			u.restart.cancel = nil
+			m.restartDueLocked(u)
+		}
+	})
+	return true
+}
+
+// maxTimer is the longest hold-off the fake arms a timer for; a longer
+// one (infinity) never ends.
+const maxTimer = 100 * 365 * 24 * time.Hour
+
+// restartDueLocked is the end of service u's hold-off: a restart job,
+// mode replace, unless a stop job is queued (service_enter_restart). A
+// start job left waiting merges into it.
+func (m *manager) restartDueLocked(u *unit) {
+	if u.job != nil && u.job.typ == jobStop {
+		return
+	}
+	u.restart.due = true
+	j, merged, err := m.installLocked(u, jobRestart, sdbus.ModeReplace, nil)
+	if err != nil {
+		// "Failed to schedule restart job": the unit fails for good.
+		u.restart.due = false
+		m.failNoRestartLocked(u, "resources")
+		return
+	}
+	if !merged {
+		j.replied = true
+	}
+	u.restart.count++
+	u.restart.flush = false
+	m.maybeRunLocked(j)
+}
+
+// cancelRestart ends service u's wait to restart, if any.
+func (u *unit) cancelRestart() {
+	u.restart.gen++
+	if u.restart.cancel != nil {
+		u.restart.cancel()
+		u.restart.cancel = nil
+	}
+	u.restart.due = false
+}
+
+// startWaitsForRestartLocked is a start job j of service u run while u
+// waits to restart: before 257 the job stays queued until the restart
+// (service_start's EAGAIN), which it merges into, and it reports true;
+// from 257 the restart happens now, the job's start (NRestarts counts it),
+// and it reports false (sdversions.StartRestartsNow).
+func (m *manager) startWaitsForRestartLocked(u *unit, j *job) bool {
+	if u.sub != "auto-restart" || u.restart.due {
+		return false
+	}
+	if m.behaves(sdversions.StartRestartsNow) {
+		u.cancelRestart()
+		u.restart.count++
+		u.restart.flush = false
+		return false
+	}
+	j.state = "waiting"
+	return true
+}
