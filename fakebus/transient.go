@@ -198,11 +198,11 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			m.setPropLocked(u, p.Name, p.Value)
 		}
 		m.applyDropInsLocked(u)
-		if made {
-			// SetUnitProperties' drop-ins of the name come after the
-			// transient file (a pristine unit has them already).
-			m.applyControlLocked(u)
-		}
+		// SetUnitProperties' drop-ins of the name come after the
+		// transient file, a pristine unit's too: it loads them again
+		// (measured on 252, 257 and 262 by the differential tester:
+		// DropInPaths lists them).
+		m.applyControlLocked(u)
 		m.settingsNoteLocked(u.name, "StartTransientUnit", names, nil)
 		m.watchPIDsLocked(u, u.pids, caller.PID())
 		m.indexLocked(u)
@@ -241,6 +241,10 @@ func (m *manager) stubLocked(made []newUnit) {
 		}
 		u.load, u.transient = "stub", true
 		u.fragment = m.transientUnitDirLocked() + "/" + u.name
+		// Made transient, its drop-ins are forgotten until it loads
+		// (unit_make_transient): a pristine unit taken over lists none
+		// (262 seed 46020).
+		u.dropIns = nil
 		if i < len(made)-1 {
 			for _, p := range nu.props {
 				if p.Name != "AddRef" && p.Name != "PIDs" {

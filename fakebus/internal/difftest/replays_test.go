@@ -13,6 +13,25 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A pristine slice with drop-ins (SetUnitProperties' and the unit
+	// directories'), taken over by StartTransientUnit, loads them again
+	// after its transient file: DropInPaths lists both (the fake left out
+	// SetUnitProperties'); one whose settings are refused is a stub that
+	// lists none until a reload, LoadError NoSuchUnit "Unexpected load
+	// state of unit X" (262 seed 46020).
+	{"pristine slice's drop-ins", []Op{
+		{Kind: "SetUnitProperties", Unit: 4, Props: []Prop{{"TasksMaxScale", uint32(0x7fffffff)}}},
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InDropIn, Lines: []Directive{{"Slice", "CPUWeight", "300"}}},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"MemoryHighScale", uint32(0x1)}}},
+		{Kind: "LoadUnit", Unit: 4},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "SetUnitProperties", Unit: 4, Runtime: true, Props: []Prop{{"CPUWeight", uint64(200)}}},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "x"}, {"CPUWeight", uint64(100)}}},
+		{Kind: "Reload", Unit: 0},
+	}},
 	// Restart=: a service whose program ends as Restart= says fails (or
 	// ends), waits in activating/auto-restart for RestartUSec= (100 ms
 	// unless set) and restarts, a restart job each time, until the start
