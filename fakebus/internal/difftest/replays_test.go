@@ -13,6 +13,25 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A transient timer loads with its drop-ins' values too: one made
+	// with an empty TimersMonotonic over a drop-in's OnActiveSec=0 is made
+	// (its start fails: no service to trigger); the fake refused it
+	// BadUnitSetting (252 seed 47000).
+	{"transient timer with its drop-in's value", []Op{
+		{Kind: "WriteUnitFile", Unit: 6, Dir: InDropIn, Lines: []Directive{{"Timer", "OnActiveSec", "0"}}},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{}}}},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{}}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+	}},
+	// A unit wanted that did not load (bad-setting) gets no job: the
+	// start of a target that wants it starts the others (the fake queued
+	// a start job for it; 247 seed 48044).
+	{"wanted unit with a bad setting", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "User", "nosuchuser"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "Wants", "{u1} {u0}"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+	}},
 	// A pristine slice with drop-ins (SetUnitProperties' and the unit
 	// directories'), taken over by StartTransientUnit, loads them again
 	// after its transient file: DropInPaths lists both (the fake left out
