@@ -201,55 +201,59 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 						m.useValue(kind, p.Name, p.Value, set)
 				}
 			default:
-				spec, ok := settableProps[key]
+				name := key
+				if key == "IODeviceLatencyTargetSec" {
+					name = "IODeviceLatencyTargetUSec" // its lines' list
+				}
+				spec, ok := settableProps[name]
 				if !ok || !appliesTo(spec.scope, kind) || (section == "Unit") != (spec.scope == forUnit) {
 					used = false
 					break
 				}
 				switch spec.sig {
 				case "s":
-					used = m.useValue(kind, key, dbus.MakeVariant(val), set)
+					used = m.useValue(kind, name, dbus.MakeVariant(val), set)
 				case "b":
 					b, ok := parseBool(val)
-					used = ok && m.useValue(kind, key, dbus.MakeVariant(b), set)
+					used = ok && m.useValue(kind, name, dbus.MakeVariant(b), set)
 				case "as":
-					if _, seen := lists[key]; !seen {
-						order = append(order, key)
+					if _, seen := lists[name]; !seen {
+						order = append(order, name)
 					}
 					if val == "" {
-						out.reset[key] = true
+						out.reset[name] = true
 					}
-					if key == "Environment" {
-						lists[key] = resetOrAppendWords(lists[key], val)
-					} else if key == "Documentation" {
+					if name == "Environment" {
+						lists[name] = resetOrAppendWords(lists[name], val)
+					} else if name == "Documentation" {
 						// Each word that is a URL systemd takes
 						// (documentation_url_is_valid); the others are dropped.
 						for _, w := range strings.Fields(val) {
 							if validDocumentationURL(w) {
-								lists[key] = append(lists[key], w)
+								lists[name] = append(lists[name], w)
 							}
 						}
 						if val == "" {
-							lists[key] = nil
+							lists[name] = nil
 						}
 					} else {
-						lists[key] = resetOrAppend(lists[key], val)
+						lists[name] = resetOrAppend(lists[name], val)
 					}
 				case "a(ss)", "a(st)":
-					e, ok := parseDeviceEntry(key, val)
+					e, ok := parseDeviceEntry(name, val)
 					if !ok {
 						used = false
 						break
 					}
-					if _, seen := devLists[key]; !seen {
-						order = append(order, key)
+					if _, seen := devLists[name]; !seen {
+						order = append(order, name)
 					}
 					if e == nil {
-						devLists[key] = nil // "DeviceAllow=": the list empties
-						out.reset[key] = true
+						devLists[name] = nil // "DeviceAllow=": the list empties
+						out.reset[name] = true
 						break
 					}
-					devLists[key] = append(devLists[key], e)
+					devLists[name] = append(devLists[name], e)
 				default:
 					used = false
 				}
@@ -309,7 +313,8 @@ func parseDeviceEntry(key, val string) (any, bool) {
 		e.Value = w
 		ok = err == nil && checkIOWeights([]ioEntry{e}) == nil
 	case "IODeviceLatencyTargetUSec":
-		return nil, false // IODeviceLatencyTargetSec= in a unit file
+		// IODeviceLatencyTargetSec=: a time span (parse_sec).
+		e.Value, ok = parseTimespan(f[1])
 	default:
 		// In bytes or operations, suffixes of 1000; 0 is refused.
 		e.Value, ok = parseSizeBase(f[1], 1000)

@@ -129,6 +129,7 @@ var kindDirectives = map[unitKind][]directiveSpec{
 		{"Service", "DeviceAllow", []string{"/dev/null r", "/dev/zero", "", "char-pts rw", "bogus r", "/dev/null x"}, "DeviceAllow"},
 		{"Service", "IODeviceWeight", []string{"/dev/null 100", "", "/dev/null 0", "/dev/null"}, "IODeviceWeight"},
 		{"Service", "IOReadBandwidthMax", []string{"/dev/null 1M", "/dev/null infinity", "", "/dev/null bogus"}, "IOReadBandwidthMax"},
+		{"Service", "IODeviceLatencyTargetSec", []string{"/dev/null 25ms", "", "/dev/null bogus", "/dev/null"}, "IODeviceLatencyTargetUSec"},
 		{"Service", "TimeoutStartSec", []string{"5", "infinity", "bogus"}, "TimeoutStartUSec"},
 		{"Service", "LimitNOFILE", []string{"1024", "1024:4096", "infinity", "", "8M:bogus"}, "LimitNOFILE"},
 		{"Service", "LimitCORE", []string{"5", "0:infinity", "", "2:1"}, "LimitCORESoft"},
