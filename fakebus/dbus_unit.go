@@ -18,13 +18,6 @@ import (
 // "Unit X has a bad unit file setting.", a masked one UnitMasked "Unit X
 // is masked." (measured on 252, and 247-262, by the differential tester).
 func loadError(u *unit) struct{ Name, Message string } {
-	if u.load == "stub" {
-		// bus_unit_validate_load_state's other states (measured on 252,
-		// 257 and 262 by the differential tester: a pristine slice whose
-		// transient settings were refused); its start is refused
-		// LoadFailed (loadStateErr).
-		return struct{ Name, Message string }{errPrefix + "NoSuchUnit", "Unexpected load state of unit " + u.name}
-	}
 	if err := loadStateErr(u); err != nil {
 		return struct{ Name, Message string }{err.name, err.msg}
 	}

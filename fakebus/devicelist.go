@@ -202,13 +202,21 @@ func (m *manager) reloadDeviceListsLocked(u *unit) {
 		}
 	}
 	// The limits' list keeps its order: each limit's lines set its paths
-	// in place. Entries with no limit set are not written.
+	// in place. Entries with no limit set are not written, and a limit of
+	// 0 (which D-Bus takes) is written but refused when read back ("Invalid
+	// IO limit"; measured on 262 by the differential tester, seed 50001).
 	if _, ok := u.props[ioLimitNames[0]]; !ok {
 		return
 	}
+	readBack := func(v uint64) uint64 {
+		if v == 0 {
+			return infinity
+		}
+		return v
+	}
 	keep := func(i int) bool {
 		for _, n := range ioLimitNames {
-			if l := ioEntries(u, n); i < len(l) && l[i].Value != infinity {
+			if l := ioEntries(u, n); i < len(l) && readBack(l[i].Value) != infinity {
 				return true
 			}
 		}
@@ -220,7 +228,7 @@ func (m *manager) reloadDeviceListsLocked(u *unit) {
 			for _, n := range ioLimitNames {
 				e := ioEntry{Path: ioEntries(u, ioLimitNames[0])[i].Path, Value: infinity}
 				if l := ioEntries(u, n); i < len(l) {
-					e = l[i]
+					e = ioEntry{Path: l[i].Path, Value: readBack(l[i].Value)}
 				}
 				lists[n] = append(lists[n], e)
 			}

@@ -194,9 +194,9 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	}
 	if u.load == "stub" {
 		// Any job, a stop too, of a unit never loaded (stubLocked;
-		// transaction_add_job_and_dependencies; measured on 247-262 by the
-		// differential tester).
-		return nil, "", loadStateErr(u)
+		// transaction_add_job_and_dependencies' !UNIT_IS_LOAD_COMPLETE;
+		// measured on 247-262 by the differential tester).
+		return nil, "", &callErr{errPrefix + "LoadFailed", "Unit " + u.name + " is not loaded properly."}
 	}
 	if typ == jobStop && u.perpetual {
 		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type stop is not applicable for unit " + name + "."}

@@ -13,6 +13,22 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// An IO limit of 0, which D-Bus takes, is written to the transient
+	// file and refused when a reload reads it back: the device's entry
+	// goes (262 seed 50001). SetUnitProperties of a stub (a pristine slice
+	// whose transient settings were refused) is refused NoSuchUnit
+	// "Unexpected load state" (the fake: LoadFailed, as a job's; 262 seed
+	// 50005).
+	{"IO limit of 0 after a reload; settings of a stub", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"IOReadBandwidthMax", []IOValue{{"/dev/zero", 0}, {"/dev/null", inf}}}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"IOWriteIOPSMax", []IOValue{{"/dev/zero", 0}, {"/dev/null", 5}}}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"ManagedOOMSwap", uint32(7)}}},
+		{Kind: "SetUnitProperties", Unit: 4, Props: []Prop{{"RefuseManualStart", false}}},
+		{Kind: "SetUnitProperties", Unit: 4, Runtime: true, Props: []Prop{{"CPUWeight", uint64(100)}}},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+	}},
 	// A transient timer loads with its drop-ins' values too: one made
 	// with an empty TimersMonotonic over a drop-in's OnActiveSec=0 is made
 	// (its start fails: no service to trigger); the fake refused it
