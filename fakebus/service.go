@@ -237,6 +237,7 @@ type control struct {
 	// its run killed (killLocked).
 	name    string
 	running int
+	pid     uint32 // the running command's (made up, as the main process's)
 	// done is runControlLocked's.
 	done func(code, status int32)
 }
@@ -244,19 +245,25 @@ type control struct {
 // killLocked records that u's control process c was killed by a stop
 // (SIGTERM), as its command's run shows (measured on 247-262 by the
 // differential tester: ExecStartPre='s "sleep 1000" reads 2/15).
-func (c *control) killLocked(u *unit) {
-	if runs := u.runs[c.name]; c.running < len(runs) {
-		runs[c.running].ended(cldKilled, 15)
+func (c *control) killLocked(u *unit) { c.endedLocked(u, cldKilled, 15) }
+
+// endedLocked records the end of c's running command in its run. A
+// daemon-reload while it ran made the run's record anew: only the end
+// shows, its start times 0 (measured on 257 by the differential tester,
+// seed 49010).
+func (c *control) endedLocked(u *unit, code, status int32) {
+	if runs := u.runs[c.name]; c.running < len(runs) && !runs[c.running].start.IsZero() {
+		runs[c.running].ended(code, status)
+		return
 	}
+	u.keepRun(c.name, c.running, execMain{pid: c.pid, code: code, status: status, exit: time.Now()})
 }
 
 // signaledLocked ends u's control process c, killed by signal sig
 // (KillUnit): its command failed, whatever the signal (a command's end
 // by SIGTERM is no clean exit: is_clean_exit, EXIT_CLEAN_COMMAND).
 func (c *control) signaledLocked(u *unit, sig int32) {
-	if runs := u.runs[c.name]; c.running < len(runs) {
-		runs[c.running].ended(cldKilled, sig)
-	}
+	c.endedLocked(u, cldKilled, sig)
 	u.control = nil
 	c.done(cldKilled, sig)
 }
@@ -279,8 +286,8 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 			p, known := m.controlProcess(u, cmds[i])
 			start := time.Now()
 			if known && p.runFor != 0 {
-				c.running = i
-				u.keepRun(name, i, execMain{pid: 1000 + m.lastJob, start: start})
+				c.running, c.pid = i, 1000+m.lastJob
+				u.keepRun(name, i, execMain{pid: c.pid, start: start})
 			}
 			switch {
 			case !known:
@@ -297,7 +304,7 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 					if runs := u.runs[name]; i < len(runs) && runs[i].start.Equal(start) {
 						runs[i].ended(cldExited, int32(exit)) // its run, PID kept
 					} else {
-						m.recordRunLocked(u, name, i, start, exit) // forgotten by a reload
+						c.endedLocked(u, cldExited, int32(exit)) // made anew by a reload
 					}
 					if exit != 0 && !cmds[i].IgnoreFailure {
 						u.control = nil

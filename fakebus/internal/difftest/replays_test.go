@@ -13,6 +13,18 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A control process running at a daemon-reload has its command's
+	// record made anew: when a stop kills it, its end shows (2/15, exit
+	// time and PID) with its start times 0 (the fake showed nothing; 257
+	// seed 49010).
+	{"control process killed after a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 9},
+	}},
 	// An IO limit of 0, which D-Bus takes, is written to the transient
 	// file and refused when a reload reads it back: the device's entry
 	// goes (262 seed 50001). SetUnitProperties of a stub (a pristine slice
