@@ -242,8 +242,9 @@ func (m *manager) stubLocked(made []newUnit) {
 		u.load, u.transient = "stub", true
 		u.fragment = m.transientUnitDirLocked() + "/" + u.name
 		// Made transient, its drop-ins are forgotten until it loads
-		// (unit_make_transient): a pristine unit taken over lists none
-		// (262 seed 46020).
+		// (unit_make_transient): a pristine unit whose transient
+		// settings were refused lists none until a reload (262 seed
+		// 46020).
 		u.dropIns = nil
 		if i < len(made)-1 {
 			for _, p := range nu.props {

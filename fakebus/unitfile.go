@@ -543,7 +543,8 @@ func (m *manager) setLoadedLocked(u *unit, name string, v dbus.Variant) {
 // gives a service a second ExecStart=, or empties a timer's values, makes
 // it bad-setting, in whatever state it is, and a reload without that
 // drop-in loads it again (measured on 247-262 by the differential
-// tester). A perpetual unit and one that is not loaded are left alone.
+// tester). A perpetual unit and one that is not loaded (but a transient
+// one that loaded bad-setting) are left alone.
 func (m *manager) reloadUnfiledLocked(u *unit) {
 	if u.perpetual || !u.transient && u.kind != "slice" && u.kind != "device" {
 		return

@@ -459,9 +459,10 @@ const (
 	// BadSettingDropInsCompared: NeedDaemonReload of a unit that loaded
 	// bad-setting compares the drop-ins it read with those there now, as
 	// a loaded unit's; before, it found none to compare with, so any
-	// drop-in read made it true (unit_need_daemon_reload; systemd issue
-	// 33672). Seen on 257 and 262, not on 247 or 252 (differential
-	// tester, replay "drop-in makes a transient unit bad").
+	// drop-in read made it true (unit_need_daemon_reload, whose 256
+	// source still has the old rule). Seen on 257 and 262, not on 247 or
+	// 252 (differential tester, replay "drop-in makes a transient unit
+	// bad"; conformance DropInMakesTransientBad).
 	BadSettingDropInsCompared Behaviour = "BadSettingDropInsCompared"
 	// StartRestartsNow: a start job of a service waiting to restart
 	// (activating/auto-restart) restarts it at once, counted in NRestarts,
