@@ -104,7 +104,9 @@ type CallFilter struct {
 // <= 0), and each one as a line of JSON to w (if not nil) once it is
 // answered, or when the Server closes for one that never was (then with
 // "reply": null). The JSON is LoggedCall.MarshalJSON's. w is written from
-// the goroutines that route messages, under a lock of the log's own.
+// the goroutines that read and write connections, under a lock of the
+// log's own. An answer is logged before its caller can read it: a client
+// that asks for the calls once it has an answer finds it there.
 // WithControl logs calls too, with max DefaultCallLogSize, unless
 // WithCallLog says otherwise.
 func WithCallLog(max int, w io.Writer) Option {

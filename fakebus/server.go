@@ -159,8 +159,9 @@ func WithUserManager(uid int) Option { return func(c *config) { c.user = uid } }
 func WithMadeUpPIDs() Option { return func(c *config) { c.madeUp = true } }
 
 // WithTrace calls f for every message the fake bus receives from or
-// delivers to a client, from the goroutine that routes it. f must not
-// block for long.
+// delivers to a client: one received from the goroutine reading its
+// connection, before it is routed; one delivered from the goroutine
+// writing to the client, before it is written. f must not block for long.
 func WithTrace(f func(Event)) Option { return func(c *config) { c.trace = f } }
 
 // Start starts a Server for use outside tests. The caller must Close it.

@@ -160,8 +160,10 @@ type Config struct {
 	// send_type="method_call">; calls to the bus and to the service are not asked about): a call it refuses
 	// gets AccessDenied with dbus-daemon's text. It must not block. Nil: every call goes through.
 	MayCall func(sender, target *Peer) bool
-	// Trace, if non-nil, is called for every message the bus delivers or receives (both directions), from the
-	// goroutine that routes it; it must not block for long. Used for a `--trace` call log.
+	// Trace, if non-nil, is called for every message the bus receives, from the connection's reader before the
+	// message is routed, and for every message it delivers, from the receiving connection's writer just before
+	// the message is written (so a reply's event comes before its receiver can read the reply, and before
+	// anything the receiver does next); it must not block for long. Used for a `--trace` call log.
 	Trace func(Event)
 	// InputDrained, if non-nil, is called on a connection's reader goroutine each time it has routed every
 	// message it has read and is about to read more; bytes may still wait in the kernel's socket buffer (ask
@@ -426,7 +428,6 @@ func (b *Bus) EmitFrom(sender string, path dbus.ObjectPath, iface, member string
 // toBus) and, unless it is forged, to every PeerMode connection.
 func (b *Bus) emit(forged string, toBus bool, path dbus.ObjectPath, iface, member string, body []any) {
 	sig := checkSignal(path, iface, member, body)
-	var o outbox
 	b.mu.RLock()
 	sender := forged
 	if sender == "" {
@@ -453,7 +454,7 @@ func (b *Bus) emit(forged string, toBus bool, path dbus.ObjectPath, iface, membe
 				break
 			}
 		}
-		o.send(b, p, busMsg, busData, serial, nil)
+		b.send(p, busMsg, busData, serial, nil)
 	}
 	if forged == "" && len(b.p2pPeers) > 0 {
 		if serial == 0 {
@@ -463,12 +464,11 @@ func (b *Bus) emit(forged string, toBus bool, path dbus.ObjectPath, iface, membe
 		m.sig = sig
 		if data, err := m.encode(serial); err == nil {
 			for _, p := range b.p2pPeers {
-				o.send(b, p, m, data, serial, nil)
+				b.send(p, m, data, serial, nil)
 			}
 		}
 	}
 	b.mu.RUnlock()
-	o.flush(b)
 }
 
 // Listening reports whether a signal from the service with this path,
@@ -534,7 +534,7 @@ func (b *Bus) ownerLocked(name string) string {
 // eavesdropLocked delivers a unicast message not addressed to them to the
 // BusMode connections with a matching eavesdrop rule, except skip.
 // mk builds the message on first use. b.mu must be held.
-func (b *Bus) eavesdropLocked(o *outbox, info *msgInfo, skip *Peer, mk func() (*outMsg, []byte, uint32)) {
+func (b *Bus) eavesdropLocked(info *msgInfo, skip *Peer, mk func() (*outMsg, []byte, uint32)) {
 	var m *outMsg
 	var data []byte
 	var serial uint32
@@ -548,7 +548,7 @@ func (b *Bus) eavesdropLocked(o *outbox, info *msgInfo, skip *Peer, mk func() (*
 				return
 			}
 		}
-		o.send(b, p, m, data, serial, nil)
+		b.send(p, m, data, serial, nil)
 	}
 }
 
@@ -583,34 +583,19 @@ func (c *serialCounter) next() uint32 {
 	}
 }
 
-// outbox queues messages for delivery and remembers the trace events, which
-// are reported by flush after the caller released b.mu.
-type outbox struct {
-	events []Event
-}
-
-// send enqueues data (the encoding of m) to p. from is the client that
-// sent m (a unicast relayed between clients), charged with it until it is
-// written; nil for anything else.
-func (o *outbox) send(b *Bus, p *Peer, m *outMsg, data []byte, serial uint32, from *Peer) enqueued {
-	var r enqueued
+// send enqueues data (the encoding of m) to p, with the trace event that
+// the writer reports before it writes it (Config.Trace). from is the
+// client that sent m (a unicast relayed between clients), charged with it
+// until it is written; nil for anything else.
+func (b *Bus) send(p *Peer, m *outMsg, data []byte, serial uint32, from *Peer) enqueued {
+	var ev *Event
+	if b.cfg.Trace != nil {
+		ev = &Event{Dir: Out, Peer: p, Msg: m.message(), Serial: serial}
+	}
 	if len(m.fds) == 0 {
-		r = p.enqueueWith(data, nil, from)
-	} else {
-		r = p.enqueueFDs(data, m.fds, from)
+		return p.enqueueWith(data, nil, from, ev)
 	}
-	if r == queued && b.cfg.Trace != nil {
-		o.events = append(o.events, Event{Dir: Out, Peer: p, Msg: m.message(), Serial: serial})
-	}
-	return r
-}
-
-// flush reports the trace events.
-func (o *outbox) flush(b *Bus) {
-	for _, e := range o.events {
-		b.cfg.Trace(e)
-	}
-	o.events = nil
+	return p.enqueueFDs(data, m.fds, from, ev)
 }
 
 // itoa formats n in decimal.

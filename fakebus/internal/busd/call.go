@@ -186,16 +186,14 @@ func (b *Bus) sendFromService(p *Peer, m *outMsg) error {
 // unicast queues the message m (encoded as data) for p and, if any match
 // rule eavesdrops, for the connections whose eavesdrop rules match it. It
 // reports what became of the message for p. from is the client that sent
-// m, if it is relayed (see outbox.send).
+// m, if it is relayed (see Bus.send).
 func (b *Bus) unicast(p *Peer, m *outMsg, data []byte, serial uint32, from *Peer) enqueued {
-	var o outbox
-	r := o.send(b, p, m, data, serial, from)
+	r := b.send(p, m, data, serial, from)
 	if p.mode == BusMode && b.eavesdroppers.Load() > 0 {
 		info := m.info()
 		b.mu.RLock()
-		b.eavesdropLocked(&o, &info, p, func() (*outMsg, []byte, uint32) { return m, data, serial })
+		b.eavesdropLocked(&info, p, func() (*outMsg, []byte, uint32) { return m, data, serial })
 		b.mu.RUnlock()
 	}
-	o.flush(b)
 	return r
 }

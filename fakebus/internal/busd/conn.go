@@ -51,8 +51,8 @@ type Peer struct {
 
 	monitor atomic.Bool // became a monitor (set with bus.mu held)
 
-	// qmu guards the outgoing queue: queue, qbytes, qstate, qfds, qnfds
-	// and qfrom. It is taken before another connection's sentMu. It is never
+	// qmu guards the outgoing queue: queue, qbytes, qstate, qfds, qnfds,
+	// qfrom and qtrace. It is taken before another connection's sentMu. It is never
 	// held across a Write.
 	qmu    sync.Mutex
 	qcond  sync.Cond // signalled (with qmu) when queue or qstate changes
@@ -68,6 +68,9 @@ type Peer struct {
 	// them, by the index of their message in queue, with what each is
 	// charged (sent).
 	qfrom map[int]charge
+	// qtrace are the Config.Trace events of the queued messages, in
+	// queue order (only with a Trace).
+	qtrace []Event
 
 	// sent is what this connection's messages hold in other connections'
 	// queues until they are written (bytes and fds). Past
@@ -129,6 +132,7 @@ func (p *Peer) Close() {
 	p.qmu.Lock()
 	p.qstate = queueClosed
 	p.queue = nil
+	p.qtrace = nil
 	from := p.qfrom
 	p.qfrom = nil
 	p.closeQueuedFDs()
@@ -206,13 +210,14 @@ func (p *Peer) waitSent() {
 // LimitsExceeded (relayUnicast). When all queues together would pass
 // Limits.MaxTotalOutgoingBytes (busd's own limit), the connection with the
 // longest queue is closed.
-func (p *Peer) enqueue(data []byte) enqueued { return p.enqueueWith(data, nil, nil) }
+func (p *Peer) enqueue(data []byte) enqueued { return p.enqueueWith(data, nil, nil, nil) }
 
 // enqueueWith is enqueue of data with dups, the duplicates of its fds
 // that the queue then owns (closed when written, dropped or refused).
 // from, if not nil, is the client that sent the message: it is charged
-// with it until it is written or dropped (Peer.sent).
-func (p *Peer) enqueueWith(data []byte, dups []int, from *Peer) enqueued {
+// with it until it is written or dropped (Peer.sent). ev, if not nil, is
+// the message's trace event, reported by the writer (Config.Trace).
+func (p *Peer) enqueueWith(data []byte, dups []int, from *Peer, ev *Event) enqueued {
 	b := p.bus
 	n := len(data) + queueEntryBytes
 	p.qmu.Lock()
@@ -248,6 +253,9 @@ func (p *Peer) enqueueWith(data []byte, dups []int, from *Peer) enqueued {
 		from.sentMu.Unlock()
 	}
 	p.queue = append(p.queue, data)
+	if ev != nil {
+		p.qtrace = append(p.qtrace, *ev)
+	}
 	p.qbytes += n
 	p.outHeld.Store(int64(p.qbytes))
 	if len(p.queue) == 1 {
@@ -285,6 +293,7 @@ func (p *Peer) writeLoop() {
 			p.closeQueuedFDs()
 			from := p.qfrom
 			p.qfrom = nil
+			p.qtrace = nil
 			p.qmu.Unlock()
 			credit(from)
 			p.closeConn()
@@ -296,8 +305,15 @@ func (p *Peer) writeLoop() {
 		p.qfds = nil
 		from := p.qfrom
 		p.qfrom = nil
+		traces := p.qtrace
+		p.qtrace = nil
 		p.qmu.Unlock()
 
+		// Reported before the write, so that whoever reads the
+		// message can count on its event having been.
+		for _, e := range traces {
+			p.bus.cfg.Trace(e)
+		}
 		written := 0
 		nfds := 0
 		for _, m := range batch {
@@ -555,17 +571,15 @@ func (p *Peer) finish() {
 	if authed && b.cfg.Handler != nil {
 		b.cfg.Handler.PeerGone(p)
 	}
-	var o outbox
 	b.mu.Lock()
-	b.removePeerLocked(&o, p)
+	b.removePeerLocked(p)
 	b.mu.Unlock()
-	o.flush(b)
 	close(p.done)
 }
 
 // removePeerLocked forgets p: its match rules and names (broadcasting
 // NameOwnerChanged for each, unique name last). b.mu must be held.
-func (b *Bus) removePeerLocked(o *outbox, p *Peer) {
+func (b *Bus) removePeerLocked(p *Peer) {
 	delete(b.peers, p)
 	b.all.Delete(p)
 	b.incomplete = removePeer(b.incomplete, p)
@@ -581,11 +595,11 @@ func (b *Bus) removePeerLocked(o *outbox, p *Peer) {
 	}
 	for _, name := range sortedKeys(p.owned) {
 		delete(b.names, name)
-		b.nameOwnerChangedLocked(o, name, unique, "")
+		b.nameOwnerChangedLocked(name, unique, "")
 	}
 	p.owned = nil
 	delete(b.uniques, unique)
-	b.nameOwnerChangedLocked(o, unique, unique, "")
+	b.nameOwnerChangedLocked(unique, unique, "")
 }
 
 // setRulesLocked replaces p's match rules, keeping b.eavesdroppers right.

@@ -87,7 +87,6 @@ const driverIntrospection = `<!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Ob
 // driverReq is one call to the driver being answered.
 type driverReq struct {
 	b *Bus
-	o *outbox
 	p *Peer
 	m *inMsg
 }
@@ -98,7 +97,7 @@ func (r *driverReq) reply(body ...any) {
 		return
 	}
 	after := r.b.replying(r.p, r.m.member)
-	r.b.driverSendLocked(r.o, r.p, newReply(r.m.serial, r.p.UniqueName(), driverName, body))
+	r.b.driverSendLocked(r.p, newReply(r.m.serial, r.p.UniqueName(), driverName, body))
 	after()
 }
 
@@ -108,7 +107,7 @@ func (r *driverReq) fail(name, text string) {
 		return
 	}
 	after := r.b.replying(r.p, r.m.member)
-	r.b.driverSendLocked(r.o, r.p, newError(r.m.serial, r.p.UniqueName(), driverName, name, []any{text}))
+	r.b.driverSendLocked(r.p, newError(r.m.serial, r.p.UniqueName(), driverName, name, []any{text}))
 	after()
 }
 
@@ -129,31 +128,29 @@ func (r *driverReq) str(i int) string {
 
 // driverError answers m from p with a driver error.
 func (b *Bus) driverError(p *Peer, m *inMsg, name, text string) {
-	var o outbox
 	b.mu.Lock()
-	(&driverReq{b: b, o: &o, p: p, m: m}).fail(name, text)
+	(&driverReq{b: b, p: p, m: m}).fail(name, text)
 	b.mu.Unlock()
-	o.flush(b)
 }
 
 // driverSendLocked queues a driver message for p (and eavesdroppers).
 // b.mu must be held.
-func (b *Bus) driverSendLocked(o *outbox, p *Peer, m *outMsg) {
+func (b *Bus) driverSendLocked(p *Peer, m *outMsg) {
 	serial := b.driverSerial.next()
 	data, err := m.encode(serial)
 	if err != nil {
 		return
 	}
-	o.send(b, p, m, data, serial, nil)
+	b.send(p, m, data, serial, nil)
 	if b.eavesdroppers.Load() > 0 {
 		info := m.info()
-		b.eavesdropLocked(o, &info, p, func() (*outMsg, []byte, uint32) { return m, data, serial })
+		b.eavesdropLocked(&info, p, func() (*outMsg, []byte, uint32) { return m, data, serial })
 	}
 }
 
 // nameOwnerChangedLocked broadcasts NameOwnerChanged to the BusMode
 // connections whose rules match. b.mu must be held.
-func (b *Bus) nameOwnerChangedLocked(o *outbox, name, oldOwner, newOwner string) {
+func (b *Bus) nameOwnerChangedLocked(name, oldOwner, newOwner string) {
 	body := []any{name, oldOwner, newOwner}
 	info := msgInfo{typ: dbus.TypeSignal, sender: driverName, path: driverPath, iface: driverIface, member: "NameOwnerChanged", body: body}
 	var m *outMsg
@@ -171,20 +168,19 @@ func (b *Bus) nameOwnerChangedLocked(o *outbox, name, oldOwner, newOwner string)
 				return
 			}
 		}
-		o.send(b, p, m, data, serial, nil)
+		b.send(p, m, data, serial, nil)
 	}
 }
 
 // nameSignalLocked sends NameAcquired or NameLost to p. b.mu must be held.
-func (b *Bus) nameSignalLocked(o *outbox, p *Peer, member, name string) {
-	b.driverSendLocked(o, p, newSignal(driverPath, driverIface, member, p.UniqueName(), driverName, []any{name}))
+func (b *Bus) nameSignalLocked(p *Peer, member, name string) {
+	b.driverSendLocked(p, newSignal(driverPath, driverIface, member, p.UniqueName(), driverName, []any{name}))
 }
 
 // driverCall answers a method call to org.freedesktop.DBus.
 func (b *Bus) driverCall(p *Peer, m *inMsg) {
-	var o outbox
 	b.mu.Lock()
-	r := &driverReq{b: b, o: &o, p: p, m: m}
+	r := &driverReq{b: b, p: p, m: m}
 	h := &m.header
 	switch h.iface {
 	case "", driverIface:
@@ -216,7 +212,6 @@ func (b *Bus) driverCall(p *Peer, m *inMsg) {
 		r.fail(errUnknownInterface, "Unknown interface "+h.iface+".")
 	}
 	b.mu.Unlock()
-	o.flush(b)
 }
 
 // busMethodLocked answers the org.freedesktop.DBus interface.
@@ -237,8 +232,8 @@ func (b *Bus) busMethodLocked(r *driverReq) {
 		b.uniques[name] = p
 		b.busPeers = append(b.busPeers, p)
 		r.reply(name)
-		b.nameOwnerChangedLocked(r.o, name, "", name)
-		b.nameSignalLocked(r.o, p, "NameAcquired", name)
+		b.nameOwnerChangedLocked(name, "", name)
+		b.nameSignalLocked(p, "NameAcquired", name)
 	case "AddMatch":
 		// Like dbus-daemon, the limit comes before the rule is looked at.
 		if len(p.rules) >= b.lim.MaxMatchRules {
@@ -401,8 +396,8 @@ func (b *Bus) requestNameLocked(r *driverReq, name string, flags uint32) {
 	case cur == nil:
 		b.names[name] = &nameOwner{peer: p, allowReplacement: flags&nameFlagAllowReplacement != 0}
 		p.own(name)
-		b.nameOwnerChangedLocked(r.o, name, "", p.UniqueName())
-		b.nameSignalLocked(r.o, p, "NameAcquired", name)
+		b.nameOwnerChangedLocked(name, "", p.UniqueName())
+		b.nameSignalLocked(p, "NameAcquired", name)
 		r.reply(uint32(requestNamePrimaryOwner))
 	case cur.peer == p:
 		cur.allowReplacement = flags&nameFlagAllowReplacement != 0
@@ -412,9 +407,9 @@ func (b *Bus) requestNameLocked(r *driverReq, name string, flags uint32) {
 		b.names[name] = &nameOwner{peer: p, allowReplacement: flags&nameFlagAllowReplacement != 0}
 		delete(old.owned, name)
 		p.own(name)
-		b.nameOwnerChangedLocked(r.o, name, old.UniqueName(), p.UniqueName())
-		b.nameSignalLocked(r.o, old, "NameLost", name)
-		b.nameSignalLocked(r.o, p, "NameAcquired", name)
+		b.nameOwnerChangedLocked(name, old.UniqueName(), p.UniqueName())
+		b.nameSignalLocked(old, "NameLost", name)
+		b.nameSignalLocked(p, "NameAcquired", name)
 		r.reply(uint32(requestNamePrimaryOwner))
 	default:
 		r.reply(uint32(requestNameExists))
@@ -441,8 +436,8 @@ func (b *Bus) releaseNameLocked(r *driverReq, name string) {
 	default:
 		delete(b.names, name)
 		delete(p.owned, name)
-		b.nameOwnerChangedLocked(r.o, name, p.UniqueName(), "")
-		b.nameSignalLocked(r.o, p, "NameLost", name)
+		b.nameOwnerChangedLocked(name, p.UniqueName(), "")
+		b.nameSignalLocked(p, "NameLost", name)
 		r.reply(uint32(releaseNameReleased))
 	}
 }
@@ -522,13 +517,13 @@ func (b *Bus) becomeMonitorLocked(r *driverReq) {
 	unique := p.UniqueName()
 	for _, name := range sortedKeys(p.owned) {
 		delete(b.names, name)
-		b.nameOwnerChangedLocked(r.o, name, unique, "")
-		b.nameSignalLocked(r.o, p, "NameLost", name)
+		b.nameOwnerChangedLocked(name, unique, "")
+		b.nameSignalLocked(p, "NameLost", name)
 	}
 	p.owned = nil
-	b.nameSignalLocked(r.o, p, "NameLost", unique)
+	b.nameSignalLocked(p, "NameLost", unique)
 	delete(b.uniques, unique)
-	b.nameOwnerChangedLocked(r.o, unique, unique, "")
+	b.nameOwnerChangedLocked(unique, unique, "")
 	p.monitor.Store(true)
 }
 

@@ -113,7 +113,7 @@ func (p *Peer) takeFDs(m *inMsg) bool {
 // enqueueFDs is enqueue for a message carrying fds: the queue holds
 // duplicates of them. A connection without fd passing is not sent the
 // message (notQueued).
-func (p *Peer) enqueueFDs(data []byte, fds []int, from *Peer) enqueued {
+func (p *Peer) enqueueFDs(data []byte, fds []int, from *Peer, ev *Event) enqueued {
 	if !p.unixFD.Load() {
 		return notQueued
 	}
@@ -126,7 +126,7 @@ func (p *Peer) enqueueFDs(data []byte, fds []int, from *Peer) enqueued {
 		}
 		dups = append(dups, d)
 	}
-	return p.enqueueWith(data, dups, from)
+	return p.enqueueWith(data, dups, from, ev)
 }
 
 // closeQueuedFDs closes the descriptors of the queued messages. p.qmu

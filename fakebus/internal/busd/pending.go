@@ -163,22 +163,20 @@ func (c *Call) TimeOut() {
 	if c.Peer.mode != BusMode || !c.claim() {
 		return
 	}
-	var o outbox
 	b := c.Peer.bus
 	b.mu.Lock()
-	b.driverNoReplyLocked(&o, c.st, noReplyTimeout)
+	b.driverNoReplyLocked(c.st, noReplyTimeout)
 	b.mu.Unlock()
-	o.flush(b)
 }
 
 // dropPendingLocked answers every call the service has not answered with
 // NoReply, as dbus-daemon does when the recipient leaves the bus. b.mu
 // must be held.
-func (b *Bus) dropPendingLocked(o *outbox) {
+func (b *Bus) dropPendingLocked() {
 	for _, st := range b.pending.takeAll() {
 		if st.claim() {
 			st.dropped.Store(true)
-			b.driverNoReplyLocked(o, st, noReplyGone)
+			b.driverNoReplyLocked(st, noReplyGone)
 		}
 	}
 }
@@ -197,6 +195,6 @@ func (b *Bus) dropPeerPending(p *Peer) {
 
 // driverNoReplyLocked sends the caller of st NoReply with text, from the
 // bus driver. st must have been claimed. b.mu must be held.
-func (b *Bus) driverNoReplyLocked(o *outbox, st *callState, text string) {
-	b.driverSendLocked(o, st.peer, newError(st.serial, st.peer.UniqueName(), driverName, errNoReply, []any{text}))
+func (b *Bus) driverNoReplyLocked(st *callState, text string) {
+	b.driverSendLocked(st.peer, newError(st.serial, st.peer.UniqueName(), driverName, errNoReply, []any{text}))
 }

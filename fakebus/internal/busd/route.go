@@ -228,7 +228,6 @@ func (b *Bus) clientLocked(name string) *Peer {
 func (b *Bus) relayBroadcast(p *Peer, m *inMsg) {
 	sender := p.UniqueName()
 	info := m.info(sender)
-	var o outbox
 	var out *outMsg
 	var data []byte
 	b.mu.RLock()
@@ -243,10 +242,9 @@ func (b *Bus) relayBroadcast(p *Peer, m *inMsg) {
 				break
 			}
 		}
-		o.send(b, q, out, data, m.serial, nil)
+		b.send(q, out, data, m.serial, nil)
 	}
 	b.mu.RUnlock()
-	o.flush(b)
 }
 
 // eavesdropReceived shows a message that p sent to the driver or the service
@@ -257,9 +255,8 @@ func (b *Bus) eavesdropReceived(p *Peer, m *inMsg) {
 	}
 	sender := p.UniqueName()
 	info := m.info(sender)
-	var o outbox
 	b.mu.RLock()
-	b.eavesdropLocked(&o, &info, p, func() (*outMsg, []byte, uint32) {
+	b.eavesdropLocked(&info, p, func() (*outMsg, []byte, uint32) {
 		out := m.relay(sender)
 		data, err := out.encode(m.serial)
 		if err != nil {
@@ -268,5 +265,4 @@ func (b *Bus) eavesdropReceived(p *Peer, m *inMsg) {
 		return out, data, m.serial
 	})
 	b.mu.RUnlock()
-	o.flush(b)
 }

@@ -14,45 +14,41 @@ package busd
 // the calls it has not answered get NoReply from the bus (see
 // pending.go); then the new unique name appears (new "" → new).
 func (b *Bus) ReconnectService() (oldName, newName string) {
-	var o outbox
 	b.mu.Lock()
-	b.finishHandoverLocked(&o)
+	b.finishHandoverLocked()
 	oldName = b.ServiceUniqueName()
 	b.lastID++
 	newName = ":1." + itoa(b.lastID)
 	b.serviceUnique.Store(&newName)
 	if !b.closed {
 		if b.serviceOwner != "" {
-			b.nameOwnerChangedLocked(&o, b.cfg.ServiceName, b.serviceOwner, "")
+			b.nameOwnerChangedLocked(b.cfg.ServiceName, b.serviceOwner, "")
 			b.serviceOwner = ""
 		}
-		b.nameOwnerChangedLocked(&o, oldName, oldName, "")
+		b.nameOwnerChangedLocked(oldName, oldName, "")
 		// Like dbus-daemon: the calls the old instance never answered get
 		// NoReply after its names are gone (pending.go).
-		b.dropPendingLocked(&o)
-		b.nameOwnerChangedLocked(&o, newName, "", newName)
+		b.dropPendingLocked()
+		b.nameOwnerChangedLocked(newName, "", newName)
 	}
 	b.mu.Unlock()
-	o.flush(b)
 	return oldName, newName
 }
 
 // TakeServiceName gives Config.ServiceName to the service's current unique
 // name (NameOwnerChanged name "" → new).
 func (b *Bus) TakeServiceName() {
-	var o outbox
 	b.mu.Lock()
-	b.finishHandoverLocked(&o)
+	b.finishHandoverLocked()
 	b.mu.Unlock()
-	o.flush(b)
 }
 
 // finishHandoverLocked gives the well-known name to the current unique
 // name if it does not own it yet. b.mu must be held.
-func (b *Bus) finishHandoverLocked(o *outbox) {
+func (b *Bus) finishHandoverLocked() {
 	cur := b.ServiceUniqueName()
 	if b.cfg.ServiceName != "" && b.serviceOwner != cur && !b.closed {
-		b.nameOwnerChangedLocked(o, b.cfg.ServiceName, b.serviceOwner, cur)
+		b.nameOwnerChangedLocked(b.cfg.ServiceName, b.serviceOwner, cur)
 	}
 	if b.cfg.ServiceName != "" {
 		b.serviceOwner = cur
