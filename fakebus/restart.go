@@ -78,15 +78,16 @@ func shallRestart(u *unit) bool {
 }
 
 // autoRestartLocked is the end of service u (failed or dead, its state set
-// already): if it restarts, it waits in activating/auto-restart for its
-// RestartUSec= and reports true (the caller then leaves it loaded);
-// otherwise its NRestarts is reset at its next start.
-func (m *manager) autoRestartLocked(u *unit) bool {
+// already): if it restarts (it may, and nothing forbids it), it waits in
+// activating/auto-restart for its RestartUSec= and reports true (the
+// caller then leaves it loaded); otherwise its NRestarts is reset at its
+// next start.
+func (m *manager) autoRestartLocked(u *unit, may bool) bool {
 	if u.kind != "service" {
 		return false
 	}
 	stopQueued := u.job != nil && u.job.typ == jobStop
-	if u.restart.stopping || stopQueued || !shallRestart(u) {
+	if !may || u.restart.stopping || stopQueued || !shallRestart(u) {
 		u.restart.flush = true
 		return false
 	}

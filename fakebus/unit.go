@@ -307,24 +307,23 @@ func (st *stateTimes) record(d dualTime, wasActive, wasInactive, isActive, isIna
 	}
 }
 
-// failLocked puts u into the failed state with the given Result.
-func (m *manager) failLocked(u *unit, result string) {
+// failLocked puts u into the failed state with the given Result; a
+// service may then restart (restart.go).
+func (m *manager) failLocked(u *unit, result string) { m.failedLocked(u, result, true) }
+
+// failNoRestartLocked is failLocked without the automatic restart: a
+// start the start rate limit refused, a restart that could not be queued.
+func (m *manager) failNoRestartLocked(u *unit, result string) { m.failedLocked(u, result, false) }
+
+func (m *manager) failedLocked(u *unit, result string, mayRestart bool) {
 	u.result = result
 	m.setStateLocked(u, "failed", "failed")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
-	if m.autoRestartLocked(u) {
+	if m.autoRestartLocked(u, mayRestart) {
 		return
 	}
 	m.collectLocked(u)
-}
-
-// failNoRestartLocked is failLocked without the automatic restart: a
-// start the start rate limit refused, a restart that could not be queued.
-func (m *manager) failNoRestartLocked(u *unit, result string) {
-	u.restart.stopping = true
-	m.failLocked(u, result)
-	u.restart.stopping = false
 }
 
 // deactivateLocked puts u into inactive/dead (after a clean exit or stop);
@@ -333,7 +332,7 @@ func (m *manager) deactivateLocked(u *unit) {
 	m.setStateLocked(u, "inactive", "dead")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
-	if m.autoRestartLocked(u) {
+	if m.autoRestartLocked(u, true) {
 		return
 	}
 	m.collectLocked(u)
