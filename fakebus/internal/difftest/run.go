@@ -480,10 +480,11 @@ func (r *run) settle() (jobs, units, looping []string, err error) {
 	deadline := time.Now().Add(10 * time.Second)
 	prev := ""
 	for {
-		looping = r.loopingServices()
+		loaded := r.loadedServices()
+		looping = r.loopingServices(loaded)
 		// Before the reads: a process that ended after them would leave
 		// them stale.
-		ending := r.ending(looping)
+		ending := r.ending(loaded, looping)
 		jobs, err = r.listJobs()
 		if err != nil {
 			return nil, nil, nil, err
@@ -493,7 +494,7 @@ func (r *run) settle() (jobs, units, looping []string, err error) {
 		// A read that shows a service waiting to restart soon is never
 		// the last (its lines are the same each time round a restart
 		// loop, and ending's look may have come between two rounds).
-		if cur == prev && !ending && !r.restartsSoon(units, looping) || time.Now().After(deadline) {
+		if cur == prev && !ending && !r.restartsSoon(loaded, units, looping) || time.Now().After(deadline) {
 			return jobs, units, looping, nil
 		}
 		prev = cur
@@ -501,30 +502,45 @@ func (r *run) settle() (jobs, units, looping []string, err error) {
 	}
 }
 
+// loadedService is a pool service or an auxiliary service that is loaded.
+type loadedService struct {
+	name string // short name
+	path dbus.ObjectPath
+}
+
+// loadedServices returns the pool's and the auxiliary services that are
+// loaded, with their object paths.
+func (r *run) loadedServices() []loadedService {
+	var out []loadedService
+	for _, name := range r.services() {
+		var path dbus.ObjectPath
+		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, name).Store(&path) == nil {
+			out = append(out, loadedService{name[len(r.prefix):], path})
+		}
+	}
+	return out
+}
+
 // loopRestarts is how many restarts make a service that goes on
 // restarting one that restarts without end: more than a start rate limit
 // the tester draws lets through (StartLimitBurst= 5 at most).
 const loopRestarts = 12
 
-// loopingServices returns the pool's and the auxiliary services (short
-// names) that restarted loopRestarts times and are not inactive or
+// loopingServices returns those of the loaded services (short names)
+// that restarted loopRestarts times and are not inactive or
 // failed: a Restart= with no start rate limit (StartLimitBurst=0, an
 // interval of 0 or 1 µs), which restarts for ever.
-func (r *run) loopingServices() []string {
+func (r *run) loopingServices(loaded []loadedService) []string {
 	var out []string
-	for _, name := range r.services() {
-		var path dbus.ObjectPath
-		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, name).Store(&path) != nil {
-			continue
-		}
-		obj := r.s.conn.Object(busName, path)
+	for _, u := range loaded {
+		obj := r.s.conn.Object(busName, u.path)
 		var n uint32
 		var active string
 		if obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], "NRestarts").Store(&n) != nil || n < loopRestarts {
 			continue
 		}
 		if obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, unitIf, "ActiveState").Store(&active) == nil && active != "inactive" && active != "failed" {
-			out = append(out, name[len(r.prefix):])
+			out = append(out, u.name)
 		}
 	}
 	return out
@@ -546,21 +562,17 @@ func (r *run) services() []string {
 	return services
 }
 
-// ending reports whether a pool service or an auxiliary service is about
-// to change by itself: it waits to restart (auto-restart) for less than
-// restartSoon, or its main or control process is about to end
+// ending reports whether one of the loaded services, but those looping,
+// is about to change by itself: it waits to restart (auto-restart) for
+// less than restartSoon, or its main or control process is about to end
 // (Backend.LivePIDs): a zombie, or a process that is not a sleep (a
 // command that ends by itself, or systemd's child before its exec).
-func (r *run) ending(looping []string) bool {
-	for _, name := range r.services() {
-		if slices.Contains(looping, name[len(r.prefix):]) {
+func (r *run) ending(loaded []loadedService, looping []string) bool {
+	for _, u := range loaded {
+		if slices.Contains(looping, u.name) {
 			continue
 		}
-		var path dbus.ObjectPath
-		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, name).Store(&path) != nil {
-			continue
-		}
-		if r.holdOffShort(path, "") {
+		if r.holdOffShort(u.path, "") {
 			return true
 		}
 		if !r.b.LivePIDs {
@@ -570,7 +582,7 @@ func (r *run) ending(looping []string) bool {
 		// service's ExecStart= runs as one).
 		for _, prop := range []string{"MainPID", "ControlPID"} {
 			var pid uint32
-			err := r.s.conn.Object(busName, path).CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], prop).Store(&pid)
+			err := r.s.conn.Object(busName, u.path).CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], prop).Store(&pid)
 			if err == nil && pid != 0 && processEnding(pid) {
 				return true
 			}
@@ -581,15 +593,15 @@ func (r *run) ending(looping []string) bool {
 
 // restartsSoon reports whether one of the units' lines (units) shows a
 // service waiting to restart within restartSoon, but for those looping.
-func (r *run) restartsSoon(units, looping []string) bool {
+func (r *run) restartsSoon(loaded []loadedService, units, looping []string) bool {
 	for _, l := range units {
 		name, rest, _ := strings.Cut(l, ": ")
 		name = strings.TrimSuffix(name, " (aux)")
 		if !strings.Contains(rest, `/"auto-restart`) || slices.Contains(looping, name) {
 			continue
 		}
-		var path dbus.ObjectPath
-		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, r.prefix+name).Store(&path) == nil && r.holdOffShort(path, "auto-restart") {
+		i := slices.IndexFunc(loaded, func(u loadedService) bool { return u.name == name })
+		if i >= 0 && r.holdOffShort(loaded[i].path, "auto-restart") {
 			return true
 		}
 	}
