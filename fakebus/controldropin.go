@@ -148,7 +148,9 @@ func (m *manager) applyControlLocked(u *unit) {
 			continue
 		}
 		p := m.readBackLocked(s.setProp) // as the drop-in holds it
-		m.setPropLocked(u, p.Name, p.Value)
+		if p.Name != "" {
+			m.setPropLocked(u, p.Name, p.Value)
+		}
 	}
 	if u.masked && m.behaves(sdversions.MaskedUnitNoDropIns) {
 		return // lists none (unitfile.go)

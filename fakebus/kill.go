@@ -98,8 +98,9 @@ func signalName(sig int32) string {
 }
 
 // parseSignal parses a signal as config_parse_signal does
-// (signal_from_string): a name, with or without "SIG", or a number from 1
-// to 64 (0 is refused).
+// (signal_from_string): a number from 1 to 64 (0 is refused), or a name,
+// with or without "SIG": one of signalNames, RTMIN, RTMIN+n, RTMAX or
+// RTMAX-n (n up to 30).
 func parseSignal(s string) (int32, bool) {
 	if n, err := strconv.ParseInt(s, 10, 32); err == nil {
 		return int32(n), n >= 1 && n <= sigRTMax
@@ -110,13 +111,30 @@ func parseSignal(s string) (int32, bool) {
 			return int32(sig), true
 		}
 	}
+	// RTMIN+n and RTMAX-n: the number read with its sign, as safe_atoi.
+	rt := func(base int32, rest string, sep byte, lo, hi int64) (int32, bool) {
+		if rest == "" {
+			return base, true
+		}
+		n, err := strconv.ParseInt(rest, 10, 32)
+		if rest[0] != sep || err != nil || n < lo || n > hi {
+			return 0, false
+		}
+		return base + int32(n), true
+	}
+	if rest, ok := strings.CutPrefix(name, "RTMIN"); ok {
+		return rt(sigRTMin, rest, '+', 0, sigRTMax-sigRTMin)
+	}
+	if rest, ok := strings.CutPrefix(name, "RTMAX"); ok {
+		return rt(sigRTMax, rest, '-', sigRTMin-sigRTMax, 0)
+	}
 	return 0, false
 }
 
 // signalProcessesLocked sends sig to u's processes that whom (checked)
-// names: SIGTERM and SIGINT end them cleanly, SIGKILL and the realtime
-// signals (whose default action ends a process) with a failure, other
-// signals leave them running.
+// names: SIGTERM and SIGINT end them cleanly (but a oneshot service's main
+// process: u.cleanExit), SIGKILL and the realtime signals (whose default
+// action ends a process) with a failure, other signals leave them running.
 func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any, error) {
 	hasMain, ctl := u.proc != nil, u.control
 	hasAny := hasMain || ctl != nil || (u.kind == "scope" && u.isActive())
@@ -145,7 +163,7 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 			u.proc.ended = true
 			u.proc = nil
 			u.mainEnded(cldKilled, sig)
-			if !cleanExitSignals[sig] {
+			if !u.cleanExit(cldKilled, sig) {
 				m.failLocked(u, "signal")
 				if j := u.job; j != nil && j.typ == jobStart {
 					m.finishJobLocked(j, "failed")
@@ -153,9 +171,10 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 				break
 			}
 			// SIGHUP, SIGINT, SIGPIPE and SIGTERM are a clean exit for
-			// a service (is_clean_exit, EXIT_CLEAN_DAEMON): it ends as
-			// if its main process had exited 0 (measured for SIGHUP on
-			// 247-262 by the differential tester).
+			// a service but a oneshot one, and so is a signal of its
+			// SuccessExitStatus= (is_clean_exit; exitstatus.go): it ends
+			// as if its main process had exited 0 (measured for SIGHUP
+			// on 247-262 by the differential tester).
 			if u.boolProp("RemainAfterExit", false) {
 				m.setStateLocked(u, "active", "exited")
 			} else {

@@ -72,7 +72,8 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 		out.props = append(out.props, sdbus.Property{Name: key, Value: v})
 	}
 	var execs = map[string][]execCommand{}
-	conds := map[string][][]any{} // Conditions and Asserts, as the bus gives them: (sbbs)
+	exitSets := map[string]exitStatusSet{} // SuccessExitStatus= and the like (exitstatus.go)
+	conds := map[string][][]any{}          // Conditions and Asserts, as the bus gives them: (sbbs)
 	out.reset = map[string]bool{}
 	var tl typeLists
 	for _, data := range files {
@@ -104,9 +105,11 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 				continue // systemd: "Missing '=', ignoring line."
 			}
 			key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+			directive := section + "." + key // as written, for ignored
+			sec, key := legacyDirective(kind, section, key)
 			used := true
 			switch {
-			case section == "Install":
+			case sec == "Install":
 				switch key {
 				case "WantedBy":
 					out.wantedBy = resetOrAppend(out.wantedBy, val)
@@ -128,9 +131,9 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 				default:
 					used = false
 				}
-			case section != "Unit" && section != typeSection(kind):
+			case sec != "Unit" && sec != typeSection(kind):
 				used = false
-			case section == typeSection(kind) && isTypeSetting(kind, key):
+			case sec == typeSection(kind) && isTypeSetting(kind, key):
 				used = tl.read(kind, key, val, set)
 			case strings.HasPrefix(key, "Exec"):
 				spec, ok := settableProps[key]
@@ -152,7 +155,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 					order = append(order, key)
 				}
 				execs[key] = append(execs[key], cmd)
-			case section == "Unit" && conditionList(key) != "":
+			case sec == "Unit" && conditionList(key) != "":
 				list := conditionList(key)
 				if _, seen := conds[list]; !seen {
 					order = append(order, list)
@@ -168,7 +171,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 					break
 				}
 				conds[list] = append(conds[list], []any{c.Type, c.Trigger, c.Negate, c.Param})
-			case section == typeSection(kind) && key == "WorkingDirectory" && appliesTo(forExecCtx, kind):
+			case sec == typeSection(kind) && key == "WorkingDirectory" && appliesTo(forExecCtx, kind):
 				// A path that is not absolute fails the unit's load,
 				// unless it may be missing ("-"); "~" is the user's home.
 				d, missingOK := strings.CutPrefix(val, "-")
@@ -180,14 +183,29 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 				default:
 					used, out.bad = false, true
 				}
-			case section == typeSection(kind) && strings.HasSuffix(key, "Signal") && settableSig(key) == "i":
+			case sec == typeSection(kind) && strings.HasSuffix(key, "Signal") && settableSig(key) == "i":
 				sig, ok := parseSignal(val)
 				used = ok && m.useValue(kind, key, dbus.MakeVariant(sig), set)
-			case section == typeSection(kind) && key == "Delegate" && appliesTo(forExec, kind):
+			case sec == typeSection(kind) && key == "Delegate" && appliesTo(forExec, kind):
 				used = m.parseDelegate(kind, val, set)
-			case section == typeSection(kind) && (key == "AllowedCPUs" || key == "AllowedMemoryNodes" || key == "StartupAllowedCPUs" || key == "StartupAllowedMemoryNodes"):
+			case sec == typeSection(kind) && (key == "AllowedCPUs" || key == "AllowedMemoryNodes" || key == "StartupAllowedCPUs" || key == "StartupAllowedMemoryNodes"):
 				bits, ok := parseCPUSet(val)
 				used = ok && m.useValue(kind, key, dbus.MakeVariant(bits), set)
+			case sec == typeSection(kind) && kind == "service" && exitStatusSetting(key):
+				// Its lines add up; an empty one empties it.
+				s, reset := m.parseExitStatusLineLocked(val)
+				if _, seen := exitSets[key]; !seen {
+					order = append(order, key)
+				}
+				switch {
+				case reset:
+					exitSets[key] = exitStatusSet{Status: []int32{}, Signal: []int32{}}
+					out.reset[key] = true
+				case s.empty():
+					used = false
+				default:
+					exitSets[key] = exitSets[key].join(s)
+				}
 			case numericDirective(key):
 				props, ok := m.numericSetting(key, val)
 				used = ok
@@ -197,7 +215,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 						continue
 					}
 					spec, known := settableProps[p.Name]
-					used = used && known && appliesTo(spec.scope, kind) && (section == "Unit") == (spec.scope == forUnit) &&
+					used = used && known && appliesTo(spec.scope, kind) && (sec == "Unit") == (spec.scope == forUnit) &&
 						m.useValue(kind, p.Name, p.Value, set)
 				}
 			default:
@@ -206,7 +224,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 					name = "IODeviceLatencyTargetUSec" // its lines' list
 				}
 				spec, ok := settableProps[name]
-				if !ok || !appliesTo(spec.scope, kind) || (section == "Unit") != (spec.scope == forUnit) {
+				if !ok || !appliesTo(spec.scope, kind) || (sec == "Unit") != (spec.scope == forUnit) {
 					used = false
 					break
 				}
@@ -259,7 +277,7 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 				}
 			}
 			if !used {
-				out.ignored = append(out.ignored, section+"."+key)
+				out.ignored = append(out.ignored, directive)
 			}
 		}
 	}
@@ -276,6 +294,9 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 		}
 		if l := devLists[key]; len(l) > 0 {
 			m.useValue(kind, key, deviceList(l), set)
+		}
+		if e, ok := exitSets[key]; ok {
+			m.useValue(kind, key, dbus.MakeVariant(e), set)
 		}
 		if c, ok := conds[key]; ok && len(c) > 0 {
 			set(key, dbus.MakeVariantWithSignature(c, dbus.ParseSignatureMust("a(sbbs)")))
@@ -432,6 +453,20 @@ func validListen(typ, val string) bool {
 
 // useValue sets a property when its value passes the checks of
 // StartTransientUnit for the release modelled.
+// legacyDirective is the section and key a directive's older spelling
+// stands for (systemd's load-fragment-gperf.gperf, 247 to 262): a
+// service's start rate limit in [Service], StartLimitInterval= for
+// StartLimitIntervalSec=.
+func legacyDirective(kind, section, key string) (string, string) {
+	if section == "Service" && kind == "service" && (key == "StartLimitBurst" || key == "StartLimitInterval") {
+		section = "Unit"
+	}
+	if section == "Unit" && key == "StartLimitInterval" {
+		key = "StartLimitIntervalSec"
+	}
+	return section, key
+}
+
 func (m *manager) useValue(kind, key string, v dbus.Variant, set func(string, dbus.Variant)) bool {
 	if !m.settable(key) {
 		// Not settable over D-Bus on this release (JobTimeoutUSec=

@@ -57,8 +57,18 @@ type restartState struct {
 }
 
 // shallRestart reports whether service u, which just ended with result
-// u.result, restarts as its Restart= says.
+// u.result, restarts: not if its main process's end is in
+// RestartPreventExitStatus=, else if it is in RestartForceExitStatus=,
+// else as Restart= says (service_shall_restart; exitstatus.go).
 func shallRestart(u *unit) bool {
+	if main := u.exec; !main.control {
+		switch {
+		case u.inExitSet("RestartPreventExitStatus", main.code, main.status):
+			return false
+		case u.inExitSet("RestartForceExitStatus", main.code, main.status):
+			return true
+		}
+	}
 	r := u.result
 	switch u.str("Restart") {
 	case "always":

@@ -346,12 +346,12 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		u.proc = nil
 		u.mainEnded(cldExited, int32(proc.exit))
 		// A command with "-" fails as a success (ExecMain* keep its
-		// status). A oneshot service's start runs its ExecStart=
+		// status), and so does an exit status of SuccessExitStatus=. A oneshot service's start runs its ExecStart=
 		// commands in turn, each once the one before it succeeded
 		// (measured on 247-262 by the differential tester: the first
 		// that fails fails the unit, the later ones do not run, and
 		// ExecMain* are the last one's).
-		failed := proc.exit != 0 && !proc.ignoreFailure
+		failed := !u.cleanExit(cldExited, int32(proc.exit)) && !proc.ignoreFailure
 		if next, ok := m.command(u, proc.index+1); ok && !failed && startJob != nil && serviceType(u) == string(sdbus.ServiceOneshot) {
 			u.keepRun("ExecStart", proc.index, u.exec)
 			m.spawnLocked(u, next, startJob)

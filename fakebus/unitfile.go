@@ -554,7 +554,9 @@ func (m *manager) reloadUnfiledLocked(u *unit) {
 	}
 	u.props = map[string]dbus.Variant{}
 	for _, p := range u.transientProps {
-		p = m.readBackLocked(p)
+		if p = m.readBackLocked(p); p.Name == "" {
+			continue // a line the reload cannot read
+		}
 		m.setPropLocked(u, p.Name, p.Value)
 	}
 	m.reloadDeviceListsLocked(u) // the file holds each list whole
@@ -582,8 +584,16 @@ func (m *manager) reloadUnfiledLocked(u *unit) {
 // back from them (measured on 252, 257 and 262 by the differential
 // tester, 257 seed 37002: 1 and 42949 read 0, 0x7fffffff reads
 // 0x80000000; 247 has no such setting; replay "OOM pressure limit after
-// a reload").
+// a reload"). An exit status set reads as exitStatusSet.readBack says; one
+// none of whose lines reads back comes back with no Name (left as it is).
 func (m *manager) readBackLocked(p setProp) setProp {
+	if exitStatusSetting(p.Name) {
+		s, _ := decodeExitStatusSet(p.Value.Value())
+		if s, ok := s.readBack(); ok {
+			return setProp{p.Name, dbus.MakeVariant(s)}
+		}
+		return setProp{}
+	}
 	if share, ok := p.Value.Value().(uint32); ok && p.Name == "TasksMaxScale" {
 		return setProp{"TasksMax", dbus.MakeVariant(scaledLimit("TasksMax", m.tasksMaxWritten(share), 10000))}
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -425,5 +426,96 @@ func testRestartOnFailure(t *testing.T, e *env) {
 		if r, _ := j.Wait(e.ctx); r != sdbus.JobCanceled {
 			t.Errorf("the start job that waited: %s; want canceled", r)
 		}
+	}
+}
+
+// exitStatusSet is an exit status set as StartTransientUnit takes it
+// (aiai): exit statuses, then signals.
+type exitStatusSet struct{ Status, Signal []int32 }
+
+// testExitStatusSets: SuccessExitStatus= makes an exit status or a signal
+// a clean end of a service's main process; a oneshot service's main
+// process killed by SIGTERM fails it (any other type's ends cleanly);
+// RestartPreventExitStatus= keeps a service from restarting, and
+// RestartForceExitStatus= restarts it whatever Restart= says (here
+// until the start rate limit refuses a start: start-limit-hit, as its
+// runs succeeded, NRestarts 2); a status out of 0-255 is InvalidArgs.
+func testExitStatusSets(t *testing.T, e *env) {
+	props := func(argv []string, extra ...sdbus.Property) []sdbus.Property {
+		return append([]sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropExecStart(argv, false)}, extra...)
+	}
+	read := func(name string) sdbus.ServiceProperties {
+		t.Helper()
+		sp, err := e.c.ServiceProperties(e.ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sp
+	}
+
+	clean := e.unit("exit-success", "service")
+	cleanup(t, e, clean)
+	wait(t, e, start(t, e, e.c, clean, props([]string{"/bin/sh", "-c", "exit 3"}, sdbus.PropRemainAfterExit(true),
+		sdbus.PropRaw("SuccessExitStatus", exitStatusSet{Status: []int32{3}}))), sdbus.JobDone)
+	settle(t, e, clean, "exited", func(s sdbus.UnitState) bool { return s.SubState == "exited" || isFailed(s) })
+	if sp := read(clean); sp.Result != "success" || sp.ExecMainStatus != 3 {
+		t.Errorf("exit 3 with SuccessExitStatus=3: Result %q, ExecMainStatus %d; want success, 3", sp.Result, sp.ExecMainStatus)
+	}
+
+	for _, tc := range []struct {
+		name    string
+		success []int32 // SuccessExitStatus= signals
+		want    string  // Result after SIGTERM
+	}{
+		{"oneshot", nil, "signal"},
+		{"oneshot-success", []int32{int32(syscall.SIGTERM)}, "success"},
+	} {
+		name := e.unit("exit-"+tc.name, "service")
+		cleanup(t, e, name)
+		extra := []sdbus.Property{sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropRemainAfterExit(true)}
+		if tc.success != nil {
+			extra = append(extra, sdbus.PropRaw("SuccessExitStatus", exitStatusSet{Status: []int32{}, Signal: tc.success}))
+		}
+		j, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, props([]string{"/bin/sleep", "1000"}, extra...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		settle(t, e, name, "starting", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActivating })
+		if err := e.c.KillUnit(e.ctx, name, sdbus.KillMain, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		want := sdbus.JobDone
+		if tc.want != "success" {
+			want = sdbus.JobFailed
+		}
+		wait(t, e, j, want)
+		if sp := read(name); sp.Result != tc.want {
+			t.Errorf("%s: a oneshot service's main process killed by SIGTERM: Result %q; want %q", tc.name, sp.Result, tc.want)
+		}
+	}
+
+	prevented := e.unit("exit-prevent", "service")
+	cleanup(t, e, prevented)
+	wait(t, e, start(t, e, e.c, prevented, props([]string{"/bin/false"}, sdbus.PropRaw("Restart", "on-failure"),
+		sdbus.PropRaw("RestartPreventExitStatus", exitStatusSet{Status: []int32{1}}))), sdbus.JobDone)
+	settle(t, e, prevented, "failed", isFailed)
+	if sp := read(prevented); sp.Result != "exit-code" || sp.NRestarts != 0 {
+		t.Errorf("Restart=on-failure with RestartPreventExitStatus=1, exit 1: Result %q, NRestarts %d; want exit-code, 0", sp.Result, sp.NRestarts)
+	}
+
+	forced := e.unit("exit-force", "service")
+	cleanup(t, e, forced)
+	wait(t, e, start(t, e, e.c, forced, props([]string{"/bin/true"}, sdbus.PropRaw("StartLimitBurst", uint32(2)),
+		sdbus.PropRaw("RestartForceExitStatus", exitStatusSet{Status: []int32{0}}))), sdbus.JobDone)
+	settle(t, e, forced, "failed", isFailed)
+	if sp := read(forced); sp.Result != "start-limit-hit" || sp.NRestarts != 2 {
+		t.Errorf("Restart=no with RestartForceExitStatus=0, exit 0: Result %q, NRestarts %d; want start-limit-hit, 2", sp.Result, sp.NRestarts)
+	}
+
+	_, err := e.c.StartTransientUnit(e.ctx, e.unit("exit-range", "service"), sdbus.ModeReplace,
+		props([]string{"/bin/true"}, sdbus.PropRaw("SuccessExitStatus", exitStatusSet{Status: []int32{256}})))
+	var se *sdbus.Error
+	if !errors.Is(err, sdbus.ErrInvalidArgs) || !errors.As(err, &se) || se.Message != "Invalid status code in SuccessExitStatus: 256" {
+		t.Errorf("SuccessExitStatus=256: %v; want InvalidArgs \"Invalid status code in SuccessExitStatus: 256\"", err)
 	}
 }

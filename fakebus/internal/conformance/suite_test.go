@@ -249,6 +249,7 @@ var cases = []suiteCase{
 	{name: "ProcessMovesBetweenScopes", run: testProcessMovesBetweenScopes},
 	{name: "ScopeOwner", run: testScopeOwner, user: true},
 	{name: "RestartOnFailure", run: testRestartOnFailure, user: true},
+	{name: "ExitStatusSets", run: testExitStatusSets, user: true},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},

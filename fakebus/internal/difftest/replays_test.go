@@ -13,6 +13,52 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A oneshot service's main process killed by SIGTERM or SIGHUP
+	// fails it (is_clean_exit's EXIT_CLEAN_COMMAND): the fake ended it
+	// cleanly as any other service's (found reading exit-status.c,
+	// measured on 247-262).
+	{"oneshot killed", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "oneshot"}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 15},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "oneshot"}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 1},
+	}},
+	// SuccessExitStatus=, RestartPreventExitStatus= and
+	// RestartForceExitStatus= (the fake refused them PropertyReadOnly;
+	// measured on 247-262): a status or signal of the first ends the
+	// main process cleanly, the second keeps a service from restarting
+	// before the third restarts it whatever Restart= says; the same
+	// setting twice adds up, an empty one empties it, and a signal
+	// written as a number reads back as an exit status at a reload.
+	{"exit status sets", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}, {"Type", "oneshot"}, {"SuccessExitStatus", ExitStatusValue{[]int32{3}, nil}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "oneshot"}, {"SuccessExitStatus", ExitStatusValue{nil, []int32{15}}}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 15},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"Restart", "on-failure"}, {"RestartPreventExitStatus", ExitStatusValue{[]int32{1}, nil}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"StartLimitBurst", uint32(2)}, {"RestartForceExitStatus", ExitStatusValue{[]int32{0}, nil}}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "ResetFailedUnit", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"SuccessExitStatus", ExitStatusValue{[]int32{7, 1}, []int32{15}}}, {"SuccessExitStatus", ExitStatusValue{[]int32{3}, []int32{9, 64, 65, 1000}}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"SuccessExitStatus", ExitStatusValue{[]int32{7}, nil}}, {"SuccessExitStatus", ExitStatusValue{nil, nil}}, {"SuccessExitStatus", ExitStatusValue{nil, []int32{0}}}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 9},
+	}},
+	// The same in unit files: exit statuses by number or name (BPF from
+	// 252, KSM from 257), signals by name, number, RTMIN+n or RTMAX-n;
+	// and the start rate limit's older spellings (StartLimitBurst= and
+	// StartLimitInterval= in [Service], StartLimitInterval= in [Unit]),
+	// which the fake ignored (measured on 247-262).
+	{"exit status sets in files", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sh -c 'exit 3'"}, {"Service", "SuccessExitStatus", "TEMPFAIL BPF KSM SIGUSR1 RTMIN+2 RTMAX-1 RTMIN+31"}, {"Service", "SuccessExitStatus", "bogus 300 -1"}, {"Service", "SuccessExitStatus", "3 FAILURE CHDIR"}, {"Service", "RestartPreventExitStatus", "1"}, {"Service", "RestartPreventExitStatus", ""}, {"Service", "RestartPreventExitStatus", "SIGTERM 0"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "RestartForceExitStatus", "SIGKILL"}, {"Service", "StartLimitBurst", "2"}, {"Service", "StartLimitInterval", "1h"}, {"Service", "KillSignal", "SIGRTMIN"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 9},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "StartLimitInterval", "5s"}, {"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "SuccessExitStatus", "SIGKILL"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 9},
+	}},
 	// A control process running at a daemon-reload has its command's
 	// record made anew: when a stop kills it, its end shows (2/15, exit
 	// time and PID) with its start times 0 (the fake showed nothing; 257

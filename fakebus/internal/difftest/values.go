@@ -77,6 +77,12 @@ var (
 	// of UINT32_MAX.
 	scaleValues = []any{uint32(0), uint32(1), uint32(math.MaxUint32 / 2), uint32(math.MaxUint32)}
 	boolValues  = []any{true, false}
+	// Exit status sets (aiai): exit statuses, then signals.
+	exitStatusValues = []any{
+		ExitStatusValue{[]int32{}, []int32{}}, ExitStatusValue{[]int32{1}, nil}, ExitStatusValue{[]int32{3, 0, 3}, []int32{15}},
+		ExitStatusValue{[]int32{255}, []int32{9, 1}}, ExitStatusValue{[]int32{256}, nil}, ExitStatusValue{[]int32{-1}, nil},
+		ExitStatusValue{nil, []int32{0}}, ExitStatusValue{nil, []int32{64}}, ExitStatusValue{nil, []int32{65, 1000}}, ExitStatusValue{nil, []int32{-1}},
+	}
 )
 
 // props are the settable properties the generator draws from.
@@ -98,6 +104,12 @@ var props = []propSpec{
 	{name: "BusName", scope: onService, values: []any{"", "org.example.X", ":1.5", "x", "bogus name"}},
 	{name: "RemainAfterExit", scope: onService, values: boolValues},
 	{name: "Restart", scope: onService, values: []any{"no", "on-failure", "bogus", ""}},
+	// Exit statuses 1 and 3 and SIGKILL and SIGTERM are those of
+	// commands and KillUnit; 256 and -1 out of range; signal 0 and
+	// those past SIGRTMAX no process ends by.
+	{name: "SuccessExitStatus", scope: onService, values: exitStatusValues},
+	{name: "RestartPreventExitStatus", scope: onService, values: exitStatusValues},
+	{name: "RestartForceExitStatus", scope: onService, values: exitStatusValues},
 	{name: "TimeoutStopUSec", scope: onExec, values: usecValues},
 	{name: "RuntimeMaxUSec", scope: onExec, values: usecValues},
 	// A scope takes User= and Group= from 252 (the owner of its delegated
@@ -186,8 +198,11 @@ type (
 		Usec uint64
 	}
 	CalendarValue struct{ Base, Spec string }
-	DeviceValue   struct{ Path, Access string }
-	IOValue       struct {
+	// ExitStatusValue is an exit status set (aiai): SuccessExitStatus=,
+	// RestartPreventExitStatus=, RestartForceExitStatus=.
+	ExitStatusValue struct{ Status, Signal []int32 }
+	DeviceValue     struct{ Path, Access string }
+	IOValue         struct {
 		Path  string
 		Value uint64
 	}

@@ -774,6 +774,13 @@ const (
 	// Seen on 252, 257 and 262 (fakebus/internal/difftest, replay "stop
 	// when unneeded").
 	UnneededAtReload Behaviour = "UnneededAtReload"
+	// ExitStatusBPF: a unit file may name exit status 244 BPF
+	// (SuccessExitStatus=BPF); 247 ignores the word. Seen on 252, 257 and
+	// 262 (fakebus/internal/difftest).
+	ExitStatusBPF Behaviour = "ExitStatusBPF"
+	// ExitStatusKSM: a unit file may name exit status 245 KSM; 247 and 252
+	// ignore the word. Seen on 257 and 262 (fakebus/internal/difftest).
+	ExitStatusKSM Behaviour = "ExitStatusKSM"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -836,6 +843,8 @@ var Behaviours = map[Behaviour]Release{
 	MemoryScalePermyriad:        R("252"),
 	TasksMaxScaleHundredths:     R("257"),
 	UnneededAtReload:            R("252"),
+	ExitStatusBPF:               R("252"),
+	ExitStatusKSM:               R("257"),
 }
 
 // Behaves reports whether release r has behaviour b.
