@@ -261,6 +261,7 @@ var cases = []suiteCase{
 func runSuite(t *testing.T, b backend) {
 	var seq atomic.Int64
 	var passed, failed, skipped int
+	began := time.Now()
 	v := managerVersion(t, b)
 	rel := sdversions.Release{Major: v.Major, Minor: v.Minor}
 	if b.user && b.rawBus == nil {
@@ -304,7 +305,8 @@ func runSuite(t *testing.T, b backend) {
 			passed++
 		}
 	}
-	t.Logf("conformance on %s %s: %d passed, %d failed, %d skipped", b.name, v, passed, failed, skipped)
+	// The time taken, for the CI log: make check's time is budgeted.
+	t.Logf("conformance on %s %s: %d passed, %d failed, %d skipped (%.0f s)", b.name, v, passed, failed, skipped, time.Since(began).Seconds())
 }
 
 // managerVersion reads the manager's Version on a connection of its own.

@@ -171,6 +171,7 @@ func TestDifferential(t *testing.T) {
 	ctx := context.Background()
 	version := strings.TrimPrefix(real.Name, "systemd ")
 	st := &stats{}
+	began := time.Now()
 	d := os.Getenv("SDBUS_DIFFTEST_DURATION")
 	if d == "" {
 		// Deferred: rapid ends the test with t.Fatal when a divergence
@@ -182,7 +183,7 @@ func TestDifferential(t *testing.T) {
 				t.Logf("the first divergence:\n%s", st.first)
 				st.mu.Unlock()
 			}
-			t.Logf("differential on %s: %s", real.Name, st)
+			t.Logf("differential on %s: %s (%.0f s)", real.Name, st, time.Since(began).Seconds())
 		}()
 		rapid.Check(t, check(ctx, real, fake, st, maxSteps))
 		return
@@ -257,6 +258,7 @@ func TestDifferentialEdges(t *testing.T) {
 func runEdges(t *testing.T, real *Backend, fake func() (*Backend, func(), error), seqs [][]Op) {
 	ctx := context.Background()
 	st := &stats{}
+	began := time.Now()
 	// The runs share the manager: none reloads it while others run
 	// (Backend.NoCleanupReload); it is reloaded once they are done.
 	quiet := *real
@@ -316,7 +318,7 @@ func runEdges(t *testing.T, real *Backend, fake func() (*Backend, func(), error)
 	}
 	close(work)
 	wg.Wait()
-	t.Logf("edges on %s: %s", real.Name, st)
+	t.Logf("edges on %s: %s (%.0f s)", real.Name, st, time.Since(began).Seconds())
 }
 
 // edgeWorkers is how many edge sequences run at once.
