@@ -94,8 +94,8 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 	props["AssertTimestamp"] = dbus.MakeVariant(u.assertAt.real)
 	props["AssertTimestampMonotonic"] = dbus.MakeVariant(u.assertAt.mono)
 	// The other dependency lists, where the release has them.
-	for _, name := range []string{"Requisite", "PartOf", "OnFailure", "RequiredBy", "RequisiteOf", "WantedBy",
-		"BoundBy", "ConsistsOf", "ConflictedBy", "OnFailureOf"} {
+	for _, name := range []string{"Requisite", "PartOf", "OnFailure", "OnSuccess", "RequiredBy", "RequisiteOf", "WantedBy",
+		"BoundBy", "ConsistsOf", "ConflictedBy", "OnFailureOf", "OnSuccessOf"} {
 		if m.has(name) {
 			props[name] = dbus.MakeVariant(m.depsLocked(u, name))
 		}

@@ -35,7 +35,7 @@ import (
 )
 
 // depLists are the dependency settings that reference another unit.
-var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure"}
+var depLists = []string{"Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure", "OnSuccess"}
 
 // inverseDeps maps each dependency list to its inverse.
 var inverseDeps = map[string]string{
@@ -47,6 +47,7 @@ var inverseDeps = map[string]string{
 	"Conflicts": "ConflictedBy", "ConflictedBy": "Conflicts",
 	"Before": "After", "After": "Before",
 	"OnFailure": "OnFailureOf", "OnFailureOf": "OnFailure",
+	"OnSuccess": "OnSuccessOf", "OnSuccessOf": "OnSuccess",
 	"Triggers": "TriggeredBy", "TriggeredBy": "Triggers",
 }
 

@@ -120,6 +120,7 @@
 //   - reexec.go: daemon-reexec (Server.Reexecute, Reexec).
 //   - reset.go: Server.Reset: the manager back to its state at start, its clients kept.
 //   - restart.go: automatic restarts (Restart=, RestartSec=).
+//   - onfailure.go: the units OnFailure= and OnSuccess= start.
 //   - exitstatus.go: exit status sets (SuccessExitStatus=, RestartPreventExitStatus=,
 //     RestartForceExitStatus=): which ends are clean, which restart.
 //

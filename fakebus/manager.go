@@ -97,6 +97,9 @@ type manager struct {
 	// unneeded are the units to check for StopWhenUnneeded= before the
 	// lock is released (unneeded.go).
 	unneeded []*unit
+	// triggered are the units OnFailure= and OnSuccess= start before the
+	// lock is released (onfailure.go).
+	triggered []trigger
 	// reverseSorted is reverse sorted by name, nil when reverse changed
 	// since (reverseLocked); never changed in place.
 	reverseSorted []*unit

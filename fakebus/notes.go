@@ -114,7 +114,8 @@ var modelled = map[string]bool{
 	"RefuseManualStart": true, "RefuseManualStop": true, "AllowIsolate": true,
 	"CollectMode": true, "Conditions": true, "Asserts": true, "Slice": true,
 	"StartLimitBurst": true, "StartLimitIntervalUSec": true, // startlimit.go
-	"StopWhenUnneeded": true, // unneeded.go
+	"StopWhenUnneeded": true,                    // unneeded.go
+	"OnFailure":        true, "OnSuccess": true, // onfailure.go
 
 	"Type": true, "BusName": true, "ExecStart": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true,
 	"ExecStopPost": true, "ExecReload": true, "ExecCondition": true, "RemainAfterExit": true,

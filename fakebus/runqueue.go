@@ -67,11 +67,16 @@ func (m *manager) lock() {
 }
 
 // unlock runs the run queue if the manager is idle (see above), and
-// stops the units that became unneeded (unneeded.go) until that queues no
-// more jobs, then releases the lock.
+// starts the units OnFailure= and OnSuccess= name (onfailure.go) and stops
+// the units that became unneeded (unneeded.go) until that queues no more
+// jobs, then releases the lock.
 func (m *manager) unlock() {
 	m.dispatchLocked()
-	for m.stopUnneededLocked() {
+	for {
+		triggered := m.startTriggeredLocked()
+		if !m.stopUnneededLocked() && !triggered {
+			break
+		}
 		m.dispatchLocked()
 	}
 	m.mu.Unlock()

@@ -132,6 +132,7 @@ var settableProps = map[string]settable{
 	"Before":                 {"as", forUnit, checkUnitList},
 	"After":                  {"as", forUnit, checkUnitList},
 	"OnFailure":              {"as", forUnit, checkUnitList},
+	"OnSuccess":              {"as", forUnit, checkUnitList}, // from 252 (onfailure.go)
 	"DefaultDependencies":    {"b", forUnit, nil},
 	"RefuseManualStart":      {"b", forUnit, nil},
 	"RefuseManualStop":       {"b", forUnit, nil},
@@ -893,7 +894,7 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 			// Inherited from DefaultStandardOutput=, which is journal.
 			v = dbus.MakeVariant("journal")
 		}
-	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure":
+	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure", "OnSuccess":
 		// A unit does not depend on itself: systemd drops the name
 		// (unit_add_dependency; measured on 247-262 by the differential
 		// tester: Wants= of its own name left its start waiting).
@@ -970,7 +971,7 @@ func clearsWhenEmpty(name string, v dbus.Variant) bool {
 func appends(name string) bool {
 	switch name {
 	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After",
-		"OnFailure", "Documentation", "Environment",
+		"OnFailure", "OnSuccess", "Documentation", "Environment",
 		"Conditions", "Asserts", "RequiresMountsFor",
 		"ExecCondition", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPre", "ExecStopPost":
 		return true

@@ -82,6 +82,9 @@ type unit struct {
 	changed     time.Time
 	activeAt    time.Time
 	gone        bool // removed from m.units
+	// triggering: the start of its OnFailure= or OnSuccess= units is due
+	// (onfailure.go).
+	triggering bool
 	// unannounced: loaded for a call and never announced (UnitNew), so
 	// not to be removed with UnitRemoved either (dbus_object.go).
 	unannounced bool
@@ -320,8 +323,17 @@ func (m *manager) failedLocked(u *unit, result string, mayRestart bool) {
 	m.setStateLocked(u, "failed", "failed")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
+	// From 257 its OnFailure= units start whether or not it restarts
+	// (onfailure.go).
+	restarts := m.behaves(sdversions.OnTerminationWhenRestarting)
+	if restarts {
+		m.onFailureLocked(u)
+	}
 	if m.autoRestartLocked(u, mayRestart) {
 		return
+	}
+	if !restarts {
+		m.onFailureLocked(u)
 	}
 	m.collectLocked(u)
 }
@@ -329,11 +341,19 @@ func (m *manager) failedLocked(u *unit, result string, mayRestart bool) {
 // deactivateLocked puts u into inactive/dead (after a clean exit or stop);
 // a service may then restart (restart.go).
 func (m *manager) deactivateLocked(u *unit) {
+	was := u.active
 	m.setStateLocked(u, "inactive", "dead")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
+	restarts := m.behaves(sdversions.OnTerminationWhenRestarting)
+	if restarts {
+		m.onSuccessLocked(u, was)
+	}
 	if m.autoRestartLocked(u, true) {
 		return
+	}
+	if !restarts {
+		m.onSuccessLocked(u, was)
 	}
 	m.collectLocked(u)
 }
@@ -400,6 +420,14 @@ func (m *manager) collectLocked(u *unit) {
 	for _, o := range m.referencedByLocked(u) {
 		m.collectLocked(o)
 	}
+	// And the units that referred to it, as systemd's sweep looks at them
+	// (units only OnFailure=/OnSuccess= kept linger until then:
+	// onfailure.go).
+	for _, o := range m.sortedUnitsLocked() {
+		if !o.gone && m.refersLocked(o, u) {
+			m.collectLocked(o)
+		}
+	}
 }
 
 // pinnedLocked reports whether u stays loaded whatever refers to it: it
@@ -407,9 +435,13 @@ func (m *manager) collectLocked(u *unit) {
 // configuration to load it again from (neither transient nor from a
 // file, not a slice or a device, and not a unit no file defines), or is
 // not inactive (failed units
-// stay, unless CollectMode=inactive-or-failed).
-func pinnedLocked(u *unit) bool {
+// stay, unless CollectMode=inactive-or-failed), or its OnFailure= or
+// OnSuccess= units are about to start or have a job (onfailure.go).
+func (m *manager) pinnedLocked(u *unit) bool {
 	if u.job != nil || u.perpetual || len(u.refs) > 0 || !(u.transient || u.fromFile || u.load == "not-found" || u.kind == "slice" || u.kind == "device") {
+		return true
+	}
+	if m.handlersBusyLocked(u) {
 		return true
 	}
 	switch {
@@ -425,7 +457,7 @@ func pinnedLocked(u *unit) bool {
 // referring to it must stay. seen holds the units already on the path
 // (a cycle keeps nothing by itself).
 func (m *manager) keptLocked(u *unit, seen map[*unit]bool) bool {
-	if pinnedLocked(u) {
+	if m.pinnedLocked(u) {
 		return true
 	}
 	seen[u] = true
@@ -857,6 +889,7 @@ func (m *manager) stopUnitLocked(u *unit) {
 	m.setStateLocked(u, "inactive", "dead")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
+	m.onSuccessLocked(u, "deactivating")
 }
 
 // cleanMasks are CleanUnit's resource types (ExecCleanMask), "fdstore"

@@ -519,3 +519,29 @@ func testExitStatusSets(t *testing.T, e *env) {
 		t.Errorf("SuccessExitStatus=256: %v; want InvalidArgs \"Invalid status code in SuccessExitStatus: 256\"", err)
 	}
 }
+
+// testOnFailureStarts: a service that fails starts the units its
+// OnFailure= names (here a slice, which loads without a file), one that
+// ends cleanly those of OnSuccess= (from 252), and a unit it names that
+// does not exist is passed over.
+func testOnFailureStarts(t *testing.T, e *env) {
+	for _, tc := range []struct {
+		name, setting string
+		argv          []string
+	}{
+		{"onfailure", "OnFailure", []string{"/bin/false"}},
+		{"onsuccess", "OnSuccess", []string{"/bin/true"}},
+	} {
+		if !sdversions.HasProperty(e.release, tc.setting, "service") {
+			continue // 247 has no OnSuccess=
+		}
+		handler := e.unit(tc.name+"-handler", "slice")
+		cleanup(t, e, handler)
+		name := e.unit(tc.name, "service")
+		cleanup(t, e, name)
+		props := []sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropExecStart(tc.argv, false),
+			sdbus.PropRaw(tc.setting, []string{e.unit(tc.name+"-missing", "service"), handler})}
+		wait(t, e, start(t, e, e.c, name, props), sdbus.JobDone)
+		settle(t, e, handler, "started by "+tc.setting, func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive })
+	}
+}

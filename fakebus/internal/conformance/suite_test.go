@@ -250,6 +250,7 @@ var cases = []suiteCase{
 	{name: "ScopeOwner", run: testScopeOwner, user: true},
 	{name: "RestartOnFailure", run: testRestartOnFailure, user: true},
 	{name: "ExitStatusSets", run: testExitStatusSets, user: true},
+	{name: "OnFailureStarts", run: testOnFailureStarts, user: true},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},

@@ -13,6 +13,34 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// OnFailure= and OnSuccess= (the fake started nothing; measured on
+	// 247-262): a unit that fails starts its OnFailure= units (one not
+	// found is passed over), one that ends cleanly or is stopped its
+	// OnSuccess= units (from 252), after its own job's JobRemoved; a
+	// service that restarts does so only at its last failure before 257
+	// and at each from 257; the unit stays loaded until the unit it
+	// started changes again.
+	{"OnFailure and OnSuccess", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "OnFailure", "{u1} {u7}"}, {"Service", "ExecStart", "/bin/false"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "OnFailure", "{u1}"}, {"Unit", "StartLimitBurst", "2"}, {"Service", "ExecStart", "/bin/false"}, {"Service", "Restart", "on-failure"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "OnSuccess", "{u1}"}, {"Service", "ExecStart", "/bin/true"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "OnSuccess", "{u1}"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}, {"OnFailure", []string{"nosuch.service"}}, {"RuntimeMaxUSec", uint64(1)}}},
+	}},
 	// A oneshot service's main process killed by SIGTERM or SIGHUP
 	// fails it (is_clean_exit's EXIT_CLEAN_COMMAND): the fake ended it
 	// cleanly as any other service's (found reading exit-status.c,

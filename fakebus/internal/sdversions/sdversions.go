@@ -781,6 +781,12 @@ const (
 	// ExitStatusKSM: a unit file may name exit status 245 KSM; 247 and 252
 	// ignore the word. Seen on 257 and 262 (fakebus/internal/difftest).
 	ExitStatusKSM Behaviour = "ExitStatusKSM"
+	// OnTerminationWhenRestarting: a unit's OnFailure= units start each
+	// time it fails, and its OnSuccess= units each time it ends cleanly,
+	// also when it restarts (Restart=); 247 and 252 start them only when
+	// it does not (UNIT_NOTIFY_WILL_AUTO_RESTART, gone in 254). Seen on
+	// 257 and 262 (fakebus/internal/difftest).
+	OnTerminationWhenRestarting Behaviour = "OnTerminationWhenRestarting"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -845,6 +851,7 @@ var Behaviours = map[Behaviour]Release{
 	UnneededAtReload:            R("252"),
 	ExitStatusBPF:               R("252"),
 	ExitStatusKSM:               R("257"),
+	OnTerminationWhenRestarting: R("257"),
 }
 
 // Behaves reports whether release r has behaviour b.

@@ -1,0 +1,97 @@
+package fakebus
+
+// OnFailure= and OnSuccess=: the units a unit starts when it fails, or
+// (from 252) when it ends after it ran (systemd's unit_notify and
+// unit_start_on_failure). Measured on 247 and 252 by the differential
+// tester:
+//   - a unit that enters the failed state, unless it is about to restart
+//     (Restart=), queues a start job (mode replace) for each unit of its
+//     OnFailure= that is loaded (one not found is passed over); a service
+//     that restarts does so only once the start rate limit ends its
+//     restarts;
+//   - a unit that becomes inactive from any state but failed (its program
+//     ended cleanly, a stop) queues one for each unit of its OnSuccess=,
+//     unless it is about to restart; 247 has no OnSuccess=;
+//   - the jobs are queued once what failed or stopped the unit is done:
+//     the JobRemoved of its own job comes first; the unit stays loaded.
+//
+// OnFailureJobMode= and OnSuccessJobMode= are not modelled: the mode is
+// replace.
+
+import "github.com/sdbus-go/sdbus"
+
+// trigger is the start of the units a unit's OnFailure= or OnSuccess=
+// names, due once the lock is released.
+type trigger struct {
+	from  *unit
+	names []string
+}
+
+// onFailureLocked queues the start of u's OnFailure= units (u just failed
+// and does not restart).
+func (m *manager) onFailureLocked(u *unit) { m.triggerLocked(u, u.list("OnFailure")) }
+
+// onSuccessLocked queues the start of u's OnSuccess= units (u just became
+// inactive from state was, and does not restart).
+func (m *manager) onSuccessLocked(u *unit, was string) {
+	if was != "inactive" && was != "failed" {
+		m.triggerLocked(u, u.list("OnSuccess"))
+	}
+}
+
+func (m *manager) triggerLocked(u *unit, names []string) {
+	if len(names) > 0 {
+		m.triggered = append(m.triggered, trigger{u, names})
+		u.triggering = true
+	}
+}
+
+// handlersBusyLocked reports whether u must stay loaded for its OnFailure=
+// and OnSuccess= units: their start is due, or one of them has a job
+// (unit_success_failure_handler_has_jobs). As on systemd, which looks at
+// a unit again only when something else brings it up, nothing collects u
+// when their jobs end (measured on 252: the unit is still loaded,
+// inactive, after its OnSuccess= unit started).
+func (m *manager) handlersBusyLocked(u *unit) bool {
+	if u.triggering {
+		return true
+	}
+	for _, d := range []string{"OnFailure", "OnSuccess"} {
+		for _, name := range u.list(d) {
+			if t := m.units[m.primaryLocked(name)]; t != nil && t.job != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// startTriggeredLocked queues the start jobs onFailureLocked and
+// onSuccessLocked asked for, and reports whether it queued one. A unit
+// whose units got no job is collected now, if nothing else keeps it.
+func (m *manager) startTriggeredLocked() bool {
+	queued := false
+	for len(m.triggered) > 0 {
+		tr := m.triggered[0]
+		m.triggered = m.triggered[1:]
+		tr.from.triggering = false
+		for _, name := range tr.names {
+			t := m.units[m.primaryLocked(name)]
+			if t == nil || t.load != "loaded" {
+				continue // "Unit X not found." in systemd's log only
+			}
+			j, merged, err := m.installLocked(t, jobStart, sdbus.ModeReplace, nil)
+			if err != nil {
+				continue
+			}
+			if !merged {
+				j.replied = true // nobody waits for a reply naming it
+			}
+			m.maybeRunLocked(j)
+			queued = true
+		}
+		m.collectLocked(tr.from)
+	}
+	m.triggered = nil
+	return queued
+}
