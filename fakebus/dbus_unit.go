@@ -100,6 +100,9 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 			props[name] = dbus.MakeVariant(m.depsLocked(u, name))
 		}
 	}
+	if m.has("WantsMountsFor") {
+		props["WantsMountsFor"] = dbus.MakeVariant(append([]string{}, m.wantsMountPathsLocked(u)...))
+	}
 	if !m.has("CollectMode") {
 		delete(props, "CollectMode")
 	}

@@ -67,13 +67,20 @@ func (m *manager) ownDepsLocked(u *unit, name string) []string {
 	switch name {
 	case "Requires", "After":
 		add(u.slice())
-		for _, mnt := range m.mountUnitsLocked(u) {
+		for _, mnt := range m.mountUnitsLocked(u, u.mountPaths()) {
 			if name == "After" || mnt.fromFile {
 				add(mnt.name)
 			}
 		}
 	case "Before", "Triggers":
 		add(u.triggers())
+	}
+	if name == "Wants" || name == "After" {
+		for _, mnt := range m.mountUnitsLocked(u, m.wantsMountPathsLocked(u)) {
+			if name == "After" || mnt.fromFile {
+				add(mnt.name)
+			}
+		}
 	}
 	if name == "After" && logsToJournal(u) {
 		add("systemd-journald.socket")
@@ -305,12 +312,32 @@ func (u *unit) mountPaths() []string {
 	return out
 }
 
-// mountUnitsLocked returns the loaded mount units of u's mountPaths and of
+// wantsMountPathsLocked is u's WantsMountsFor (from 257; nil before): its
+// setting, then the working directory of a unit with an exec context that
+// may be missing ("!", from "-"), which 256 on asks for so
+// (unit_add_exec_dependencies' UNIT_MOUNT_WANTS; measured on 257 and 262
+// by the differential tester). Its mount units are ordered before u (and
+// wanted by it if they have a file), as RequiresMountsFor's are required.
+func (m *manager) wantsMountPathsLocked(u *unit) []string {
+	if !m.has("WantsMountsFor") {
+		return nil
+	}
+	out := append([]string{}, u.list("WantsMountsFor")...)
+	switch u.kind {
+	case "service", "socket", "mount", "swap":
+		if d, ok := strings.CutPrefix(u.str("WorkingDirectory"), "!"); ok && strings.HasPrefix(d, "/") && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// mountUnitsLocked returns the loaded mount units of paths (u's) and of
 // their parent directories, up to -.mount, each once; a mount is not its
 // own.
-func (m *manager) mountUnitsLocked(u *unit) []*unit {
+func (m *manager) mountUnitsLocked(u *unit, paths []string) []*unit {
 	var out []*unit
-	for _, p := range u.mountPaths() {
+	for _, p := range paths {
 		for {
 			if o := m.units[sdbus.EscapeUnitPath(p)+".mount"]; o != nil && o != u && !slices.Contains(out, o) {
 				out = append(out, o)

@@ -254,6 +254,19 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 						if val == "" {
 							lists[name] = nil
 						}
+					} else if name == "RequiresMountsFor" || name == "WantsMountsFor" {
+						// Word by word: one that is not an absolute,
+						// normalized path is passed over
+						// (config_parse_unit_mounts_for; measured on 257
+						// by the differential tester).
+						for _, w := range strings.Fields(val) {
+							if checkMountPaths(name)([]string{w}) == nil {
+								lists[name] = append(lists[name], simplifyPath(w))
+							}
+						}
+						if val == "" {
+							lists[name] = nil
+						}
 					} else {
 						lists[name] = resetOrAppend(lists[name], val)
 					}

@@ -143,7 +143,8 @@ var settableProps = map[string]settable{
 	"JobTimeoutUSec":         {"t", forUnit, nil}, // settable since 262 (TransientJobTimeout)
 	"StartLimitBurst":        {"u", forUnit, nil},
 	"StartLimitIntervalUSec": {"t", forUnit, nil},
-	"RequiresMountsFor":      {"as", forUnit, checkMountPaths},
+	"RequiresMountsFor":      {"as", forUnit, checkMountPaths("RequiresMountsFor")},
+	"WantsMountsFor":         {"as", forUnit, checkMountPaths("WantsMountsFor")}, // from 257
 	"Conditions":             {"a(sbbs)", forUnit, checkConditions},
 	"Asserts":                {"a(sbbs)", forUnit, checkConditions},
 	"Slice":                  {"s", forKill, checkSlice},
@@ -548,20 +549,23 @@ func (m *manager) checkPIDLocked(pid uint32, wrap string) error {
 // The checks below are systemd's, as the conformance case PreSendChecks
 // measures them on 247 to 262.
 
-// checkMountPaths refuses what systemd's RequiresMountsFor= setter does
-// (measured on 247-262 by the differential tester): each path, simplified
-// (simplifyPath), must be absolute and hold no "..".
-func checkMountPaths(v any) error {
-	for _, p := range v.([]string) {
-		p = simplifyPath(p)
-		if !path.IsAbs(p) {
-			return sysErrorf("Path specified in RequiresMountsFor is not absolute: %s", p)
+// checkMountPaths refuses what systemd's RequiresMountsFor= and (from
+// 257) WantsMountsFor= setters do (measured on 247-262 by the differential
+// tester): each path, simplified (simplifyPath), must be absolute and hold
+// no "..".
+func checkMountPaths(name string) func(any) error {
+	return func(v any) error {
+		for _, p := range v.([]string) {
+			p = simplifyPath(p)
+			if !path.IsAbs(p) {
+				return sysErrorf("Path specified in %s is not absolute: %s", name, p)
+			}
+			if slices.Contains(strings.Split(p, "/"), "..") {
+				return sysErrorf("Path specified in %s is not normalized: %s", name, p)
+			}
 		}
-		if slices.Contains(strings.Split(p, "/"), "..") {
-			return sysErrorf("Path specified in RequiresMountsFor is not normalized: %s", p)
-		}
+		return nil
 	}
-	return nil
 }
 
 // simplifyPath is systemd's path_simplify: repeated slashes, a trailing
@@ -901,7 +905,7 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 		if l, ok := v.Value().([]string); ok && slices.Contains(l, u.name) {
 			v = dbus.MakeVariant(slices.DeleteFunc(slices.Clone(l), func(n string) bool { return n == u.name }))
 		}
-	case "RequiresMountsFor":
+	case "RequiresMountsFor", "WantsMountsFor":
 		var paths []string
 		for _, p := range v.Value().([]string) {
 			paths = append(paths, simplifyPath(p))
@@ -972,7 +976,7 @@ func appends(name string) bool {
 	switch name {
 	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After",
 		"OnFailure", "OnSuccess", "Documentation", "Environment",
-		"Conditions", "Asserts", "RequiresMountsFor",
+		"Conditions", "Asserts", "RequiresMountsFor", "WantsMountsFor",
 		"ExecCondition", "ExecStartPre", "ExecStart", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPre", "ExecStopPost":
 		return true
 	}

@@ -427,7 +427,7 @@ func programOutcome(line string) string {
 var calendarNext = regexp.MustCompile(`(\("OnCalendar" "[^"]*" )next=set\)`)
 
 // depList is a dependency property's value as a unit line shows it.
-var depList = regexp.MustCompile(`\b(After|Before|Wants|Requires|Requisite|BindsTo|PartOf|Conflicts|OnFailure|WantedBy|RequiredBy)=\[([^\]]*)\]`)
+var depList = regexp.MustCompile(`\b(After|Before|Wants|Requires|Requisite|BindsTo|PartOf|Conflicts|OnFailure|OnSuccess|WantedBy|RequiredBy)=\[([^\]]*)\]`)
 
 // sortedLists returns the unit lines with the names in each dependency
 // list sorted.

@@ -13,6 +13,20 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// WantsMountsFor= (from 257; the fake refused it PropertyReadOnly):
+	// checked as RequiresMountsFor= is, its mount units ordered before the
+	// unit; a working directory that may be missing ("-") is wanted so;
+	// in a unit file a word that is no absolute path is passed over
+	// (measured on 247-262).
+	{"WantsMountsFor", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"WantsMountsFor", []string{"/nonexistent", "/tmp/x"}}, {"WantsMountsFor", []string{"/a//b/../c/"}}, {"After", []string{}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"WantsMountsFor", []string{"relative"}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"WantsMountsFor", []string{}}, {"WorkingDirectory", "-/nonexistent"}, {"After", []string{}}, {"Wants", []string{}}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Unit", "WantsMountsFor", "/nonexistent /tmp/y"}, {"Unit", "WantsMountsFor", "relative"}, {"Unit", "After", "{u7}"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}, {"WantsMountsFor", []string{"/nonexistent"}}, {"After", []string{}}}},
+	}},
 	// OnFailure= and OnSuccess= (the fake started nothing; measured on
 	// 247-262): a unit that fails starts its OnFailure= units (one not
 	// found is passed over), one that ends cleanly or is stopped its

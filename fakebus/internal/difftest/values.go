@@ -97,6 +97,7 @@ var props = []propSpec{
 	{name: "StartLimitIntervalUSec", onUnit: true, scope: onUnit, values: []any{uint64(0), uint64(1), uint64(3600000000), uint64(math.MaxUint64)}},
 	{name: "Wants", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"basic.target"}, []string{"bad name"}, []string{"nosuch.service"}}},
 	{name: "RequiresMountsFor", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"/nonexistent"}, []string{"relative"}, []string{"/a//b/../c/"}}},
+	{name: "WantsMountsFor", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"/nonexistent", "/tmp/x"}, []string{"relative"}, []string{"/a//b/../c/"}}},
 	{name: "After", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"basic.target"}, []string{"-.slice"}}},
 	{name: "Slice", scope: onExec, values: []any{"", "-.slice", "system.slice", "bogus", "nosuch.slice", "a-b.slice", "init.scope"}},
 
