@@ -93,8 +93,9 @@ func (m *manager) subcgroupLocked(u *unit, sub string) bool {
 // attachLocked is Manager.AttachProcessesToUnit, with systemd's checks in
 // systemd's order (method_attach_processes_to_unit and
 // bus_unit_method_attach_processes in src/core/dbus-manager.c and
-// dbus-unit.c): the unit must be loaded (it is not loaded for this), the
-// sub-cgroup absolute and normalized, the unit delegated (Delegate= or
+// dbus-unit.c): the unit must be loaded (it is not loaded for this) and in
+// a load state that takes methods (loadStateErr), the sub-cgroup absolute
+// and normalized, the unit delegated (Delegate= or
 // DelegateControllers=, services and scopes only) and not inactive or
 // failed, a sub-cgroup created (MakeSubcgroup, or a directory below
 // WithCgroupRoot's); PID 0 is the caller, PID
@@ -104,6 +105,13 @@ func (m *manager) attachLocked(c *busd.Call, name, sub string, pids []uint32) ([
 	u := m.unitLocked(name)
 	if u == nil {
 		return nil, errNoSuchUnit(name)
+	}
+	// Its load state first (bus_unit_validate_load_state): a stub left by
+	// a refused StartTransientUnit is NoSuchUnit "Unexpected load state"
+	// (measured on 247 and 252 by the differential tester, 247 seeds
+	// 56001 and 56008).
+	if err := loadStateErr(u); err != nil {
+		return nil, err
 	}
 	if sub != "" {
 		if !strings.HasPrefix(sub, "/") {

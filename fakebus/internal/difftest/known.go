@@ -180,10 +180,12 @@ var known = []Known{
 			"file it is no timeout) whose program dies of SIGTERM at once: systemd's stop timeout and the program's " +
 			"death race in its event loop, and the unit fails, Result timeout (2/15, or 0/0 on 247), or stops; the " +
 			"fake has no stop timeout: the program dies first. So does an ExecStop= or ExecStopPost= command " +
-			"(which the same timeout limits) with its own end: killed (2/15), Result timeout, or its exit",
+			"(which the same timeout limits) with its own end: killed (2/15), Result timeout, or its exit; and a " +
+			"scope so stopped, whose processes die of SIGTERM at once, fails, Result timeout, or stops",
 		// The program killed (2/15), or its end not yet seen (0/0: 247).
 		match: func(o Op, real, fake Step) bool {
-			return timedOutRace(instantStopTimeout, "2/15", "0/0")(o, real, fake) || stopCommandTimedOut(real, fake)
+			return timedOutRace(instantStopTimeout, "2/15", "0/0")(o, real, fake) || stopCommandTimedOut(real, fake) ||
+				scopeStopTimedOut(real, fake)
 		},
 	},
 	{
@@ -257,6 +259,19 @@ func stopCommandTimedOut(real, fake Step) bool {
 	return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, f string) bool {
 		return strings.Contains(r, `"failed"/"failed" Result="timeout" `) && instantStopTimeout.MatchString(r) &&
 			stopCommandEnd.MatchString(r) && blank(r) == blank(f)
+	})
+}
+
+// scopeStopTimedOut reports whether real and fake differ only in a scope
+// with TimeoutStopUSec= 0 or 1 µs that failed on systemd with Result
+// timeout and stopped on the fake (gone, or inactive): 247 seed 56002,
+// which did not fail so when rapid ran it again.
+func scopeStopTimedOut(real, fake Step) bool {
+	return sameButUnits(real, fake) && unitsDifferOnly(real, fake, func(r, f string) bool {
+		name, rest, _ := strings.Cut(r, ": ")
+		return strings.HasSuffix(name, ".scope") && strings.HasPrefix(rest, `"loaded" "failed"/"failed" Result="timeout" `) &&
+			instantStopTimeout.MatchString(r) &&
+			(f == name+": org.freedesktop.systemd1.NoSuchUnit" || strings.HasPrefix(f, name+`: "loaded" "inactive"/"dead" `))
 	})
 }
 

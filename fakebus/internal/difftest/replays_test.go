@@ -13,6 +13,17 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// AttachProcessesToUnit of a unit left a stub by a refused
+	// StartTransientUnit: NoSuchUnit "Unexpected load state", before the
+	// delegation is looked at (the fake answered InvalidArgs "Process
+	// migration not available"; 247 seeds 56001 and 56008, measured on
+	// 247 and 252).
+	{"attach to a stub", []Op{
+		{Kind: "RestartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"JobTimeoutUSec", uint64(0x1)}}},
+		{Kind: "AttachProcessesToUnit", Unit: 4, Spawn: []ProcKind{0}, PIDs: []int{0}},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+	}},
 	// WantsMountsFor= (from 257; the fake refused it PropertyReadOnly):
 	// checked as RequiresMountsFor= is, its mount units ordered before the
 	// unit; a working directory that may be missing ("-") is wanted so;

@@ -365,9 +365,22 @@ func (r *run) reply(call *dbus.Call) string {
 		if len(de.Body) > 0 {
 			msg, _ = de.Body[0].(string)
 		}
-		return de.Name + ": " + r.pidNames(msg)
+		if mentionsProcess(msg) {
+			msg = r.pidNames(msg)
+		}
+		return de.Name + ": " + msg
 	}
 	return "error: " + call.Err.Error()
+}
+
+// mentionsProcess reports whether an error message may name a PID
+// ("Process with ID 7 does not exist.", "PID 7 does not belong to any
+// loaded unit."): only then are its numbers taken for PIDs. A value in
+// another message is no process, though a spawned one may have its
+// number (262 seed 53015: "Invalid KillSignal setting: 65" read as P0 in
+// a fresh sandbox, whose PIDs are small).
+func mentionsProcess(msg string) bool {
+	return strings.Contains(msg, "PID") || strings.Contains(strings.ToLower(msg), "process")
 }
 
 // value prints a reply's value or a property's, normalized.

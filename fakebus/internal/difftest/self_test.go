@@ -355,10 +355,14 @@ func TestKnownRuntimeMaxRace(t *testing.T) {
 
 func TestKnownStopTimeoutRace(t *testing.T) {
 	timedOut := `u0.service: "loaded" "failed"/"failed" Result="timeout" ExecMain=2/15 ExecStart=[("/bin/sleep" ["/bin/sleep" "1000"])] TimeoutStopUSec=@t 0 Type="simple"`
+	scopeTimedOut := `u2.scope: "loaded" "failed"/"failed" Result="timeout" PIDs=(org.freedesktop.DBus.Error.UnknownProperty) TimeoutStopUSec=@t 1 File="/run/systemd/transient/dt1u2.scope"`
 	testUnitLineKnown(t, Op{Kind: OpStop}, []unitLineCase{
 		{"collected", timedOut, "u0.service: org.freedesktop.systemd1.NoSuchUnit", "stop-timeout-race"},
 		{"1 µs, stopped", strings.ReplaceAll(timedOut, "@t 0 ", "@t 1 "), `u0.service: "loaded" "inactive"/"dead" Result="success"`, "stop-timeout-race"},
 		{"its end not seen (247)", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=0/0"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", "stop-timeout-race"},
+		{"a scope", scopeTimedOut, "u2.scope: org.freedesktop.systemd1.NoSuchUnit", "stop-timeout-race"},
+		{"a scope with a longer timeout", strings.ReplaceAll(scopeTimedOut, "@t 1 ", "@t 10 "), "u2.scope: org.freedesktop.systemd1.NoSuchUnit", ""},
+		{"a scope the fake keeps failed", scopeTimedOut, strings.ReplaceAll(scopeTimedOut, "timeout", "signal"), ""},
 		{"a longer timeout", strings.ReplaceAll(timedOut, "@t 0 ", "@t 10 "), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"another result", strings.ReplaceAll(timedOut, "timeout", "exit-code"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"the fake's differs", "u0.service: org.freedesktop.systemd1.NoSuchUnit", timedOut, ""},
