@@ -898,7 +898,16 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 			// Inherited from DefaultStandardOutput=, which is journal.
 			v = dbus.MakeVariant("journal")
 		}
-	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure", "OnSuccess":
+	case "OnFailure":
+		// A unit of a type that cannot fail takes none (unit_add_dependency:
+		// "Requested dependency OnFailure= ignored (slice units cannot
+		// fail)"; measured on 247-262 by the differential tester).
+		if u.kind == "slice" || u.kind == "device" {
+			v = dbus.MakeVariant([]string{})
+			break
+		}
+		fallthrough
+	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnSuccess":
 		// A unit does not depend on itself: systemd drops the name
 		// (unit_add_dependency; measured on 247-262 by the differential
 		// tester: Wants= of its own name left its start waiting).

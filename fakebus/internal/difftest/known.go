@@ -441,8 +441,9 @@ func programOutcome(line string) string {
 // calendarNext is a TimersCalendar element as a unit line shows it.
 var calendarNext = regexp.MustCompile(`(\("OnCalendar" "[^"]*" )next=set\)`)
 
-// depList is a dependency property's value as a unit line shows it.
-var depList = regexp.MustCompile(`\b(After|Before|Wants|Requires|Requisite|BindsTo|PartOf|Conflicts|OnFailure|OnSuccess|WantedBy|RequiredBy)=\[([^\]]*)\]`)
+// depList is a dependency property's value as a unit line shows it
+// (WantsMountsFor= too: systemd keeps its paths in a hash map).
+var depList = regexp.MustCompile(`\b(After|Before|Wants|Requires|Requisite|BindsTo|PartOf|Conflicts|OnFailure|OnSuccess|WantedBy|RequiredBy|WantsMountsFor)=\[([^\]]*)\]`)
 
 // sortedLists returns the unit lines with the names in each dependency
 // list sorted.

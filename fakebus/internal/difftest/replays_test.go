@@ -13,6 +13,14 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A Type=dbus service (BusName= makes it one) whose program ends
+	// cleanly before its name appears runs ExecStop= as any service that
+	// ended does, and fails when that fails (the fake ran only
+	// ExecStopPost=; 252 seeds 55004, 55011, 55017, measured on 247-262).
+	{"dbus service's ExecStop", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStop", Command(3)}, {"BusName", ":1.5"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStop", Command(1)}, {"ExecStopPost", Command(1)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
+	}},
 	// AttachProcessesToUnit of a unit left a stub by a refused
 	// StartTransientUnit: NoSuchUnit "Unexpected load state", before the
 	// delegation is looked at (the fake answered InvalidArgs "Process
