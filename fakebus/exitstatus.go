@@ -96,7 +96,8 @@ func checkExitStatusSet(name string) func(any) error {
 // empty reports whether s holds nothing: set, it empties the setting.
 func (s exitStatusSet) empty() bool { return len(s.Status) == 0 && len(s.Signal) == 0 }
 
-// join is s with o added.
+// join is s with o added; an empty o empties it (as systemd's setter and
+// a unit file's empty line do).
 func (s exitStatusSet) join(o exitStatusSet) exitStatusSet {
 	norm := func(l []int32) []int32 {
 		l = append([]int32{}, l...)
@@ -109,8 +110,8 @@ func (s exitStatusSet) join(o exitStatusSet) exitStatusSet {
 	return exitStatusSet{Status: norm(append(slices.Clone(s.Status), o.Status...)), Signal: norm(append(slices.Clone(s.Signal), o.Signal...))}
 }
 
-// joinExitStatusSet is the value of exit status setting name once v is set
-// on old (had: whether it had one).
+// joinExitStatusSet is the value of an exit status setting once v is set
+// on old, its value before (had: whether it had one).
 func joinExitStatusSet(old dbus.Variant, had bool, v dbus.Variant) dbus.Variant {
 	add, _ := decodeExitStatusSet(v.Value())
 	var cur exitStatusSet

@@ -2,18 +2,21 @@ package fakebus
 
 // OnFailure= and OnSuccess=: the units a unit starts when it fails, or
 // (from 252) when it ends after it ran (systemd's unit_notify and
-// unit_start_on_failure). Measured on 247 and 252 by the differential
-// tester:
-//   - a unit that enters the failed state, unless it is about to restart
-//     (Restart=), queues a start job (mode replace) for each unit of its
-//     OnFailure= that is loaded (one not found is passed over); a service
-//     that restarts does so only once the start rate limit ends its
-//     restarts;
+// unit_start_on_failure). Measured on 247, 252, 257 and 262 by the
+// differential tester:
+//   - a unit that enters the failed state queues a start job (mode
+//     replace) for each unit of its OnFailure= that is loaded (one not
+//     found is passed over); a slice (or device), which cannot fail, takes
+//     no OnFailure= (settings.go);
 //   - a unit that becomes inactive from any state but failed (its program
-//     ended cleanly, a stop) queues one for each unit of its OnSuccess=,
-//     unless it is about to restart; 247 has no OnSuccess=;
+//     ended cleanly, a stop) queues one for each unit of its OnSuccess=;
+//     247 has no OnSuccess=;
+//   - a service about to restart (Restart=) queues none before 257, and
+//     does at each failure or end from 257 (OnTerminationWhenRestarting);
 //   - the jobs are queued once what failed or stopped the unit is done:
-//     the JobRemoved of its own job comes first; the unit stays loaded.
+//     the JobRemoved of its own job comes first; the unit stays loaded
+//     while they have a job, and until one of them changes state
+//     (handlersBusyLocked).
 //
 // OnFailureJobMode= and OnSuccessJobMode= are not modelled: the mode is
 // replace.
@@ -27,18 +30,19 @@ type trigger struct {
 	names []string
 }
 
-// onFailureLocked queues the start of u's OnFailure= units (u just failed
-// and does not restart).
+// onFailureLocked queues the start of u's OnFailure= units: u just failed.
 func (m *manager) onFailureLocked(u *unit) { m.triggerLocked(u, u.list("OnFailure")) }
 
-// onSuccessLocked queues the start of u's OnSuccess= units (u just became
-// inactive from state was, and does not restart).
+// onSuccessLocked queues the start of u's OnSuccess= units: u just became
+// inactive from state was.
 func (m *manager) onSuccessLocked(u *unit, was string) {
 	if was != "inactive" && was != "failed" {
 		m.triggerLocked(u, u.list("OnSuccess"))
 	}
 }
 
+// triggerLocked queues the start of names for u, which stays loaded until
+// startTriggeredLocked ran.
 func (m *manager) triggerLocked(u *unit, names []string) {
 	if len(names) > 0 {
 		m.triggered = append(m.triggered, trigger{u, names})

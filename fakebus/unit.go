@@ -318,21 +318,22 @@ func (m *manager) failLocked(u *unit, result string) { m.failedLocked(u, result,
 // start the start rate limit refused, a restart that could not be queued.
 func (m *manager) failNoRestartLocked(u *unit, result string) { m.failedLocked(u, result, false) }
 
+// failedLocked is failLocked, with the automatic restart allowed or not.
 func (m *manager) failedLocked(u *unit, result string, mayRestart bool) {
 	u.result = result
 	m.setStateLocked(u, "failed", "failed")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
-	// From 257 its OnFailure= units start whether or not it restarts
-	// (onfailure.go).
-	restarts := m.behaves(sdversions.OnTerminationWhenRestarting)
-	if restarts {
+	// From 257 its OnFailure= units start whether or not it restarts,
+	// before only when it does not (onfailure.go).
+	always := m.behaves(sdversions.OnTerminationWhenRestarting)
+	if always {
 		m.onFailureLocked(u)
 	}
 	if m.autoRestartLocked(u, mayRestart) {
 		return
 	}
-	if !restarts {
+	if !always {
 		m.onFailureLocked(u)
 	}
 	m.collectLocked(u)
@@ -345,14 +346,14 @@ func (m *manager) deactivateLocked(u *unit) {
 	m.setStateLocked(u, "inactive", "dead")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
-	restarts := m.behaves(sdversions.OnTerminationWhenRestarting)
-	if restarts {
+	always := m.behaves(sdversions.OnTerminationWhenRestarting) // as in failedLocked
+	if always {
 		m.onSuccessLocked(u, was)
 	}
 	if m.autoRestartLocked(u, true) {
 		return
 	}
-	if !restarts {
+	if !always {
 		m.onSuccessLocked(u, was)
 	}
 	m.collectLocked(u)
