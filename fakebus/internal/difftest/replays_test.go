@@ -52,7 +52,8 @@ var replays = []struct {
 	// OnSuccess= units (from 252), after its own job's JobRemoved; a
 	// service that restarts does so only at its last failure before 257
 	// and at each from 257; the unit stays loaded until the unit it
-	// started changes again.
+	// started changes again (on systemd sometimes collected sooner:
+	// known difference handler-collection-race, 262 in 2 of 15 runs).
 	{"OnFailure and OnSuccess", []Op{
 		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
 		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "OnFailure", "{u1} {u7}"}, {"Service", "ExecStart", "/bin/false"}}},
@@ -1650,10 +1651,15 @@ func TestDifferentialReplays(t *testing.T) {
 	for n, r := range replays {
 		t.Run(r.name, func(t *testing.T) {
 			i, want, got, err := runBoth(ctx, real, fake, r.seq, fmt.Sprintf("dr%d", n))
-			switch {
-			case err != nil:
+			if err != nil {
 				t.Fatal(err)
-			case i >= 0 && knownDifference(r.seq[i], want, got) == nil:
+			}
+			if i < 0 {
+				return
+			}
+			if k := knownDifference(r.seq[i], want, got); k != nil {
+				t.Logf("step %d: known difference %s", i+1, k.ID)
+			} else {
 				t.Errorf("step %d differs:\n-%s\n+fakebus:\n%s", i+1, want, got)
 			}
 		})

@@ -369,6 +369,19 @@ func TestKnownStopTimeoutRace(t *testing.T) {
 	})
 }
 
+func TestKnownHandlerCollectionRace(t *testing.T) {
+	kept := `u0.service: "loaded" "inactive"/"dead" Result="success" ExecMain=2/15 OnFailure=@as [] OnSuccess=["dr3u1.service"] File="$RUNTIME/dr3u0.service"`
+	gone := "u0.service: org.freedesktop.systemd1.NoSuchUnit"
+	testUnitLineKnown(t, Op{Kind: OpStartTransient}, []unitLineCase{
+		{"collected after its OnSuccess= unit's job", gone, kept, "handler-collection-race"},
+		{"failed, for OnFailure=", gone, strings.NewReplacer(`"inactive"/"dead" Result="success"`, `"failed"/"failed" Result="exit-code"`,
+			`OnFailure=@as [] OnSuccess=["dr3u1.service"]`, `OnFailure=["dr3u1.service"] OnSuccess=@as []`).Replace(kept), "handler-collection-race"},
+		{"no unit named", gone, strings.ReplaceAll(kept, `OnSuccess=["dr3u1.service"]`, `OnSuccess=@as []`), ""},
+		{"active on the fake", gone, strings.ReplaceAll(kept, `"inactive"/"dead"`, `"active"/"running"`), ""},
+		{"the fake collected it", kept, gone, ""},
+	})
+}
+
 func TestKnownStopCommandTimeoutRace(t *testing.T) {
 	timedOut := `u0.service: "loaded" "failed"/"failed" Result="timeout" ExecMain=1/0 ExecStart=[("/bin/true" ["/bin/true"] false times=set/set/set/set pid=set code=1 status=0)] ` +
 		`ExecStopPost=[("/bin/sh" ["/bin/sh" "-c" "exit 3"] false times=set/set/set/set pid=set code=2 status=15)] TimeoutStopUSec=@t 1`
