@@ -21,7 +21,11 @@ package fakebus
 // OnFailureJobMode= and OnSuccessJobMode= are not modelled: the mode is
 // replace.
 
-import "github.com/sdbus-go/sdbus"
+import (
+	"slices"
+
+	"github.com/sdbus-go/sdbus"
+)
 
 // trigger is the start of the units a unit's OnFailure= or OnSuccess=
 // names, due once the lock is released.
@@ -70,6 +74,11 @@ func (m *manager) handlersBusyLocked(u *unit) bool {
 	return false
 }
 
+// handles reports whether o's OnFailure= or OnSuccess= names h.
+func handles(h, o *unit) bool {
+	return slices.Contains(o.list("OnFailure"), h.name) || slices.Contains(o.list("OnSuccess"), h.name)
+}
+
 // startTriggeredLocked queues the start jobs onFailureLocked and
 // onSuccessLocked asked for, and reports whether it queued one. A unit
 // whose units got no job is collected now, if nothing else keeps it.
@@ -84,15 +93,9 @@ func (m *manager) startTriggeredLocked() bool {
 			if t == nil || t.load != "loaded" {
 				continue // "Unit X not found." in systemd's log only
 			}
-			j, merged, err := m.installLocked(t, jobStart, sdbus.ModeReplace, nil)
-			if err != nil {
-				continue
+			if m.queueLocked(t, jobStart, sdbus.ModeReplace) {
+				queued = true
 			}
-			if !merged {
-				j.replied = true // nobody waits for a reply naming it
-			}
-			m.maybeRunLocked(j)
-			queued = true
 		}
 		m.collectLocked(tr.from)
 	}

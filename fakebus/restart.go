@@ -130,15 +130,12 @@ func (m *manager) restartDueLocked(u *unit) {
 		return
 	}
 	u.restart.due = true
-	j, merged, err := m.installLocked(u, jobRestart, sdbus.ModeReplace, nil)
+	j, _, err := m.installLocked(u, jobRestart, sdbus.ModeReplace, nil)
 	if err != nil {
 		// "Failed to schedule restart job": the unit fails for good.
 		u.restart.due = false
 		m.failNoRestartLocked(u, "resources")
 		return
-	}
-	if !merged {
-		j.replied = true
 	}
 	u.restart.count++
 	u.restart.flush = false

@@ -440,7 +440,6 @@ func (m *manager) timerTriggerLocked(u *unit) {
 		m.failLocked(u, "resources")
 		return
 	}
-	j.replied = true
 	m.setStateLocked(u, "active", "running")
 	m.maybeRunLocked(j)
 }

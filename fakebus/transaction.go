@@ -369,7 +369,6 @@ func (m *manager) requisitesLocked(j *job, mode sdbus.JobMode) {
 			j.depFailed = true
 			continue
 		}
-		v.replied = true
 		j.waits[v], j.deps[v] = true, true
 		v.dependents = append(v.dependents, j)
 		m.maybeRunLocked(v)
@@ -440,7 +439,6 @@ func (m *manager) propagateRestartLocked(j *job, mode sdbus.JobMode) {
 		if err != nil {
 			continue
 		}
-		r.replied = true // nobody waits for a reply naming it
 		if !r.waits[j] {
 			// PartOf= only: ordered after j, not failed by it.
 			r.waits[j] = true
@@ -456,7 +454,6 @@ func (m *manager) queueStopLocked(j *job, o *unit, mode sdbus.JobMode) {
 		return
 	}
 	if !merged {
-		s.replied = true
 		j.waits[s] = true
 		s.dependents = append(s.dependents, j)
 		m.maybeRunLocked(s)
@@ -479,7 +476,20 @@ func (m *manager) pullLocked(name string, mode sdbus.JobMode) *job {
 	if err != nil {
 		return nil
 	}
-	j.replied = true // nobody waits for a reply naming it
 	m.maybeRunLocked(j)
 	return j
+}
+
+// queueLocked queues a job of typ for u that no caller asked for (a
+// trigger's, the stop of a unit bound to one that stopped) and runs it
+// when it can; it reports whether a job was queued or merged. Such a job
+// has no reply to wait for (installLocked); one it merged into still
+// waits for its own caller's.
+func (m *manager) queueLocked(u *unit, typ jobType, mode sdbus.JobMode) bool {
+	j, _, err := m.installLocked(u, typ, mode, nil)
+	if err != nil {
+		return false
+	}
+	m.maybeRunLocked(j)
+	return true
 }

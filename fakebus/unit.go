@@ -421,13 +421,19 @@ func (m *manager) collectLocked(u *unit) {
 	for _, o := range m.referencedByLocked(u) {
 		m.collectLocked(o)
 	}
-	// And the units that referred to it, as systemd's sweep looks at them
-	// (units only OnFailure=/OnSuccess= kept linger until then:
-	// onfailure.go).
-	for _, o := range m.sortedUnitsLocked() {
-		if !o.gone && m.refersLocked(o, u) {
-			m.collectLocked(o)
+	// And the units whose OnFailure= or OnSuccess= names it: kept while it
+	// had a job, they linger until systemd's sweep looks at them again, as
+	// it does at this removal (onfailure.go). What else refers to it was
+	// not kept by it.
+	var handled []*unit
+	for _, o := range m.units {
+		if !o.gone && handles(u, o) {
+			handled = append(handled, o)
 		}
+	}
+	sort.Slice(handled, func(i, j int) bool { return handled[i].name < handled[j].name })
+	for _, o := range handled {
+		m.collectLocked(o)
 	}
 }
 
@@ -521,10 +527,7 @@ func (m *manager) removeUnitLocked(u *unit) {
 func (m *manager) stopDependentsLocked(u *unit) {
 	for _, o := range m.reverseLocked() {
 		if o != u && !o.perpetual && o.isActive() && o.job == nil && slices.Contains(o.list("BindsTo"), u.name) {
-			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace, nil); err == nil {
-				j.replied = true
-				m.maybeRunLocked(j)
-			}
+			m.queueLocked(o, jobStop, sdbus.ModeReplace)
 		}
 	}
 	if u.kind != "slice" {
@@ -532,10 +535,7 @@ func (m *manager) stopDependentsLocked(u *unit) {
 	}
 	for _, o := range m.membersLocked(u.name) {
 		if (o.isActive() || o.active == "activating") && o.job == nil {
-			if j, _, err := m.installLocked(o, jobStop, sdbus.ModeReplace, nil); err == nil {
-				j.replied = true
-				m.maybeRunLocked(j)
-			}
+			m.queueLocked(o, jobStop, sdbus.ModeReplace)
 		}
 	}
 }

@@ -75,9 +75,7 @@ func (m *manager) stopUnneededLocked() bool {
 		if !m.unneededLocked(u) {
 			continue
 		}
-		if j, _, err := m.installLocked(u, jobStop, sdbus.ModeFail, nil); err == nil {
-			j.replied = true
-			m.maybeRunLocked(j)
+		if m.queueLocked(u, jobStop, sdbus.ModeFail) {
 			queued = true
 		}
 	}
