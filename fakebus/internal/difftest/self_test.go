@@ -106,6 +106,33 @@ func TestKnownMatches(t *testing.T) {
 	}
 }
 
+// TestKnownSameState: only a difference in how a list is printed lets the
+// comparison go on (runBoth); mount paths are such a list.
+func TestKnownSameState(t *testing.T) {
+	real := Step{Op: "x", Reply: "J1", Units: []string{`u4.slice: "loaded" RequiresMountsFor=["/z", "/x/y"]`}}
+	for _, tc := range []struct {
+		name string
+		fake string
+		want bool
+	}{
+		{"mount paths in another order", `u4.slice: "loaded" RequiresMountsFor=["/x/y", "/z"]`, true},
+		{"other mount paths", `u4.slice: "loaded" RequiresMountsFor=["/x/y"]`, false},
+		{"another state", `u4.slice: "failed" RequiresMountsFor=["/x/y", "/z"]`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := Step{Op: real.Op, Reply: real.Reply, Units: []string{tc.fake}}
+			if got := sameState(Op{Kind: OpStart}, real, fake); got != tc.want {
+				t.Errorf("sameState = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	timedOut := Step{Op: "y", Reply: "J1", Units: []string{`u0.service: "loaded" "failed"/"failed" Result="timeout" ExecMain=2/15 ExecStart=[("/bin/true")] RuntimeMaxUSec=@t 1`}}
+	collected := Step{Op: "y", Reply: "J1", Units: []string{"u0.service: org.freedesktop.systemd1.NoSuchUnit"}}
+	if knownID(Op{Kind: OpStartTransient}, timedOut, collected) == "" || sameState(Op{Kind: OpStartTransient}, timedOut, collected) {
+		t.Error("a race's known difference must end the comparison")
+	}
+}
+
 func TestKnownUnitFilePrograms(t *testing.T) {
 	real := Step{Op: "RestartUnit u1.service", Reply: "J1", Units: []string{
 		`u0.service: org.freedesktop.systemd1.NoSuchUnit`,
