@@ -37,7 +37,7 @@ const (
 	// ModeFlush cancels every queued job and queues this one.
 	ModeFlush JobMode = "flush"
 	// ModeTriggering stops the units that trigger the unit (stop jobs
-	// only; systemd 250 and later).
+	// only; systemd 244 and later).
 	ModeTriggering JobMode = "triggering"
 	// ModeRestartDependencies propagates a start as a restart to the units
 	// that depend on it (systemd 254 and later).

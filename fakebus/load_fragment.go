@@ -186,6 +186,15 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 			case sec == typeSection(kind) && strings.HasSuffix(key, "Signal") && settableSig(key) == "i":
 				sig, ok := parseSignal(val)
 				used = ok && m.useValue(kind, key, dbus.MakeVariant(sig), set)
+			case sec == "Unit" && key == "OnFailureIsolate":
+				// The older spelling of OnFailureJobMode=: yes is
+				// isolate, no replace (onfailure.go).
+				b, ok := parseBool(val)
+				mode := sdbus.ModeReplace
+				if b {
+					mode = sdbus.ModeIsolate
+				}
+				used = ok && m.useValue(kind, "OnFailureJobMode", dbus.MakeVariant(string(mode)), set)
 			case sec == typeSection(kind) && key == "Delegate" && appliesTo(forExec, kind):
 				used = m.parseDelegate(kind, val, set)
 			case sec == typeSection(kind) && (key == "AllowedCPUs" || key == "AllowedMemoryNodes" || key == "StartupAllowedCPUs" || key == "StartupAllowedMemoryNodes"):

@@ -116,6 +116,7 @@ var modelled = map[string]bool{
 	"StartLimitBurst": true, "StartLimitIntervalUSec": true, // startlimit.go
 	"StopWhenUnneeded": true,                    // unneeded.go
 	"OnFailure":        true, "OnSuccess": true, // onfailure.go
+	"OnFailureJobMode": true, "OnSuccessJobMode": true, // onfailure.go
 
 	"Type": true, "BusName": true, "ExecStart": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true,
 	"ExecStopPost": true, "ExecReload": true, "ExecCondition": true, "RemainAfterExit": true,

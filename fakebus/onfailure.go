@@ -4,13 +4,20 @@ package fakebus
 // (from 252) when it ends after it ran (systemd's unit_notify and
 // unit_start_on_failure). Measured on 247, 252, 257 and 262 by the
 // differential tester:
-//   - a unit that enters the failed state queues a start job (mode
-//     replace) for each unit of its OnFailure= that is loaded (one not
-//     found is passed over); a slice (or device), which cannot fail, takes
-//     no OnFailure= (settings.go);
+//   - a unit that enters the failed state queues a start job for each
+//     unit of its OnFailure= that is loaded (one not found is passed over),
+//     of mode OnFailureJobMode= (replace unless set); a slice (or device),
+//     which cannot fail, takes no OnFailure= (settings.go);
 //   - a unit that becomes inactive from any state but failed (its program
-//     ended cleanly, a stop) queues one for each unit of its OnSuccess=;
-//     247 has no OnSuccess=;
+//     ended cleanly, a stop) queues one for each unit of its OnSuccess=,
+//     of mode OnSuccessJobMode= (fail unless set); 247 has neither;
+//   - the mode is any the release knows (settings.go); a job it does not
+//     fit is refused as a method's would be, and so is isolate for a unit
+//     without AllowIsolate=yes: nothing starts (systemd logs "Failed to
+//     enqueue OnFailure= job, ignoring"); isolate is refused for a unit
+//     whose list names more than one unit: it does not load
+//     (unit_validate_on_failure_job_mode; trigger.go's badUnit). Unit
+//     files take OnFailureIsolate= too, yes for isolate and no for replace;
 //   - a service about to restart (Restart=) queues none before 257, and
 //     does at each failure or end from 257 (OnTerminationWhenRestarting);
 //   - the jobs are queued once what failed or stopped the unit is done:
@@ -18,8 +25,8 @@ package fakebus
 //     while they have a job, and until one of them changes state
 //     (handlersBusyLocked).
 //
-// OnFailureJobMode= and OnSuccessJobMode= are not modelled: the mode is
-// replace.
+// What isolate does beyond its refusal (stop the units it does not pull
+// in) is not modelled for these jobs, as it is not for a method's.
 
 import (
 	"slices"
@@ -32,26 +39,43 @@ import (
 type trigger struct {
 	from  *unit
 	names []string
+	mode  sdbus.JobMode
 }
 
 // onFailureLocked queues the start of u's OnFailure= units: u just failed.
-func (m *manager) onFailureLocked(u *unit) { m.triggerLocked(u, u.list("OnFailure")) }
+func (m *manager) onFailureLocked(u *unit) {
+	m.triggerLocked(u, u.list("OnFailure"), sdbus.JobMode(strOr(u.str("OnFailureJobMode"), string(sdbus.ModeReplace))))
+}
 
 // onSuccessLocked queues the start of u's OnSuccess= units: u just became
 // inactive from state was.
 func (m *manager) onSuccessLocked(u *unit, was string) {
 	if was != "inactive" && was != "failed" {
-		m.triggerLocked(u, u.list("OnSuccess"))
+		m.triggerLocked(u, u.list("OnSuccess"), sdbus.JobMode(strOr(u.str("OnSuccessJobMode"), string(sdbus.ModeFail))))
 	}
 }
 
-// triggerLocked queues the start of names for u, which stays loaded until
-// startTriggeredLocked ran.
-func (m *manager) triggerLocked(u *unit, names []string) {
+// triggerLocked queues the start of names for u, in job mode mode; u
+// stays loaded until startTriggeredLocked ran.
+func (m *manager) triggerLocked(u *unit, names []string, mode sdbus.JobMode) {
 	if len(names) > 0 {
-		m.triggered = append(m.triggered, trigger{u, names})
+		m.triggered = append(m.triggered, trigger{u, names, mode})
 		u.triggering = true
 	}
+}
+
+// isolatesMany reports whether u's OnFailure= or OnSuccess= names more
+// than one unit while its job mode is isolate: systemd refuses to load
+// it ("More than one OnFailure= dependencies specified but
+// OnFailureJobMode=isolate set. Refusing."; measured on 247-262 for a
+// unit file and a transient timer).
+func isolatesMany(u *unit) bool {
+	for _, d := range []string{"OnFailure", "OnSuccess"} {
+		if u.str(d+"JobMode") == string(sdbus.ModeIsolate) && len(slices.Compact(slices.Sorted(slices.Values(u.list(d))))) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // handlersBusyLocked reports whether u must stay loaded for its OnFailure=
@@ -93,7 +117,10 @@ func (m *manager) startTriggeredLocked() bool {
 			if t == nil || t.load != "loaded" {
 				continue // "Unit X not found." in systemd's log only
 			}
-			if m.queueLocked(t, jobStart, sdbus.ModeReplace) {
+			if modeFits(string(tr.mode), jobStart) != nil || tr.mode == sdbus.ModeIsolate && !t.boolProp("AllowIsolate", false) {
+				continue // refused, in systemd's log only
+			}
+			if m.queueLocked(t, jobStart, tr.mode) {
 				queued = true
 			}
 		}

@@ -133,6 +133,8 @@ var settableProps = map[string]settable{
 	"After":                  {"as", forUnit, checkUnitList},
 	"OnFailure":              {"as", forUnit, checkUnitList},
 	"OnSuccess":              {"as", forUnit, checkUnitList}, // from 252 (onfailure.go)
+	"OnFailureJobMode":       {"s", forUnit, nil},            // a job mode of the release (checkValue)
+	"OnSuccessJobMode":       {"s", forUnit, nil},            // from 252
 	"DefaultDependencies":    {"b", forUnit, nil},
 	"RefuseManualStart":      {"b", forUnit, nil},
 	"RefuseManualStop":       {"b", forUnit, nil},
@@ -847,6 +849,12 @@ func (m *manager) checkValue(name string, spec settable, v any, kind string) err
 			return errOutOfRange
 		}
 		return nil
+	case "OnFailureJobMode", "OnSuccessJobMode":
+		// Any job mode the release knows, whatever job it fits
+		// (bus_set_transient_job_mode; measured on 247-262).
+		if s, _ := v.(string); !validModes[s] || !m.has("mode:"+s) {
+			return errInvalidSetting
+		}
 	case "Type":
 		if v == "notify-reload" && !m.has("Type=notify-reload") {
 			return sysErrorf("Invalid Type setting: %s", v)

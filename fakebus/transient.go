@@ -155,7 +155,8 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			return nil, &callErr{dbusErr + "FileNotFound", "Unit " + nu.name + " failed to load properly: No such file or directory."}
 		case nu.kind == "socket" && !has("Listen"),
 			nu.kind == "service" && m.badService(view),
-			nu.kind == "timer" && !m.timerLoadsWithValuesLocked(nu.name, nu.props): // "Timer unit lacks value setting. Refusing."
+			nu.kind == "timer" && !m.timerLoadsWithValuesLocked(nu.name, nu.props), // "Timer unit lacks value setting. Refusing."
+			isolatesMany(view): // onfailure.go
 			return nil, badSetting
 		}
 		if err := checkStdioFDs(nu.props); err != nil {

@@ -147,7 +147,9 @@ func (u *unit) where() string {
 // a Listen setting, a timer without a timer, a path unit without a path,
 // a mount without What= ("What= setting is missing. Refusing."), a mount
 // or automount whose Where= is not the path of its name ("Where= setting
-// doesn't match unit name. Refusing.").
+// doesn't match unit name. Refusing."), and a unit of any type whose
+// OnFailure= or OnSuccess= names more than one unit with its job mode
+// isolate (onfailure.go).
 func (m *manager) badSetting(name string, props []sdbus.Property) bool {
 	u := &unit{name: name, kind: name[strings.LastIndexByte(name, '.')+1:], props: map[string]dbus.Variant{}}
 	for _, p := range props {
@@ -158,6 +160,9 @@ func (m *manager) badSetting(name string, props []sdbus.Property) bool {
 
 // badUnit is badSetting of u's settings as they are.
 func (m *manager) badUnit(u *unit) bool {
+	if isolatesMany(u) {
+		return true
+	}
 	has := func(n string) bool { _, ok := u.props[n]; return ok }
 	switch u.kind {
 	case "service":

@@ -520,6 +520,45 @@ func testExitStatusSets(t *testing.T, e *env) {
 	}
 }
 
+// testOnFailureJobModes: OnFailureJobMode= takes any job mode (one
+// systemd does not know is InvalidArgs) and is the mode of the jobs a
+// failure queues (ignore-dependencies starts the handler all the same);
+// isolate with more than one unit named is a bad setting.
+func testOnFailureJobModes(t *testing.T, e *env) {
+	props := func(extra ...sdbus.Property) []sdbus.Property {
+		return append([]sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropExecStart([]string{"/bin/false"}, false)}, extra...)
+	}
+	bogus := e.unit("jobmode-bogus", "service")
+	cleanup(t, e, bogus)
+	_, err := e.c.StartTransientUnit(e.ctx, bogus, sdbus.ModeReplace, props(sdbus.PropRaw("OnFailureJobMode", "bogus")))
+	if !errors.Is(err, sdbus.ErrInvalidArgs) {
+		t.Errorf("OnFailureJobMode=bogus: %v; want InvalidArgs", err)
+	}
+
+	many := e.unit("jobmode-isolate", "service")
+	cleanup(t, e, many)
+	_, err = e.c.StartTransientUnit(e.ctx, many, sdbus.ModeReplace, props(sdbus.PropRaw("OnFailureJobMode", "isolate"),
+		sdbus.PropRaw("OnFailure", []string{e.unit("jobmode-a", "slice"), e.unit("jobmode-b", "slice")})))
+	if !errors.Is(err, sdbus.ErrBadUnitSetting) {
+		t.Errorf("OnFailureJobMode=isolate with two OnFailure= units: %v; want BadUnitSetting", err)
+	}
+
+	handler := e.unit("jobmode-handler", "slice")
+	cleanup(t, e, handler)
+	name := e.unit("jobmode", "service")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, props(sdbus.PropRaw("OnFailureJobMode", "ignore-dependencies"),
+		sdbus.PropRaw("OnFailure", []string{handler}))), sdbus.JobDone)
+	settle(t, e, handler, "started by OnFailure=", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive })
+	v, err := e.c.UnitProperty(e.ctx, name, "org.freedesktop.systemd1.Unit", "OnFailureJobMode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := v.Value().(string); got != "ignore-dependencies" {
+		t.Errorf("OnFailureJobMode reads %q; want ignore-dependencies", got)
+	}
+}
+
 // testOnFailureStarts: a service that fails starts the units its
 // OnFailure= names (here a slice, which loads without a file), one that
 // ends cleanly those of OnSuccess= (from 252), and a unit it names that

@@ -13,6 +13,67 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// The job modes ignore-requirements and ignore-dependencies queue no
+	// job for another unit, a start's requirements nor a stop's units
+	// that require it (the fake pulled in Requires= under
+	// ignore-requirements); triggering is a mode 247 knows, only for a
+	// stop, restart-dependencies only for a start (measured on 247-262).
+	{"ignore-requirements and mode checks", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Unit", "Description", "t"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Unit", "Requires", "{u7}"}, {"Unit", "Wants", "{u0}"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "ignore-requirements"},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 7, Mode: "ignore-requirements"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "ignore-dependencies"},
+		{Kind: "StopUnit", Unit: 7, Mode: "ignore-dependencies"},
+		{Kind: "RestartUnit", Unit: 7, Mode: "ignore-requirements"},
+		{Kind: "StopUnit", Unit: 1, Mode: "triggering"},
+		{Kind: "StartUnit", Unit: 1, Mode: "triggering"},
+		{Kind: "StopUnit", Unit: 0, Mode: "restart-dependencies"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "restart-dependencies"},
+	}},
+	// OnFailureJobMode= and OnSuccessJobMode= (the fake refused them
+	// PropertyReadOnly and queued every job with replace; measured on
+	// 247-262): any job mode the release knows (restart-dependencies
+	// from 254, triggering on 247 too), the mode of the jobs a failure or
+	// a clean end queues (isolate of a unit without AllowIsolate=yes
+	// starts nothing, ignore-dependencies and ignore-requirements pull in
+	// no requirement); isolate with two units named is a bad setting, in
+	// a unit file as OnFailureIsolate=yes too; an unknown mode in a file
+	// is ignored.
+	{"OnFailure= and OnSuccess= job modes", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"OnFailureJobMode", "fail"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"OnFailureJobMode", "bogus"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"OnSuccessJobMode", "isolate"}}},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}, {"OnFailureJobMode", "triggering"}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}, {"OnSuccessJobMode", "restart-dependencies"}}},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"OnFailureJobMode", "isolate"}, {"OnFailure", []string{"a.service", "b.service"}}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Unit", "Description", "t"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Unit", "Requires", "{u7}"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "OnFailure", "{u1}"}, {"Unit", "OnFailureJobMode", "ignore-dependencies"}, {"Service", "ExecStart", "/bin/false"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "OnFailure", "{u1}"}, {"Unit", "OnFailureJobMode", "isolate"}, {"Service", "ExecStart", "/bin/false"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "OnFailure", "{u1} {u7}"}, {"Unit", "OnFailureIsolate", "yes"}, {"Service", "ExecStart", "/bin/false"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "OnFailure", "{u1}"}, {"Unit", "OnFailureJobMode", "bogus"}, {"Service", "ExecStart", "/bin/false"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 7, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "OnSuccess", "{u1}"}, {"Unit", "OnSuccessJobMode", "ignore-requirements"}, {"Service", "ExecStart", "/bin/true"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+	}},
 	// A Type=dbus service (BusName= makes it one) whose program ends
 	// cleanly before its name appears runs ExecStop= as any service that
 	// ended does, and fails when that fails (the fake ran only
