@@ -89,6 +89,8 @@ var (
 var props = []propSpec{
 	{name: "Description", onUnit: true, scope: onUnit, values: []any{"", "a unit", "ümlaut\ttab"}},
 	{name: "CollectMode", onUnit: true, scope: onUnit, values: []any{"inactive", "inactive-or-failed", "", "bogus"}},
+	{name: "OnFailureJobMode", onUnit: true, scope: onUnit, values: []any{"fail", "isolate", "ignore-requirements", "triggering", "restart-dependencies", "", "bogus"}},
+	{name: "OnSuccessJobMode", onUnit: true, scope: onUnit, values: []any{"replace", "ignore-dependencies", "restart-dependencies", "bogus"}},
 	{name: "DefaultDependencies", onUnit: true, scope: onUnit, values: boolValues},
 	{name: "RefuseManualStop", onUnit: true, scope: onUnit, values: boolValues},
 	{name: "RefuseManualStart", onUnit: true, scope: onUnit, values: boolValues},
@@ -236,7 +238,7 @@ var (
 
 // jobModes are the modes jobs are started, stopped and restarted with:
 // those of every release, one refused everywhere.
-var jobModes = []string{"replace", "fail", "ignore-dependencies", "isolate", "replace-irreversibly", "bogus"}
+var jobModes = []string{"replace", "fail", "ignore-dependencies", "ignore-requirements", "isolate", "replace-irreversibly", "triggering", "bogus"}
 
 // killWhom and killSignals are KillUnit's arguments.
 var (
