@@ -257,7 +257,9 @@ type processRow struct {
 
 // processesLocked lists the processes the fake knows in u: its main
 // process (with its ExecStart= command line), unless the fake plays none
-// (PID 0: startedWithoutProcess), and the PIDs it recorded.
+// (PID 0: startedWithoutProcess), its running control command (an
+// ExecCondition= or ExecStartPre= that takes time: measured on 252 by the
+// differential tester, seeds 59000 and 59002), and the PIDs it recorded.
 func (m *manager) processesLocked(u *unit) []processRow {
 	rows := []processRow{}
 	if u.proc != nil && u.proc.pid != 0 {
@@ -266,6 +268,9 @@ func (m *manager) processesLocked(u *unit) []processRow {
 			cmd = strings.Join(c.Argv, " ")
 		}
 		rows = append(rows, processRow{u.cgroup(), u.proc.pid, cmd})
+	}
+	if c := u.control; c != nil && c.pid != 0 && c.running < len(c.cmds) {
+		rows = append(rows, processRow{u.cgroup(), c.pid, strings.Join(c.cmds[c.running].Argv, " ")})
 	}
 	for _, p := range u.pids {
 		rows = append(rows, processRow{u.cgroup() + u.pidSub[p], p, cmdline(p)})

@@ -13,6 +13,23 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A StartTransientUnit in a mode a start does not take (triggering)
+	// is refused as its job is added, after the unit is looked up and
+	// made: a type without transient units and an existing unit are
+	// refused first (the fake refused the mode first; 252 seed 59003,
+	// 262 seeds 57000-57003). And a service's running control command
+	// is one of its processes (GetUnitProcesses; the fake listed none:
+	// 252 seeds 59000, 59002).
+	{"triggering start of a transient unit; control process listed", []Op{
+		{Kind: "StartTransientUnit", Unit: 7, Mode: "triggering"},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "triggering", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "triggering", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecCondition", Command(0)}}},
+		{Kind: "GetUnitProcesses", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "GetUnitProcesses", Unit: 1},
+	}},
 	// The job modes ignore-requirements and ignore-dependencies queue no
 	// job for another unit, a start's requirements nor a stop's units
 	// that require it (the fake pulled in Requires= under
