@@ -86,7 +86,7 @@ func checkExitStatusSet(name string) func(any) error {
 		}
 		for _, sig := range s.Signal {
 			if sig < 0 || sig > maxBitmapEntry {
-				return errERANGE
+				return errERANGE // as the value is applied (checkPropsLocked)
 			}
 		}
 		return nil

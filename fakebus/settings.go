@@ -671,13 +671,16 @@ type setProp struct {
 // (PropertyReadOnly) when the unit type does not take it, nor the played
 // release, nor, if live (SetUnitProperties of a loaded unit), a unit that
 // is no longer being made (liveSetting); then its type and its value are
-// checked.
+// checked. systemd reads the properties twice, checking each, then
+// applying each (bus_unit_set_properties): an error its setter meets only
+// as it applies a value (errERANGE) comes after every other property's.
 func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp, error) {
 	var props []setProp
 	if err := dbus.Store([]any{body}, &props); err != nil {
 		return nil, errInvalidArgs("Invalid properties: %v", err)
 	}
 	kept := props[:0:0]
+	var applying error // the first error of the applying pass
 	for _, p := range props {
 		if m.ignoredSetting(p.Name) {
 			continue
@@ -741,13 +744,19 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 				if m.behaves(sdversions.SetPropertiesErrnoWrapped) {
 					msg = "Failed to set unit properties: " + msg
 				}
-				return nil, &callErr{"System.Error.ERANGE", msg}
+				if applying == nil {
+					applying = &callErr{"System.Error.ERANGE", msg}
+				}
+				continue
 			case errors.Is(err, errInvalidSetting):
 				return nil, errInvalidArgs("Invalid %s setting: %v", p.Name, p.Value.Value())
 			}
 			return nil, errInvalidArgs("%s: %v", p.Name, err)
 		}
 		kept = append(kept, p) // a ...Scale share as given: setPropLocked, readBackLocked
+	}
+	if applying != nil {
+		return nil, applying
 	}
 	return kept, nil
 }

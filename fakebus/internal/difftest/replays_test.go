@@ -13,6 +13,16 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// systemd checks every property, then applies each: an exit status
+	// set's signal out of range (-ERANGE as it is applied) is answered
+	// only when no other property is refused (247 seed 60001: the fake
+	// answered ERANGE before a later property's InvalidArgs).
+	{"an error met as a value is applied comes last", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}, {"RestartForceExitStatus", ExitStatusValue{nil, []int32{-1}}}, {"OnFailureJobMode", ""}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}, {"SuccessExitStatus", ExitStatusValue{nil, []int32{-1}}}, {"NoSuchProperty", uint64(1)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}, {"SuccessExitStatus", ExitStatusValue{nil, []int32{-1}}}, {"SuccessExitStatus", ExitStatusValue{[]int32{300}, nil}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}, {"SuccessExitStatus", ExitStatusValue{nil, []int32{-1}}}, {"Description", "a unit"}}},
+	}},
 	// A StartTransientUnit in a mode a start does not take (triggering)
 	// is refused as its job is added, after the unit is looked up and
 	// made: a type without transient units and an existing unit are
