@@ -71,7 +71,12 @@ func (m *manager) triggerLocked(u *unit, names []string, mode sdbus.JobMode) {
 // unit file and a transient timer).
 func isolatesMany(u *unit) bool {
 	for _, d := range []string{"OnFailure", "OnSuccess"} {
-		if u.str(d+"JobMode") == string(sdbus.ModeIsolate) && len(slices.Compact(slices.Sorted(slices.Values(u.list(d))))) > 1 {
+		if u.str(d+"JobMode") != string(sdbus.ModeIsolate) {
+			continue
+		}
+		names := slices.Clone(u.list(d))
+		slices.Sort(names)
+		if len(slices.Compact(names)) > 1 {
 			return true
 		}
 	}
