@@ -9,12 +9,15 @@ package fakebus
 //
 // The implicit dependencies modelled: a unit's slice (Requires= and
 // After=, as systemd's unit_add_slice_dependencies adds them whatever
-// DefaultDependencies= says); the unit a socket, timer, path unit or
+// DefaultDependencies= says, to a unit that loaded: not to one that is
+// bad-setting, unless only its OnFailureJobMode=isolate refused it, as
+// unit_load checks that after); the unit a socket, timer, path unit or
 // automount triggers (Triggers and Before=, trigger.go); the mount units
 // of the paths a unit needs (RequiresMountsFor: its setting and the paths
 // its type's settings name; After= each loaded mount unit of such a path
 // or one of its parents, and Requires= it when the mount has a unit file,
-// as systemd's unit_add_mount_dependencies); After=systemd-journald.socket
+// as systemd's unit_add_mount_dependencies, which unit_load runs with the
+// slice's); After=systemd-journald.socket
 // of a unit whose commands log to the journal (exec context, below); and
 // with DefaultDependencies=yes the default dependencies of its type
 // (defaultDepsLocked, below), as systemd 247 to 262 add them for the system
@@ -64,8 +67,17 @@ func (m *manager) ownDepsLocked(u *unit, name string) []string {
 			out = append(out[:len(out):len(out)], n)
 		}
 	}
+	// systemd adds a unit's slice and mount dependencies once its type
+	// loaded it (unit_load: unit_add_slice_dependencies,
+	// unit_add_mount_dependencies), not to one that failed to
+	// (bad-setting), but for the isolate check that comes after them
+	// (measured on 257 by the differential tester, seed 58000).
+	loaded := u.load != "bad-setting" || isolatesMany(u)
 	switch name {
 	case "Requires", "After":
+		if !loaded {
+			break
+		}
 		add(u.slice())
 		for _, mnt := range m.mountUnitsLocked(u, u.mountPaths()) {
 			if name == "After" || mnt.fromFile {
@@ -75,7 +87,7 @@ func (m *manager) ownDepsLocked(u *unit, name string) []string {
 	case "Before", "Triggers":
 		add(u.triggers())
 	}
-	if name == "Wants" || name == "After" {
+	if loaded && (name == "Wants" || name == "After") {
 		for _, mnt := range m.mountUnitsLocked(u, m.wantsMountPathsLocked(u)) {
 			if name == "After" || mnt.fromFile {
 				add(mnt.name)

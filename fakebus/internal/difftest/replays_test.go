@@ -13,6 +13,22 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A unit that fails to load gets no slice and no mount dependencies
+	// (unit_load adds them once the type loaded it), but one refused for
+	// isolate with two OnFailure= units, which is checked after them (257
+	// seed 58000: the fake listed After=system.slice of a transient
+	// service a drop-in made bad-setting).
+	{"bad-setting units' slice and mount dependencies", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Unit", "Description", "t"}}},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", "-/bin/false"}, {"Unit", "After", "{u7}"}, {"Unit", "RequiresMountsFor", "/nonexistent"}}},
+		{Kind: "Reload", Unit: 1},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}, {"Service", "ExecStart", "/bin/false"}, {"Unit", "After", "{u7}"}, {"Unit", "RequiresMountsFor", "/nonexistent"}}},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 5, Dir: InRuntime, Lines: []Directive{{"Socket", "ListenStream", "{dir}/socket"}, {"Unit", "OnFailure", "{u0} {u1}"}, {"Unit", "OnFailureJobMode", "isolate"}, {"Unit", "After", "{u7}"}}},
+		{Kind: "LoadUnit", Unit: 5},
+	}},
 	// systemd checks every property, then applies each: an exit status
 	// set's signal out of range (-ERANGE as it is applied) is answered
 	// only when no other property is refused (247 seed 60001: the fake
