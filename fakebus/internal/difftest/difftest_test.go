@@ -115,17 +115,29 @@ func check(ctx context.Context, a *Backend, b func() (*Backend, func(), error), 
 	table := propsFor(a.Major())
 	return func(t *rapid.T) {
 		seq := drawSeq(t, steps, table)
+		key := GoString(seq)
+		switch report, runs, over := st.before(key); {
+		case runs > 0 && report == "":
+			return // it ran and did not diverge
+		case runs >= 2:
+			// It diverged twice (rapid made it happen again): shrinking
+			// and rapid's last run take it as it was.
+			t.Log(report)
+			t.Fatalf("fakebus differs from %s", a.Name)
+		case runs == 0 && over:
+			t.SkipNow()
+		}
 		prefix := fmt.Sprintf("dt%d", st.runs.Add(1))
 		i, diff, k, err := differ(ctx, a, b, seq, prefix)
 		st.steps.Add(int64(len(seq)))
 		if err != nil {
 			t.Fatalf("run: %v", err)
 		}
-		if i < 0 {
-			return
-		}
-		if k != nil {
-			st.known.Add(1)
+		if i < 0 || k != nil {
+			if k != nil {
+				st.known.Add(1)
+			}
+			st.ran(key, "")
 			return
 		}
 		st.firstFail.CompareAndSwap(0, int64(len(seq)))
@@ -136,8 +148,10 @@ func check(ctx context.Context, a *Backend, b func() (*Backend, func(), error), 
 		st.mu.Lock()
 		if st.first == "" {
 			st.first = report
+			st.shrinkEnd = time.Now().Add(shrinkTime())
 		}
 		st.mu.Unlock()
+		st.ran(key, report)
 		t.Log(report)
 		// One message for every divergence: rapid shrinks a failing
 		// sequence to any shorter one that fails the same way.
@@ -147,14 +161,79 @@ func check(ctx context.Context, a *Backend, b func() (*Backend, func(), error), 
 
 type stats struct {
 	runs, steps, known atomic.Int64
-	mu                 sync.Mutex // guards first
+	mu                 sync.Mutex // guards first, shrinkEnd and outcomes
 	// first is the report of the first divergence (of the current seed,
 	// in a long run): when it does not happen again (rapid calls the
 	// check flaky), it is all there is.
 	first string
+	// shrinkEnd is when -rapid.shrinktime after the first divergence is
+	// over (before).
+	shrinkEnd time.Time
+	// outcomes are the current seed's sequences (GoString) that ran:
+	// how often, and the report of their divergence ("" for none).
+	outcomes map[string]*outcome
 	// The length of the first diverging sequence, and of the last one
 	// (rapid runs the shrunk one last) with its diverging step.
 	firstFail, lastFail, lastFailStep atomic.Int64
+}
+
+// outcome is what a sequence did: how often it ran, and the report of
+// its divergence ("" for none).
+type outcome struct {
+	runs   int
+	report string
+}
+
+// newSeed forgets the sequences of the seed before.
+func (s *stats) newSeed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.first, s.shrinkEnd, s.outcomes = "", time.Time{}, nil
+}
+
+// before returns what the sequence key did before (runs 0: it never
+// ran), and whether rapid's shrinking time is over. rapid's shrinker
+// tries many changes of the values drawn that draw the same sequence
+// again, and looks at its clock only between the values it minimizes:
+// minimizing one may take a hundred sequences (minutes on real systemd).
+// So a sequence runs at most once, or twice when it diverged (rapid runs
+// a divergence again to see it happen again), and once shrinking's time
+// is over, no new sequence runs (rapid drops it as invalid).
+func (s *stats) before(key string) (report string, runs int, over bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	over = s.first != "" && time.Now().After(s.shrinkEnd)
+	if o := s.outcomes[key]; o != nil {
+		return o.report, o.runs, over
+	}
+	return "", 0, over
+}
+
+// ran records that the sequence key ran, with the report of its
+// divergence ("" for none).
+func (s *stats) ran(key, report string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.outcomes == nil {
+		s.outcomes = map[string]*outcome{}
+	}
+	o := s.outcomes[key]
+	if o == nil {
+		o = &outcome{}
+		s.outcomes[key] = o
+	}
+	o.runs++
+	o.report = report
+}
+
+// shrinkTime is -rapid.shrinktime.
+func shrinkTime() time.Duration {
+	if f := flag.Lookup("rapid.shrinktime"); f != nil {
+		if d, ok := f.Value.(flag.Getter).Get().(time.Duration); ok {
+			return d
+		}
+	}
+	return defaultShrinkTime
 }
 
 func (s *stats) String() string {
@@ -200,9 +279,7 @@ func TestDifferential(t *testing.T) {
 	found := 0
 	for end := time.Now().Add(dur); time.Now().Before(end); seed++ {
 		flag.Set("rapid.seed", fmt.Sprint(seed))
-		st.mu.Lock()
-		st.first = "" // this seed's
-		st.mu.Unlock()
+		st.newSeed()
 		rec := &recorder{name: fmt.Sprintf("seed%d", seed)}
 		rec.run(func() { rapid.Check(rec, check(ctx, real, fake, st, maxSteps)) })
 		if rec.failed.Load() {
