@@ -122,7 +122,7 @@ func (m *manager) startTriggeredLocked() bool {
 			if t == nil || t.load != "loaded" {
 				continue // "Unit X not found." in systemd's log only
 			}
-			if modeFits(string(tr.mode), jobStart) != nil || tr.mode == sdbus.ModeIsolate && !t.boolProp("AllowIsolate", false) {
+			if modeFits(string(tr.mode), jobStart) != nil || isolateRefused(string(tr.mode), t) {
 				continue // refused, in systemd's log only
 			}
 			if m.queueLocked(t, jobStart, tr.mode) {

@@ -63,6 +63,14 @@ func modeFits(mode string, typ jobType) error {
 	return nil
 }
 
+// isolateRefused reports whether a job in mode may not be queued for u
+// (nil: no such unit): systemd isolates only to a unit with
+// AllowIsolate=yes, refusing a method's job with NoIsolation and a
+// handler's (OnFailure=, OnSuccess=) in its log.
+func isolateRefused(mode string, u *unit) bool {
+	return mode == "isolate" && (u == nil || !u.boolProp("AllowIsolate", false))
+}
+
 // checkUnitJobLocked makes systemd's checks of a job method c in
 // systemd's order (polkit after the name and the mode, before the unit
 // is found: a caller that may not start units is refused for a unit
@@ -106,9 +114,9 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	// RefuseManualStart=, before the unit's load state is looked at (a
 	// unit not found or masked has no AllowIsolate=yes; measured on
 	// 247-262 by the differential tester).
-	isolateRefused := mode == "isolate" && (u == nil || !u.boolProp("AllowIsolate", false))
+	refuseIsolate := isolateRefused(mode, u)
 	if u == nil {
-		if isolateRefused {
+		if refuseIsolate {
 			return nil, "", errNoIsolation()
 		}
 		return nil, "", errNotFound(name)
@@ -118,7 +126,7 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 		// unit is stopped (transaction_add_job_and_dependencies; measured
 		// on 247-262 by the differential tester: replay "stop of a masked
 		// unit").
-		if isolateRefused {
+		if refuseIsolate {
 			return nil, "", errNoIsolation()
 		}
 		return nil, "", loadStateErr(u)
@@ -192,7 +200,7 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 		// refusal above is looked at (262 seed 19002).
 		return nil, "", &callErr{errPrefix + "JobTypeNotApplicable", "Job type restart is not applicable for unit " + name + "."}
 	}
-	if isolateRefused {
+	if refuseIsolate {
 		return nil, "", errNoIsolation()
 	}
 	if u.load == "stub" {

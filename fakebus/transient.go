@@ -136,7 +136,7 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			refused = &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + nu.name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
 			break
 		}
-		if i == 0 && mode == "isolate" && !view.boolProp("AllowIsolate", false) {
+		if i == 0 && isolateRefused(mode, view) {
 			refused = errNoIsolation()
 			break
 		}
