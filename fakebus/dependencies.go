@@ -70,9 +70,11 @@ func (m *manager) ownDepsLocked(u *unit, name string) []string {
 	// systemd adds a unit's slice and mount dependencies once its type
 	// loaded it (unit_load: unit_add_slice_dependencies,
 	// unit_add_mount_dependencies), not to one that failed to
-	// (bad-setting), but for the isolate check that comes after them
-	// (measured on 257 by the differential tester, seed 58000).
-	loaded := u.load != "bad-setting" || isolatesMany(u)
+	// (bad-setting: a file line that does not parse, the type's
+	// verification), but to one the isolate check that comes after them
+	// alone refused (measured on 257 by the differential tester, seed
+	// 58000).
+	loaded := u.load != "bad-setting" || !u.unparsed && !m.typeRefuses(u) && isolatesMany(u)
 	switch name {
 	case "Requires", "After":
 		if !loaded {

@@ -90,9 +90,14 @@ func (m *manager) triggeringLocked(t *unit, kind string) []*unit {
 
 // loadTriggeredLocked loads the unit u triggers, as systemd loads a
 // unit's dependencies with it (a unit without a file stays unloaded in
-// the fake; systemd loads it as not-found).
+// the fake; systemd loads it as not-found). A unit its type refuses
+// (bad-setting) loads them too: systemd's type load adds them before it
+// verifies the unit (socket_add_extras, then socket_verify; measured on
+// 247-262 by the differential tester: OnFailure= of a service with two
+// ExecStart= loads its unit not-found), but not one whose file failed
+// to parse.
 func (m *manager) loadTriggeredLocked(u *unit) {
-	if u.load != "loaded" {
+	if u.load != "loaded" && (u.load != "bad-setting" || u.unparsed) {
 		return
 	}
 	if t := u.triggers(); t != "" {
@@ -160,9 +165,13 @@ func (m *manager) badSetting(name string, props []sdbus.Property) bool {
 
 // badUnit is badSetting of u's settings as they are.
 func (m *manager) badUnit(u *unit) bool {
-	if isolatesMany(u) {
-		return true
-	}
+	return isolatesMany(u) || m.typeRefuses(u)
+}
+
+// typeRefuses reports whether u's type refuses to load it (systemd's
+// unit vtable load: service_verify, socket_verify, ...), which comes
+// before unit_load's other checks.
+func (m *manager) typeRefuses(u *unit) bool {
 	has := func(n string) bool { _, ok := u.props[n]; return ok }
 	switch u.kind {
 	case "service":

@@ -570,6 +570,7 @@ func (m *manager) reloadUnfiledLocked(u *unit) {
 		}
 	}
 	m.indexLocked(u)
+	m.loadTriggeredLocked(u)
 }
 
 // readBackLocked is transient setting p as a reload reads it from the

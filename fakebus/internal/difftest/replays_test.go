@@ -29,6 +29,22 @@ var replays = []struct {
 		{Kind: "WriteUnitFile", Unit: 5, Dir: InRuntime, Lines: []Directive{{"Socket", "ListenStream", "{dir}/socket"}, {"Unit", "OnFailure", "{u0} {u1}"}, {"Unit", "OnFailureJobMode", "isolate"}, {"Unit", "After", "{u7}"}}},
 		{Kind: "LoadUnit", Unit: 5},
 	}},
+	// A unit refused by its type and by the isolate check gets no slice
+	// dependency (its type's check comes first; the fake asked only the
+	// isolate check), and the units its dependencies name are loaded as
+	// they are for a unit that loaded (the type adds them before it
+	// checks the unit), after a reload too: u1.service, which no file
+	// defines, is not-found (the fake loaded none of them).
+	{"units refused by their type and by the isolate check", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Unit", "Description", "t"}}},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", "-/bin/false"}, {"Unit", "OnFailure", "{u1} {u7}"}, {"Unit", "OnFailureJobMode", "isolate"}, {"Unit", "After", "{u7}"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Unit", "OnFailure", "{u0} {u7}"}, {"Unit", "OnFailureJobMode", "isolate"}, {"Unit", "After", "{u7}"}}},
+		{Kind: "Reload", Unit: 1},
+	}},
 	// systemd checks every property, then applies each: an exit status
 	// set's signal out of range (-ERANGE as it is applied) is answered
 	// only when no other property is refused (247 seed 60001: the fake
