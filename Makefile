@@ -74,12 +74,13 @@ soak:
 	@scripts/soak
 
 # The conformance suite on both backends, with its pass counts: on
-# fakebus playing 247, 252, 257 and 262 (one line each), and on those real
-# releases.
+# fakebus playing 247, 252, 257 and 262 and their user managers (one line
+# each; the eight run at once, their cases mostly waiting on the fakes'
+# timers), and on those real releases.
 conformance: conformance-fakebus conformance-systemd
 
 conformance-fakebus:
-	@$(GO) test -race -count=1 -v -run '^TestConformanceFakebus$$' ./fakebus/internal/conformance >.conformance-fakebus.out 2>&1 \
+	@$(GO) test -race -count=1 -v -parallel 8 -run '^TestConformanceFakebus$$' ./fakebus/internal/conformance >.conformance-fakebus.out 2>&1 \
 		|| { cat .conformance-fakebus.out; rm -f .conformance-fakebus.out; exit 1; }
 	@grep -o 'conformance on fakebus[^:]*: .*' .conformance-fakebus.out; rm -f .conformance-fakebus.out
 

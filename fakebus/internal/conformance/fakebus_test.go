@@ -25,16 +25,28 @@ func TestMain(m *testing.M) {
 var fakeReleases = []string{"247.3-7+deb11u8", fakebus.DefaultVersion, "257.13-1~deb13u1", "262.1-1"}
 
 // TestConformanceFakebus runs the suite against fakebus playing each of
-// fakeReleases (WithVersion), one subtest each.
+// fakeReleases (WithVersion), and against the same release's user manager:
+// one subtest each, all at once (a fake's cases mostly wait on its
+// timers; make check runs them with -parallel 8). Their summary lines
+// are logged once all ended, in the order of fakeReleases.
 func TestConformanceFakebus(t *testing.T) {
-	for _, version := range fakeReleases {
-		version := version
+	summaries := make([]string, 2*len(fakeReleases))
+	t.Cleanup(func() {
+		for _, s := range summaries {
+			if s != "" {
+				t.Log(s)
+			}
+		}
+	})
+	for i, version := range fakeReleases {
+		i, version := i, version
 		t.Run(version, func(t *testing.T) {
+			t.Parallel()
 			s := fakebus.New(t, fakebus.WithVersion(version))
 			// As on systemd, calls sent while the manager re-executes
 			// wait unread (ReexecUnread*).
 			s.SetReexecDuration(50 * time.Millisecond)
-			runSuite(t, backend{
+			summaries[2*i] = runSuite(t, backend{
 				name:    "fakebus",
 				version: version,
 				connect: func(t *testing.T) *sdbus.Conn { return s.Conn(t) },
@@ -54,6 +66,7 @@ func TestConformanceFakebus(t *testing.T) {
 		// The same release's user manager, on its private socket and its
 		// bus, as TestConformanceUserManager reaches the real one.
 		t.Run(version+"-user", func(t *testing.T) {
+			t.Parallel()
 			uid := os.Geteuid()
 			// The system manager the user manager runs in, for the
 			// limits above it.
@@ -65,7 +78,7 @@ func TestConformanceFakebus(t *testing.T) {
 			sysConn := sys.Conn(t)
 			s := fakebus.New(t, fakebus.WithVersion(version), fakebus.WithUserManager(uid))
 			s.SetReexecDuration(50 * time.Millisecond)
-			runSuite(t, backend{
+			summaries[2*i+1] = runSuite(t, backend{
 				name:           fmt.Sprintf("fakebus --user (uid %d)", uid),
 				version:        version,
 				user:           true,

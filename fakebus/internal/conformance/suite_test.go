@@ -260,7 +260,7 @@ var cases = []suiteCase{
 
 // runSuite runs every case against b and logs the counts, naming the
 // backend with the version its manager reports.
-func runSuite(t *testing.T, b backend) {
+func runSuite(t *testing.T, b backend) (summary string) {
 	var seq atomic.Int64
 	var passed, failed, skipped int
 	began := time.Now()
@@ -308,7 +308,7 @@ func runSuite(t *testing.T, b backend) {
 		}
 	}
 	// The time taken, for the CI log: make check's time is budgeted.
-	t.Logf("conformance on %s %s: %d passed, %d failed, %d skipped (%.0f s)", b.name, v, passed, failed, skipped, time.Since(began).Seconds())
+	return fmt.Sprintf("conformance on %s %s: %d passed, %d failed, %d skipped (%.0f s)", b.name, v, passed, failed, skipped, time.Since(began).Seconds())
 }
 
 // managerVersion reads the manager's Version on a connection of its own.
