@@ -62,6 +62,8 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		add("RemainAfterExit", u.boolProp("RemainAfterExit", false))
 		add("Restart", strOr(u.str("Restart"), "no"))
 		add("NRestarts", u.restart.count)
+		add("RestartUSec", restartUSec(u))
+		add("RestartUSecNext", restartUSecNext(u)) // from 254
 		add("StatusErrno", int32(0))
 	}
 	switch u.kind {

@@ -846,7 +846,8 @@ var numericDirectives = map[string]string{
 	"StartupIOWeight": "number", "CPUShares": "number", "BlockIOWeight": "number",
 	"Nice": "int", "OOMScoreAdjust": "int", "StartLimitBurst": "uint32",
 	"TimeoutSec": "timeout", "TimeoutStartSec": "timeout", "TimeoutStopSec": "timeout",
-	"RuntimeMaxSec": "span", "RestartSec": "span", "JobTimeoutSec": "span", "StartLimitIntervalSec": "span",
+	"RuntimeMaxSec": "span", "RestartSec": "span", "RestartMaxDelaySec": "span", "RestartSteps": "uint32",
+	"JobTimeoutSec": "span", "StartLimitIntervalSec": "span",
 	"CPUQuotaPeriodSec": "span", "ManagedOOMMemoryPressureDurationSec": "span", "CPUQuota": "percent",
 }
 

@@ -120,7 +120,7 @@ var modelled = map[string]bool{
 
 	"Type": true, "BusName": true, "ExecStart": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true,
 	"ExecStopPost": true, "ExecReload": true, "ExecCondition": true, "RemainAfterExit": true,
-	"Restart": true, "RestartUSec": true, // restart.go
+	"Restart": true, "RestartUSec": true, "RestartMode": true, "RestartSteps": true, "RestartMaxDelayUSec": true, // restart.go
 	"SuccessExitStatus": true, "RestartPreventExitStatus": true, "RestartForceExitStatus": true, // exitstatus.go
 
 	"PIDs": true, "Delegate": true, "DelegateControllers": true,

@@ -24,10 +24,15 @@ package fakebus
 // core-dump; on-watchdog: watchdog), after a success (on-success), or
 // either (always), but never after a stop asked for (StopUnit, the stop
 // half of a restart, a stop job queued) nor after the start rate limit
-// refused a start. RestartPreventExitStatus= and RestartForceExitStatus=
-// are not modelled (the fake does not take them).
+// refused a start; RestartPreventExitStatus= and RestartForceExitStatus=
+// overrule Restart= (exitstatus.go). From 254 the hold-off grows with
+// each restart (RestartSteps=, RestartMaxDelayUSec=: restartUSecNext),
+// and RestartMode=direct goes from running to auto-restart without
+// failed or inactive between (restartsDirect), measured on 257 and 262.
 
 import (
+	"math"
+	"math/big"
 	"time"
 
 	"github.com/sdbus-go/sdbus"
@@ -36,6 +41,57 @@ import (
 
 // defaultRestartUSec is RestartSec='s default, 100 ms.
 const defaultRestartUSec = 100_000
+
+// restartUSec is service u's RestartUSec=, lowered to its
+// RestartMaxDelayUSec= (from 254) where that is smaller, as systemd's
+// verification of the unit lowers it (service_verify).
+func restartUSec(u *unit) uint64 {
+	return min(u.u64("RestartUSec", defaultRestartUSec), u.u64("RestartMaxDelayUSec", math.MaxUint64))
+}
+
+// restartUSecNext is the hold-off before service u's next restart
+// (RestartUSecNext, service_restart_usec_next): RestartUSec= for the
+// first, growing from there to RestartMaxDelayUSec= in RestartSteps=
+// steps, r·(max/r)^(i/steps) for the i-th restart after the first, and
+// the maximum after the last step; RestartUSec= unless both are set
+// (from 254).
+func restartUSecNext(u *unit) uint64 {
+	r, most := restartUSec(u), u.u64("RestartMaxDelayUSec", math.MaxUint64)
+	steps, _ := u.props["RestartSteps"].Value().(uint32)
+	next := uint64(u.restart.count) + 1 // restarts counted when queued
+	if next <= 1 || steps == 0 || r == 0 || most == math.MaxUint64 || r >= most {
+		return r
+	}
+	if next > uint64(steps) {
+		return most
+	}
+	return growHold(r, most, next-1, uint64(steps))
+}
+
+// growHold is r·(most/r)^(i/steps), 0 < i < steps and r < most, in
+// whole microseconds rounded down, as systemd computes it in long double.
+// float64 is less precise: where its result is near a whole microsecond,
+// the exact comparison decides (r·(most/r)^(i/steps) ≥ c exactly when
+// most^i·r^(steps−i) ≥ c^steps), for steps small enough to compute it.
+func growHold(r, most, i, steps uint64) uint64 {
+	g := float64(r) * math.Pow(float64(most)/float64(r), float64(i)/float64(steps))
+	t := min(uint64(g), most)
+	if steps > 1024 {
+		return t
+	}
+	atLeast := func(c uint64) bool {
+		lhs := new(big.Int).Exp(new(big.Int).SetUint64(most), new(big.Int).SetUint64(i), nil)
+		lhs.Mul(lhs, new(big.Int).Exp(new(big.Int).SetUint64(r), new(big.Int).SetUint64(steps-i), nil))
+		return lhs.Cmp(new(big.Int).Exp(new(big.Int).SetUint64(c), new(big.Int).SetUint64(steps), nil)) >= 0
+	}
+	switch {
+	case t < most && atLeast(t+1):
+		return t + 1
+	case t > r && !atLeast(t):
+		return t - 1
+	}
+	return t
+}
 
 // restartState is a service's automatic-restart state.
 type restartState struct {
@@ -96,14 +152,13 @@ func (m *manager) autoRestartLocked(u *unit, may bool) bool {
 	if u.kind != "service" {
 		return false
 	}
-	stopQueued := u.job != nil && u.job.typ == jobStop
-	if !may || u.restart.stopping || stopQueued || !shallRestart(u) {
+	if !willRestart(u, may) {
 		u.restart.flush = true
 		return false
 	}
 	m.setStateLocked(u, "activating", "auto-restart")
 	u.restart.due = false
-	hold := u.u64("RestartUSec", defaultRestartUSec)
+	hold := restartUSecNext(u)
 	if hold > uint64(maxTimer/time.Microsecond) {
 		return true // infinity: it waits for good
 	}
@@ -116,6 +171,22 @@ func (m *manager) autoRestartLocked(u *unit, may bool) bool {
 		}
 	})
 	return true
+}
+
+// willRestart reports whether service u, which just ended with result
+// u.result, restarts (autoRestartLocked): it may, no stop asked for
+// forbids it, and its settings say so.
+func willRestart(u *unit, may bool) bool {
+	stopQueued := u.job != nil && u.job.typ == jobStop
+	return u.kind == "service" && may && !u.restart.stopping && !stopQueued && shallRestart(u)
+}
+
+// restartsDirect reports whether service u, which just ended with result
+// u.result, restarts without passing through failed or inactive
+// (RestartMode=direct, from 254): its OnFailure= and OnSuccess= units do
+// not start then.
+func restartsDirect(u *unit, may bool) bool {
+	return u.str("RestartMode") == "direct" && willRestart(u, may)
 }
 
 // maxTimer is the longest hold-off the fake arms a timer for; a longer

@@ -163,6 +163,10 @@ var settableProps = map[string]settable{
 	"RemainAfterExit": {"b", forService, nil},
 	"Restart":         {"s", forService, oneOf("no", "on-success", "on-failure", "on-abnormal", "on-watchdog", "on-abort", "always")},
 	"RestartUSec":     {"t", forService, nil},
+	// From 254 (restart.go).
+	"RestartMode":         {"s", forService, oneOf("normal", "direct", "debug")},
+	"RestartSteps":        {"u", forService, nil},
+	"RestartMaxDelayUSec": {"t", forService, nil},
 	// Exit status sets (exitstatus.go).
 	"SuccessExitStatus":        {"(aiai)", forService, checkExitStatusSet("SuccessExitStatus")},
 	"RestartPreventExitStatus": {"(aiai)", forService, checkExitStatusSet("RestartPreventExitStatus")},

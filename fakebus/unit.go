@@ -321,6 +321,10 @@ func (m *manager) failNoRestartLocked(u *unit, result string) { m.failedLocked(u
 // failedLocked is failLocked, with the automatic restart allowed or not.
 func (m *manager) failedLocked(u *unit, result string, mayRestart bool) {
 	u.result = result
+	if restartsDirect(u, mayRestart) {
+		m.restartDirectLocked(u)
+		return
+	}
 	m.setStateLocked(u, "failed", "failed")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
@@ -342,6 +346,10 @@ func (m *manager) failedLocked(u *unit, result string, mayRestart bool) {
 // deactivateLocked puts u into inactive/dead (after a clean exit or stop);
 // a service may then restart (restart.go).
 func (m *manager) deactivateLocked(u *unit) {
+	if restartsDirect(u, true) {
+		m.restartDirectLocked(u)
+		return
+	}
 	was := u.active
 	m.setStateLocked(u, "inactive", "dead")
 	u.invocation = nil
@@ -357,6 +365,16 @@ func (m *manager) deactivateLocked(u *unit) {
 		m.onSuccessLocked(u, was)
 	}
 	m.collectLocked(u)
+}
+
+// restartDirectLocked is the end of service u with RestartMode=direct
+// when it restarts: from its state straight to auto-restart, not by
+// failed or inactive, so that neither its dependents' stops nor its
+// OnFailure= or OnSuccess= units follow (service_enter_dead skips the
+// state; unit_notify acts on entering failed or inactive).
+func (m *manager) restartDirectLocked(u *unit) {
+	u.invocation = nil
+	m.autoRestartLocked(u, true)
 }
 
 // disarmLocked stops what u's activity armed: a timer's next elapse, its

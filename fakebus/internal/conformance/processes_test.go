@@ -584,3 +584,89 @@ func testOnFailureStarts(t *testing.T, e *env) {
 		settle(t, e, handler, "started by "+tc.setting, func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive })
 	}
 }
+
+// testRestartHoldOffs: where the release has them (254 on),
+// RestartSteps= and RestartMaxDelayUSec= make a restarting service's
+// hold-off grow (RestartUSecNext: 1 s before the first restart, 10 s
+// before the second, from 1 s to 100 s in two steps), a maximum below
+// RestartUSec= lowers it, and RestartMode=direct restarts a service
+// without its failing in between: its OnFailure= unit does not start,
+// where with RestartMode=normal it does (from 257).
+func testRestartHoldOffs(t *testing.T, e *env) {
+	if !sdversions.HasProperty(e.release, "RestartSteps", "service") {
+		t.Skip("no RestartSteps= before 254")
+	}
+	props := func(argv []string, extra ...sdbus.Property) []sdbus.Property {
+		return append([]sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropExecStart(argv, false)}, extra...)
+	}
+	service := func(t *testing.T, name, prop string) uint64 {
+		t.Helper()
+		v, err := e.c.UnitProperty(e.ctx, name, "org.freedesktop.systemd1.Service", prop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := v.Value().(uint64)
+		return n
+	}
+	waiting := func(s sdbus.UnitState) bool {
+		return s.ActiveState == sdbus.StateActivating && s.SubState == "auto-restart"
+	}
+
+	name := e.unit("holdoffs", "service")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, props([]string{"/bin/false"}, sdbus.PropRaw("Restart", "on-failure"),
+		sdbus.PropRaw("RestartUSec", uint64(time.Second/time.Microsecond)), sdbus.PropRaw("RestartSteps", uint32(2)),
+		sdbus.PropRaw("RestartMaxDelayUSec", uint64(100*time.Second/time.Microsecond)))), sdbus.JobDone)
+	if got := service(t, name, "RestartUSecNext"); got != 1_000_000 {
+		t.Errorf("RestartUSecNext before the first restart: %d; want 1000000", got)
+	}
+	// Restarted once (after 1 s), failed again, waiting 10 s.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		settle(t, e, name, "waiting to restart", waiting)
+		sp, err := e.c.ServiceProperties(e.ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sp.NRestarts >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not restart within 10 s", name)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := service(t, name, "RestartUSecNext"); got != 10_000_000 {
+		t.Errorf("RestartUSecNext before the second restart: %d; want 10000000", got)
+	}
+	stop(t, e, e.c, name)
+
+	lowered := e.unit("holdoffs-lowered", "service")
+	cleanup(t, e, lowered)
+	wait(t, e, start(t, e, e.c, lowered, props([]string{"/bin/sleep", "3600"}, sdbus.PropRaw("RestartUSec", uint64(500_000)),
+		sdbus.PropRaw("RestartMaxDelayUSec", uint64(300_000)))), sdbus.JobDone)
+	if got := service(t, lowered, "RestartUSec"); got != 300_000 {
+		t.Errorf("RestartUSec=500ms with RestartMaxDelayUSec=300ms reads %d; want 300000", got)
+	}
+	stop(t, e, e.c, lowered)
+
+	for _, mode := range []string{"direct", "normal"} {
+		t.Run(mode, func(t *testing.T) {
+			handler := e.unit("holdoffs-"+mode+"-handler", "slice")
+			cleanup(t, e, handler)
+			name := e.unit("holdoffs-"+mode, "service")
+			cleanup(t, e, name)
+			wait(t, e, start(t, e, e.c, name, props([]string{"/bin/false"}, sdbus.PropRaw("Restart", "on-failure"),
+				sdbus.PropRaw("RestartMode", mode), sdbus.PropRaw("RestartUSec", uint64(time.Hour/time.Microsecond)),
+				sdbus.PropRaw("OnFailure", []string{handler}))), sdbus.JobDone)
+			settle(t, e, name, "waiting to restart", waiting)
+			started := mode == "normal" && sdversions.Behaves(e.release, sdversions.OnTerminationWhenRestarting)
+			if started {
+				settle(t, e, handler, "started by OnFailure=", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive })
+			} else if st := status(t, e, handler); st.ActiveState != sdbus.StateInactive || st.JobID != 0 {
+				t.Errorf("RestartMode=%s: the OnFailure= unit is %s (job %d); want inactive, no job", mode, st.ActiveState, st.JobID)
+			}
+			stop(t, e, e.c, name)
+		})
+	}
+}

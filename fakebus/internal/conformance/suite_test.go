@@ -252,6 +252,7 @@ var cases = []suiteCase{
 	{name: "ExitStatusSets", run: testExitStatusSets, user: true},
 	{name: "OnFailureStarts", run: testOnFailureStarts, user: true},
 	{name: "OnFailureJobModes", run: testOnFailureJobModes, user: true},
+	{name: "RestartHoldOffs", run: testRestartHoldOffs, user: true},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},

@@ -13,6 +13,38 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// RestartSteps= and RestartMaxDelayUSec= (from 254): the hold-off
+	// grows from RestartUSec= to the maximum in so many steps, and a
+	// maximum below RestartUSec= lowers it; RestartMode= takes normal,
+	// direct and (257) debug. The fake refused all three
+	// (PropertyReadOnly) and restarted after RestartUSec= each time.
+	{"RestartSteps= and RestartMaxDelayUSec=", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RestartMode", "debug"}, {"RestartSteps", uint32(3)}, {"RestartMaxDelayUSec", uint64(800000)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RestartMode", "bogus"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RestartSteps", uint32(0xffffffff)}, {"RestartMaxDelayUSec", uint64(0)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"Restart", "on-failure"}, {"RestartUSec", uint64(1000000)}, {"RestartSteps", uint32(2)}, {"RestartMaxDelayUSec", uint64(100000000)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"Restart", "on-failure"}, {"RestartUSec", uint64(500000)}, {"RestartMaxDelayUSec", uint64(300000)}}},
+	}},
+	// RestartMode=direct: a failing service restarts without passing
+	// through failed, so its OnFailure= unit starts only once it fails
+	// for good (the start rate limit); with normal it starts at each
+	// failure from 257.
+	{"RestartMode=direct", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Unit", "Description", "t"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/false"}, {"Service", "Restart", "on-failure"}, {"Service", "RestartMode", "direct"}, {"Service", "RestartSec", "1h"}, {"Service", "RestartSteps", "2"}, {"Service", "RestartMaxDelaySec", "4h"}, {"Unit", "OnFailure", "{u7}"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/false"}, {"Service", "Restart", "on-failure"}, {"Service", "RestartMode", "normal"}, {"Service", "RestartSec", "1h"}, {"Unit", "OnFailure", "{u7}"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 7, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/false"}, {"Service", "Restart", "on-failure"}, {"Service", "RestartMode", "direct"}, {"Service", "RestartSec", "100ms"}, {"Service", "StartLimitBurst", "2"}, {"Unit", "OnFailure", "{u7}"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+	}},
 	// A unit that fails to load gets no slice and no mount dependencies
 	// (unit_load adds them once the type loaded it), but one refused for
 	// isolate with two OnFailure= units, which is checked after them (257

@@ -631,12 +631,17 @@ func (r *run) holdOffShort(path dbus.ObjectPath, sub string) bool {
 	if !strings.HasPrefix(sub, "auto-restart") {
 		return false
 	}
+	// The hold-off under way: RestartUSecNext where the release has it
+	// (RestartSteps= make it grow), else RestartUSec=.
 	var holdOff uint64
-	err := obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], "RestartUSec").Store(&holdOff)
+	err := obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], "RestartUSecNext").Store(&holdOff)
+	if err != nil {
+		err = obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[kService], "RestartUSec").Store(&holdOff)
+	}
 	return err == nil && holdOff < uint64(restartSoon/time.Microsecond)
 }
 
-// restartSoon is the longest hold-off (RestartUSec=) a step's record
+// restartSoon is the longest hold-off (RestartUSecNext) a step's record
 // waits out: a service restarting sooner restarts, over and over until
 // its start rate limit stops it, before the step is recorded.
 const restartSoon = 5 * time.Second
@@ -728,6 +733,16 @@ func (r *run) units() []string {
 				line += " " + p + "=" + r.get(obj, unitIf, p)
 			}
 		}
+		if k == kService && slices.ContainsFunc(r.set[i], restartTuning) {
+			// What the restart settings make of the hold-offs: the
+			// next one (from the restarts so far), and RestartUSec=,
+			// which a smaller maximum lowers.
+			for _, p := range []string{"NRestarts", "RestartUSec", "RestartUSecNext"} {
+				if !slices.Contains(r.set[i], p) {
+					line += " " + p + "=" + r.get(obj, typeIf[k], p)
+				}
+			}
+		}
 		if r.files {
 			line += r.fileRecord(obj, k, r.set[i])
 		}
@@ -742,6 +757,12 @@ func (r *run) units() []string {
 		out = append(out, r.wantedByDefault())
 	}
 	return out
+}
+
+// restartTuning reports whether property p is one of the settings (from
+// 254) that change how a service restarts.
+func restartTuning(p string) bool {
+	return p == "RestartMode" || p == "RestartSteps" || p == "RestartMaxDelayUSec"
 }
 
 // auxRecord is the line of unit i's auxiliary service: its states, result

@@ -107,6 +107,12 @@ var props = []propSpec{
 	{name: "BusName", scope: onService, values: []any{"", "org.example.X", ":1.5", "x", "bogus name"}},
 	{name: "RemainAfterExit", scope: onService, values: boolValues},
 	{name: "Restart", scope: onService, values: []any{"no", "on-failure", "bogus", ""}},
+	// From 254: how a restarting service goes (direct: not by failed),
+	// and its hold-offs growing from RestartUSec= to the maximum in so
+	// many steps.
+	{name: "RestartMode", scope: onService, values: []any{"normal", "direct", "debug", "", "bogus"}},
+	{name: "RestartSteps", scope: onService, values: []any{uint32(0), uint32(3), uint32(math.MaxUint32)}},
+	{name: "RestartMaxDelayUSec", scope: onService, values: []any{uint64(0), uint64(1), uint64(50000), uint64(math.MaxUint64)}},
 	// Exit statuses 1 and 3 and SIGKILL and SIGTERM are those of
 	// commands and KillUnit; 256 and -1 out of range; signal 0 and
 	// those past SIGRTMAX no process ends by.
