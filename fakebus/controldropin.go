@@ -147,7 +147,7 @@ func (m *manager) applyControlLocked(u *unit) {
 			m.readDeviceListLocked(u, s.Name, s.Value)
 			continue
 		}
-		p := m.readBackLocked(s.setProp) // as the drop-in holds it
+		p := m.readBackLocked(u.kind, s.setProp) // as the drop-in holds it
 		if p.Name != "" {
 			m.setPropLocked(u, p.Name, p.Value)
 		}

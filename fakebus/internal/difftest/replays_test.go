@@ -13,6 +13,16 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A service's TimeoutStartUSec= or TimeoutStopUSec= of 0 reads
+	// infinity after a reload (its transient file's TimeoutStopSec=0 is
+	// no timeout), a scope's 0 (262 seeds 62004 and 62010: the fake read
+	// 0 for the service).
+	{"timeouts of 0 after a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"TimeoutStopUSec", uint64(0)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"TimeoutStartUSec", uint64(0)}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}, {"TimeoutStopUSec", uint64(0)}}},
+		{Kind: "Reload", Unit: 0},
+	}},
 	// RestartSteps= and RestartMaxDelayUSec= (from 254): the hold-off
 	// grows from RestartUSec= to the maximum in so many steps, and a
 	// maximum below RestartUSec= lowers it; RestartMode= takes normal,

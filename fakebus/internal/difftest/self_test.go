@@ -377,6 +377,8 @@ func TestKnownRuntimeMaxRace(t *testing.T) {
 		{"a longer limit", strings.ReplaceAll(timedOut, "@t 1", "@t 10"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"another result", strings.ReplaceAll(timedOut, "timeout", "exit-code"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"the fake's differs", "u0.service: org.freedesktop.systemd1.NoSuchUnit", timedOut, ""},
+		{"the fake's timed out, systemd saw the exit", strings.ReplaceAll(strings.ReplaceAll(timedOut, "timeout", "exit-code"), "2/15", "1/3"), timedOut, "runtime-max-race"},
+		{"the fake's timed out with a longer limit", strings.ReplaceAll(strings.ReplaceAll(timedOut, "timeout", "exit-code"), "@t 1", "@t 10"), strings.ReplaceAll(timedOut, "@t 1", "@t 10"), ""},
 	})
 }
 
