@@ -69,10 +69,13 @@ func restartUSecNext(u *unit) uint64 {
 }
 
 // growHold is r·(most/r)^(i/steps), 0 < i < steps and r < most, in
-// whole microseconds rounded down, as systemd computes it in long double.
+// whole microseconds rounded down. systemd computes it in long double;
 // float64 is less precise: where its result is near a whole microsecond,
-// the exact comparison decides (r·(most/r)^(i/steps) ≥ c exactly when
+// the exact value decides (r·(most/r)^(i/steps) ≥ c exactly when
 // most^i·r^(steps−i) ≥ c^steps), for steps small enough to compute it.
+// Where the exact value is a whole number and i/steps has no exact
+// binary form (1000^(1/3)), long double may fall just below it and
+// systemd round down one more: not measured.
 func growHold(r, most, i, steps uint64) uint64 {
 	g := float64(r) * math.Pow(float64(most)/float64(r), float64(i)/float64(steps))
 	t := min(uint64(g), most)
