@@ -64,6 +64,14 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 		add("NRestarts", u.restart.count)
 		add("RestartUSec", restartUSec(u))
 		add("RestartUSecNext", restartUSecNext(u)) // from 254
+		// service_timeout_abort_usec: the stop timeout until one is set
+		// (over D-Bus or by TimeoutAbortSec=; measured on 247-262 by the
+		// differential tester).
+		if v, ok := u.props["TimeoutAbortUSec"]; ok {
+			add("TimeoutAbortUSec", v.Value())
+		} else {
+			add("TimeoutAbortUSec", u.u64("TimeoutStopUSec", 90_000_000))
+		}
 		add("StatusErrno", int32(0))
 	}
 	switch u.kind {

@@ -215,6 +215,12 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 				default:
 					exitSets[key] = exitSets[key].join(s)
 				}
+			case sec == "Service" && kind == "service" && key == "TimeoutAbortSec" && val == "":
+				// config_parse_service_timeout_abort: empty unsets it (the
+				// abort timeout reads the stop timeout again); a value is a
+				// time span, 0 is 0 (numericSetting).
+				out.props = slices.DeleteFunc(out.props, func(p sdbus.Property) bool { return p.Name == "TimeoutAbortUSec" })
+				out.reset["TimeoutAbortUSec"] = true
 			case numericDirective(key):
 				props, ok := m.numericSetting(key, val)
 				used = ok
@@ -846,7 +852,7 @@ var numericDirectives = map[string]string{
 	"StartupIOWeight": "number", "CPUShares": "number", "BlockIOWeight": "number",
 	"Nice": "int", "OOMScoreAdjust": "int", "StartLimitBurst": "uint32",
 	"TimeoutSec": "timeout", "TimeoutStartSec": "timeout", "TimeoutStopSec": "timeout",
-	"RuntimeMaxSec": "span", "RestartSec": "span", "RestartMaxDelaySec": "span", "RestartSteps": "uint32",
+	"TimeoutAbortSec": "span", "RuntimeMaxSec": "span", "RestartSec": "span", "RestartMaxDelaySec": "span", "RestartSteps": "uint32",
 	"JobTimeoutSec": "span", "StartLimitIntervalSec": "span",
 	"CPUQuotaPeriodSec": "span", "ManagedOOMMemoryPressureDurationSec": "span", "CPUQuota": "percent",
 }

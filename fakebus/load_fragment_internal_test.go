@@ -82,6 +82,9 @@ func TestNumericSetting(t *testing.T) {
 		{"TimeoutStopSec", "0", one("TimeoutStopUSec", infinity)},
 		{"TimeoutSec", "1min", []prop{{"TimeoutStartUSec", uint64(60_000_000)}, {"TimeoutStopUSec", uint64(60_000_000)}}},
 		{"RuntimeMaxSec", "0", one("RuntimeMaxUSec", uint64(0))},
+		{"TimeoutAbortSec", "0", one("TimeoutAbortUSec", uint64(0))}, // no timeout fix
+		{"TimeoutAbortSec", "5", one("TimeoutAbortUSec", uint64(5_000_000))},
+		{"TimeoutAbortSec", "bogus", nil},
 		{"CPUQuota", "20%", one("CPUQuotaPerSecUSec", uint64(200_000))},
 		{"CPUQuota", "20", nil},
 		{"LimitNOFILE", "100", one("LimitNOFILE", uint64(100))},

@@ -173,6 +173,7 @@ var settableProps = map[string]settable{
 	"RestartForceExitStatus":   {"(aiai)", forService, checkExitStatusSet("RestartForceExitStatus")},
 	"TimeoutStartUSec":         {"t", forService, nil},
 	"TimeoutStopUSec":          {"t", forExec, nil},
+	"TimeoutAbortUSec":         {"t", forService, nil}, // unset, it reads TimeoutStopUSec
 	"RuntimeMaxUSec":           {"t", forExec, nil},
 	"User":                     {"s", forExecCtx, checkUserName("User")},
 	"Group":                    {"s", forExecCtx, checkUserName("Group")},

@@ -184,3 +184,56 @@ func testRuncInputs(t *testing.T, e *env) {
 		}
 	}
 }
+
+// testServiceTimeouts: a service's TimeoutAbortUSec= reads its
+// TimeoutStopUSec= until it is set, and 0 stays 0, where the stop
+// timeout's 0 reads infinity once a daemon-reload has read the transient
+// unit's file again.
+func testServiceTimeouts(t *testing.T, e *env) {
+	const infinity = ^uint64(0)
+	type timeouts struct{ Stop, Abort uint64 }
+	cases := []struct {
+		name           string
+		set            []sdbus.Property
+		want, reloaded timeouts
+	}{
+		{"stop", []sdbus.Property{sdbus.PropRaw("TimeoutStopUSec", uint64(7_000_000))}, timeouts{7_000_000, 7_000_000}, timeouts{7_000_000, 7_000_000}},
+		{"stop0", []sdbus.Property{sdbus.PropRaw("TimeoutStopUSec", uint64(0))}, timeouts{0, 0}, timeouts{infinity, infinity}},
+		{"abort0", []sdbus.Property{sdbus.PropRaw("TimeoutStopUSec", uint64(0)), sdbus.PropRaw("TimeoutAbortUSec", uint64(0))}, timeouts{0, 0}, timeouts{infinity, 0}},
+		{"abort", []sdbus.Property{sdbus.PropRaw("TimeoutAbortUSec", uint64(5_000_000))}, timeouts{90_000_000, 5_000_000}, timeouts{90_000_000, 5_000_000}},
+	}
+	read := func(t *testing.T, name string) timeouts {
+		t.Helper()
+		var got timeouts
+		for _, p := range []struct {
+			name string
+			to   *uint64
+		}{{"TimeoutStopUSec", &got.Stop}, {"TimeoutAbortUSec", &got.Abort}} {
+			v, err := e.c.UnitProperty(e.ctx, name, "Service", p.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			*p.to, _ = v.Value().(uint64)
+		}
+		return got
+	}
+	names := make([]string, len(cases))
+	for i, tc := range cases {
+		names[i] = e.unit("timeouts-"+tc.name, "service")
+		cleanup(t, e, names[i])
+		props := append([]sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "1000"}, false)}, tc.set...)
+		wait(t, e, start(t, e, e.c, names[i], props), sdbus.JobDone)
+		if diff := cmp.Diff(tc.want, read(t, names[i])); diff != "" {
+			t.Errorf("%s: timeouts (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range cases {
+		if diff := cmp.Diff(tc.reloaded, read(t, names[i])); diff != "" {
+			t.Errorf("%s: timeouts after a reload (-want +got):\n%s", tc.name, diff)
+		}
+		stop(t, e, e.c, names[i])
+	}
+}

@@ -253,6 +253,7 @@ var cases = []suiteCase{
 	{name: "OnFailureStarts", run: testOnFailureStarts, user: true},
 	{name: "OnFailureJobModes", run: testOnFailureJobModes, user: true},
 	{name: "RestartHoldOffs", run: testRestartHoldOffs, user: true},
+	{name: "ServiceTimeouts", run: testServiceTimeouts, user: true},
 	{name: "BusRestartEndsWaits", run: testBusRestart, realOnly: true},
 	{name: "BusKilledReconnectingConnRecovers", run: testBusKilledReconnect, realOnly: true},
 	{name: "BusDownFallsBackToPrivateSocket", run: testBusDownFallback, realOnly: true},

@@ -158,6 +158,7 @@ var kindDirectives = map[unitKind][]directiveSpec{
 		{"Service", "Nice", []string{"5", "-20", "20", "bogus"}, "Nice"},
 		{"Service", "KillSignal", []string{"SIGTERM", "9", "SIGBOGUS", "0"}, "KillSignal"},
 		{"Service", "TimeoutStopSec", []string{"5", "infinity", "0", "bogus"}, "TimeoutStopUSec"},
+		{"Service", "TimeoutAbortSec", []string{"5", "0", "infinity", "", "bogus"}, "TimeoutAbortUSec"},
 		{"Service", "RuntimeMaxSec", []string{"1h", "0", "infinity"}, "RuntimeMaxUSec"},
 		{"Service", "OOMScoreAdjust", []string{"100", "-1000", "1001"}, "OOMScoreAdjust"},
 		{"Service", "CPUQuota", []string{"50%", "0%", "200%", "bogus"}, "CPUQuotaPerSecUSec"},

@@ -13,6 +13,22 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// TimeoutAbortUSec= (a service's): settable over D-Bus and by
+	// TimeoutAbortSec=, 0 stays 0 (no infinity as for the stop timeout),
+	// and unset (an empty or bad line) it reads TimeoutStopUSec=. The fake
+	// refused it (PropertyReadOnly) and read 90 s.
+	{"TimeoutAbortUSec=", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"TimeoutAbortUSec", uint64(0)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"TimeoutStopUSec", uint64(0)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "TimeoutStopSec", "3"}, {"Service", "TimeoutAbortSec", "bogus"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "TimeoutAbortSec", "5"}, {"Service", "TimeoutAbortSec", ""}, {"Service", "TimeoutSec", "4"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+	}},
 	// A service's TimeoutStartUSec= or TimeoutStopUSec= of 0 reads
 	// infinity after a reload (its transient file's TimeoutStopSec=0 is
 	// no timeout), a scope's 0 (262 seeds 62004 and 62010: the fake read

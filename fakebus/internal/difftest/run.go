@@ -743,6 +743,10 @@ func (r *run) units() []string {
 				}
 			}
 		}
+		if k == kService && slices.Contains(r.set[i], "TimeoutStopUSec") && !slices.Contains(r.set[i], "TimeoutAbortUSec") {
+			// Unset, the abort timeout reads the stop timeout.
+			line += " TimeoutAbortUSec=" + r.show(tprops, "TimeoutAbortUSec")
+		}
 		if r.files {
 			line += r.fileRecord(obj, k, r.set[i])
 		}

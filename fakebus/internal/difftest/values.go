@@ -120,6 +120,8 @@ var props = []propSpec{
 	{name: "RestartPreventExitStatus", scope: onService, values: exitStatusValues},
 	{name: "RestartForceExitStatus", scope: onService, values: exitStatusValues},
 	{name: "TimeoutStopUSec", scope: onExec, values: usecValues},
+	// A service's watchdog abort timeout (the stop timeout when unset).
+	{name: "TimeoutAbortUSec", scope: onService, values: usecValues},
 	{name: "RuntimeMaxUSec", scope: onExec, values: usecValues},
 	// A scope takes User= and Group= from 252 (the owner of its delegated
 	// cgroup); 12345 is an id no account has, a:b a name systemd refuses.
