@@ -13,6 +13,15 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// An IO limit of 0 (which D-Bus takes) in SetUnitProperties'
+	// drop-in is refused when a reload reads the drop-in ("Invalid IO
+	// limit"); the fake kept it (252 seed 64049 of a long run).
+	{"IO limit of 0 in a drop-in after a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"IOReadBandwidthMax", []IOValue{{Path: "/dev/zero", Value: 0}, {Path: "/dev/null", Value: inf}}}}},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"IOWriteBandwidthMax", []IOValue{{Path: "/dev/zero", Value: 5}}}}},
+		{Kind: "Reload", Unit: 0},
+	}},
 	// TimeoutAbortUSec= (a service's): settable over D-Bus and by
 	// TimeoutAbortSec=, 0 stays 0 (no infinity as for the stop timeout),
 	// and unset (an empty or bad line) it reads TimeoutStopUSec=. The fake
