@@ -119,7 +119,7 @@ type restartState struct {
 // u.result, restarts: not if its main process's end is in
 // RestartPreventExitStatus=, else if it is in RestartForceExitStatus=,
 // else as Restart= says (service_shall_restart; exitstatus.go).
-func shallRestart(u *unit) bool {
+func (m *manager) shallRestart(u *unit) bool {
 	if main := u.exec; !main.control {
 		switch {
 		case u.inExitSet("RestartPreventExitStatus", main.code, main.status):
@@ -131,13 +131,14 @@ func shallRestart(u *unit) bool {
 	r := u.result
 	switch u.str("Restart") {
 	case "always":
-		return r != "skip-condition"
+		// Before 251 a start ExecCondition= skipped restarts too.
+		return r != "exec-condition" || !m.behaves(sdversions.AlwaysSkipsExecCondition)
 	case "on-success":
 		return r == "success"
 	case "on-failure":
-		return r != "success" && r != "skip-condition"
+		return r != "success" && r != "exec-condition"
 	case "on-abnormal":
-		return r != "success" && r != "exit-code" && r != "skip-condition"
+		return r != "success" && r != "exit-code" && r != "exec-condition"
 	case "on-abort":
 		return r == "signal" || r == "core-dump"
 	case "on-watchdog":
@@ -155,7 +156,7 @@ func (m *manager) autoRestartLocked(u *unit, may bool) bool {
 	if u.kind != "service" {
 		return false
 	}
-	if !willRestart(u, may) {
+	if !m.willRestart(u, may) {
 		u.restart.flush = true
 		return false
 	}
@@ -179,17 +180,17 @@ func (m *manager) autoRestartLocked(u *unit, may bool) bool {
 // willRestart reports whether service u, which just ended with result
 // u.result, restarts (autoRestartLocked): it may, no stop asked for
 // forbids it, and its settings say so.
-func willRestart(u *unit, may bool) bool {
+func (m *manager) willRestart(u *unit, may bool) bool {
 	stopQueued := u.job != nil && u.job.typ == jobStop
-	return u.kind == "service" && may && !u.restart.stopping && !stopQueued && shallRestart(u)
+	return u.kind == "service" && may && !u.restart.stopping && !stopQueued && m.shallRestart(u)
 }
 
 // restartsDirect reports whether service u, which just ended with result
 // u.result, restarts without passing through failed or inactive
 // (RestartMode=direct, from 254): its OnFailure= and OnSuccess= units do
 // not start then.
-func restartsDirect(u *unit, may bool) bool {
-	return u.str("RestartMode") == "direct" && willRestart(u, may)
+func (m *manager) restartsDirect(u *unit, may bool) bool {
+	return u.str("RestartMode") == "direct" && m.willRestart(u, may)
 }
 
 // maxTimer is the longest hold-off the fake arms a timer for; a longer

@@ -101,7 +101,7 @@ var jobResults = []sdbus.JobResult{
 // scopes (systemd's service_result_table and scope_result_table).
 var unitResults = []string{
 	"success", "protocol", "timeout", "exit-code", "signal", "core-dump", "watchdog",
-	"start-limit-hit", "resources", "oom-kill", "skip-condition",
+	"start-limit-hit", "resources", "oom-kill", "exec-condition",
 }
 
 // ScriptFileError is an error in the element of a script file at Path.

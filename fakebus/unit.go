@@ -321,7 +321,7 @@ func (m *manager) failNoRestartLocked(u *unit, result string) { m.failedLocked(u
 // failedLocked is failLocked, with the automatic restart allowed or not.
 func (m *manager) failedLocked(u *unit, result string, mayRestart bool) {
 	u.result = result
-	if restartsDirect(u, mayRestart) {
+	if m.restartsDirect(u, mayRestart) {
 		m.restartDirectLocked(u)
 		return
 	}
@@ -346,7 +346,7 @@ func (m *manager) failedLocked(u *unit, result string, mayRestart bool) {
 // deactivateLocked puts u into inactive/dead (after a clean exit or stop);
 // a service may then restart (restart.go).
 func (m *manager) deactivateLocked(u *unit) {
-	if restartsDirect(u, true) {
+	if m.restartsDirect(u, true) {
 		m.restartDirectLocked(u)
 		return
 	}

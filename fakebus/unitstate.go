@@ -97,7 +97,7 @@ func (s *Server) SetUnitState(name string, st UnitState) error {
 // fail, the default first (systemd's service_result_table,
 // scope_result_table and timer_result_table, but success); read-only.
 var unitResultsOf = map[string][]string{
-	"service": {"exit-code", "protocol", "timeout", "signal", "core-dump", "watchdog", "start-limit-hit", "resources", "oom-kill", "skip-condition"},
+	"service": {"exit-code", "protocol", "timeout", "signal", "core-dump", "watchdog", "start-limit-hit", "resources", "oom-kill", "exec-condition"},
 	"scope":   {"resources", "timeout", "oom-kill"},
 	"timer":   {"resources", "start-limit-hit"},
 }

@@ -301,7 +301,7 @@ func TestSetUnitStateRefused(t *testing.T) {
 		{"result of an active unit", "app.service", fakebus.UnitState{ActiveState: "active", Result: "signal"},
 			`result "signal" goes with failed: an active unit's Result is success`},
 		{"scope result of a service", "app.service", fakebus.UnitState{ActiveState: "failed", Result: "success"},
-			`result "success" of a failed service: want "exit-code", "protocol", "timeout", "signal", "core-dump", "watchdog", "start-limit-hit", "resources", "oom-kill" or "skip-condition"`},
+			`result "success" of a failed service: want "exit-code", "protocol", "timeout", "signal", "core-dump", "watchdog", "start-limit-hit", "resources", "oom-kill" or "exec-condition"`},
 		{"failed target", "multi-user.target", fakebus.UnitState{ActiveState: "failed"},
 			"a target cannot be failed in the fake (it models the failures of services, scopes and timers)"},
 		{"perpetual", "-.slice", fakebus.UnitState{ActiveState: "inactive"}, "unit -.slice is perpetual: it stays active"},

@@ -377,7 +377,7 @@
 //     second succeeds (the reset-failed-and-retry path).
 //   - "unit_result": the unit's Result after a scripted failed or timeout
 //     (success, protocol, timeout, exit-code, signal, core-dump, watchdog,
-//     start-limit-hit, resources, oom-kill, skip-condition; default
+//     start-limit-hit, resources, oom-kill, exec-condition; default
 //     exit-code, or timeout for "timeout"). Needs "result" or "results"
 //     with failed or timeout.
 //   - "exit_status": how a service's main process ended in a scripted

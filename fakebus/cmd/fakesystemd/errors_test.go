@@ -113,7 +113,7 @@ func TestErrors(t *testing.T) {
 		{name: "bad results", script: `{"scripts": [{"pattern": "a.service", "results": ["failed", "ok"]}]}`, code: 1,
 			stderr: `fakesystemd: SCRIPT: scripts[0].results[1]: unknown job result "ok" (known: done, canceled, timeout, failed, dependency, skipped, invalid, assert, unsupported, collected, once, frozen, or "" for none)`},
 		{name: "bad unit result", script: `{"scripts": [{"pattern": "a.service", "result": "failed", "unit_result": "exit_code"}]}`, code: 1,
-			stderr: `fakesystemd: SCRIPT: scripts[0].unit_result: unknown unit result "exit_code" (known: success, protocol, timeout, exit-code, signal, core-dump, watchdog, start-limit-hit, resources, oom-kill, skip-condition)`},
+			stderr: `fakesystemd: SCRIPT: scripts[0].unit_result: unknown unit result "exit_code" (known: success, protocol, timeout, exit-code, signal, core-dump, watchdog, start-limit-hit, resources, oom-kill, exec-condition)`},
 		{name: "masked and active", script: `{"units": [{"name": "a.service", "masked": true, "active": true}]}`, code: 1,
 			stderr: `fakesystemd: SCRIPT: units[0].active: a masked unit cannot be active`},
 		{name: "missing unit name", script: `{"units": [{"masked": true}]}`, code: 1,

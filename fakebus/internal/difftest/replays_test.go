@@ -22,6 +22,15 @@ var replays = []struct {
 		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"IOWriteBandwidthMax", []IOValue{{Path: "/dev/zero", Value: 5}}}}},
 		{Kind: "Reload", Unit: 0},
 	}},
+	// A start ExecCondition= skipped (result exec-condition) restarts
+	// with Restart=always before 251 only, never with on-failure or
+	// on-abnormal. The fake named the result skip-condition where it
+	// decided, and so restarted the service each time until the start
+	// rate limit failed it (247 seed 63010 of a long run).
+	{"Restart= after ExecCondition= skipped a start", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecCondition", Command(2)}, {"Restart", "on-failure"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecCondition", Command(3)}, {"Restart", "always"}, {"RestartUSec", uint64(3600000000)}}},
+	}},
 	// TimeoutAbortUSec= (a service's): settable over D-Bus and by
 	// TimeoutAbortSec=, 0 stays 0 (no infinity as for the stop timeout),
 	// and unset (an empty or bad line) it reads TimeoutStopUSec=. The fake

@@ -732,6 +732,12 @@ const (
 	// Seen on 252, 257 and 262 (fakebus/internal/difftest, replay
 	// "ExecCondition= skips a start").
 	ExecConditionSkipDone Behaviour = "ExecConditionSkipDone"
+	// AlwaysSkipsExecCondition: Restart=always does not restart a
+	// service whose ExecCondition= skipped its start (result
+	// exec-condition); before 251 it did (service_shall_restart). Seen
+	// on 247 (restarts) and 252 (does not) by fakebus/internal/difftest,
+	// replay "Restart= after ExecCondition= skipped a start".
+	AlwaysSkipsExecCondition Behaviour = "AlwaysSkipsExecCondition"
 	// CPUQuotaHundredths: a transient unit's CPUQuotaPerSecUSec= is
 	// written to its file in hundredths of a percent, so a reload reads
 	// 15000 µs/s back as it was; before, in whole percents (10000).
@@ -843,6 +849,7 @@ var Behaviours = map[Behaviour]Release{
 	CollectedTransientNameLoads: R("262"),
 	TransientOverDropIns:        R("252"),
 	ExecConditionSkipDone:       R("252"),
+	AlwaysSkipsExecCondition:    R("251"),
 	CPUQuotaHundredths:          R("257"),
 	StartLimitSerialized:        R("257"),
 	StartLimitHitResult:         R("262"),
