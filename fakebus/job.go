@@ -44,8 +44,12 @@ type job struct {
 	requesters []*busd.Peer
 	caller     *busd.Peer // the connection whose call created the job, if any
 	queued     bool       // on the run queue (runqueue.go)
-	finished   bool
-	result     string
+	// started: the start it runs happened (a simple service's main
+	// process was spawned); on systemd it ends done then, before
+	// whatever that process does next (restart.go: keptByDirectRestart).
+	started  bool
+	finished bool
+	result   string
 	// unannounced: its JobRemoved is never sent (Reexec.Lose).
 	unannounced bool
 }
@@ -206,9 +210,10 @@ func (m *manager) scriptedLocked(j *job, result sdbus.JobResult) {
 // finishJobLocked ends j with result: it announces JobRemoved (held back
 // during a reload, or until the job's reply has been sent) and puts the
 // jobs that waited for it on the run queue (those a failed requirement
-// fails end there with "dependency").
+// fails end there with "dependency"). A start job a service's direct
+// restart keeps runs on instead (keptByDirectRestart).
 func (m *manager) finishJobLocked(j *job, result string) {
-	if j.finished {
+	if j.finished || (result == "done" || result == "failed") && keptByDirectRestart(j) {
 		return
 	}
 	j.finished, j.result = true, result

@@ -100,6 +100,9 @@ type manager struct {
 	// triggered are the units OnFailure= and OnSuccess= start before the
 	// lock is released (onfailure.go).
 	triggered []trigger
+	// recollect are the units to collect once the jobs their stop's
+	// OnSuccess= queued ran (onfailure.go).
+	recollect []*unit
 	// reverseSorted is reverse sorted by name, nil when reverse changed
 	// since (reverseLocked); never changed in place.
 	reverseSorted []*unit

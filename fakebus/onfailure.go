@@ -23,7 +23,11 @@ package fakebus
 //   - the jobs are queued once what failed or stopped the unit is done:
 //     the JobRemoved of its own job comes first; the unit stays loaded
 //     while they have a job, and until one of them changes state
-//     (handlersBusyLocked).
+//     (handlersBusyLocked), unless its stop job ended it at once: then
+//     it is collected once their jobs ran (collectAfterHandlersLocked);
+//   - a service waiting to restart that a stop ends starts its
+//     OnSuccess= units, whatever its result (it goes from activating to
+//     inactive).
 //
 // What isolate does beyond its refusal (stop the units it does not pull
 // in) is not modelled for these jobs, as it is not for a method's.
@@ -40,26 +44,38 @@ type trigger struct {
 	from  *unit
 	names []string
 	mode  sdbus.JobMode
+	// sync: from ended inside the job that stopped it (nothing to wait
+	// for: stopsAtOnce), so it is collected once the jobs queued for its
+	// units ran (collectAfterHandlersLocked).
+	sync bool
 }
 
 // onFailureLocked queues the start of u's OnFailure= units: u just failed.
 func (m *manager) onFailureLocked(u *unit) {
-	m.triggerLocked(u, u.list("OnFailure"), sdbus.JobMode(strOr(u.str("OnFailureJobMode"), string(sdbus.ModeReplace))))
+	m.triggerLocked(u, u.list("OnFailure"), sdbus.JobMode(strOr(u.str("OnFailureJobMode"), string(sdbus.ModeReplace))), false)
 }
 
 // onSuccessLocked queues the start of u's OnSuccess= units: u just became
 // inactive from state was.
 func (m *manager) onSuccessLocked(u *unit, was string) {
 	if was != "inactive" && was != "failed" {
-		m.triggerLocked(u, u.list("OnSuccess"), sdbus.JobMode(strOr(u.str("OnSuccessJobMode"), string(sdbus.ModeFail))))
+		m.triggerLocked(u, u.list("OnSuccess"), sdbus.JobMode(strOr(u.str("OnSuccessJobMode"), string(sdbus.ModeFail))), false)
+	}
+}
+
+// onSyncStopLocked is onSuccessLocked for a unit its stop job stopped
+// without waiting for anything (stopsAtOnce).
+func (m *manager) onSyncStopLocked(u *unit, was string) {
+	if was != "inactive" && was != "failed" {
+		m.triggerLocked(u, u.list("OnSuccess"), sdbus.JobMode(strOr(u.str("OnSuccessJobMode"), string(sdbus.ModeFail))), true)
 	}
 }
 
 // triggerLocked queues the start of names for u, in job mode mode; u
 // stays loaded until startTriggeredLocked ran.
-func (m *manager) triggerLocked(u *unit, names []string, mode sdbus.JobMode) {
+func (m *manager) triggerLocked(u *unit, names []string, mode sdbus.JobMode, sync bool) {
 	if len(names) > 0 {
-		m.triggered = append(m.triggered, trigger{u, names, mode})
+		m.triggered = append(m.triggered, trigger{u, names, mode, sync})
 		u.triggering = true
 	}
 }
@@ -130,7 +146,29 @@ func (m *manager) startTriggeredLocked() bool {
 			}
 		}
 		m.collectLocked(tr.from)
+		if tr.sync && !tr.from.gone {
+			m.recollect = append(m.recollect, tr.from)
+		}
 	}
 	m.triggered = nil
 	return queued
+}
+
+// collectAfterHandlersLocked collects, once, the units a stop job ended
+// at once whose OnSuccess= units it queued jobs for (startTriggeredLocked),
+// now that those jobs ran. On systemd the stop job's end puts the unit on
+// the GC queue, which the main loop runs after the run queue, where the
+// units' jobs run in the same pass; a unit whose end a process's exit
+// brought (SIGCHLD) is looked at before its units' jobs run, and stays
+// (handlersBusyLocked). Measured on 252 and 257 by the differential
+// tester: a target, a service with RemainAfterExit=yes and one waiting to
+// restart are gone after their stop, a service whose process the stop
+// killed stays. A job the run queue put off (another caller went first)
+// is not waited for: the unit stays, as a unit whose units' jobs wait
+// does on systemd.
+func (m *manager) collectAfterHandlersLocked() {
+	for _, u := range m.recollect {
+		m.collectLocked(u)
+	}
+	m.recollect = nil
 }

@@ -13,7 +13,8 @@ package fakebus
 //	    auto-restart (inactive/dead, no ExecStop=), its start half starts
 //	    the service again, unless the start rate limit refuses it, which
 //	    fails the unit for good (startlimit.go)
-//	auto-restart --StopUnit--> inactive/dead (no ExecStopPost=), Result kept
+//	auto-restart --StopUnit--> inactive/dead (no ExecStopPost=), Result kept,
+//	    its OnSuccess= units started (onfailure.go)
 //	auto-restart --StartUnit--> the start job waits for the restart (it
 //	    merges into it); from 257 the restart happens now, as the job's
 //	    start (counted in NRestarts; sdversions.StartRestartsNow)
@@ -28,7 +29,8 @@ package fakebus
 // overrule Restart= (exitstatus.go). From 254 the hold-off grows with
 // each restart (RestartSteps=, RestartMaxDelayUSec=: restartUSecNext),
 // and RestartMode=direct goes from running to auto-restart without
-// failed or inactive between (restartsDirect), measured on 257 and 262.
+// failed or inactive between (restartsDirect), keeping a start job that
+// still ran (keptByDirectRestart), measured on 257 and 262.
 
 import (
 	"math"
@@ -108,6 +110,11 @@ type restartState struct {
 	// due is set once the hold-off ended: the start job a StartUnit left
 	// waiting (before 257) may run.
 	due bool
+	// direct is set while the service waits to restart by
+	// RestartMode=direct (from 254): it never left activating, so a start
+	// job that ran when it ended keeps running through the wait
+	// (keptByDirectRestart) and runs again at the restart.
+	direct bool
 	// cancel stops the pending hold-off (afterLocked); nil when none.
 	// gen is the generation of its arming: a newer one, or a cancel,
 	// voids an older.
@@ -161,7 +168,7 @@ func (m *manager) autoRestartLocked(u *unit, may bool) bool {
 		return false
 	}
 	m.setStateLocked(u, "activating", "auto-restart")
-	u.restart.due = false
+	u.restart.due, u.restart.direct = false, false
 	hold := restartUSecNext(u)
 	if hold > uint64(maxTimer/time.Microsecond) {
 		return true // infinity: it waits for good
@@ -193,6 +200,17 @@ func (m *manager) restartsDirect(u *unit, may bool) bool {
 	return u.str("RestartMode") == "direct" && m.willRestart(u, may)
 }
 
+// keptByDirectRestart reports whether start job j (or a restart's start
+// half) runs on although its service ended: the service waits to restart
+// by RestartMode=direct, still activating, and systemd ends a start job
+// only once its unit is active, inactive or failed (job_finish_and_invalidate
+// from unit_notify; measured on 257 and 262 by the differential tester
+// with a oneshot service and an exec one whose program is missing).
+func keptByDirectRestart(j *job) bool {
+	u := j.unit
+	return (j.typ == jobStart || j.typ == jobRestart) && !j.started && u.sub == "auto-restart" && u.restart.direct
+}
+
 // maxTimer is the longest hold-off the fake arms a timer for; a longer
 // one (infinity) never ends.
 const maxTimer = 100 * 365 * 24 * time.Hour
@@ -202,6 +220,17 @@ const maxTimer = 100 * 365 * 24 * time.Hour
 // start job left waiting merges into it.
 func (m *manager) restartDueLocked(u *unit) {
 	if u.job != nil && u.job.typ == jobStop {
+		return
+	}
+	if j := u.job; j != nil && u.restart.direct {
+		// The start job the wait kept runs again: no new job (measured
+		// on 257 and 262 by the differential tester: no JobNew,
+		// NRestarts counts each restart, and the job fails once the
+		// start rate limit refuses one).
+		u.restart.direct = false
+		u.restart.count++
+		u.restart.flush = false
+		m.startUnitLocked(j)
 		return
 	}
 	u.restart.due = true
@@ -219,6 +248,7 @@ func (m *manager) restartDueLocked(u *unit) {
 
 // cancelRestart ends service u's wait to restart, if any.
 func (u *unit) cancelRestart() {
+	u.restart.direct = false
 	u.restart.gen++
 	if u.restart.cancel != nil {
 		u.restart.cancel()

@@ -79,6 +79,7 @@ func (m *manager) unlock() {
 		}
 		m.dispatchLocked()
 	}
+	m.collectAfterHandlersLocked()
 	m.mu.Unlock()
 }
 

@@ -211,6 +211,7 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 		m.spawnLocked(u, p, j)
 		return
 	}
+	j.started = true
 	m.spawnLocked(u, p, nil)
 	// The main process may have ended already (the unit failed, or
 	// waits to restart).

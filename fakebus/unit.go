@@ -375,6 +375,7 @@ func (m *manager) deactivateLocked(u *unit) {
 func (m *manager) restartDirectLocked(u *unit) {
 	u.invocation = nil
 	m.autoRestartLocked(u, true)
+	u.restart.direct = true
 }
 
 // disarmLocked stops what u's activity armed: a timer's next elapse, its
@@ -855,15 +856,20 @@ func (m *manager) startScopeLocked(u *unit, j *job) {
 // a oneshot service).
 func (m *manager) stopUnitLocked(u *unit) {
 	if u.sub == "auto-restart" {
-		// Nothing runs: the wait ends, Result kept (service_stop).
+		// Nothing runs: the wait ends, Result kept (service_stop), and
+		// as it goes from activating to inactive its OnSuccess= units
+		// start, whatever its result (measured on 252, 257 and 262 by
+		// the differential tester, RestartMode= normal and direct).
 		u.cancelRestart()
 		m.setStateLocked(u, "inactive", "dead")
 		u.invocation = nil
+		m.onSyncStopLocked(u, "activating")
 		return
 	}
 	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
 		return // inactive or failed: nothing to stop
 	}
+	atOnce := stopsAtOnce(u)
 	u.restart.stopping = true // a stop asked for: no restart after it
 	defer func() { u.restart.stopping = false }()
 	killedStart := u.kind == "service" && u.active == "activating" &&
@@ -908,7 +914,27 @@ func (m *manager) stopUnitLocked(u *unit) {
 	m.setStateLocked(u, "inactive", "dead")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
-	m.onSuccessLocked(u, "deactivating")
+	if atOnce {
+		m.onSyncStopLocked(u, "deactivating")
+	} else {
+		m.onSuccessLocked(u, "deactivating")
+	}
+}
+
+// stopsAtOnce reports whether a stop of u ends it at once, inside its stop
+// job, on systemd: nothing runs that it waits for (a target, slice, timer
+// or path unit; a service without a main or control process and without
+// ExecStop= or ExecStopPost=). A stop that kills a process ends the unit
+// when systemd sees the process's end, later (onfailure.go:
+// collectAfterHandlersLocked).
+func stopsAtOnce(u *unit) bool {
+	switch u.kind {
+	case "target", "slice", "timer", "path":
+		return true
+	case "service":
+		return u.proc == nil && u.control == nil && len(u.commands("ExecStop")) == 0 && len(u.commands("ExecStopPost")) == 0
+	}
+	return false
 }
 
 // cleanMasks are CleanUnit's resource types (ExecCleanMask), "fdstore"

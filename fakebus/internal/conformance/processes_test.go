@@ -561,8 +561,8 @@ func testOnFailureJobModes(t *testing.T, e *env) {
 
 // testOnFailureStarts: a service that fails starts the units its
 // OnFailure= names (here a slice, which loads without a file), one that
-// ends cleanly those of OnSuccess= (from 252), and a unit it names that
-// does not exist is passed over.
+// ends cleanly or is stopped those of OnSuccess= (from 252), and a unit it
+// names that does not exist is passed over.
 func testOnFailureStarts(t *testing.T, e *env) {
 	for _, tc := range []struct {
 		name, setting string
@@ -583,6 +583,42 @@ func testOnFailureStarts(t *testing.T, e *env) {
 		wait(t, e, start(t, e, e.c, name, props), sdbus.JobDone)
 		settle(t, e, handler, "started by "+tc.setting, func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive })
 	}
+	if !sdversions.HasProperty(e.release, "OnSuccess", "service") {
+		return
+	}
+	// A stop starts the OnSuccess= units too. One that ends the service
+	// at once (nothing left running) lets their jobs run before systemd
+	// looks at the service again: it is unloaded. One that kills a
+	// process ends it when systemd sees the process's end, which looks at
+	// the service before their jobs run: it stays loaded.
+	for _, tc := range []struct {
+		name    string
+		props   []sdbus.Property
+		running string // its SubState once it runs as the stop finds it
+		stays   bool
+	}{
+		{"stopped-at-once", []sdbus.Property{sdbus.PropExecStart([]string{"/bin/true"}, false), sdbus.PropRaw("RemainAfterExit", true)}, "exited", false},
+		{"stopped-by-signal", []sdbus.Property{sdbus.PropExecStart([]string{"/bin/sleep", "1000"}, false)}, "running", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			handler := e.unit(tc.name+"-handler", "slice")
+			cleanup(t, e, handler)
+			name := e.unit(tc.name, "service")
+			cleanup(t, e, name)
+			props := append([]sdbus.Property{sdbus.PropDescription("sdbus conformance"), sdbus.PropRaw("OnSuccess", []string{handler})}, tc.props...)
+			wait(t, e, start(t, e, e.c, name, props), sdbus.JobDone)
+			// /bin/true may still run when the start job ends (at its
+			// spawn): a stop then waits for its end, as for sleep.
+			settle(t, e, name, tc.running, func(s sdbus.UnitState) bool { return s.SubState == tc.running })
+			stop(t, e, e.c, name)
+			settle(t, e, handler, "started by OnSuccess= at the stop", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive })
+			if !tc.stays {
+				unloaded(t, e, name)
+			} else if st := status(t, e, name); st.LoadState != sdbus.LoadLoaded || st.ActiveState != sdbus.StateInactive {
+				t.Errorf("%s after its stop: %s/%s; want loaded, inactive", name, st.LoadState, st.ActiveState)
+			}
+		})
+	}
 }
 
 // testRestartHoldOffs: where the release has them (254 on),
@@ -591,7 +627,9 @@ func testOnFailureStarts(t *testing.T, e *env) {
 // before the second, from 1 s to 100 s in two steps), a maximum below
 // RestartUSec= lowers it, and RestartMode=direct restarts a service
 // without its failing in between: its OnFailure= unit does not start,
-// where with RestartMode=normal it does (from 257).
+// where with RestartMode=normal it does (from 257), and a oneshot's start
+// job runs on through the wait. A stop of a service waiting to restart
+// starts its OnSuccess= unit.
 func testRestartHoldOffs(t *testing.T, e *env) {
 	if !sdversions.HasProperty(e.release, "RestartSteps", "service") {
 		t.Skip("no RestartSteps= before 254")
@@ -650,23 +688,46 @@ func testRestartHoldOffs(t *testing.T, e *env) {
 	}
 	stop(t, e, e.c, lowered)
 
+	active := func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive }
 	for _, mode := range []string{"direct", "normal"} {
 		t.Run(mode, func(t *testing.T) {
 			handler := e.unit("holdoffs-"+mode+"-handler", "slice")
 			cleanup(t, e, handler)
+			success := e.unit("holdoffs-"+mode+"-success", "slice")
+			cleanup(t, e, success)
 			name := e.unit("holdoffs-"+mode, "service")
 			cleanup(t, e, name)
 			wait(t, e, start(t, e, e.c, name, props([]string{"/bin/false"}, sdbus.PropRaw("Restart", "on-failure"),
 				sdbus.PropRaw("RestartMode", mode), sdbus.PropRaw("RestartUSec", uint64(time.Hour/time.Microsecond)),
-				sdbus.PropRaw("OnFailure", []string{handler}))), sdbus.JobDone)
+				sdbus.PropRaw("OnFailure", []string{handler}), sdbus.PropRaw("OnSuccess", []string{success}))), sdbus.JobDone)
 			settle(t, e, name, "waiting to restart", waiting)
 			started := mode == "normal" && sdversions.Behaves(e.release, sdversions.OnTerminationWhenRestarting)
 			if started {
-				settle(t, e, handler, "started by OnFailure=", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateActive })
+				settle(t, e, handler, "started by OnFailure=", active)
 			} else if st := status(t, e, handler); st.ActiveState != sdbus.StateInactive || st.JobID != 0 {
 				t.Errorf("RestartMode=%s: the OnFailure= unit is %s (job %d); want inactive, no job", mode, st.ActiveState, st.JobID)
 			}
+			// A stop ends the wait: from activating to inactive, its
+			// OnSuccess= unit starts, failed as it was.
 			stop(t, e, e.c, name)
+			settle(t, e, success, "started by OnSuccess= at the stop", active)
 		})
 	}
+
+	// A oneshot's start job still runs when the service ends: with
+	// RestartMode=direct it runs on through the wait (the service never
+	// leaves activating), and a stop cancels it.
+	oneshot := e.unit("holdoffs-direct-oneshot", "service")
+	cleanup(t, e, oneshot)
+	j := start(t, e, e.c, oneshot, props([]string{"/bin/false"}, sdbus.PropRaw("Type", "oneshot"), sdbus.PropRaw("Restart", "on-failure"),
+		sdbus.PropRaw("RestartMode", "direct"), sdbus.PropRaw("RestartUSec", uint64(time.Hour/time.Microsecond))))
+	settle(t, e, oneshot, "waiting to restart", waiting)
+	select {
+	case <-j.Done():
+		res, err := j.Wait(e.ctx)
+		t.Errorf("RestartMode=direct oneshot: the start job ended (%s, %v) while the service waits to restart; want it running", res, err)
+	default:
+	}
+	stop(t, e, e.c, oneshot)
+	wait(t, e, j, sdbus.JobCanceled)
 }

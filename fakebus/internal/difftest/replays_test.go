@@ -31,6 +31,40 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecCondition", Command(2)}, {"Restart", "on-failure"}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecCondition", Command(3)}, {"Restart", "always"}, {"RestartUSec", uint64(3600000000)}}},
 	}},
+	// A stop that ends a unit at once (a target; a service with
+	// RemainAfterExit=yes and nothing left running; one waiting to
+	// restart, whatever its result) starts its OnSuccess= units, and the
+	// unit goes once their jobs ran. The fake started none for a service
+	// waiting to restart, and kept the others loaded as it does a unit
+	// whose process's end (SIGCHLD) ended it.
+	{"OnSuccess= after a stop that ends the unit at once", []Op{
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InRuntime, Lines: []Directive{{"Unit", "Description", "s"}}},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Unit", "OnSuccess", "{u4}"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/false"}, {"Service", "Restart", "always"}, {"Service", "RestartSec", "1h"}, {"Unit", "OnSuccess", "{u7}"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}, {"Service", "RemainAfterExit", "yes"}, {"Unit", "OnSuccess", "{u4}"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 7, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
+	// RestartMode=direct (from 254) with a start job still running (a
+	// oneshot's): the job runs on through the wait, StartUnit and
+	// RestartUnit merge into it, each restart runs it again (no new job)
+	// until the start rate limit fails it. The fake failed it at the
+	// first end and queued a new job at each restart.
+	{"RestartMode=direct keeps a oneshot's start job", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "/bin/false"}, {"Service", "Restart", "on-failure"}, {"Service", "RestartMode", "direct"}, {"Service", "RestartSec", "1h"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "/bin/false"}, {"Service", "Restart", "on-failure"}, {"Service", "RestartMode", "direct"}, {"Service", "RestartSec", "300ms"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
 	// TimeoutAbortUSec= (a service's): settable over D-Bus and by
 	// TimeoutAbortSec=, 0 stays 0 (no infinity as for the stop timeout),
 	// and unset (an empty or bad line) it reads TimeoutStopUSec=. The fake
