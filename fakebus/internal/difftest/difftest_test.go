@@ -277,7 +277,8 @@ func TestDifferential(t *testing.T) {
 		fmt.Sscan(s.Value.String(), &seed)
 	}
 	found := 0
-	for end := time.Now().Add(dur); time.Now().Before(end); seed++ {
+	span := seedSpan()
+	for end := time.Now().Add(dur); time.Now().Before(end); seed += span {
 		flag.Set("rapid.seed", fmt.Sprint(seed))
 		st.newSeed()
 		rec := &recorder{name: fmt.Sprintf("seed%d", seed)}
@@ -294,6 +295,19 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 	t.Logf("differential on %s for %s: %s; %d diverging seeds", real.Name, dur, st, found)
+}
+
+// seedSpan is how far apart the long run's seeds are, so that no two
+// draw the same sequence: rapid's i-th check of seed s draws from seed
+// s+0+1+...+i (findBug), so seed s covers s to s+n(n-1)/2 for n
+// -rapid.checks. One apart, ten checks each, consecutive seeds drew the
+// same sequences up to ten times.
+func seedSpan() uint64 {
+	n := uint64(100) // rapid's default
+	if f := flag.Lookup("rapid.checks"); f != nil {
+		fmt.Sscan(f.Value.String(), &n)
+	}
+	return n*(n-1)/2 + 1
 }
 
 // sandboxBackends returns the sandbox's systemd, on the system bus, and
