@@ -105,7 +105,7 @@ func writeArgs(b *strings.Builder, sig, argNames, dir string) {
 // declarations lack, if any, follow.
 func (m *manager) introspectIfaceLocked(b *strings.Builder, o *object, t *vtable) {
 	kind := o.captured
-	props, _, err := m.objectPropsLocked(o, t.name)
+	props, _, err := m.objectPropsLocked(o, t.name, "")
 	if err != nil {
 		props = nil
 	}

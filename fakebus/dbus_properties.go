@@ -48,7 +48,7 @@ func (m *manager) propertyLocked(c *call) (u *unit, v dbus.Variant, err error) {
 	if iface == "" {
 		return nil, v, errUnknownProperty(iface, name)
 	}
-	props, u, err := m.objectPropsLocked(c.obj, iface)
+	props, u, err := m.objectPropsLocked(c.obj, iface, name)
 	if err == errNoInterface {
 		return nil, v, errUnknownProperty(iface, name)
 	} else if err != nil {
@@ -94,7 +94,7 @@ func (m *manager) propertiesSet(c *call) ([]any, error) {
 func (m *manager) propertiesGetAll(c *call) ([]any, error) {
 	iface := c.Body[0].(string)
 	kind := c.obj.captured
-	props, u, err := m.objectPropsLocked(c.obj, iface)
+	props, u, err := m.objectPropsLocked(c.obj, iface, "")
 	if err == errNoInterface {
 		return nil, &callErr{dbusErr + "UnknownInterface", "Unknown interface '" + iface + "'."}
 	} else if err != nil {
@@ -173,7 +173,11 @@ func (m *manager) orderLocked(kind string, ifaces []string, props map[string]dbu
 // objectPropsLocked returns the properties of one interface of object o,
 // or, for iface "", of all its interfaces, and its unit (nil for the
 // manager, a job, ...). An interface the object lacks is errNoInterface.
-func (m *manager) objectPropsLocked(o *object, iface string) (map[string]dbus.Variant, *unit, error) {
+// With only set (Properties.Get), a unit's map holds that property if
+// the interface has it, and others may be missing: the costly ones
+// (dependency lists, which look at every loaded unit; the release's
+// measured values) are computed for it alone.
+func (m *manager) objectPropsLocked(o *object, iface, only string) (map[string]dbus.Variant, *unit, error) {
 	switch o.kind {
 	case objManager:
 		if iface != managerIface && iface != "" {
@@ -209,15 +213,15 @@ func (m *manager) objectPropsLocked(o *object, iface string) (map[string]dbus.Va
 		u := o.unit
 		switch iface {
 		case "":
-			props := m.withMeasuredLocked(u, unitIface, m.readPropsLocked(u, unitIface, m.unitPropsLocked(u)))
+			props := m.withMeasuredLocked(u, unitIface, m.readPropsLocked(u, unitIface, m.unitPropsLocked(u, only), only), only)
 			if t := unitTypes[u.kind].iface; t != "" {
-				maps.Copy(props, m.withMeasuredLocked(u, t, m.readPropsLocked(u, t, m.typePropsLocked(u))))
+				maps.Copy(props, m.withMeasuredLocked(u, t, m.readPropsLocked(u, t, m.typePropsLocked(u), only), only))
 			}
 			return props, u, nil
 		case unitIface:
-			return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.unitPropsLocked(u))), u, nil
+			return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.unitPropsLocked(u, only), only), only), u, nil
 		case unitTypes[u.kind].iface:
-			return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u))), u, nil
+			return m.withMeasuredLocked(u, iface, m.readPropsLocked(u, iface, m.typePropsLocked(u), only), only), u, nil
 		}
 		return nil, u, errNoInterface
 	case objDirectory:
@@ -230,7 +234,7 @@ func (m *manager) objectPropsLocked(o *object, iface string) (map[string]dbus.Va
 
 // managerAllPropsLocked returns the Manager's properties.
 func (m *manager) managerAllPropsLocked() map[string]dbus.Variant {
-	props := m.readPropsLocked(nil, managerIface, m.managerPropsLocked())
+	props := m.readPropsLocked(nil, managerIface, m.managerPropsLocked(), "")
 	for name, v := range m.measuredPropsLocked("manager", managerIface) {
 		if _, ok := props[name]; !ok {
 			props[name] = v
@@ -299,7 +303,7 @@ func logLevel(s string) (string, bool) {
 // readPropsLocked adds the properties programs read for status and
 // install state to the properties of one interface: u is nil for the
 // manager. Types are systemd 252's.
-func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.Variant) map[string]dbus.Variant {
+func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.Variant, only string) map[string]dbus.Variant {
 	switch {
 	case u == nil:
 		props["LogLevel"] = dbus.MakeVariant("info")
@@ -312,7 +316,9 @@ func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.V
 		props["UnitFilePreset"] = dbus.MakeVariant(m.unitFilePresetLocked(u))
 		props["DropInPaths"] = dbus.MakeVariant(append([]string{}, u.dropIns...))
 		props["SourcePath"] = dbus.MakeVariant("")
-		props["TriggeredBy"] = dbus.MakeVariant(m.depsLocked(u, "TriggeredBy"))
+		if only == "" || only == "TriggeredBy" {
+			props["TriggeredBy"] = dbus.MakeVariant(m.depsLocked(u, "TriggeredBy"))
+		}
 	case u.kind == "timer":
 		if v, ok := m.monotonicTimersLocked(u); ok {
 			props["TimersMonotonic"] = v
@@ -419,39 +425,55 @@ func capturedKind(u *unit) string {
 // withMeasuredLocked adds to props, the properties of interface iface the
 // fake models for u, the ones it does not: as the unit's settings give
 // them (unit file, transient or runtime properties) where they carry the
-// release's type, else as measured (measuredPropsLocked).
-func (m *manager) withMeasuredLocked(u *unit, iface string, props map[string]dbus.Variant) map[string]dbus.Variant {
-	for name, v := range m.measuredPropsLocked(capturedKind(u), iface) {
-		if _, ok := props[name]; ok {
-			continue
-		}
-		if own, ok := u.props[name]; ok && own.Signature() == v.Signature() {
-			v = own
-		} else if own, ok := u.props[strings.TrimSuffix(name, "Soft")]; ok && strings.HasPrefix(name, "Limit") &&
-			strings.HasSuffix(name, "Soft") && own.Signature() == v.Signature() {
-			// LimitX given alone sets the soft limit too.
-			v = own
-		} else if strings.HasPrefix(name, "Exec") {
-			// ExecStartEx and the like show the commands of ExecStart.
-			if own, ok := u.props[strings.TrimSuffix(name, "Ex")]; ok {
-				runs := u.runs[strings.TrimSuffix(name, "Ex")]
-				if strings.TrimSuffix(name, "Ex") == "ExecStart" && u.exec.pid != 0 && u.execShown {
-					// The main process's command shows its start, PID
-					// and exit; a oneshot's earlier ones their runs.
-					runs = append(make([]execMain, 0, u.exec.index+1), runs...)
-					for len(runs) <= u.exec.index {
-						runs = append(runs, execMain{})
-					}
-					runs[u.exec.index] = u.exec
-				}
-				if cmds, ok := execProp(own, v.Signature().String(), runs, m.clock); ok {
-					v = cmds
-				}
+// release's type, else as measured (measuredPropsLocked); with only set,
+// that one alone.
+func (m *manager) withMeasuredLocked(u *unit, iface string, props map[string]dbus.Variant, only string) map[string]dbus.Variant {
+	measured := m.measuredPropsLocked(capturedKind(u), iface)
+	if only != "" {
+		if v, ok := measured[only]; ok {
+			if _, ok := props[only]; !ok {
+				props[only] = m.measuredValueLocked(u, only, v)
 			}
 		}
-		props[name] = v
+		return props
+	}
+	for name, v := range measured {
+		if _, ok := props[name]; !ok {
+			props[name] = m.measuredValueLocked(u, name, v)
+		}
 	}
 	return props
+}
+
+// measuredValueLocked is property name of u, which the fake does not
+// model and the release measured as v: as u's settings give it where
+// they carry v's type (withMeasuredLocked).
+func (m *manager) measuredValueLocked(u *unit, name string, v dbus.Variant) dbus.Variant {
+	if own, ok := u.props[name]; ok && own.Signature() == v.Signature() {
+		v = own
+	} else if own, ok := u.props[strings.TrimSuffix(name, "Soft")]; ok && strings.HasPrefix(name, "Limit") &&
+		strings.HasSuffix(name, "Soft") && own.Signature() == v.Signature() {
+		// LimitX given alone sets the soft limit too.
+		v = own
+	} else if strings.HasPrefix(name, "Exec") {
+		// ExecStartEx and the like show the commands of ExecStart.
+		if own, ok := u.props[strings.TrimSuffix(name, "Ex")]; ok {
+			runs := u.runs[strings.TrimSuffix(name, "Ex")]
+			if strings.TrimSuffix(name, "Ex") == "ExecStart" && u.exec.pid != 0 && u.execShown {
+				// The main process's command shows its start, PID
+				// and exit; a oneshot's earlier ones their runs.
+				runs = append(make([]execMain, 0, u.exec.index+1), runs...)
+				for len(runs) <= u.exec.index {
+					runs = append(runs, execMain{})
+				}
+				runs[u.exec.index] = u.exec
+			}
+			if cmds, ok := execProp(own, v.Signature().String(), runs, m.clock); ok {
+				v = cmds
+			}
+		}
+	}
+	return v
 }
 
 // execProp turns the commands of an Exec* setting (a(sasb), as unit files

@@ -24,7 +24,10 @@ func loadError(u *unit) struct{ Name, Message string } {
 	return struct{ Name, Message string }{}
 }
 
-func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
+// unitPropsLocked returns the Unit interface's properties the fake
+// models for u; with only set, the dependency lists only if only is one
+// (objectPropsLocked).
+func (m *manager) unitPropsLocked(u *unit, only string) map[string]dbus.Variant {
 	job := jobRef{0, "/"}
 	if u.job != nil {
 		job = jobRef{u.job.id, u.job.path()}
@@ -60,12 +63,6 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"InvocationID":        dbus.MakeVariant(inv),
 		"ConditionResult":     dbus.MakeVariant(u.condition),
 		"AssertResult":        dbus.MakeVariant(u.assert),
-		"Requires":            dbus.MakeVariant(m.depsLocked(u, "Requires")),
-		"Wants":               dbus.MakeVariant(m.depsLocked(u, "Wants")),
-		"BindsTo":             dbus.MakeVariant(m.depsLocked(u, "BindsTo")),
-		"After":               dbus.MakeVariant(m.depsLocked(u, "After")),
-		"Before":              dbus.MakeVariant(m.depsLocked(u, "Before")),
-		"Conflicts":           dbus.MakeVariant(m.depsLocked(u, "Conflicts")),
 		"DefaultDependencies": dbus.MakeVariant(u.boolProp("DefaultDependencies", true)),
 		"RefuseManualStart":   dbus.MakeVariant(u.boolProp("RefuseManualStart", false)),
 		"RefuseManualStop":    dbus.MakeVariant(u.boolProp("RefuseManualStop", false)),
@@ -78,7 +75,6 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
 		"StateChangeTimestamp": dbus.MakeVariant(usec(u.changed)),
 		"NeedDaemonReload":     dbus.MakeVariant(m.needDaemonReloadLocked(u)),
-		"Triggers":             dbus.MakeVariant(m.depsLocked(u, "Triggers")),
 		"RequiresMountsFor":    dbus.MakeVariant(u.mountPaths()),
 		"Refs":                 dbus.MakeVariant(refNames(u)),
 	}
@@ -93,10 +89,9 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 	props["ConditionTimestampMonotonic"] = dbus.MakeVariant(u.conditionAt.mono)
 	props["AssertTimestamp"] = dbus.MakeVariant(u.assertAt.real)
 	props["AssertTimestampMonotonic"] = dbus.MakeVariant(u.assertAt.mono)
-	// The other dependency lists, where the release has them.
-	for _, name := range []string{"Requisite", "PartOf", "OnFailure", "OnSuccess", "RequiredBy", "RequisiteOf", "WantedBy",
-		"BoundBy", "ConsistsOf", "ConflictedBy", "OnFailureOf", "OnSuccessOf"} {
-		if m.has(name) {
+	// The dependency lists (the later ones where the release has them).
+	for i, name := range unitDepProps {
+		if (only == "" || only == name) && (i < firstReleaseDep || m.has(name)) {
 			props[name] = dbus.MakeVariant(m.depsLocked(u, name))
 		}
 	}
@@ -108,6 +103,15 @@ func (m *manager) unitPropsLocked(u *unit) map[string]dbus.Variant {
 	}
 	return props
 }
+
+// unitDepProps are the Unit interface's dependency lists but TriggeredBy
+// (readPropsLocked): every release's, then from firstReleaseDep on those
+// a release may lack.
+var unitDepProps = []string{"Requires", "Wants", "BindsTo", "After", "Before", "Conflicts", "Triggers",
+	"Requisite", "PartOf", "OnFailure", "OnSuccess", "RequiredBy", "RequisiteOf", "WantedBy",
+	"BoundBy", "ConsistsOf", "ConflictedBy", "OnFailureOf", "OnSuccessOf"}
+
+const firstReleaseDep = 7
 
 // descriptionLocked is u's Description property: its own, else, for a
 // slice from 252 on, "Slice " and the path its name stands for ("Slice
