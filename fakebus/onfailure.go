@@ -160,12 +160,14 @@ func (m *manager) startTriggeredLocked() bool {
 // the GC queue, which the main loop runs after the run queue, where the
 // units' jobs run in the same pass; a unit whose end a process's exit
 // brought (SIGCHLD) is looked at before its units' jobs run, and stays
-// (handlersBusyLocked). Measured on 252 and 257 by the differential
-// tester: a target, a service with RemainAfterExit=yes and one waiting to
-// restart are gone after their stop, a service whose process the stop
-// killed stays. A job the run queue put off (another caller went first)
-// is not waited for: the unit stays, as a unit whose units' jobs wait
-// does on systemd.
+// (handlersBusyLocked). Measured on 252, 257 and 262 by the differential
+// tester and the conformance suite: a target, a service with
+// RemainAfterExit=yes whose program has ended and one waiting to restart
+// are gone after their stop, a service whose process the stop killed
+// stays (so does one whose program had not yet ended when the stop came:
+// the fake's end at once). A job the run queue put off (another caller
+// went first) is not waited for: the unit stays, as a unit whose units'
+// jobs wait does on systemd.
 func (m *manager) collectAfterHandlersLocked() {
 	for _, u := range m.recollect {
 		m.collectLocked(u)
