@@ -36,6 +36,22 @@ var known = []Known{
 		},
 	},
 	{
+		ID: "cgroup-procs-order",
+		Reason: "GetUnitProcesses lists a cgroup's processes in the order the kernel's cgroup.procs gives them, " +
+			"which is not always the order they were moved in (seen once on 247: two processes a scope's PIDs= " +
+			"moved in listed the other way round; rapid could not make it happen again); the fake lists them in " +
+			"the order it placed them",
+		same: true,
+		match: func(o Op, real, fake Step) bool {
+			return o.Kind == OpProcesses && real.Op == fake.Op && real.Reply != fake.Reply &&
+				strings.Join(real.Signals, "\n") == strings.Join(fake.Signals, "\n") &&
+				strings.Join(real.Jobs, "\n") == strings.Join(fake.Jobs, "\n") &&
+				strings.Join(real.Units, "\n") == strings.Join(fake.Units, "\n") &&
+				procRow.ReplaceAllString(real.Reply, "()") == procRow.ReplaceAllString(fake.Reply, "()") &&
+				sortedRows(real.Reply) == sortedRows(fake.Reply)
+		},
+	},
+	{
 		ID:     "calendar-next-elapse",
 		Reason: "the fake computes no calendar time: a timer's OnCalendar= values keep it waiting, never elapse, and read next elapse 0",
 		match: func(_ Op, real, fake Step) bool {
@@ -497,6 +513,16 @@ func sortedLists(units []string) []string {
 		})
 	}
 	return out
+}
+
+// procRow is one (sus) row of a recorded GetUnitProcesses reply.
+var procRow = regexp.MustCompile(`\("[^"]*" [^ ]+ "[^"]*"\)`)
+
+// sortedRows is a recorded GetUnitProcesses reply with its rows sorted.
+func sortedRows(reply string) string {
+	rows := procRow.FindAllString(reply, -1)
+	sort.Strings(rows)
+	return strings.Join(rows, ", ")
 }
 
 // sameState reports whether the step's results differ only in how they

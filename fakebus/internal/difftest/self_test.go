@@ -538,3 +538,39 @@ func TestOurs(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownCgroupProcsOrder: a GetUnitProcesses reply with the same rows
+// in another order is the kernel's order, and the comparison goes on.
+func TestKnownCgroupProcsOrder(t *testing.T) {
+	op := Op{Kind: OpProcesses, Unit: 3}
+	real := Step{Op: "GetUnitProcesses u3.scope", Reply: `[("/system.slice/dt67u3.scope" P6 "/bin/sleep 1000"), ("/system.slice/dt67u3.scope" P5 "/bin/sleep 1000")]`}
+	for _, tc := range []struct {
+		name, reply string
+		want        bool
+	}{
+		{"the other order", `[("/system.slice/dt67u3.scope" P5 "/bin/sleep 1000"), ("/system.slice/dt67u3.scope" P6 "/bin/sleep 1000")]`, true},
+		{"another process", `[("/system.slice/dt67u3.scope" P5 "/bin/sleep 1000"), ("/system.slice/dt67u3.scope" P7 "/bin/sleep 1000")]`, false},
+		{"one missing", `[("/system.slice/dt67u3.scope" P5 "/bin/sleep 1000")]`, false},
+		{"an error", `org.freedesktop.systemd1.NoSuchUnit: Unit dt67u3.scope not found.`, false},
+	} {
+		tc := tc
+		t.Run(tc.name, func(t *testing.T) {
+			fake := real
+			fake.Reply = tc.reply
+			if got := sameState(op, real, fake); got != tc.want {
+				t.Errorf("sameState = %v, want %v (known %q)", got, tc.want, knownID(op, real, fake))
+			}
+		})
+	}
+}
+
+// TestKnownCgroupProcsOrderErrors: two different errors are no
+// difference of order.
+func TestKnownCgroupProcsOrderErrors(t *testing.T) {
+	op := Op{Kind: OpProcesses, Unit: 3}
+	real := Step{Op: "GetUnitProcesses u3.scope", Reply: "org.freedesktop.systemd1.NoSuchUnit: Unit dt67u3.scope not found."}
+	fake := Step{Op: real.Op, Reply: "org.freedesktop.DBus.Error.InvalidArgs: x"}
+	if id := knownID(op, real, fake); id == "cgroup-procs-order" {
+		t.Errorf("two errors matched %s", id)
+	}
+}
