@@ -189,14 +189,18 @@ var known = []Known{
 		Reason: "a service whose RuntimeMaxUSec= is 0 or 1 µs and whose program exits at once: systemd ends it by the " +
 			"timeout (Result timeout, 2/15, or the program's exit status when the exit came just after) or by the program's exit, as its event " +
 			"loop sees one or the other first (mostly the timeout); in the fake the program exits first, but after an " +
-			"ExecStartPost= (which the fake runs at once), where the timeout comes first",
+			"ExecStartPost= (which the fake runs at once), where the timeout comes first; with a TimeoutStopUSec= of 0 or " +
+			"1 µs too, the SIGTERM's own timeout may fire before the program's death is seen, and SIGKILL ends it (2/9)",
 		// The program killed (2/15), or seen to exit after the timer
 		// fired (1/0: 247, a replay probe; 1/208, a program that failed
 		// to set up: 247 seeds 38019-38031, flaky). Or the other way
 		// round: timed out on the fake, the program's exit first on
-		// systemd (262 seed 62001, flaky).
+		// systemd (262 seed 62001, flaky). With an instant stop timeout
+		// too, killed by the SIGKILL after it (2/9: 257 seed 61000's
+		// run, once).
 		match: func(o Op, real, fake Step) bool {
-			return timedOutRace(instantRuntimeMax, "2/15", "1/*")(o, real, fake) || runtimeMaxExitFirst(real, fake)
+			return timedOutRace(instantRuntimeMax, "2/15", "1/*")(o, real, fake) || runtimeMaxExitFirst(real, fake) ||
+				timedOutRace(instantRuntimeMaxAndStop, "2/9")(o, real, fake)
 		},
 	},
 	{
@@ -427,6 +431,10 @@ var (
 // instantRuntimeMax is a unit line's RuntimeMaxUSec= that ends the unit
 // at once.
 var instantRuntimeMax = regexp.MustCompile(`\bRuntimeMaxUSec=@t [01]\b`)
+
+// instantRuntimeMaxAndStop is a unit line with both a RuntimeMaxUSec=
+// and a TimeoutStopUSec= of 0 or 1 µs, in either order.
+var instantRuntimeMaxAndStop = regexp.MustCompile(`\bRuntimeMaxUSec=@t [01]\b.*\bTimeoutStopUSec=@t [01]\b|\bTimeoutStopUSec=@t [01]\b.*\bRuntimeMaxUSec=@t [01]\b`)
 
 // instantStopTimeout is a unit line's TimeoutStopUSec= of 0 or 1 µs.
 var instantStopTimeout = regexp.MustCompile(`\bTimeoutStopUSec=@t [01]\b`)

@@ -374,6 +374,8 @@ func TestKnownRuntimeMaxRace(t *testing.T) {
 		{"exited after the timeout", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=1/0"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
 		{"exited with a failure after the timeout", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=1/208"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
 		{"killed by another signal", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=2/9"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
+		{"killed by SIGKILL after an instant stop timeout", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=2/9") + " TimeoutStopUSec=@t 0",
+			strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=2/15") + " TimeoutStopUSec=@t 0", "runtime-max-race"},
 		{"a longer limit", strings.ReplaceAll(timedOut, "@t 1", "@t 10"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"another result", strings.ReplaceAll(timedOut, "timeout", "exit-code"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"the fake's differs", "u0.service: org.freedesktop.systemd1.NoSuchUnit", timedOut, ""},
