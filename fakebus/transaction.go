@@ -277,6 +277,12 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 					return nil, false, errNotFound(name)
 				case d.masked:
 					return nil, false, &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
+				case d.load == "bad-setting":
+					// BadUnitSetting, as for the unit itself (measured
+					// on 247-262 by the differential tester: Requires=,
+					// BindsTo= and Requisite= of a service without
+					// ExecStart=).
+					return nil, false, loadStateErr(d)
 				}
 			}
 		}

@@ -810,3 +810,37 @@ func testEnableEmptyFileByPath(t *testing.T, e *env) {
 	link(t, e, file, 0)
 	wantFileState(t, e, name, sdbus.UnitFileMasked)
 }
+
+// testRequirementBadSetting: a start whose unit requires a unit with a
+// bad setting (Requires=, BindsTo=, Requisite= of a service without
+// ExecStart=) is refused BadUnitSetting, as a start of that unit is;
+// Wants= of it starts the unit alone.
+func testRequirementBadSetting(t *testing.T, e *env) {
+	bad := e.unit("reqbad", "service")
+	link(t, e, unitFileOutside(t, e, bad, "[Service]\nType=simple\n"), 0)
+	deps := []string{"Requires", "BindsTo", "Requisite", "Wants"}
+	names := map[string]string{}
+	for _, dep := range deps {
+		names[dep] = e.unit("req"+strings.ToLower(dep), "service")
+		link(t, e, unitFileOutside(t, e, names[dep], "[Unit]\n"+dep+"="+bad+"\n\n[Service]\nExecStart=/bin/sleep 1000\n"), 0)
+	}
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range deps {
+		name := names[dep]
+		cleanup(t, e, name)
+		j, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace)
+		if dep == "Wants" {
+			if err != nil {
+				t.Fatalf("StartUnit of a unit that wants %s: %v", bad, err)
+			}
+			wait(t, e, j, sdbus.JobDone)
+			stop(t, e, e.c, name)
+			continue
+		}
+		if !errors.Is(err, sdbus.ErrBadUnitSetting) {
+			t.Errorf("StartUnit of a unit with %s=%s: %v; want ErrBadUnitSetting", dep, bad, err)
+		}
+	}
+}

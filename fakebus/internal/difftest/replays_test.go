@@ -13,6 +13,18 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A start whose unit requires a unit with a bad setting (Requires=,
+	// BindsTo=, Requisite=) is refused BadUnitSetting, and the units
+	// loaded for the call go; the fake started both (the bad one done,
+	// as for Wants=).
+	{"a requirement with a bad setting", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "Type", "simple"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Unit", "BindsTo", "{u0}"}}},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Unit", "Requires", "{u0}"}, {"Unit", "Requisite", "{u0}"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "fail"},
+	}},
 	// An IO limit of 0 (which D-Bus takes) in SetUnitProperties'
 	// drop-in is refused when a reload reads the drop-in ("Invalid IO
 	// limit"); the fake kept it (252 seed 64049 of a long run).
