@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -574,5 +575,24 @@ func TestKnownCgroupProcsOrderErrors(t *testing.T) {
 	fake := Step{Op: real.Op, Reply: "org.freedesktop.DBus.Error.InvalidArgs: x"}
 	if id := knownID(op, real, fake); id == "cgroup-procs-order" {
 		t.Errorf("two errors matched %s", id)
+	}
+}
+
+// TestKnownBesideDependencyOrder: a known difference in a step whose
+// dependency lists also differ in order is that difference (262 seed
+// 67011: WantsMountsFor= in another order, a calendar timer's next
+// elapse set on systemd and 0 on the fake); with the lists holding other
+// names it is none.
+func TestKnownBesideDependencyOrder(t *testing.T) {
+	timer := `u6.timer: "loaded" "active"/"waiting" TimersCalendar=[("OnCalendar" "*-*-* 00:00:00" next=%s)]`
+	scope := `u3.scope: "loaded" "active"/"running" WantsMountsFor=[%s]`
+	real := Step{Op: "x", Reply: "J1", Units: []string{fmt.Sprintf(scope, `"/tmp/x", "/nonexistent"`), fmt.Sprintf(timer, "set")}}
+	fake := Step{Op: "x", Reply: "J1", Units: []string{fmt.Sprintf(scope, `"/nonexistent", "/tmp/x"`), fmt.Sprintf(timer, "0")}}
+	if got := knownID(Op{Kind: OpStart}, real, fake); got != "calendar-next-elapse" {
+		t.Errorf("knownDifference = %q, want calendar-next-elapse", got)
+	}
+	fake.Units[0] = fmt.Sprintf(scope, `"/nonexistent", "/tmp/y"`)
+	if got := knownID(Op{Kind: OpStart}, real, fake); got != "" {
+		t.Errorf("knownDifference with other mount paths = %q, want none", got)
 	}
 }
