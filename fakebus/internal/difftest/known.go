@@ -344,8 +344,9 @@ var handlerNamed = regexp.MustCompile(`(?:^| )On(?:Success|Failure)=\["`)
 var stopCommandEnd = regexp.MustCompile(`(ExecStop(?:Post)?=\[\("[^"]*" \[[^\]]*\] (?:true|false)) times=\S+ pid=\S+ code=\d+ status=\d+\)`)
 
 // stopCommandKilled is an ExecStop= or ExecStopPost= command a signal
-// ended (SIGTERM, or the SIGKILL after it).
-var stopCommandKilled = regexp.MustCompile(`ExecStop(?:Post)?=\[\("[^"]*" \[[^\]]*\] (?:true|false) times=\S+ pid=\S+ code=2 status=(?:9|15)\)`)
+// ended (SIGTERM, or the SIGKILL after it), or whose end was not yet
+// seen.
+var stopCommandKilled = regexp.MustCompile(`ExecStop(?:Post)?=\[\("[^"]*" \[[^\]]*\] (?:true|false) (?:times=\S+ pid=\S+ code=2 status=(?:9|15)|times=set/set/0/0 pid=\S+ code=0 status=0)\)`)
 
 // resultOf is a unit line's Result=.
 var resultOf = regexp.MustCompile(`Result="[^"]*"`)

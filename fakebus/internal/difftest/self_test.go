@@ -426,6 +426,7 @@ func TestKnownStopCommandTimeoutRace(t *testing.T) {
 		{"its exit seen after the timeout", strings.ReplaceAll(timedOut, "code=2 status=15", "code=1 status=3"), exited, "stop-timeout-race"},
 		{"killed by SIGKILL", strings.ReplaceAll(timedOut, "code=2 status=15", "code=2 status=9"), exited, "stop-timeout-race"},
 		{"failed already, the command killed", strings.NewReplacer(`Result="timeout"`, `Result="exit-code"`, "code=2 status=15", "code=2 status=9").Replace(timedOut), exited, "stop-timeout-race"},
+		{"failed already, the command's end not yet seen", strings.NewReplacer(`Result="timeout"`, `Result="exit-code"`, "set/set/set/set pid=set code=2 status=15", "set/set/0/0 pid=set code=0 status=0").Replace(timedOut), exited, "stop-timeout-race"},
 		{"failed already, the command exited otherwise", strings.NewReplacer(`Result="timeout"`, `Result="exit-code"`, "code=2 status=15", "code=1 status=4").Replace(timedOut), exited, ""},
 		{"failed already, another result on the fake", strings.NewReplacer(`Result="timeout"`, `Result="exit-code"`, "code=2 status=15", "code=2 status=9").Replace(timedOut), strings.ReplaceAll(exited, `Result="exit-code"`, `Result="signal"`), ""},
 		{"no stop command", regexp.MustCompile(` ExecStopPost=\[.*\)\]`).ReplaceAllString(timedOut, ""), regexp.MustCompile(` ExecStopPost=\[.*\)\]`).ReplaceAllString(exited, ""), ""},
