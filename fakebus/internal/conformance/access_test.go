@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -446,20 +447,36 @@ var (
 // against the bus at addr and returns its answers by call name.
 func runAccessChild(t *testing.T, addr string, tgt accessTarget) map[string]string {
 	t.Helper()
-	cmd := reexecAs(t)
-	cmd.Args = append(cmd.Args, "-test.run=^TestAccessChild$", "-test.v=false")
-	cmd.Env = append(os.Environ(),
-		accessChildEnv+"="+addr,
-		fmt.Sprintf("SDBUS_CONFORMANCE_ACCESS_TARGET=%s %s %d %d %d", tgt.Service, tgt.JobUnit, tgt.Job, tgt.Release.Major, tgt.Release.Minor))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	cmd.Dir = "/"
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("running the client as uid %d: %v", nobody, err)
+	base := reexecAs(t)
+	var cmd *exec.Cmd
+	var stdout io.ReadCloser
+	for attempt := 0; ; attempt++ {
+		args := append(append([]string{}, base.Args[1:]...), "-test.run=^TestAccessChild$", "-test.v=false")
+		cmd = exec.Command(base.Path, args...)
+		cmd.Args[0] = base.Args[0]
+		cmd.Env = append(os.Environ(),
+			accessChildEnv+"="+addr,
+			fmt.Sprintf("SDBUS_CONFORMANCE_ACCESS_TARGET=%s %s %d %d %d", tgt.Service, tgt.JobUnit, tgt.Job, tgt.Release.Major, tgt.Release.Minor))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		cmd.Dir = "/"
+		cmd.Stderr = os.Stderr
+		var err error
+		if stdout, err = cmd.StdoutPipe(); err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Start()
+		if errors.Is(err, syscall.ETXTBSY) && attempt < 50 {
+			// The binary's copy was still open for writing in a child
+			// another case forked meanwhile (the managers' cases run in
+			// parallel; golang.org/issue/22315): it closes at that
+			// child's exec.
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("running the client as uid %d: %v", nobody, err)
+		}
+		break
 	}
 	stop := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
 	defer stop.Stop()
