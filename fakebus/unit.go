@@ -762,6 +762,13 @@ func activeSub(u *unit) string {
 // startUnitLocked activates u for a start (or restart) job.
 func (m *manager) startUnitLocked(j *job) {
 	u := j.unit
+	if u.kind == "scope" && u.times.inactiveEnter != (dualTime{}) {
+		// A scope starts once: one that was inactive after it ran
+		// (stopped, failed) refuses, the job ends once (unit_start's
+		// once_only, before its conditions).
+		m.finishJobLocked(j, "once")
+		return
+	}
 	if ok, failedAssert := testConditions(u, m.clock.dual(time.Now())); !ok {
 		if failedAssert {
 			m.finishJobLocked(j, "assert")

@@ -267,6 +267,37 @@ func testZombieKeepsScope(t *testing.T, e *env) {
 	running("after the zombie was reaped")
 }
 
+// testScopeStartsOnce: a scope starts once. One that failed (its
+// RuntimeMaxSec= elapsed: Result timeout) stays loaded, and StartUnit of
+// it ends its job once, the scope still failed (unit_start's once_only);
+// RestartUnit of a scope that ran, running or failed, is refused
+// JobTypeNotApplicable (unit_can_start).
+func testScopeStartsOnce(t *testing.T, e *env) {
+	running, failing := e.unit("once-running", "scope"), e.unit("once-failing", "scope")
+	cleanup(t, e, running)
+	cleanup(t, e, failing)
+	restart := func(name string) {
+		t.Helper()
+		if _, err := e.c.RestartUnit(e.ctx, name, sdbus.ModeReplace); !errors.Is(err, sdbus.ErrJobTypeNotApplicable) {
+			t.Errorf("RestartUnit %s: %v; want ErrJobTypeNotApplicable", name, err)
+		}
+	}
+	wait(t, e, start(t, e, e.c, running, scope(startProcess(t).pid())), sdbus.JobDone)
+	restart(running)
+
+	wait(t, e, start(t, e, e.c, failing, scope(startProcess(t).pid(), sdbus.PropRaw("RuntimeMaxUSec", uint64(1)))), sdbus.JobDone)
+	settle(t, e, failing, "failed", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateFailed })
+	j, err := e.c.StartUnit(e.ctx, failing, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatalf("StartUnit %s: %v", failing, err)
+	}
+	wait(t, e, j, sdbus.JobOnce)
+	if st := status(t, e, failing); st.ActiveState != sdbus.StateFailed || st.Result != "timeout" {
+		t.Errorf("after StartUnit, %s is %s with Result %q; want failed, timeout", failing, st.ActiveState, st.Result)
+	}
+	restart(failing)
+}
+
 // testProcessMovesBetweenScopes: a process placed in a second scope
 // leaves the first, as it leaves the first scope's cgroup: the first
 // scope, empty, ends and is collected, and GetUnitByPID names the second

@@ -248,6 +248,7 @@ var cases = []suiteCase{
 	{name: "ExecFailures", run: testExecFailures},
 	{name: "ZombieKeepsScope", run: testZombieKeepsScope},
 	{name: "ProcessMovesBetweenScopes", run: testProcessMovesBetweenScopes},
+	{name: "ScopeStartsOnce", run: testScopeStartsOnce},
 	{name: "ScopeOwner", run: testScopeOwner, user: true},
 	{name: "RestartOnFailure", run: testRestartOnFailure, user: true},
 	{name: "ExitStatusSets", run: testExitStatusSets, user: true},
