@@ -687,6 +687,12 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 	kept := props[:0:0]
 	var applying error // the first error of the applying pass
 	for _, p := range props {
+		if live && (kind == "target" || kind == "device") && !m.behaves(sdversions.AnyTypeSetsProperties) {
+			// Before anything of the property is read: the type has
+			// no setter of its own (bus_unit_set_properties). Its
+			// unit files are read as any other.
+			return nil, &callErr{dbusErr + "PropertyReadOnly", "Objects of this type do not support setting properties."}
+		}
 		if m.ignoredSetting(p.Name) {
 			continue
 		}

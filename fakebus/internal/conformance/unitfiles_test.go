@@ -844,3 +844,31 @@ func testRequirementBadSetting(t *testing.T, e *env) {
 		}
 	}
 }
+
+// testTargetSetProperties: SetUnitProperties of a target takes the
+// unit-wide properties from 252; before, a type with no setter of its own
+// refuses any property, PropertyReadOnly "Objects of this type do not
+// support setting properties." (eab62c01ef).
+func testTargetSetProperties(t *testing.T, e *env) {
+	name := e.unit("setprops", "target")
+	link(t, e, unitFileOutside(t, e, name, "[Unit]\nDescription=before\n"), 0)
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	err := e.c.SetUnitProperties(e.ctx, name, true, sdbus.PropDescription("after"))
+	if sdversions.Behaves(e.release, sdversions.AnyTypeSetsProperties) {
+		if err != nil {
+			t.Fatalf("SetUnitProperties %s Description: %v", name, err)
+		}
+		v, err := e.c.UnitProperty(e.ctx, name, "org.freedesktop.systemd1.Unit", "Description")
+		if got, _ := v.Value().(string); err != nil || got != "after" {
+			t.Errorf("Description of %s = %q (%v), want %q", name, got, err, "after")
+		}
+		return
+	}
+	var se *sdbus.Error
+	const msg = "Objects of this type do not support setting properties."
+	if !errors.Is(err, sdbus.ErrNotSupported) || !errors.As(err, &se) || se.Message != msg {
+		t.Fatalf("SetUnitProperties %s Description: %v; want ErrNotSupported %q", name, err, msg)
+	}
+}

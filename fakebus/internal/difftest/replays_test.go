@@ -13,6 +13,21 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// SetUnitProperties of a target: before 252 a type with no setter
+	// of its own refuses every property ("Objects of this type do not
+	// support setting properties."); from 252 it takes the unit-wide
+	// ones. The fake answered each property as from 252 (247 seeds
+	// 70966 and 71058 of a long run).
+	{"SetUnitProperties of a target", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Unit", "Description", "t"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "SetUnitProperties", Unit: 7, Runtime: true, Props: []Prop{{"Description", "x"}}},
+		{Kind: "SetUnitProperties", Unit: 7, Runtime: true, Props: []Prop{{"OnFailureJobMode", "fail"}}},
+		{Kind: "SetUnitProperties", Unit: 7, Props: []Prop{{"Wants", []string{"nosuch.service"}}}},
+		{Kind: "SetUnitProperties", Unit: 7, Props: []Prop{{"NoSuchProperty", "x"}}},
+		{Kind: "SetUnitProperties", Unit: 7, Props: []Prop{}},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+	}},
 	// A scope starts once: StartUnit or RestartUnit of one that ran and
 	// failed (a runtime maximum elapsed) ends its job once, the scope
 	// stays failed (unit_start's once_only). The fake started it again

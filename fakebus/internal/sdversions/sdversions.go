@@ -794,6 +794,13 @@ const (
 	// it does not (UNIT_NOTIFY_WILL_AUTO_RESTART, gone in 254). Seen on
 	// 257 and 262 (fakebus/internal/difftest).
 	OnTerminationWhenRestarting Behaviour = "OnTerminationWhenRestarting"
+	// AnyTypeSetsProperties: SetUnitProperties takes the unit-wide
+	// properties of a unit of any type; before 252 a target or device
+	// (no bus_set_property of its own) refuses every property,
+	// PropertyReadOnly "Objects of this type do not support setting
+	// properties." (eab62c01ef). Seen on 247 and 252 by
+	// fakebus/internal/difftest, replay "SetUnitProperties of a target".
+	AnyTypeSetsProperties Behaviour = "AnyTypeSetsProperties"
 )
 
 // Behaviours maps each behaviour to the first release that has it.
@@ -860,6 +867,7 @@ var Behaviours = map[Behaviour]Release{
 	ExitStatusBPF:               R("252"),
 	ExitStatusKSM:               R("257"),
 	OnTerminationWhenRestarting: R("257"),
+	AnyTypeSetsProperties:       R("252"),
 }
 
 // Behaves reports whether release r has behaviour b.
