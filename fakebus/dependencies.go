@@ -61,7 +61,14 @@ func (m *manager) ownDepsLocked(u *unit, name string) []string {
 	if u.load == "not-found" {
 		return nil // nothing loaded to depend on: only the inverses of others'
 	}
-	out := u.list(name)
+	// A unit depends on another once however often it is named (in
+	// one list, in two properties or lines of it: systemd keeps a set).
+	var out []string
+	for _, n := range u.list(name) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
 	add := func(n string) {
 		if n != "" && n != u.name && !slices.Contains(out, n) {
 			out = append(out[:len(out):len(out)], n)

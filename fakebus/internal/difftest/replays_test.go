@@ -13,6 +13,15 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A dependency named twice (in two properties, in one list, in two
+	// lines of a file) is one: systemd keeps a set. The fake listed it
+	// as often as it was named (247 seed 70828 of a long run).
+	{"a dependency named twice", []Op{
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}, {"After", []string{"basic.target"}}, {"After", []string{"basic.target", "basic.target"}}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Unit", "Wants", "{u7} {u7}"}, {"Unit", "Wants", "{u7}"}, {"Unit", "Before", "{u7}"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+	}},
 	// SetUnitProperties of a target: before 252 a type with no setter
 	// of its own refuses every property ("Objects of this type do not
 	// support setting properties."); from 252 it takes the unit-wide
