@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"sort"
@@ -107,7 +108,8 @@ var known = []Known{
 	{
 		ID: "kill-scope-processes",
 		Reason: "the fake signals no process: a scope whose processes KillUnit kills on systemd, which then ends, runs on on the fake; " +
-			"and a process systemd killed (KillUnit, or the stop of its scope) lives on in the fake's run, which places it in a scope later",
+			"and a process systemd killed (KillUnit, or the stop of its scope) lives on in the fake's run, which places it in a scope later " +
+			"(or, with a process that does not exist after it in PIDs=, names that one as the first that does not exist)",
 		match: func(o Op, real, fake Step) bool {
 			if o.Kind == OpKill {
 				return o.Signal != 0 && real.Op == fake.Op && real.Reply == fake.Reply &&
@@ -120,12 +122,15 @@ var known = []Known{
 		ID: "timer-coldplug-order",
 		Reason: "after a daemon-reload or re-execution systemd computes an elapsed timer's next elapse again when the unit it " +
 			"triggered, failed and so still loaded, is loaded back after the timer (timer_trigger_notify), in the order of a " +
-			"hash table whose key is random per boot; the fake never does (next elapse 0, as systemd when the unit comes first)",
+			"hash table whose key is random per boot; the fake never does (next elapse 0, as systemd when the unit comes first). " +
+			"So too for a waiting timer with a one-time value counted from its own start (OnActiveSec=0), which the timer's " +
+			"coldplug counts from the reload: systemd starts the unit again when that unit, failed or active, comes first, as the " +
+			"fake always does, and counts it from the timer's start, elapsed for good, when the unit comes after",
 		match: func(o Op, real, fake Step) bool {
 			return (o.Kind == OpReload || o.Kind == OpReexec) && real.Op == fake.Op && real.Reply == fake.Reply &&
-				unitsDifferOnly(real, fake, func(r, f string) bool {
+				(unitsDifferOnly(real, fake, func(r, f string) bool {
 					return strings.Contains(r, `"active"/"elapsed"`) && monotonicNext.ReplaceAllString(r, "${1}next=0)") == f
-				})
+				}) || timerRetriggered(real, fake))
 		},
 	},
 	{
@@ -409,9 +414,62 @@ func unitsDifferOnly(real, fake Step, explained func(r, f string) bool) bool {
 // stop of its scope or slice), which the fake, signalling no process,
 // did not (measured on 247-262: replay "scope with a process systemd
 // killed").
+// namedPIDAt is where in o's PIDs (a scope's PIDs= or
+// AttachProcessesToUnit's) the process a reply "... Process with ID Pk
+// does not exist." names is, or -1.
+func namedPIDAt(o Op, reply string) int {
+	_, text, _ := strings.Cut(reply, ": ")
+	var k int
+	if _, err := fmt.Sscanf(text, "Process with ID P%d does not exist.", &k); err != nil {
+		return -1
+	}
+	list := o.PIDs
+	for _, p := range o.Props {
+		if l, ok := p.Value.(PIDList); ok && p.Name == "PIDs" {
+			list = l
+		}
+	}
+	return slices.Index(list, k)
+}
+
+// timerRetriggered reports whether the fake's step started a waiting
+// timer's unit where systemd's started nothing, all else the same but
+// that unit's own state, and the unit was loaded, failed or active
+// (so that its coldplug notifies the timer).
+func timerRetriggered(real, fake Step) bool {
+	if len(real.Signals) != 0 || len(fake.Signals) != 2 || len(real.Units) != len(fake.Units) {
+		return false
+	}
+	var id, unit, result string
+	if n, _ := fmt.Sscanf(fake.Signals[0], "JobNew %s %s", &id, &unit); n != 2 ||
+		!strings.HasPrefix(fake.Signals[1], "JobRemoved "+id+" "+unit+" ") || !strings.HasSuffix(unit, ".service") {
+		return false
+	}
+	result = strings.TrimPrefix(fake.Signals[1], "JobRemoved "+id+" "+unit+" ")
+	timer := strings.TrimSuffix(unit, ".service") + ".timer:"
+	waiting, notifies := false, false
+	for i, r := range real.Units {
+		own := strings.HasPrefix(r, unit+":") || strings.HasPrefix(r, unit+" (aux):")
+		switch {
+		case strings.HasPrefix(r, timer):
+			waiting = r == fake.Units[i] && strings.Contains(r, `"active"/"waiting"`)
+		case own:
+			notifies = strings.Contains(r, `"failed"/`) || strings.Contains(r, `"active"/`)
+		case r != fake.Units[i]:
+			return false
+		}
+	}
+	return waiting && notifies && result != ""
+}
+
 func killedPlaced(o Op, real, fake Step) bool {
+	const unknown = "org.freedesktop.DBus.Error.UnixProcessIdUnknown: "
+	// The fake placed the process, or named one after it as the first
+	// that does not exist: the one systemd killed came first.
+	placed := !strings.HasPrefix(fake.Reply, "org.") ||
+		strings.HasPrefix(fake.Reply, unknown) && 0 <= namedPIDAt(o, real.Reply) && namedPIDAt(o, real.Reply) < namedPIDAt(o, fake.Reply)
 	if o.Kind != OpStartTransient && o.Kind != OpAttach || real.Op != fake.Op ||
-		!strings.HasPrefix(real.Reply, "org.freedesktop.DBus.Error.UnixProcessIdUnknown: ") || strings.HasPrefix(fake.Reply, "org.") ||
+		!strings.HasPrefix(real.Reply, unknown) || !placed ||
 		len(real.Signals) != 0 || len(real.Units) != len(fake.Units) {
 		return false
 	}

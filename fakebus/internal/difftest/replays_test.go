@@ -22,6 +22,17 @@ var replays = []struct {
 		{Kind: "Reload", Unit: 0},
 		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
 	}},
+	// A scope starts once: StartUnit or RestartUnit of one that ran and
+	// failed (a runtime maximum elapsed) ends its job once, the scope
+	// stays failed (unit_start's once_only). The fake started it again
+	// (252 seed 80920 of a long run).
+	{"a scope starts once", []Op{
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "RestartUnit", Unit: 3, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{1}}, {"RuntimeMaxUSec", uint64(1)}}},
+		{Kind: "StartUnit", Unit: 2, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 2, Mode: "replace"},
+	}},
 	// SetUnitProperties of a target: before 252 a type with no setter
 	// of its own refuses every property ("Objects of this type do not
 	// support setting properties."); from 252 it takes the unit-wide
@@ -36,17 +47,6 @@ var replays = []struct {
 		{Kind: "SetUnitProperties", Unit: 7, Props: []Prop{{"NoSuchProperty", "x"}}},
 		{Kind: "SetUnitProperties", Unit: 7, Props: []Prop{}},
 		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
-	}},
-	// A scope starts once: StartUnit or RestartUnit of one that ran and
-	// failed (a runtime maximum elapsed) ends its job once, the scope
-	// stays failed (unit_start's once_only). The fake started it again
-	// (252 seed 80920 of a long run).
-	{"a scope starts once", []Op{
-		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}}},
-		{Kind: "RestartUnit", Unit: 3, Mode: "replace"},
-		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{1}}, {"RuntimeMaxUSec", uint64(1)}}},
-		{Kind: "StartUnit", Unit: 2, Mode: "replace"},
-		{Kind: "RestartUnit", Unit: 2, Mode: "replace"},
 	}},
 	// A start whose unit requires a unit with a bad setting (Requires=,
 	// BindsTo=, Requisite=) is refused BadUnitSetting, and the units

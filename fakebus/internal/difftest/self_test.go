@@ -276,6 +276,12 @@ func TestKnownKillScopeProcessesPlaced(t *testing.T) {
 		{"another error on systemd", Op{Kind: OpStartTransient, Unit: 3},
 			Step{Op: real.Op, Reply: "org.freedesktop.systemd1.UnitExists: x", Units: real.Units}, started, ""},
 		{"not a placement", Op{Kind: OpStart, Unit: 3}, real, started, ""},
+		{"a later process named on the fake", Op{Kind: OpStartTransient, Unit: 3, Props: []Prop{{"PIDs", PIDList{0, 2}}}}, real,
+			Step{Op: real.Op, Reply: strings.Replace(gone, "P0", "P2", 1), Units: real.Units}, "kill-scope-processes"},
+		{"an earlier process named on the fake", Op{Kind: OpStartTransient, Unit: 3, Props: []Prop{{"PIDs", PIDList{2, 0}}}}, real,
+			Step{Op: real.Op, Reply: strings.Replace(gone, "P0", "P2", 1), Units: real.Units}, ""},
+		{"a process not in PIDs= named", Op{Kind: OpStartTransient, Unit: 3, Props: []Prop{{"PIDs", PIDList{0}}}}, real,
+			Step{Op: real.Op, Reply: strings.Replace(gone, "P0", "P2", 1), Units: real.Units}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := knownID(tc.op, tc.real, tc.fake); got != tc.want {
@@ -292,6 +298,40 @@ func knownID(o Op, real, fake Step) string {
 		return k.ID
 	}
 	return ""
+}
+
+func TestKnownTimerColdplugRetrigger(t *testing.T) {
+	timer := `u6.timer: "loaded" "active"/"waiting" Result="success" TimersMonotonic=[("OnActiveUSec" @t 0 next=set), ("OnStartupUSec" @t 3600000000 next=set)]`
+	svc := `u6.service (aux): "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/1`
+	gone := "u6.service (aux): org.freedesktop.systemd1.NoSuchUnit"
+	real := Step{Op: "Reload u1.service", Reply: "ok", Units: []string{timer, svc}}
+	started := []string{"JobNew J5 u6.service", "JobRemoved J5 u6.service done"}
+	for _, tc := range []struct {
+		name    string
+		op      OpKind
+		signals []string
+		units   []string
+		want    string
+	}{
+		{"started again", OpReload, started, []string{timer, svc}, "timer-coldplug-order"},
+		{"started again, running", OpReexec, started, []string{timer, `u6.service (aux): "loaded" "active"/"running"`}, "timer-coldplug-order"},
+		{"not after a reload", OpStart, started, []string{timer, svc}, ""},
+		{"another unit started", OpReload, []string{"JobNew J5 u1.service", "JobRemoved J5 u1.service done"}, []string{timer, svc}, ""},
+		{"the timer differs", OpReload, started, []string{strings.Replace(timer, "waiting", "elapsed", 1), svc}, ""},
+		{"a job left", OpReload, started[:1], []string{timer, svc}, ""},
+		{"the unit was not loaded", OpReload, started, []string{timer, gone}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			real := real
+			if tc.units[1] == gone {
+				real.Units = tc.units
+			}
+			fake := Step{Op: real.Op, Reply: real.Reply, Signals: tc.signals, Units: tc.units}
+			if got := knownID(Op{Kind: tc.op}, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
 }
 
 func TestKnownTimerColdplugOrder(t *testing.T) {
