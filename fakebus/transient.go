@@ -60,16 +60,25 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 		// pristine: it becomes the transient unit (unit_is_pristine;
 		// measured on 247-262 by the differential tester: a slice started
 		// with no file, active, is taken over).
-		primary, onDisk := nu.name, false
+		primary, onDisk, stale := nu.name, false, false
 		if p, ok := m.aliases[nu.name]; ok {
 			primary = p
 		} else if m.units[nu.name] == nil {
 			if nu.kind != "scope" {
 				m.refreshNameMapLocked() // the name is loaded first
 			}
-			// One read of the unit directories: a file, a mask or an
-			// alias symlink of the name (primaryLocked's lookup).
-			if e, ok := m.lookupDiskLocked(nu.name); ok {
+			// The name map, built while a transient unit of this name
+			// was loaded, names the file the unit took with it, first
+			// of the unit directories (changes of the transient one are
+			// not looked at): systemd opens no file, and the name is
+			// not found and so pristine, whatever file another unit
+			// directory holds (measured on 247, 252 and 262 by the
+			// differential tester: an empty file written in /etc while
+			// the unit ran, then another unit loaded). Otherwise one
+			// read of the unit directories: a file, a mask or an alias
+			// symlink of the name (primaryLocked's lookup).
+			stale = nu.kind != "scope" && m.nameMap.transient[nu.name]
+			if e, ok := m.lookupDiskLocked(nu.name); ok && !stale {
 				onDisk = true
 				if e.alias {
 					primary = filepath.Base(e.file)
@@ -77,6 +86,7 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			}
 		}
 		_, exists := m.files[primary]
+		exists = exists && !stale
 		if !exists && !onDisk && primary != nu.name && m.units[primary] == nil {
 			_, exists = m.lookupDiskLocked(primary)
 		}

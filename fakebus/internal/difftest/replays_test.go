@@ -13,6 +13,25 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// The unit name map built while a transient unit was loaded (here by
+	// another unit's load, once a unit directory changed) names the
+	// transient file the unit takes with it when it is collected: the
+	// name is then not found, and so pristine for StartTransientUnit,
+	// whatever file another directory holds, until a unit directory
+	// changes again. The fake found the file in /etc and answered
+	// UnitExists (252 seed 81564 of a long run).
+	{"a transient name the name map still names", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+	}},
 	// A dependency named twice (in two properties, in one list, in two
 	// lines of a file) is one: systemd keeps a set. The fake listed it
 	// as often as it was named (247 seed 70828 of a long run).
