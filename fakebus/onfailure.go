@@ -56,18 +56,11 @@ func (m *manager) onFailureLocked(u *unit) {
 }
 
 // onSuccessLocked queues the start of u's OnSuccess= units: u just became
-// inactive from state was.
-func (m *manager) onSuccessLocked(u *unit, was string) {
+// inactive from state was; sync when its stop job stopped it without
+// waiting for anything (stopsAtOnce: trigger.sync).
+func (m *manager) onSuccessLocked(u *unit, was string, sync bool) {
 	if was != "inactive" && was != "failed" {
-		m.triggerLocked(u, u.list("OnSuccess"), sdbus.JobMode(strOr(u.str("OnSuccessJobMode"), string(sdbus.ModeFail))), false)
-	}
-}
-
-// onSyncStopLocked is onSuccessLocked for a unit its stop job stopped
-// without waiting for anything (stopsAtOnce).
-func (m *manager) onSyncStopLocked(u *unit, was string) {
-	if was != "inactive" && was != "failed" {
-		m.triggerLocked(u, u.list("OnSuccess"), sdbus.JobMode(strOr(u.str("OnSuccessJobMode"), string(sdbus.ModeFail))), true)
+		m.triggerLocked(u, u.list("OnSuccess"), sdbus.JobMode(strOr(u.str("OnSuccessJobMode"), string(sdbus.ModeFail))), sync)
 	}
 }
 

@@ -222,7 +222,7 @@ func (m *manager) restartDueLocked(u *unit) {
 	if u.job != nil && u.job.typ == jobStop {
 		return
 	}
-	if j := u.job; j != nil && (j.typ == jobStart || j.typ == jobRestart) && u.restart.direct {
+	if j := u.job; j != nil && keptByDirectRestart(j) {
 		// The start job the wait kept runs again: no new job (measured
 		// on 257 and 262 by the differential tester: no JobNew,
 		// NRestarts counts each restart, and the job fails once the

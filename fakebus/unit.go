@@ -356,13 +356,13 @@ func (m *manager) deactivateLocked(u *unit) {
 	m.stopDependentsLocked(u)
 	always := m.behaves(sdversions.OnTerminationWhenRestarting) // as in failedLocked
 	if always {
-		m.onSuccessLocked(u, was)
+		m.onSuccessLocked(u, was, false)
 	}
 	if m.autoRestartLocked(u, true) {
 		return
 	}
 	if !always {
-		m.onSuccessLocked(u, was)
+		m.onSuccessLocked(u, was, false)
 	}
 	m.collectLocked(u)
 }
@@ -870,7 +870,7 @@ func (m *manager) stopUnitLocked(u *unit) {
 		u.cancelRestart()
 		m.setStateLocked(u, "inactive", "dead")
 		u.invocation = nil
-		m.onSyncStopLocked(u, "activating")
+		m.onSuccessLocked(u, "activating", true)
 		return
 	}
 	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
@@ -921,11 +921,7 @@ func (m *manager) stopUnitLocked(u *unit) {
 	m.setStateLocked(u, "inactive", "dead")
 	u.invocation = nil
 	m.stopDependentsLocked(u)
-	if atOnce {
-		m.onSyncStopLocked(u, "deactivating")
-	} else {
-		m.onSuccessLocked(u, "deactivating")
-	}
+	m.onSuccessLocked(u, "deactivating", atOnce)
 }
 
 // stopsAtOnce reports whether a stop of u ends it at once, inside its stop
