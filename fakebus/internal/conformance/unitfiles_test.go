@@ -872,3 +872,33 @@ func testTargetSetProperties(t *testing.T, e *env) {
 		t.Fatalf("SetUnitProperties %s Description: %v; want ErrNotSupported %q", name, err, msg)
 	}
 }
+
+// testStaleTransientName: the unit name map, built again when a unit is
+// loaded after a unit directory changed, names a running transient unit's
+// file, which the unit takes with it when it is collected; the transient
+// directory's changes do not make it build the map again. So a unit file
+// linked for that name while the unit ran is not found afterwards: the
+// name is pristine, and StartTransientUnit makes the unit again, until a
+// daemon-reload reads the file (then UnitExists).
+func testStaleTransientName(t *testing.T, e *env) {
+	name, other := e.unit("stale", "service"), e.unit("stale-other", "service")
+	cleanup(t, e, name)
+	cleanup(t, e, other)
+	wait(t, e, start(t, e, e.c, name, sleeper()), sdbus.JobDone)
+	link(t, e, unitFileOutside(t, e, name, "[Service]\nExecStart=/bin/sleep 400\n"), 0)
+	wait(t, e, start(t, e, e.c, other, sleeper()), sdbus.JobDone) // builds the map, with name's transient file
+	stop(t, e, e.c, name)
+	unloaded(t, e, name)
+	j, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, sleeper())
+	if err != nil {
+		t.Fatalf("StartTransientUnit %s after it was collected: %v", name, err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	stop(t, e, e.c, name)
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, sleeper()); !errors.Is(err, sdbus.ErrUnitExists) {
+		t.Errorf("StartTransientUnit %s after a daemon-reload: %v; want ErrUnitExists", name, err)
+	}
+}
