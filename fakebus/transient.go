@@ -72,7 +72,7 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			// of the unit directories (changes of the transient one are
 			// not looked at): systemd opens no file, and the name is
 			// not found and so pristine, whatever file another unit
-			// directory holds (measured on 247, 252 and 262 by the
+			// directory holds (measured on 247, 252, 257 and 262 by the
 			// differential tester: an empty file written in /etc while
 			// the unit ran, then another unit loaded). Otherwise one
 			// read of the unit directories: a file, a mask or an alias
