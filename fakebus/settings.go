@@ -693,7 +693,7 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 			// unit files are read as any other.
 			return nil, &callErr{dbusErr + "PropertyReadOnly", "Objects of this type do not support setting properties."}
 		}
-		if m.ignoredSetting(p.Name) {
+		if m.ignoredSetting(p.Name, kind) {
 			continue
 		}
 		spec, ok := settableProps[p.Name]
@@ -828,12 +828,15 @@ func (m *manager) setUnitPropertiesLocked(name string, runtime bool, body any, a
 }
 
 // ignoredSetting reports whether the played release takes name with any
-// value and ignores it: 262 does so for the cgroup v1 settings CPUShares=,
-// BlockIOWeight= and MemoryLimit=, whatever their type.
-func (m *manager) ignoredSetting(name string) bool {
+// value and ignores it for a unit of the given kind: 262 does so for the
+// cgroup v1 settings CPUShares=, BlockIOWeight= and MemoryLimit=, whatever
+// their type, where a unit has a control group (its cgroup setter reads
+// them); a timer's or a target's refuses them as any unknown property
+// (measured on 262 by the differential tester, seed 96518 of a long run).
+func (m *manager) ignoredSetting(name, kind string) bool {
 	switch name {
 	case "CPUShares", "BlockIOWeight", "MemoryLimit":
-		return m.behaves(sdversions.CgroupV1SettingsIgnored)
+		return m.behaves(sdversions.CgroupV1SettingsIgnored) && unitTypes[kind].cgroup
 	}
 	return false
 }

@@ -13,6 +13,15 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// 262 takes and ignores the cgroup v1 settings only where a unit has
+	// a control group: a timer refuses CPUShares= as an unknown
+	// property (262 seed 96518 of a long run; the fake ignored it for
+	// any type).
+	{"cgroup v1 settings of a unit without a control group", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnActiveSec", Usec: 0xd693a400}}}, {"CPUShares", uint32(0x7)}}, Aux: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnActiveSec", Usec: 0xd693a400}}}}, Aux: []Prop{{"ExecStart", Command(0)}, {"CPUShares", uint32(0x7)}, {"MemoryLimit", uint64(0x100000)}}},
+		{Kind: "StartTransientUnit", Unit: 7, Mode: "replace", Props: []Prop{{"BlockIOWeight", uint64(0x3e8)}}},
+	}},
 	// The unit name map built while a transient unit was loaded (here by
 	// another unit's load, once a unit directory changed) names the
 	// transient file the unit takes with it when it is collected: the
