@@ -13,6 +13,20 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// An Also= unit that is a transient unit (running or failed) is
+	// passed over by EnableUnitFiles, nothing reported; named itself it
+	// is refused UnitGenerated. The fake reported it as an auxiliary
+	// unit that failed (247: the call failed UnitGenerated; 257 seeds
+	// 90460 and 91426 of a long run).
+	{"Also= a transient unit", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}}},
+		{Kind: "WriteUnitFile", Unit: 3, Dir: InRuntime, Lines: []Directive{{"Install", "WantedBy", "multi-user.target"}, {"Install", "Also", "{u1}"}}},
+		{Kind: "EnableUnitFiles", Unit: 3, Runtime: true},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Install", "Also", "{u0} {u1}"}}},
+		{Kind: "EnableUnitFiles", Unit: 7},
+		{Kind: "EnableUnitFiles", Unit: 0, Runtime: true},
+	}},
 	// 262 takes and ignores the cgroup v1 settings only where a unit has
 	// a control group: a timer refuses CPUShares= as an unknown
 	// property (262 seed 96518 of a long run; the fake ignored it for
