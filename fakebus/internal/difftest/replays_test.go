@@ -13,6 +13,13 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A stop of a KillMode=none service leaves its program running in its
+	// control group, the unit loaded until it ends: known difference
+	// kill-mode-none (257 seed 90920 of a long run).
+	{"KillMode=none", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"KillMode", "none"}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
 	// An Also= unit that is a transient unit (running or failed) is
 	// passed over by EnableUnitFiles, nothing reported; named itself it
 	// is refused UnitGenerated. The fake reported it as an auxiliary
