@@ -184,16 +184,18 @@ func (b *Bus) sendFromService(p *Peer, m *outMsg) error {
 }
 
 // unicast queues the message m (encoded as data) for p and, if any match
-// rule eavesdrops, for the connections whose eavesdrop rules match it. It
-// reports what became of the message for p. from is the client that sent
-// m, if it is relayed (see Bus.send).
+// rule eavesdrops, for the connections whose eavesdrop rules match it:
+// those first, as dbus-daemon captures a message for its monitors before
+// it delivers it, so that a monitor sees it before anything its
+// recipient does next (a signal the recipient's reply made the service
+// send). It reports what became of the message for p. from is the client
+// that sent m, if it is relayed (see Bus.send).
 func (b *Bus) unicast(p *Peer, m *outMsg, data []byte, serial uint32, from *Peer) enqueued {
-	r := b.send(p, m, data, serial, from)
 	if p.mode == BusMode && b.eavesdroppers.Load() > 0 {
 		info := m.info()
 		b.mu.RLock()
 		b.eavesdropLocked(&info, p, func() (*outMsg, []byte, uint32) { return m, data, serial })
 		b.mu.RUnlock()
 	}
-	return r
+	return b.send(p, m, data, serial, from)
 }

@@ -212,3 +212,43 @@ func TestBecomeMonitor(t *testing.T) {
 	_ = mon.Emit("/", "org.example.I.Bad")
 	waitDone(t, mon.Context().Done(), "the monitor to be dropped")
 }
+
+// A monitor sees a reply before anything its recipient makes happen next
+// (dbus-daemon captures a message for its monitors before it delivers
+// it): here a signal the test emits once its call returned.
+func TestMonitorSeesReplyFirst(t *testing.T) {
+	b, _ := newTestBus(t)
+	mon := busClient(t, b)
+	c := busClient(t, b)
+	err := mon.BusObject().Call("org.freedesktop.DBus.Monitoring.BecomeMonitor", 0,
+		[]string{"type='signal',path='" + string(testPath) + "'", "type='method_return'"}, uint32(0)).Err
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan *dbus.Message, 1000)
+	mon.Eavesdrop(ch)
+	const rounds = 200
+	for i := 0; i < rounds; i++ {
+		if err := c.Object(testService, testPath).Call(testIface+".Echo", 0, "x").Err; err != nil {
+			t.Fatal(err)
+		}
+		b.Emit(testPath, testIface, "Sig")
+	}
+	var got []string
+	for len(got) < 2*rounds {
+		select {
+		case m := <-ch:
+			if m.Headers[dbus.FieldSender].Value() == driverName {
+				continue // the bus driver's (NameLost of the monitor's name)
+			}
+			got = append(got, m.Type.String())
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the monitor saw %d messages, want %d", len(got), 2*rounds)
+		}
+	}
+	for i := 0; i < rounds; i++ {
+		if got[2*i] != "reply" || got[2*i+1] != "signal" {
+			t.Fatalf("round %d: the monitor saw %q then %q; want the reply, then the signal", i, got[2*i], got[2*i+1])
+		}
+	}
+}
