@@ -430,15 +430,6 @@ func unitsDifferOnly(real, fake Step, explained func(r, f string) bool) bool {
 	return differs
 }
 
-// killedPlaced reports whether a step placing processes in a unit
-// (StartTransientUnit, AttachProcessesToUnit) succeeded on the fake where
-// systemd found one of them gone, and differs in nothing else but that
-// unit's line and the job's signals. The tester's processes are the same
-// in both runs and a Live one ends only when signalled: the one systemd
-// found gone is one it killed earlier in the sequence (KillUnit, or the
-// stop of its scope or slice), which the fake, signalling no process,
-// did not (measured on 247-262: replay "scope with a process systemd
-// killed").
 // namedPIDAt is where in o's PIDs (a scope's PIDs= or
 // AttachProcessesToUnit's) the process a reply "... Process with ID Pk
 // does not exist." names is, or -1.
@@ -487,6 +478,16 @@ func timerRetriggered(real, fake Step) bool {
 	return waiting && notifies && result != ""
 }
 
+// killedPlaced reports whether a step placing processes in a unit
+// (StartTransientUnit, AttachProcessesToUnit) succeeded on the fake where
+// systemd found one of them gone (or the fake found only a later one
+// gone), and differs in nothing else but that unit's line and the job's
+// signals. The tester's processes are the same
+// in both runs and a Live one ends only when signalled: the one systemd
+// found gone is one it killed earlier in the sequence (KillUnit, or the
+// stop of its scope or slice), which the fake, signalling no process,
+// did not (measured on 247-262: replay "scope with a process systemd
+// killed").
 func killedPlaced(o Op, real, fake Step) bool {
 	const unknown = "org.freedesktop.DBus.Error.UnixProcessIdUnknown: "
 	// The fake placed the process, or named one after it as the first
