@@ -71,10 +71,11 @@ var replays = []struct {
 		{Kind: "Reload", Unit: 0},
 		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
 	}},
-	// A scope starts once: StartUnit or RestartUnit of one that ran and
-	// failed (a runtime maximum elapsed) ends its job once, the scope
-	// stays failed (unit_start's once_only). The fake started it again
-	// (252 seed 80920 of a long run).
+	// A scope starts once: StartUnit of one that ran and failed (a
+	// runtime maximum elapsed) ends its job once, the scope stays failed
+	// (unit_start's once_only); RestartUnit of a scope that ran is
+	// refused JobTypeNotApplicable. The fake started it again (252 seed
+	// 80920 of a long run).
 	{"a scope starts once", []Op{
 		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}}},
 		{Kind: "RestartUnit", Unit: 3, Mode: "replace"},
