@@ -645,15 +645,17 @@ func knownDifference(o Op, real, fake Step) *Known {
 	}
 	// A step may show another known difference beside dependency lists
 	// in another order (262 seed 67011: WantsMountsFor= in another order
-	// and a calendar timer's next elapse): that one, with the lists
-	// sorted on both sides.
+	// and a calendar timer's next elapse; 252 seed 110414: with a
+	// GetUnitProcesses reply in the kernel's order): that one, with the
+	// lists sorted on both sides. Both only printed differently (same),
+	// the step is too.
 	sr, sf := real, fake
 	sr.Units, sf.Units = sortedLists(real.Units), sortedLists(fake.Units)
 	if slices.Equal(sr.Units, real.Units) && slices.Equal(sf.Units, fake.Units) {
 		return nil
 	}
 	for i := range known {
-		if !known[i].same && known[i].match(o, sr, sf) {
+		if known[i].match(o, sr, sf) {
 			return &known[i]
 		}
 	}

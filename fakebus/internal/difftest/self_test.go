@@ -668,3 +668,25 @@ func TestKnownBesideDependencyOrder(t *testing.T) {
 		t.Errorf("knownDifference with other mount paths = %q, want none", got)
 	}
 }
+
+// TestKnownProcsOrderBesideDependencyOrder: a GetUnitProcesses reply in
+// the kernel's order in a step whose dependency lists are in another
+// order too is only printed differently (252 seed 110414), and the
+// comparison goes on; with another process listed it is no known
+// difference.
+func TestKnownProcsOrderBesideDependencyOrder(t *testing.T) {
+	op := Op{Kind: OpProcesses, Unit: 3}
+	row := `("/system.slice/dt233u3.scope" %s "/bin/sleep 1000")`
+	svc := `u1.service: "loaded" "active"/"running" After=[%s]`
+	real := Step{Op: "GetUnitProcesses u3.scope", Reply: "[" + fmt.Sprintf(row, "P1") + ", " + fmt.Sprintf(row, "P0") + "]",
+		Units: []string{fmt.Sprintf(svc, `"sysinit.target", "-.slice"`)}}
+	fake := Step{Op: real.Op, Reply: "[" + fmt.Sprintf(row, "P0") + ", " + fmt.Sprintf(row, "P1") + "]",
+		Units: []string{fmt.Sprintf(svc, `"-.slice", "sysinit.target"`)}}
+	if !sameState(op, real, fake) {
+		t.Errorf("sameState = false, want true (known %q)", knownID(op, real, fake))
+	}
+	fake.Reply = "[" + fmt.Sprintf(row, "P0") + ", " + fmt.Sprintf(row, "P2") + "]"
+	if got := knownID(op, real, fake); got != "" {
+		t.Errorf("knownDifference with another process = %q, want none", got)
+	}
+}
