@@ -81,6 +81,9 @@ type manager struct {
 	mu       sync.Mutex
 	runQueue []*job // jobs whose turn has come, in order (runqueue.go)
 	passes   int    // how many times in a row the run queue was passed over
+	// goOn: the run queue's last pass queued a job that must run in it
+	// too, before any other caller (runqueue.go).
+	goOn bool
 	version  string
 	units    map[string]*unit
 	members  map[string]map[*unit]bool // slice name -> the loaded units in it

@@ -136,6 +136,9 @@ func (m *manager) startTriggeredLocked() bool {
 			}
 			if m.queueLocked(t, jobStart, tr.mode) {
 				queued = true
+				// Queued in the run queue's pass that stopped tr.from
+				// on systemd: it runs in that pass (runqueue.go).
+				m.goOn = m.goOn || tr.sync
 			}
 		}
 		m.collectLocked(tr.from)
@@ -158,8 +161,9 @@ func (m *manager) startTriggeredLocked() bool {
 // RemainAfterExit=yes whose program has ended and one waiting to restart
 // are gone after their stop, a service whose process the stop killed
 // stays (so does one whose program had not yet ended when the stop came:
-// the fake's end at once). A job the run queue put off (another caller
-// went first) is not waited for: the unit stays, as a unit whose units'
+// the fake's end at once). Those jobs run in the pass that ran the stop,
+// before any other caller (runqueue.go: goOn); one that waits for
+// another job is not waited for: the unit stays, as a unit whose units'
 // jobs wait does on systemd.
 func (m *manager) collectAfterHandlersLocked() {
 	for _, u := range m.recollect {

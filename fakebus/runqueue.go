@@ -16,6 +16,13 @@ import (
 // client sent meanwhile (or the same client, right behind the first) is
 // therefore answered with the job still queued, and runs before the job.
 //
+// A job queued while the queue runs runs in the same pass: systemd's
+// run queue is a priority queue it empties in one dispatch, the jobs a
+// job's end queues with the rest. The jobs the OnSuccess= of a unit
+// stopped in the pass queues (onfailure.go) are queued once the pass
+// ended (startTriggeredLocked), and the pass goes on for them (goOn), so
+// no caller goes first.
+//
 // The fake does the same. maybeRunLocked puts a job whose turn has come
 // on m.runQueue instead of running it; each time the manager's lock is
 // released (the end of a call, a timer, PeerGone, a Server method: see
@@ -104,11 +111,11 @@ func (m *manager) dispatchLocked() {
 		m.inputOf.Store(nil)
 		return
 	}
-	if m.passes < maxPasses && (m.inputOf.Load() != nil || m.earlyWaiterLocked()) {
+	if !m.goOn && m.passes < maxPasses && (m.inputOf.Load() != nil || m.earlyWaiterLocked()) {
 		m.passes++
 		return
 	}
-	m.passes = 0
+	m.passes, m.goOn = 0, false
 	m.inputOf.Store(nil)
 	for len(m.runQueue) > 0 {
 		j := m.runQueue[0]
