@@ -109,7 +109,8 @@ var known = []Known{
 		ID: "kill-scope-processes",
 		Reason: "the fake signals no process: a scope whose processes KillUnit kills on systemd, which then ends, runs on on the fake; " +
 			"and a process systemd killed (KillUnit, or the stop of its scope) lives on in the fake's run, which places it in a scope later " +
-			"(or, with a process that does not exist after it in PIDs=, names that one as the first that does not exist)",
+			"(or, with a process that does not exist after it in PIDs=, names that one as the first that does not exist, " +
+			"or refuses a property that comes after PIDs=)",
 		match: func(o Op, real, fake Step) bool {
 			if o.Kind == OpKill {
 				return o.Signal != 0 && real.Op == fake.Op && real.Reply == fake.Reply &&
@@ -448,6 +449,24 @@ func namedPIDAt(o Op, reply string) int {
 	return slices.Index(list, k)
 }
 
+// refusedAfterPIDs reports whether reply, an error, names a property o
+// sets after its PIDs=: the fake took the PIDs and went on to that one.
+func refusedAfterPIDs(o Op, reply string) bool {
+	if !strings.HasPrefix(reply, "org.") {
+		return false
+	}
+	i := slices.IndexFunc(o.Props, func(p Prop) bool { return p.Name == "PIDs" })
+	if i < 0 {
+		return false
+	}
+	for _, p := range o.Props[i+1:] {
+		if p.Name != "PIDs" && regexp.MustCompile(`\b`+regexp.QuoteMeta(p.Name)+`\b`).MatchString(reply) {
+			return true
+		}
+	}
+	return false
+}
+
 // timerRetriggered reports whether the fake's step started a waiting
 // timer's unit where systemd's started nothing, all else the same but
 // that unit's own state, and the unit was loaded, failed or active
@@ -491,9 +510,11 @@ func timerRetriggered(real, fake Step) bool {
 func killedPlaced(o Op, real, fake Step) bool {
 	const unknown = "org.freedesktop.DBus.Error.UnixProcessIdUnknown: "
 	// The fake placed the process, or named one after it as the first
-	// that does not exist: the one systemd killed came first.
+	// that does not exist, or refused a property that comes after PIDs=
+	// (252 seed 110598): the one systemd killed came first.
 	placed := !strings.HasPrefix(fake.Reply, "org.") ||
-		strings.HasPrefix(fake.Reply, unknown) && 0 <= namedPIDAt(o, real.Reply) && namedPIDAt(o, real.Reply) < namedPIDAt(o, fake.Reply)
+		strings.HasPrefix(fake.Reply, unknown) && 0 <= namedPIDAt(o, real.Reply) && namedPIDAt(o, real.Reply) < namedPIDAt(o, fake.Reply) ||
+		refusedAfterPIDs(o, fake.Reply)
 	if o.Kind != OpStartTransient && o.Kind != OpAttach || real.Op != fake.Op ||
 		!strings.HasPrefix(real.Reply, unknown) || !placed ||
 		len(real.Signals) != 0 || len(real.Units) != len(fake.Units) {
