@@ -418,24 +418,25 @@ func (m *manager) getJob(c *call) ([]any, error) {
 }
 
 // getJobAfter answers the jobs that run after the job: those waiting for
-// it.
+// it by order (ordering.go) or otherwise.
 func (m *manager) getJobAfter(c *call) ([]any, error) {
 	id := c.Body[0].(uint32)
 	j, ok := m.jobs[id]
 	if !ok {
 		return nil, noSuchJob(id)
 	}
-	return []any{jobRows(j.dependents)}, nil
+	return []any{jobRows(append(m.orderedJobsLocked(j, false), j.dependents...))}, nil
 }
 
-// getJobBefore answers the jobs the job waits for.
+// getJobBefore answers the jobs the job waits for, by order (ordering.go)
+// or otherwise.
 func (m *manager) getJobBefore(c *call) ([]any, error) {
 	id := c.Body[0].(uint32)
 	j, ok := m.jobs[id]
 	if !ok {
 		return nil, noSuchJob(id)
 	}
-	var rel []*job
+	rel := m.orderedJobsLocked(j, true)
 	for w := range j.waits {
 		rel = append(rel, w)
 	}

@@ -3,6 +3,7 @@ package fakebus_test
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -87,9 +88,9 @@ func TestManagerMethodAnswers(t *testing.T) {
 	}
 }
 
-// TestGetJobAfterBefore: a job waiting for another is listed after it.
-// dep.service's start lasts until the test finishes it, so both jobs are
-// there to be asked about however slow the machine.
+// TestGetJobAfterBefore: a job waiting for another (ordered after it) is
+// listed after it. dep.service's start lasts until the test finishes it,
+// so both jobs are there to be asked about however slow the machine.
 func TestGetJobAfterBefore(t *testing.T) {
 	s := fakebus.New(t)
 	if err := s.Script("dep.service", fakebus.Script{Delay: time.Hour}); err != nil {
@@ -97,7 +98,7 @@ func TestGetJobAfterBefore(t *testing.T) {
 	}
 	c := s.Conn(t)
 	ctx := ctxFor(t)
-	j, err := c.StartTransientUnit(ctx, "main.service", sdbus.ModeReplace, sleeper(sdbus.PropRequires("dep.service")),
+	j, err := c.StartTransientUnit(ctx, "main.service", sdbus.ModeReplace, sleeper(sdbus.PropRequires("dep.service"), sdbus.PropAfter("dep.service")),
 		sdbus.AuxUnit{Name: "dep.service", Properties: sleeper()})
 	if err != nil {
 		t.Fatal(err)
@@ -161,4 +162,77 @@ func TestUnitByInvocationID(t *testing.T) {
 		}
 		seen[hex.EncodeToString(id)[0] <= '9'] = true
 	}
+}
+
+// TestJobOrder: a job waits for another only when its unit is ordered
+// after the other's (After=, or the other's Before=), whoever queued the
+// other; a requirement without an order runs beside the job that pulled
+// it (systemd's job_is_runnable). dep.service's start lasts until the
+// test finishes it.
+func TestJobOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		props []sdbus.Property
+		waits bool
+	}{
+		{"Wants= alone", []sdbus.Property{sdbus.PropWants("dep.service")}, false},
+		{"Requires= alone", []sdbus.Property{sdbus.PropRequires("dep.service")}, false},
+		{"Requires= and After=", []sdbus.Property{sdbus.PropRequires("dep.service"), sdbus.PropAfter("dep.service")}, true},
+		{"After= alone", []sdbus.Property{sdbus.PropAfter("dep.service")}, true},
+		{"Before= alone", []sdbus.Property{sdbus.PropBefore("dep.service")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fakebus.New(t)
+			if err := s.Script("dep.service", fakebus.Script{Delay: time.Hour}); err != nil {
+				t.Fatal(err)
+			}
+			c := s.Conn(t)
+			ctx := ctxFor(t)
+			dep, err := c.StartTransientUnit(ctx, "dep.service", sdbus.ModeReplace, sleeper())
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, err := c.StartTransientUnit(ctx, "main.service", sdbus.ModeReplace, sleeper(tc.props...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.waits {
+				if r := runJob(ctx, t, j, nil); r != sdbus.JobDone {
+					t.Errorf("main.service's start: %s, want done", r)
+				}
+				if !s.FinishJob(dep.ID(), sdbus.JobDone) {
+					t.Errorf("dep.service's job %d ended before main.service's", dep.ID())
+				}
+				return
+			}
+			r := rawBus(t, s)
+			var before []jobRow
+			r.mustManager(t, "GetJobBefore", []any{j.ID()}, &before)
+			if len(before) != 1 || before[0].ID != dep.ID() {
+				t.Errorf("GetJobBefore(main) = %+v, want dep.service's job %d", before, dep.ID())
+			}
+			// Still queued after a call: not run (a job nothing holds
+			// back runs before the manager reads the next call).
+			var jobs []jobRow
+			r.mustManager(t, "ListJobs", nil, &jobs)
+			if !slices.ContainsFunc(jobs, func(l jobRow) bool {
+				return l.ID == j.ID() && l.State == "waiting"
+			}) {
+				t.Fatalf("main.service's start is not waiting: jobs %+v", jobs)
+			}
+			if !s.FinishJob(dep.ID(), sdbus.JobDone) {
+				t.Fatalf("dep.service's job %d is gone", dep.ID())
+			}
+			if r := runJob(ctx, t, j, nil); r != sdbus.JobDone {
+				t.Errorf("main.service's start: %s, want done", r)
+			}
+		})
+	}
+}
+
+// jobRow is a row of ListJobs, GetJobBefore and GetJobAfter.
+type jobRow struct {
+	ID                uint32
+	Unit, Type, State string
+	JobPath, UnitPath dbus.ObjectPath
 }

@@ -250,14 +250,26 @@ func (m *manager) defaultDepsLocked(u *unit, name string) []string {
 // targetOrderLocked returns the units target t is ordered after by its
 // default dependencies (unit_add_default_target_dependency): the loaded
 // units it requires, requisites, wants, binds to or is part of, that have
-// default dependencies themselves and that t is not ordered before.
+// default dependencies themselves and that t is not ordered before ("Don't
+// create loops"), by t's Before= or by their After=, their default
+// dependencies' included: a service with RequiredBy=basic.target is
+// ordered after basic.target by its own, and basic.target not after it.
+// (A target's After= from its own default dependencies is not looked at:
+// its Before= as a unit t wants is not modelled either.)
 func (m *manager) targetOrderLocked(t *unit) []string {
 	var out []string
 	for _, list := range []string{"Requires", "Requisite", "Wants", "BindsTo", "PartOf"} {
 		for _, n := range t.list(list) {
 			o := m.units[m.primaryLocked(n)]
 			if o == nil || o == t || o.load != "loaded" || !o.boolProp("DefaultDependencies", true) ||
-				slices.Contains(t.list("Before"), o.name) || slices.Contains(o.list("After"), t.name) || slices.Contains(out, o.name) {
+				slices.Contains(t.list("Before"), o.name) || slices.Contains(out, o.name) {
+				continue
+			}
+			after := o.list("After")
+			if o.kind != "target" {
+				after = m.ownDepsLocked(o, "After")
+			}
+			if namesUnit(after, t) {
 				continue
 			}
 			out = append(out, o.name)

@@ -93,6 +93,7 @@
 //   - unittype.go: the unit types and what each can do, as systemd's UnitVTable says.
 //   - job.go: jobs, their end and their signals.
 //   - transaction.go: a job's checks, requirements, conflicts, propagation, merging.
+//   - ordering.go: which job waits for which: After= and Before=, as job_is_runnable says.
 //   - dependencies.go: the dependency lists as systemd shows them: implicit, default and
 //     inverse ones.
 //   - boot.go: the standard targets and the units a booted system runs.

@@ -35,6 +35,10 @@ type job struct {
 	dependents   []*job
 	depFailed    bool
 	irreversible bool
+	// ignoreOrder: queued with mode ignore-dependencies, or merged with
+	// such a job: it neither waits nor is waited for by order
+	// (ordering.go).
+	ignoreOrder bool
 
 	replied     bool        // the reply naming this job has been queued
 	heldRemoved []jobSignal // JobRemoved waiting for the reply
@@ -67,9 +71,10 @@ type jobSignal struct {
 }
 
 // maybeRunLocked puts j on the run queue if nothing it waits for is
-// still queued: it runs once the manager is idle (runqueue.go).
+// still queued, nor a job of a unit its own is ordered with holds it back
+// (ordering.go): it runs once the manager is idle (runqueue.go).
 func (m *manager) maybeRunLocked(j *job) {
-	if j.ready() {
+	if j.ready() && !m.heldByOrderLocked(j) {
 		m.queueJobLocked(j)
 	}
 }
@@ -91,8 +96,10 @@ func (j *job) ready() bool {
 // runJobLocked runs j from the run queue, or ends it with "dependency"
 // when a requirement failed.
 func (m *manager) runJobLocked(j *job) {
-	if !j.ready() {
-		return // ended meanwhile (canceled, replaced)
+	if !j.ready() || m.heldByOrderLocked(j) {
+		// Ended meanwhile (canceled, replaced), or a job queued since
+		// holds it back by order: it runs when that one ends.
+		return
 	}
 	if j.depFailed {
 		if j.typ == jobRestart {
@@ -245,6 +252,7 @@ func (m *manager) finishJobLocked(j *job, result string) {
 		}
 		m.maybeRunLocked(d)
 	}
+	m.requeueOrderedLocked(u)
 	if u.active == "activating" && u.sub != "auto-restart" && u.job == nil && u.proc == nil && u.control == nil && (j.typ == jobStart || j.typ == jobRestart) {
 		// A start that did not happen (dependency, canceled before it ran).
 		m.setStateLocked(u, "inactive", "dead")

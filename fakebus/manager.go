@@ -79,7 +79,7 @@ type manager struct {
 	// mu guards every field below. Take it with lock and release it with
 	// unlock, which runs the run queue.
 	mu       sync.Mutex
-	runQueue []*job // jobs whose turn has come, in order (runqueue.go)
+	runQueue []*job // jobs whose turn has come (runqueue.go)
 	passes   int    // how many times in a row the run queue was passed over
 	// goOn: the run queue's last pass queued a job that must run in it
 	// too, before any other caller (runqueue.go).

@@ -1,6 +1,8 @@
 package fakebus
 
 import (
+	"math"
+	"slices"
 	"time"
 
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
@@ -22,6 +24,9 @@ import (
 // stopped in the pass queues (onfailure.go) are queued once the pass
 // ended (startTriggeredLocked), and the pass goes on for them (goOn), so
 // no caller goes first.
+//
+// The queue runs in systemd's order of priority (runsBefore), not in the
+// order the jobs came.
 //
 // The fake does the same. maybeRunLocked puts a job whose turn has come
 // on m.runQueue instead of running it; each time the manager's lock is
@@ -118,13 +123,62 @@ func (m *manager) dispatchLocked() {
 	m.passes, m.goOn = 0, false
 	m.inputOf.Store(nil)
 	for len(m.runQueue) > 0 {
-		j := m.runQueue[0]
-		m.runQueue[0] = nil
-		m.runQueue = m.runQueue[1:]
+		i := 0
+		for k, o := range m.runQueue {
+			if runsBefore(o.unit, m.runQueue[i].unit) {
+				i = k
+			}
+		}
+		j := m.runQueue[i]
+		m.runQueue = slices.Delete(m.runQueue, i, i+1)
 		j.queued = false
 		m.runJobLocked(j)
 	}
 	m.runQueue = nil
+}
+
+// unitTypeEnum is systemd's UnitType enumeration, in order.
+var unitTypeEnum = []string{"service", "mount", "swap", "socket", "target", "device", "automount", "timer", "path", "slice", "scope"}
+
+// runsBefore reports whether the job of unit a runs before that of unit b
+// when both are on the run queue (systemd's compare_job_priority,
+// unit_compare_priority from 256): the later type in systemd's
+// enumeration first (a scope's job before a slice's, a target's before a
+// service's), then the greater CPU weight, then the lower Nice=, then the
+// name.
+func runsBefore(a, b *unit) bool {
+	if ta, tb := slices.Index(unitTypeEnum, a.kind), slices.Index(unitTypeEnum, b.kind); ta != tb {
+		return ta > tb
+	}
+	if wa, wb := cpuWeight(a), cpuWeight(b); wa != wb {
+		return wa > wb
+	}
+	if na, nb := nice(a), nice(b); na != nb {
+		return na < nb
+	}
+	return a.name < b.name
+}
+
+// cpuWeight is the CPU weight systemd orders u's job by: its CPUWeight=,
+// 100 unset or without a control group (the fake's manager is never
+// starting up, where StartupCPUWeight= would count).
+func cpuWeight(u *unit) uint64 {
+	if !unitTypes[u.kind].cgroup {
+		return 100
+	}
+	if w := u.u64("CPUWeight", math.MaxUint64); w != math.MaxUint64 {
+		return w
+	}
+	return 100
+}
+
+// nice is u's Nice=, 0 unset or without an execution context.
+func nice(u *unit) int32 {
+	if !unitTypes[u.kind].clean {
+		return 0
+	}
+	n, _ := u.props["Nice"].Value().(int32)
+	return n
 }
 
 // earlyWaiterLocked reports whether a caller that was waiting for the

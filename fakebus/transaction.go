@@ -302,6 +302,12 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 				u.restart.due = true
 				m.maybeRunLocked(old)
 			}
+			if mode == sdbus.ModeIgnoreDependencies && !old.ignoreOrder {
+				// The merged job keeps the order it ignores
+				// (job_merge_into_installed).
+				old.ignoreOrder = true
+				m.maybeRunLocked(old)
+			}
 			m.trackLocked(old, requester)
 			return old, true, nil // merged: the caller gets the existing job
 		}
@@ -321,6 +327,7 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		m.noteLocked(Note{Kind: NoteScript, Unit: u.name, Job: j.id, JobType: string(typ), Rule: j.rule, Result: j.script.Result, Script: j.script})
 	}
 	j.irreversible = mode == sdbus.ModeReplaceIrreversibly
+	j.ignoreOrder = mode == sdbus.ModeIgnoreDependencies
 	m.jobs[j.id] = j
 	u.job = j
 	m.trackLocked(j, requester)
@@ -337,10 +344,13 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 	if starts {
 		m.requisitesLocked(j, mode)
 		m.conflictsLocked(j, mode)
+		// A pulled job is waited for only if ordered before j
+		// (ordering.go); a requirement's failure fails j while j is
+		// still queued (systemd's job_fail_dependencies).
 		requires, wants := u.requirements()
 		for _, name := range requires {
 			if d := m.pullLocked(name, mode); d != nil {
-				j.waits[d], j.deps[d] = true, true
+				j.deps[d] = true
 				d.dependents = append(d.dependents, j)
 				if d.finished && d.result != "done" {
 					j.depFailed = true
@@ -355,10 +365,7 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 				// seed 48044).
 				continue
 			}
-			if d := m.pullLocked(name, mode); d != nil {
-				j.waits[d] = true
-				d.dependents = append(d.dependents, j)
-			}
+			m.pullLocked(name, mode)
 		}
 	}
 	return j, false, nil
@@ -398,9 +405,9 @@ func (m *manager) requisitesLocked(j *job, mode sdbus.JobMode) {
 	}
 }
 
-// conflictsLocked queues stop jobs, which start job j waits for, for the
-// units its unit conflicts with (Conflicts=, either way round) that are
-// active or about to be.
+// conflictsLocked queues stop jobs for the units start job j's unit
+// conflicts with (Conflicts=, either way round) that are active or about
+// to be; j waits for them only if ordered so (ordering.go).
 func (m *manager) conflictsLocked(j *job, mode sdbus.JobMode) {
 	u := j.unit
 	names := append([]string(nil), u.list("Conflicts")...)
@@ -414,15 +421,14 @@ func (m *manager) conflictsLocked(j *job, mode sdbus.JobMode) {
 		if o == nil || o == u || o.perpetual || !(o.isActive() || o.active == "activating" || (o.job != nil && o.job.typ != jobStop)) {
 			continue
 		}
-		m.queueStopLocked(j, o, mode)
+		m.queueStopLocked(o, mode)
 	}
 }
 
 // propagateStopLocked queues stop jobs for the units that stop job j's
 // unit stops too (Requires=, BindsTo= or PartOf= it: systemd's
-// UNIT_ATOM_PROPAGATE_STOP) and are active or about to be; j waits for
-// them, so they stop first, as ordering after their requirement would
-// have it.
+// UNIT_ATOM_PROPAGATE_STOP) and are active or about to be; those ordered
+// after j's unit stop first (ordering.go).
 func (m *manager) propagateStopLocked(j *job, mode sdbus.JobMode) {
 	u := j.unit
 	for _, o := range m.reverseLocked() {
@@ -430,7 +436,7 @@ func (m *manager) propagateStopLocked(j *job, mode sdbus.JobMode) {
 			continue
 		}
 		if o.isActive() || o.active == "activating" || (o.job != nil && o.job.typ != jobStop) {
-			m.queueStopLocked(j, o, mode)
+			m.queueStopLocked(o, mode)
 		}
 	}
 }
@@ -467,15 +473,16 @@ func (m *manager) propagateRestartLocked(j *job, mode sdbus.JobMode) {
 	}
 }
 
-// queueStopLocked queues a stop job for o that j waits for.
-func (m *manager) queueStopLocked(j *job, o *unit, mode sdbus.JobMode) {
+// queueStopLocked queues a stop job for o beside the job that stops it.
+// Which of the two waits for the other is their units' order alone
+// (ordering.go):
+// a unit that requires another and is ordered after it stops first; with
+// no order they run side by side (a unit that requires one it is ordered
+// before, as basic.target and a service with RequiredBy=basic.target,
+// stops after it).
+func (m *manager) queueStopLocked(o *unit, mode sdbus.JobMode) {
 	s, merged, err := m.installLocked(o, jobStop, mode, nil)
-	if err != nil {
-		return
-	}
-	if !merged {
-		j.waits[s] = true
-		s.dependents = append(s.dependents, j)
+	if err == nil && !merged {
 		m.maybeRunLocked(s)
 	}
 }

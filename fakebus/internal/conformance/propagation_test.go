@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,4 +151,85 @@ func testRestartPropagation(t *testing.T, e *env) {
 			t.Errorf("a after TryRestartUnit: %v, want inactive", got)
 		}
 	})
+}
+
+// testJobOrder: a job waits for another only when its unit is ordered
+// after the other's. dep's start job runs as long as its ExecStartPre=
+// sleeps. A unit that wants or requires dep without After= starts beside
+// it (its job ends done at once); one ordered after dep (After=, or dep's
+// Before=) waits, GetJobBefore names dep's job, until dep's job ends (here
+// canceled by dep's stop), and then starts; mode ignore-dependencies,
+// merged into such a waiting job, lets it run at once (systemd's
+// job_is_runnable; 252 seed 110092 of the differential tester).
+func testJobOrder(t *testing.T, e *env) {
+	dep := e.unit("order-dep", "service")
+	cleanup(t, e, dep)
+	pre := sdbus.Property{Name: "ExecStartPre", Value: dbus.MakeVariant([]execCommand{{"/bin/sleep", []string{"/bin/sleep", "3600"}, false}})}
+	depJob := start(t, e, e.c, dep, sleeper(pre))
+	for _, tc := range []struct {
+		name  string
+		props []sdbus.Property
+	}{
+		{"wants", []sdbus.Property{sdbus.PropWants(dep)}},
+		{"requires", []sdbus.Property{sdbus.PropRequires(dep)}},
+	} {
+		name := e.unit("order-"+tc.name, "service")
+		cleanup(t, e, name)
+		wait(t, e, start(t, e, e.c, name, sleeper(tc.props...)), sdbus.JobDone)
+	}
+	if st := status(t, e, dep); st.JobID != depJob.ID() {
+		t.Fatalf("%s: job %d, want its start job %d still running", dep, st.JobID, depJob.ID())
+	}
+	after := e.unit("order-after", "service")
+	cleanup(t, e, after)
+	afterJob := start(t, e, e.c, after, sleeper(sdbus.PropAfter(dep)))
+	r := newRawClient(t, e)
+	var before []struct {
+		ID                uint32
+		Unit, Type, State string
+		JobPath, UnitPath dbus.ObjectPath
+	}
+	if err := r.call("GetJobBefore", afterJob.ID()).Store(&before); err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 1 || before[0].ID != depJob.ID() {
+		t.Errorf("GetJobBefore(%s's start) = %+v, want %s's start job %d", after, before, dep, depJob.ID())
+	}
+	jobs, err := e.c.ListJobs(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(jobs, func(j sdbus.JobStatus) bool { return j.ID == afterJob.ID() }); i < 0 || jobs[i].State != "waiting" {
+		t.Errorf("%s's start job %d is not waiting: jobs %+v", after, afterJob.ID(), jobs)
+	}
+	stop(t, e, e.c, dep)
+	wait(t, e, depJob, sdbus.JobCanceled)
+	wait(t, e, afterJob, sdbus.JobDone)
+
+	// Another unit's Before= holds a start back the same way, until a
+	// start of the same unit in mode ignore-dependencies lets the job
+	// run.
+	dep = e.unit("order-dep2", "service")
+	cleanup(t, e, dep)
+	first := e.unit("order-first", "service")
+	cleanup(t, e, first)
+	firstJob := start(t, e, e.c, first, sleeper(pre, sdbus.PropBefore(dep)))
+	depJob = start(t, e, e.c, dep, sleeper())
+	if err := r.call("GetJobBefore", depJob.ID()).Store(&before); err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 1 || before[0].ID != firstJob.ID() {
+		t.Errorf("GetJobBefore(%s's start) = %+v, want %s's start job %d", dep, before, first, firstJob.ID())
+	}
+	j, err := e.c.StartUnit(e.ctx, dep, sdbus.ModeIgnoreDependencies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.ID() != depJob.ID() {
+		t.Errorf("StartUnit in mode ignore-dependencies: job %d, want the waiting job %d", j.ID(), depJob.ID())
+	}
+	wait(t, e, depJob, sdbus.JobDone)
+	if st := status(t, e, first); st.JobID != firstJob.ID() {
+		t.Errorf("%s: job %d, want its start job %d still running", first, st.JobID, firstJob.ID())
+	}
 }

@@ -202,6 +202,7 @@ var cases = []suiteCase{
 	{name: "Conflicts", run: testConflicts, user: true},
 	{name: "StopPropagation", run: testStopPropagation, user: true},
 	{name: "RestartPropagation", run: testRestartPropagation, user: true},
+	{name: "JobOrder", run: testJobOrder, user: true},
 	{name: "TransientSocket", run: testTransientSocket},
 	{name: "TransientTimer", run: testTransientTimer, user: true},
 	{name: "ScopeRestartNotApplicable", run: testScopeRestart},

@@ -13,6 +13,42 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// A job waits for another only by the order of their units: a slice
+	// whose Wants= pulls in a service whose start runs (its
+	// ExecStartPre= sleeps) ends its own start job at once (252 seed
+	// 110092 of a long run; the fake waited for every job a job pulled
+	// in).
+	{"Wants= without an order", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InDropIn, Lines: []Directive{{"Unit", "Wants", "{u0}"}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace"},
+	}},
+	// Requires= without After= does not hold the start back either. (A
+	// stop of the requirement then stops both side by side: which ends
+	// first is the order of their processes' ends, on systemd as well.)
+	{"Requires= without an order", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Unit", "Requires", "{u0}"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+	}},
+	// After= holds a start job back while the other unit's job runs,
+	// whoever queued it, until that job ends (here by a stop).
+	{"After= holds a start back", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Unit", "After", "{u0}"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
+	// Before= of the other unit holds it back the same way; mode
+	// ignore-dependencies ignores the order.
+	{"Before= holds a start back", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Unit", "Before", "{u0}"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 0, Mode: "ignore-dependencies"},
+	}},
 	// A stop of a KillMode=none service leaves its program running in its
 	// control group, the unit loaded until it ends: known difference
 	// kill-mode-none (257 seed 90920 of a long run).
