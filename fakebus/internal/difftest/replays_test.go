@@ -13,6 +13,19 @@ var replays = []struct {
 	name string
 	seq  []Op
 }{
+	// StartTransientUnit of a unit not found that another's Wants= keeps
+	// (pristine) with settings that make a bad setting: systemd made it
+	// transient and it stays so, bad-setting, its fragment the transient
+	// file, no longer pristine (247 seed 101932 of a long run; the fake
+	// left the stub as it was).
+	{"a pristine stub made a transient bad setting", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Unit", "Wants", "{u0}"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"Description", "a unit"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
 	// A job waits for another only by the order of their units: a slice
 	// whose Wants= pulls in a service whose start runs (its
 	// ExecStartPre= sleeps) ends its own start job at once (252 seed
