@@ -83,10 +83,10 @@ type manager struct {
 	passes   int    // how many times in a row the run queue was passed over
 	// goOn: the run queue's last pass queued a job that must run in it
 	// too, before any other caller (runqueue.go).
-	goOn bool
-	version  string
-	units    map[string]*unit
-	members  map[string]map[*unit]bool // slice name -> the loaded units in it
+	goOn    bool
+	version string
+	units   map[string]*unit
+	members map[string]map[*unit]bool // slice name -> the loaded units in it
 	// triggeredBy: unit name -> the loaded units that trigger it (sockets,
 	// timers, paths, automounts; trigger.go), so that a unit's state
 	// change reaches its triggers without a scan of every unit.
