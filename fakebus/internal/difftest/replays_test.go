@@ -3,6 +3,7 @@ package difftest
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -2021,10 +2022,13 @@ var replays = []struct {
 	}},
 }
 
+// TestDifferentialReplays runs every replay on the sandbox's systemd and
+// on a fresh fake each, and reports each that differs.
 func TestDifferentialReplays(t *testing.T) {
 	real, fake := sandboxBackends(t)
 	ctx := context.Background()
-	for n, r := range replays {
+	replay := func(n int) {
+		r := replays[n]
 		t.Run(r.name, func(t *testing.T) {
 			i, want, got, err := runBoth(ctx, real, fake, r.seq, fmt.Sprintf("dr%d", n))
 			if err != nil {
@@ -2040,4 +2044,52 @@ func TestDifferentialReplays(t *testing.T) {
 			}
 		})
 	}
+	// The replays that act beyond their own units one after the other,
+	// then the others replayWorkers at a time, each on its own units and
+	// a fake of its own, as the edges run.
+	var alone, others []int
+	for n, r := range replays {
+		if sharedEffects(r.seq) {
+			alone = append(alone, n)
+		} else {
+			others = append(others, n)
+		}
+	}
+	for _, n := range alone {
+		replay(n)
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < replayWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range work {
+				replay(n)
+			}
+		}()
+	}
+	for _, n := range others {
+		work <- n
+	}
+	close(work)
+	wg.Wait()
+}
+
+// replayWorkers is how many replays without shared effects run at once.
+const replayWorkers = 4
+
+// sharedEffects reports whether seq acts beyond its own units: a reload
+// or re-execution of the manager, or a unit-file operation (the unit
+// directories and their name map are every lookup's). Such a replay runs
+// alone.
+func sharedEffects(seq []Op) bool {
+	for _, o := range seq {
+		switch o.Kind {
+		case OpReload, OpReexec, OpWriteFile, OpRemoveFile, OpLink, OpEnable, OpDisable, OpMask, OpUnmask,
+			OpFileState, OpReadFileState, OpListFiles:
+			return true
+		}
+	}
+	return false
 }

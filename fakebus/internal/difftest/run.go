@@ -147,10 +147,13 @@ type run struct {
 	pidRe   *regexp.Regexp   // whole numbers in replies, for the PIDs of spawned processes
 
 	// Unit files.
-	files   bool           // a unit-file step ran: the records show the units' files, cleanup removes them
-	dir     string         // the Outside directory, once made
-	written map[int]string // unit index -> the path of the file last written for it
-	paths   *strings.Replacer
+	files bool // a unit-file step ran: the records show the units' files, cleanup removes them
+	// installed: a link, enable, disable, mask or unmask ran: cleanup
+	// unmasks and disables the pool's units.
+	installed bool
+	dir       string         // the Outside directory, once made
+	written   map[int]string // unit index -> the path of the file last written for it
+	paths     *strings.Replacer
 }
 
 // typeIf is each unit type's interface.
@@ -283,14 +286,13 @@ func (r *run) load(name string, i int) string {
 	}
 	obj := r.s.conn.Object(busName, path)
 	k := pool[i%len(pool)]
-	t := r.getAll(obj, typeIf[k])
 	out := fmt.Sprintf("%s LoadError=%s %s/%s", r.get(obj, unitIf, "LoadState"), r.get(obj, unitIf, "LoadError"),
 		r.get(obj, unitIf, "ActiveState"), r.get(obj, unitIf, "SubState"))
 	if k != kSlice && k != kTarget {
-		out += " Result=" + r.show(t, "Result")
+		out += " Result=" + r.get(obj, typeIf[k], "Result")
 	}
 	if k == kService {
-		out += " Type=" + r.show(t, "Type")
+		out += " Type=" + r.get(obj, typeIf[k], "Type")
 	}
 	return out
 }
@@ -519,19 +521,66 @@ func (r *run) settle() (jobs, units, looping []string, err error) {
 type loadedService struct {
 	name string // short name
 	path dbus.ObjectPath
+	sub  string // its SubState, "" if not read
 }
 
 // loadedServices returns the pool's and the auxiliary services that are
 // loaded, with their object paths.
 func (r *run) loadedServices() []loadedService {
+	listed := r.listUnits()
 	var out []loadedService
 	for _, name := range r.services() {
-		var path dbus.ObjectPath
-		if r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, name).Store(&path) == nil {
-			out = append(out, loadedService{name[len(r.prefix):], path})
+		if u, err := r.lookUp(listed, name); err == nil {
+			out = append(out, loadedService{name[len(r.prefix):], u.path, u.sub})
 		}
 	}
 	return out
+}
+
+// listedUnit is a loaded unit as ListUnitsByPatterns lists it.
+type listedUnit struct {
+	load, active, sub string // "" if not listed (GetUnit found it by an alias)
+	path              dbus.ObjectPath
+}
+
+// listUnits lists the loaded units named with the run's prefix, by name,
+// in one call where a GetUnit and three Gets a unit would take many
+// (nil if the call failed: lookUp asks GetUnit then). ListUnitsByPatterns
+// lists every loaded unit (not found ones too) by its name, never by an
+// alias, and loads nothing, as GetUnit.
+func (r *run) listUnits() map[string]listedUnit {
+	var rows []struct {
+		Name, Description, LoadState, ActiveState, SubState, Following string
+		Path                                                           dbus.ObjectPath
+		JobID                                                          uint32
+		JobType                                                        string
+		JobPath                                                        dbus.ObjectPath
+	}
+	// The prefix and "u": "de1u*" does not match de10's units.
+	if r.s.manager().CallWithContext(r.ctx, managerIf+".ListUnitsByPatterns", 0, []string{}, []string{r.prefix + "u*"}).Store(&rows) != nil {
+		return nil
+	}
+	out := make(map[string]listedUnit, len(rows))
+	for _, l := range rows {
+		out[l.Name] = listedUnit{l.LoadState, l.ActiveState, l.SubState, l.Path}
+	}
+	return out
+}
+
+// lookUp finds loaded unit name as GetUnit does: in listed, else (a name
+// a unit file may have made an alias of another unit's, or the list
+// failed) by GetUnit. The error is GetUnit's: for a name not listed,
+// NoSuchUnit "Unit NAME not loaded.", as on every release.
+func (r *run) lookUp(listed map[string]listedUnit, name string) (listedUnit, error) {
+	if u, ok := listed[name]; ok {
+		return u, nil
+	}
+	if listed != nil && !r.files {
+		return listedUnit{}, dbus.Error{Name: "org.freedesktop.systemd1.NoSuchUnit", Body: []any{"Unit " + name + " not loaded."}}
+	}
+	var path dbus.ObjectPath
+	err := r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, name).Store(&path)
+	return listedUnit{path: path}, err
 }
 
 // loopRestarts is how many restarts make a service that goes on
@@ -585,7 +634,7 @@ func (r *run) ending(loaded []loadedService, looping []string) bool {
 		if slices.Contains(looping, u.name) {
 			continue
 		}
-		if r.holdOffShort(u.path, "") {
+		if r.holdOffShort(u.path, u.sub) {
 			return true
 		}
 		if !r.b.LivePIDs {
@@ -696,11 +745,11 @@ func (r *run) nameJobs(lines []string) []string {
 // result, and the properties the sequence set on it.
 func (r *run) units() []string {
 	var out []string
+	listed := r.listUnits()
 	for i, k := range pool {
 		name := unitName(r.prefix, i)
 		short := unitName("", i)
-		var path dbus.ObjectPath
-		err := r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, name).Store(&path)
+		u, err := r.lookUp(listed, name)
 		if err != nil {
 			var de dbus.Error
 			if errors.As(err, &de) {
@@ -710,28 +759,23 @@ func (r *run) units() []string {
 			}
 			continue
 		}
-		obj := r.s.conn.Object(busName, path)
-		// The Unit interface's properties one by one: a GetAll would
-		// read UnitFileState too, which systemd then keeps until the
-		// next daemon-reload.
-		tprops := r.getAll(obj, typeIf[k])
-		line := fmt.Sprintf("%s: %s %s/%s", short, r.get(obj, unitIf, "LoadState"), r.get(obj, unitIf, "ActiveState"), r.get(obj, unitIf, "SubState"))
+		obj := r.s.conn.Object(busName, u.path)
+		// The properties one by one: a GetAll of the Unit interface
+		// would read UnitFileState too, which systemd then keeps until
+		// the next daemon-reload.
+		line := short + ": " + r.states(obj, u)
 		if k != kSlice && k != kTarget {
-			line += " Result=" + r.show(tprops, "Result")
+			line += " Result=" + r.get(obj, typeIf[k], "Result")
 		}
 		if k == kService {
-			line += fmt.Sprintf(" ExecMain=%s/%s", r.show(tprops, "ExecMainCode"), r.show(tprops, "ExecMainStatus"))
+			line += fmt.Sprintf(" ExecMain=%s/%s", r.get(obj, typeIf[k], "ExecMainCode"), r.get(obj, typeIf[k], "ExecMainStatus"))
 		}
 		for _, p := range r.set[i] {
 			// A percentage form reads back as the limit it sets.
 			if base, ok := strings.CutSuffix(p, "Scale"); ok {
 				p = base
 			}
-			if _, ok := tprops[p]; ok {
-				line += " " + p + "=" + r.show(tprops, p)
-			} else {
-				line += " " + p + "=" + r.get(obj, unitIf, p)
-			}
+			line += " " + p + "=" + r.typeOrUnit(obj, k, p)
 		}
 		if k == kService && slices.ContainsFunc(r.set[i], restartTuning) {
 			// What the restart settings make of the hold-offs: the
@@ -745,7 +789,7 @@ func (r *run) units() []string {
 		}
 		if k == kService && slices.Contains(r.set[i], "TimeoutStopUSec") && !slices.Contains(r.set[i], "TimeoutAbortUSec") {
 			// Unset, the abort timeout reads the stop timeout.
-			line += " TimeoutAbortUSec=" + r.show(tprops, "TimeoutAbortUSec")
+			line += " TimeoutAbortUSec=" + r.get(obj, typeIf[k], "TimeoutAbortUSec")
 		}
 		if r.files {
 			line += r.fileRecord(obj, k, r.set[i])
@@ -754,7 +798,7 @@ func (r *run) units() []string {
 	}
 	for i := range pool {
 		if r.aux[i] {
-			out = append(out, r.auxRecord(i))
+			out = append(out, r.auxRecord(listed, i))
 		}
 	}
 	if r.files {
@@ -771,16 +815,25 @@ func restartTuning(p string) bool {
 
 // auxRecord is the line of unit i's auxiliary service: its states, result
 // and main process status.
-func (r *run) auxRecord(i int) string {
+func (r *run) auxRecord(listed map[string]listedUnit, i int) string {
 	short := auxName("", i) + " (aux)"
-	var path dbus.ObjectPath
-	if err := r.s.manager().CallWithContext(r.ctx, managerIf+".GetUnit", 0, auxName(r.prefix, i)).Store(&path); err != nil {
+	u, err := r.lookUp(listed, auxName(r.prefix, i))
+	if err != nil {
 		return short + ": " + r.reply(&dbus.Call{Err: err})
 	}
-	obj := r.s.conn.Object(busName, path)
-	t := r.getAll(obj, typeIf[kService])
-	return fmt.Sprintf("%s: %s %s/%s Result=%s ExecMain=%s/%s", short, r.get(obj, unitIf, "LoadState"), r.get(obj, unitIf, "ActiveState"),
-		r.get(obj, unitIf, "SubState"), r.show(t, "Result"), r.show(t, "ExecMainCode"), r.show(t, "ExecMainStatus"))
+	obj := r.s.conn.Object(busName, u.path)
+	svc := typeIf[kService]
+	return fmt.Sprintf("%s: %s Result=%s ExecMain=%s/%s", short, r.states(obj, u),
+		r.get(obj, svc, "Result"), r.get(obj, svc, "ExecMainCode"), r.get(obj, svc, "ExecMainStatus"))
+}
+
+// states is a loaded unit's load, active and sub states as a unit line
+// shows them: as listed, or read (a unit found by an alias).
+func (r *run) states(obj dbus.BusObject, u listedUnit) string {
+	if u.load == "" {
+		return fmt.Sprintf("%s %s/%s", r.get(obj, unitIf, "LoadState"), r.get(obj, unitIf, "ActiveState"), r.get(obj, unitIf, "SubState"))
+	}
+	return fmt.Sprintf("%s %s/%s", r.value(dbus.MakeVariant(u.load)), r.value(dbus.MakeVariant(u.active)), r.value(dbus.MakeVariant(u.sub)))
 }
 
 // get reads one property, normalized.
@@ -796,23 +849,14 @@ func (r *run) get(obj dbus.BusObject, iface, name string) string {
 	return r.value(v)
 }
 
-func (r *run) getAll(obj dbus.BusObject, iface string) map[string]dbus.Variant {
-	var m map[string]dbus.Variant
-	if err := obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.GetAll", 0, iface).Store(&m); err != nil {
-		return map[string]dbus.Variant{"error": dbus.MakeVariant(err.Error())}
+// typeOrUnit reads property name of a unit of kind k, normalized: from
+// the type's interface if it has it, else from the Unit interface.
+func (r *run) typeOrUnit(obj dbus.BusObject, k unitKind, name string) string {
+	var v dbus.Variant
+	if err := obj.CallWithContext(r.ctx, "org.freedesktop.DBus.Properties.Get", 0, typeIf[k], name).Store(&v); err == nil {
+		return r.value(v)
 	}
-	return m
-}
-
-func (r *run) show(m map[string]dbus.Variant, name string) string {
-	v, ok := m[name]
-	if !ok {
-		if e, bad := m["error"]; bad {
-			return "(" + fmt.Sprint(e.Value()) + ")"
-		}
-		return "(none)"
-	}
-	return r.value(v)
+	return r.get(obj, unitIf, name)
 }
 
 // signals returns the job signals of the sequence's units received since

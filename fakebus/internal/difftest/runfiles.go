@@ -83,6 +83,10 @@ func (r *run) filePath(dir FileDir, name string) (string, error) {
 // outcome, not yet normalized.
 func (r *run) fileOp(o Op, name string) string {
 	r.files = true
+	switch o.Kind {
+	case OpLink, OpEnable, OpDisable, OpMask, OpUnmask:
+		r.installed = true
+	}
 	i := o.Unit % len(pool)
 	m := r.s.manager()
 	var call *dbus.Call
@@ -206,6 +210,9 @@ func (r *run) wantedByDefault() string {
 func (r *run) cleanupFiles(ctx context.Context) {
 	m := r.s.manager()
 	for i := range pool {
+		if !r.installed {
+			break // nothing linked, enabled or masked (an Also= included)
+		}
 		names := []string{unitName(r.prefix, i), aliasName(r.prefix, i)}
 		for _, runtime := range []bool{false, true} {
 			m.CallWithContext(ctx, managerIf+".UnmaskUnitFiles", 0, names, runtime)
