@@ -902,3 +902,34 @@ func testStaleTransientName(t *testing.T, e *env) {
 		t.Errorf("StartTransientUnit %s after a daemon-reload: %v; want ErrUnitExists", name, err)
 	}
 }
+
+// testTransientOverKeptStub: a unit not found that another unit's Wants=
+// keeps loaded is pristine; StartTransientUnit of it with settings that
+// do not load (a service without ExecStart=) is refused BadUnitSetting and
+// leaves it transient, bad-setting, its fragment the transient file, so
+// that the next StartTransientUnit of the name is UnitExists.
+func testTransientOverKeptStub(t *testing.T, e *env) {
+	name, keeper := e.unit("kept-stub", "service"), e.unit("kept-stub-keeper", "service")
+	cleanup(t, e, keeper)
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, keeper, sleeper(sdbus.PropWants(name))), sdbus.JobDone)
+	if st := status(t, e, name); st.LoadState != sdbus.LoadNotFound {
+		t.Fatalf("%s wanted by %s: load state %q, want not-found", name, keeper, st.LoadState)
+	}
+	if _, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, []sdbus.Property{sdbus.PropDescription("sdbus conformance")}); !errors.Is(err, sdbus.ErrBadUnitSetting) {
+		t.Fatalf("StartTransientUnit %s without ExecStart=: %v; want ErrBadUnitSetting", name, err)
+	}
+	if st := status(t, e, name); st.LoadState != sdbus.LoadBadSetting {
+		t.Errorf("%s after the refused start: load state %q, want bad-setting", name, st.LoadState)
+	}
+	v, err := e.c.UnitProperty(e.ctx, name, "org.freedesktop.systemd1.Unit", "FragmentPath")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := v.Value().(string); !strings.HasSuffix(got, "/transient/"+name) {
+		t.Errorf("%s's FragmentPath = %q, want its transient file", name, got)
+	}
+	if _, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, sleeper()); !errors.Is(err, sdbus.ErrUnitExists) {
+		t.Errorf("StartTransientUnit %s again: %v; want ErrUnitExists", name, err)
+	}
+}
