@@ -256,14 +256,7 @@ func (m *manager) badTransientLocked(nu newUnit) {
 	u.load, u.transient = "bad-setting", true
 	u.fragment = m.transientUnitDirLocked() + "/" + u.name
 	u.transientProps = nil
-	for _, p := range nu.props {
-		if p.Name != "AddRef" && p.Name != "PIDs" {
-			u.transientProps = append(u.transientProps, p)
-		}
-		if p.Name != "AddRef" {
-			m.setPropLocked(u, p.Name, p.Value)
-		}
-	}
+	m.takeSettingsLocked(u, nu.props)
 	m.applyDropInsLocked(u)
 	m.applyControlLocked(u)
 	m.collectLocked(u)
@@ -294,16 +287,25 @@ func (m *manager) stubLocked(made []newUnit) {
 		// 46020).
 		u.dropIns = nil
 		if i < len(made)-1 {
-			for _, p := range nu.props {
-				if p.Name != "AddRef" && p.Name != "PIDs" {
-					u.transientProps = append(u.transientProps, p)
-				}
-				if p.Name != "AddRef" {
-					m.setPropLocked(u, p.Name, p.Value)
-				}
-			}
+			m.takeSettingsLocked(u, nu.props)
 		}
 		m.collectLocked(u)
+	}
+}
+
+// takeSettingsLocked applies the settings of a StartTransientUnit call to
+// u, a unit made transient that does not load, and adds them to its
+// transient file's (PIDs= is none of the file's; AddRef= is the caller's,
+// not a setting).
+func (m *manager) takeSettingsLocked(u *unit, props []setProp) {
+	for _, p := range props {
+		if p.Name == "AddRef" {
+			continue
+		}
+		if p.Name != "PIDs" {
+			u.transientProps = append(u.transientProps, p)
+		}
+		m.setPropLocked(u, p.Name, p.Value)
 	}
 }
 
