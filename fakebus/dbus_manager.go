@@ -425,7 +425,13 @@ func (m *manager) getJobAfter(c *call) ([]any, error) {
 	if !ok {
 		return nil, noSuchJob(id)
 	}
-	return []any{jobRows(append(m.orderedJobsLocked(j, false), j.dependents...))}, nil
+	after := m.orderedJobsLocked(j, false)
+	for _, d := range j.dependents {
+		if d.waits[j] {
+			after = append(after, d)
+		}
+	}
+	return []any{jobRows(after)}, nil
 }
 
 // getJobBefore answers the jobs the job waits for, by order (ordering.go)

@@ -236,3 +236,55 @@ type jobRow struct {
 	Unit, Type, State string
 	JobPath, UnitPath dbus.ObjectPath
 }
+
+// TestGetJobAfterOrderOnly: GetJobAfter lists the jobs ordered after the
+// job, not one that merely requires its unit: main.service requires
+// dep.service without an order and is ordered after other.service, whose
+// start lasts until the test finishes it.
+func TestGetJobAfterOrderOnly(t *testing.T) {
+	s := fakebus.New(t)
+	for _, name := range []string{"dep.service", "other.service"} {
+		if err := s.Script(name, fakebus.Script{Delay: time.Hour}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := s.Conn(t)
+	ctx := ctxFor(t)
+	other, err := c.StartTransientUnit(ctx, "other.service", sdbus.ModeReplace, sleeper())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep, err := c.StartTransientUnit(ctx, "dep.service", sdbus.ModeReplace, sleeper())
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := c.StartTransientUnit(ctx, "main.service", sdbus.ModeReplace, sleeper(sdbus.PropRequires("dep.service"), sdbus.PropAfter("other.service")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rawBus(t, s)
+	for _, tc := range []struct {
+		name string
+		id   uint32
+		want []uint32
+	}{
+		{"dep.service", dep.ID(), nil},
+		{"other.service", other.ID(), []uint32{j.ID()}},
+	} {
+		var after []jobRow
+		r.mustManager(t, "GetJobAfter", []any{tc.id}, &after)
+		var got []uint32
+		for _, a := range after {
+			got = append(got, a.ID)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("GetJobAfter(%s's start) (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	for _, id := range []uint32{dep.ID(), other.ID()} {
+		s.FinishJob(id, sdbus.JobDone)
+	}
+	if r := runJob(ctx, t, j, nil); r != sdbus.JobDone {
+		t.Errorf("main.service's start: %s, want done", r)
+	}
+}

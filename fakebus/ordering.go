@@ -38,8 +38,9 @@ import (
 // first.
 //
 // The fake's other waits (job.waits: a requisite's verify-active job,
-// the stop of a conflicting unit, stops and restarts a stop or restart
-// propagates) come on top of these.
+// and the restarts a restart propagates) come on top of these. The stops
+// of conflicting units and the stops a stop propagates wait by order
+// alone.
 
 // orderedAfterLocked reports whether unit a is ordered after unit b: a's
 // After= names b, or b's Before= names a (each by name or alias).
