@@ -18,20 +18,10 @@ import (
 // client sent meanwhile (or the same client, right behind the first) is
 // therefore answered with the job still queued, and runs before the job.
 //
-// A job queued while the queue runs runs in the same pass: systemd's
-// run queue is a priority queue it empties in one dispatch, the jobs a
-// job's end queues with the rest. The jobs the OnSuccess= of a unit
-// stopped in the pass queues (onfailure.go) are queued once the pass
-// ended (startTriggeredLocked), and the pass goes on for them (goOn), so
-// no caller goes first.
-//
-// The queue runs in systemd's order of priority (runsBefore), not in the
-// order the jobs came.
-//
 // The fake does the same. maybeRunLocked puts a job whose turn has come
 // on m.runQueue instead of running it; each time the manager's lock is
 // released (the end of a call, a timer, PeerGone, a Server method: see
-// unlock), the queue is run, in order, unless the manager is not idle:
+// unlock), the queue is run, unless the manager is not idle:
 //
 //   - a caller that was already waiting for the lock when the queue
 //     became non-empty (a call from another connection that arrived
@@ -51,6 +41,14 @@ import (
 // a steady stream of calls cannot starve the jobs (sd-event has no such
 // bound, but systemd's calls come from clients that wait for their
 // replies, and so do not form an endless stream).
+//
+// A job queued while the queue runs runs in the same pass: systemd's
+// run queue is a priority queue it empties in one dispatch, the jobs a
+// job's end queues with the rest. The jobs the OnSuccess= of a unit
+// stopped in the pass queues (onfailure.go) are queued once the pass
+// ended (startTriggeredLocked), and the pass goes on for them (goOn), so
+// no caller goes first. The queue runs in systemd's order of priority
+// (runsBefore), not in the order the jobs came.
 //
 // Units are collected at once (collectLocked), not from the run queue:
 // systemd's main loop runs its GC queue before each sd-event iteration,
