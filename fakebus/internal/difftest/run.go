@@ -495,11 +495,12 @@ func (r *run) settle() (jobs, units, looping []string, err error) {
 	deadline := time.Now().Add(10 * time.Second)
 	prev := ""
 	for {
-		loaded := r.loadedServices()
+		listed := r.listUnits()
+		loaded := r.loadedServices(listed)
 		looping = r.loopingServices(loaded)
 		// Before the reads: a process that ended after them would leave
 		// them stale.
-		ending := r.ending(loaded, looping)
+		ending := r.ending(loaded, looping) || r.killing(listed, looping)
 		jobs, err = r.listJobs()
 		if err != nil {
 			return nil, nil, nil, err
@@ -525,9 +526,8 @@ type loadedService struct {
 }
 
 // loadedServices returns the pool's and the auxiliary services that are
-// loaded, with their object paths.
-func (r *run) loadedServices() []loadedService {
-	listed := r.listUnits()
+// loaded (listed: listUnits), with their object paths.
+func (r *run) loadedServices(listed map[string]listedUnit) []loadedService {
 	var out []loadedService
 	for _, name := range r.services() {
 		if u, err := r.lookUp(listed, name); err == nil {
@@ -648,6 +648,25 @@ func (r *run) ending(loaded []loadedService, looping []string) bool {
 			if err == nil && pid != 0 && processEnding(pid) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// killing reports whether one of the run's units (listed), but the
+// looping services, is in the kill phase of its stop (stop-sigterm,
+// stop-sigkill) on a backend whose processes are live: its processes, the
+// tester's sleeps and programs that end, die of the signal, and systemd
+// is about to see them gone, however long that takes on a loaded machine
+// (the fake stops at once). One whose processes outlive the signal stays
+// so until the step's deadline.
+func (r *run) killing(listed map[string]listedUnit, looping []string) bool {
+	if !r.b.LivePIDs {
+		return false
+	}
+	for name, u := range listed {
+		if (u.sub == "stop-sigterm" || u.sub == "stop-sigkill") && !slices.Contains(looping, strings.TrimPrefix(name, r.prefix)) {
+			return true
 		}
 	}
 	return false
