@@ -197,8 +197,13 @@ func (r *reader) message(maxSize int) (raw string, counted int, err error) {
 	bodyLen := uint64(get32(fixed[4:8], big))
 	fieldsLen := uint64(get32(fixed[12:16], big))
 	total := 16 + (fieldsLen+7)&^7 + bodyLen
-	if fieldsLen > maxArrayLen || total > uint64(maxSize) {
+	switch {
+	case total > uint64(maxSize):
 		return "", 0, &tooBigError{size: total}
+	case fieldsLen > maxArrayLen:
+		// Within the size limit, but no array may be that long: an
+		// invalid message, not one too big.
+		return "", 0, decodeError("header fields array too long")
 	}
 	n := int(total)
 	if n <= readAhead {
