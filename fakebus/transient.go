@@ -246,8 +246,8 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 // setting, as systemd does: a pristine unit that is loaded (a unit not
 // found that another's Wants= keeps) was made transient with nu's
 // settings, failed to load and stays, bad-setting, its fragment the
-// transient file, while it is kept; a new one is never seen (measured on
-// 247 and 252 by the differential tester, 247 seed 101932 of a long run).
+// transient file, while it is kept; a new one is never seen (247 seed
+// 101932 of a long run; its replay passes on 247, 252, 257 and 262).
 func (m *manager) badTransientLocked(nu newUnit) {
 	u := m.units[nu.name]
 	if u == nil {
