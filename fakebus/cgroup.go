@@ -259,9 +259,13 @@ type processRow struct {
 // process (with its ExecStart= command line), unless the fake plays none
 // (PID 0: startedWithoutProcess), its running control command (an
 // ExecCondition= or ExecStartPre= that takes time: measured on 252 by the
-// differential tester, seeds 59000 and 59002), and the PIDs it recorded.
+// differential tester, seeds 59000 and 59002), the processes its stops
+// left running (killmode.go), and the PIDs it recorded.
 func (m *manager) processesLocked(u *unit) []processRow {
 	rows := []processRow{}
+	for _, l := range u.left {
+		rows = append(rows, processRow{u.cgroup(), l.pid, l.cmdline})
+	}
 	if u.proc != nil && u.proc.pid != 0 {
 		cmd := ""
 		if c, ok := u.mainCommand(u.proc.index); ok {
@@ -407,13 +411,14 @@ func (m *manager) effectiveLocked(u *unit) (mem, high, tasks uint64) {
 // systemd's manager_get_unit_by_pid (src/core/cgroup.c), or nil. The fake
 // moves no process into a control group: a PID is a unit's when the unit
 // recorded it (a scope's PIDs, AttachProcessesToUnit, a service's main
-// process, init.scope's PID 1), or when it is a live process forked from
+// process or one its stop left running, init.scope's PID 1), or when it is a live process forked from
 // one (it would have stayed in its parent's control group). A process of
 // no unit, as one in the root control group on systemd, has none.
 func (m *manager) unitByPIDLocked(pid uint32) *unit {
 	for depth := 0; depth < 64; depth++ { // a bound on the walk up the process tree
 		for _, u := range m.sortedUnitsLocked() {
-			if slices.Contains(u.pids, pid) || u.proc != nil && u.proc.pid == pid {
+			if slices.Contains(u.pids, pid) || u.proc != nil && u.proc.pid == pid ||
+				slices.ContainsFunc(u.left, func(l *leftover) bool { return l.pid == pid }) {
 				return u
 			}
 		}

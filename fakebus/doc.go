@@ -112,6 +112,7 @@
 //   - rlimit.go: the resource limits (LimitX=) of a unit that sets none, the manager's.
 //   - procwatch.go: watching the real processes placed in units.
 //   - kill.go: signals to a unit's processes.
+//   - killmode.go: what a stop kills (KillMode=) and what it leaves running.
 //   - transient.go: transient units (StartTransientUnit).
 //   - aliases.go: a unit's other names.
 //   - dynamicusers.go: dynamic users, of which the fake has none.

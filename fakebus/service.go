@@ -239,6 +239,8 @@ type control struct {
 	name    string
 	running int
 	pid     uint32 // the running command's (made up, as the main process's)
+	// ends is when the running command ends by itself; zero: never.
+	ends time.Time
 	// done is runControlLocked's.
 	done func(code, status int32)
 }
@@ -287,7 +289,10 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 			p, known := m.controlProcess(u, cmds[i])
 			start := time.Now()
 			if known && p.runFor != 0 {
-				c.running, c.pid = i, 1000+m.lastJob
+				c.running, c.pid, c.ends = i, 1000+m.lastJob, time.Time{}
+				if p.runFor > 0 {
+					c.ends = start.Add(p.runFor)
+				}
 				u.keepRun(name, i, execMain{pid: c.pid, start: start})
 			}
 			switch {
@@ -441,11 +446,7 @@ func (m *manager) startPostLocked(u *unit) bool {
 	if m.runCommandsLocked(u, "ExecStartPost") {
 		return true
 	}
-	if u.proc != nil {
-		u.proc.ended = true
-		u.proc = nil
-		u.mainEnded(cldKilled, 15)
-	}
+	m.killForStopLocked(u)
 	m.runCommandsLocked(u, "ExecStopPost")
 	m.failLocked(u, "exit-code")
 	return false
@@ -483,9 +484,7 @@ func (m *manager) waitsForReadinessLocked(u *unit, j *job) bool {
 		if u.proc != proc || u.active != "activating" {
 			return // stopped, or ended by itself, meanwhile
 		}
-		u.proc.ended = true
-		u.proc = nil
-		u.mainEnded(cldKilled, 15)
+		m.killForStopLocked(u)
 		m.failLocked(u, "timeout")
 		m.finishJobLocked(j, "timeout")
 	})

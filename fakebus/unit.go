@@ -45,8 +45,9 @@ type unit struct {
 	props          map[string]dbus.Variant
 	job            *job
 	proc           *process
-	control        *control // the running ExecStartPre= commands (service.go)
-	exec           execMain // the main process's last run (service.go)
+	left           []*leftover // processes its stops left running (killmode.go)
+	control        *control    // the running ExecStartPre= commands (service.go)
+	exec           execMain    // the main process's last run (service.go)
 	// execShown: ExecStart='s record shows exec (its times, PID and
 	// status) — until a daemon-reload, which makes systemd's command
 	// records anew while ExecMain* keep the run (measured on 252), and
@@ -411,11 +412,7 @@ func (m *manager) armRuntimeMaxLocked(u *unit) {
 		if u.gone || !u.isActive() || !u.activeAt.Equal(at) {
 			return // stopped, or started again, meanwhile
 		}
-		if u.proc != nil {
-			u.proc.ended = true
-			u.proc = nil
-			u.mainEnded(cldKilled, 15)
-		}
+		m.killForStopLocked(u)
 		m.failLocked(u, "timeout")
 	})
 }
@@ -457,14 +454,15 @@ func (m *manager) collectLocked(u *unit) {
 }
 
 // pinnedLocked reports whether u stays loaded whatever refers to it: it
-// has a job, a client's reference (RefUnit), is perpetual, has no
+// has a job, a client's reference (RefUnit), processes a stop left
+// running in its control group (killmode.go), is perpetual, has no
 // configuration to load it again from (neither transient nor from a
 // file, not a slice or a device, and not a unit no file defines), or is
 // not inactive (failed units
 // stay, unless CollectMode=inactive-or-failed), or its OnFailure= or
 // OnSuccess= units are about to start or have a job (onfailure.go).
 func (m *manager) pinnedLocked(u *unit) bool {
-	if u.job != nil || u.perpetual || len(u.refs) > 0 || !(u.transient || u.fromFile || u.load == "not-found" || u.kind == "slice" || u.kind == "device") {
+	if u.job != nil || u.perpetual || len(u.refs) > 0 || len(u.left) > 0 || !(u.transient || u.fromFile || u.load == "not-found" || u.kind == "slice" || u.kind == "device") {
 		return true
 	}
 	if m.handlersBusyLocked(u) {
@@ -879,7 +877,7 @@ func (m *manager) stopUnitLocked(u *unit) {
 	atOnce := stopsAtOnce(u)
 	u.restart.stopping = true // a stop asked for: no restart after it
 	defer func() { u.restart.stopping = false }()
-	killedStart := u.kind == "service" && u.active == "activating" &&
+	killedStart := u.kind == "service" && u.active == "activating" && !stopKillsNothing(u) &&
 		(u.control != nil || u.proc != nil && serviceType(u) == string(sdbus.ServiceOneshot))
 	stopFailed := false
 	if u.kind == "service" && !killedStart {
@@ -893,15 +891,7 @@ func (m *manager) stopUnitLocked(u *unit) {
 			stopFailed = !m.runCommandsLocked(u, "ExecStopPost") || stopFailed
 		}
 	}
-	if u.control != nil {
-		u.control.killLocked(u)
-		u.control = nil // its timer does nothing
-	}
-	if u.proc != nil {
-		u.proc.ended = true
-		u.proc = nil
-		u.mainEnded(cldKilled, 15) // SIGTERM
-	}
+	m.killForStopLocked(u)
 	m.setStateLocked(u, "deactivating", "stop")
 	if killedStart {
 		// ExecStop= does not run, ExecStopPost= does; the unit has
@@ -935,7 +925,8 @@ func stopsAtOnce(u *unit) bool {
 	case "target", "slice", "timer", "path":
 		return true
 	case "service":
-		return u.proc == nil && u.control == nil && len(u.commands("ExecStop")) == 0 && len(u.commands("ExecStopPost")) == 0
+		return (u.proc == nil && u.control == nil || stopKillsNothing(u)) &&
+			len(u.commands("ExecStop")) == 0 && len(u.commands("ExecStopPost")) == 0
 	}
 	return false
 }

@@ -120,31 +120,6 @@ var known = []Known{
 		},
 	},
 	{
-		ID: "kill-mode-none",
-		Reason: "the fake does not model KillMode=none: its stop of such a service ends the service's program and " +
-			"collects the unit, where systemd leaves the program running in the unit's control group and keeps the unit " +
-			"loaded, inactive, until the cgroup empties (measured on 247-262; 257 seed 90920 of a long run)",
-		match: func(o Op, real, fake Step) bool {
-			if o.Kind != OpStop && o.Kind != OpRestart || real.Op != fake.Op || real.Reply != fake.Reply ||
-				len(real.Units) != len(fake.Units) {
-				return false
-			}
-			name := unitName("", o.Unit) + ":"
-			kept := false
-			for i, r := range real.Units {
-				switch {
-				case r == fake.Units[i]:
-				case strings.HasPrefix(r, name) && strings.Contains(r, `KillMode="none"`) &&
-					strings.Contains(r, `"loaded" "inactive"/"dead"`) && fake.Units[i] == name+" org.freedesktop.systemd1.NoSuchUnit":
-					kept = true
-				default:
-					return false
-				}
-			}
-			return kept
-		},
-	},
-	{
 		ID: "timer-coldplug-order",
 		Reason: "after a daemon-reload or re-execution systemd computes an elapsed timer's next elapse again when the unit it " +
 			"triggered, failed and so still loaded, is loaded back after the timer (timer_trigger_notify), in the order of a " +

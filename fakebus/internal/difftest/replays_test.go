@@ -64,10 +64,50 @@ var replays = []struct {
 		{Kind: "StartUnit", Unit: 0, Mode: "ignore-dependencies"},
 	}},
 	// A stop of a KillMode=none service leaves its program running in its
-	// control group, the unit loaded until it ends: known difference
-	// kill-mode-none (257 seed 90920 of a long run).
+	// control group, the unit loaded, inactive, until it ends (257 seed
+	// 90920 of a long run; the fake collected it).
 	{"KillMode=none", []Op{
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"KillMode", "none"}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
+	// The program a KillMode=none stop left is listed, a start runs a
+	// second, KillUnit ends both, and the unit is collected.
+	{"KillMode=none leftovers", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"KillMode", "none"}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "GetUnitProcesses", Unit: 0},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 15},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "GetUnitProcesses", Unit: 0},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "all", Signal: 15},
+	}},
+	// A KillMode=none stop kills no ExecStartPre= and no oneshot
+	// program either: the start is not failed, ExecStopPost= runs.
+	{"KillMode=none stop of a start", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPre", Command(0)}, {"ExecStopPost", Command(1)}, {"KillMode", "none"}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "GetUnitProcesses", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"Type", "oneshot"}, {"ExecStart", Command(0)}, {"KillMode", "none"}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 1, Whom: "all", Signal: 9},
+		{Kind: "KillUnit", Unit: 0, Whom: "all", Signal: 1},
+	}},
+	// KillMode=process kills the main program, not what an earlier stop
+	// left; mixed and control-group kill all.
+	{"KillMode= changed by a reload", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "KillMode", "none"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "KillMode", "process"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "GetUnitProcesses", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "KillMode", "mixed"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
 		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
 	}},
 	// An Also= unit that is a transient unit (running or failed) is

@@ -304,34 +304,6 @@ func knownID(o Op, real, fake Step) string {
 	return ""
 }
 
-func TestKnownKillModeNone(t *testing.T) {
-	kept := `u0.service: "loaded" "inactive"/"dead" Result="success" ExecMain=0/0 KillMode="none"`
-	gone := "u0.service: org.freedesktop.systemd1.NoSuchUnit"
-	other := `u1.service: "loaded" "active"/"running"`
-	real := Step{Op: `StopUnit u0.service "replace"`, Reply: "J2", Units: []string{kept, other}}
-	for _, tc := range []struct {
-		name  string
-		op    OpKind
-		real  string
-		units []string
-		want  string
-	}{
-		{"collected on the fake", OpStop, kept, []string{gone, other}, "kill-mode-none"},
-		{"another kill mode", OpStop, strings.Replace(kept, "none", "process", 1), []string{gone, other}, ""},
-		{"another unit differs", OpStop, kept, []string{gone, `u1.service: "loaded" "failed"/"failed"`}, ""},
-		{"not a stop", OpStart, kept, []string{gone, other}, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			real := real
-			real.Units = []string{tc.real, other}
-			fake := Step{Op: real.Op, Reply: real.Reply, Units: tc.units}
-			if got := knownID(Op{Kind: tc.op}, real, fake); got != tc.want {
-				t.Errorf("knownDifference = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestKnownTimerColdplugRetrigger(t *testing.T) {
 	timer := `u6.timer: "loaded" "active"/"waiting" Result="success" TimersMonotonic=[("OnActiveUSec" @t 0 next=set), ("OnStartupUSec" @t 3600000000 next=set)]`
 	svc := `u6.service (aux): "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/1`
