@@ -762,3 +762,81 @@ func testRestartHoldOffs(t *testing.T, e *env) {
 	stop(t, e, e.c, oneshot)
 	wait(t, e, j, sdbus.JobCanceled)
 }
+
+// testKillModeNoneLeavesProcess: a stop of a KillMode=none service signals
+// nothing. Its program runs on in its control group, no longer the main
+// process (MainPID 0) but listed by GetUnitProcesses and found by
+// GetUnitByPID, and the unit stays loaded, inactive/dead, with its control
+// group, until the program ends by itself or a KillUnit to all ends it:
+// then it is collected.
+func testKillModeNoneLeavesProcess(t *testing.T, e *env) {
+	raw := e.rawBus(t)
+	for _, tc := range []struct {
+		name string
+		argv []string
+		kill bool
+	}{
+		{"ends", []string{"/bin/sleep", "2"}, false},
+		{"killed", []string{"/bin/sleep", "400"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := e.unit("kill-none-"+tc.name, "service")
+			cleanup(t, e, name)
+			wait(t, e, start(t, e, e.c, name, []sdbus.Property{sdbus.PropDescription("sdbus conformance"),
+				sdbus.PropExecStart(tc.argv, false), sdbus.PropKillMode(sdbus.KillNone)}), sdbus.JobDone)
+			pid := unitProp(t, e, raw, name, "org.freedesktop.systemd1.Service", "MainPID").(uint32)
+			cmd := strings.Join(tc.argv, " ")
+			// systemd's child runs the program a moment after the start
+			// job ended: stopped before, it would be left set up only.
+			for procs := unitProcesses(t, e, raw, name); len(procs) != 1 || procs[0].Cmd != cmd; procs = unitProcesses(t, e, raw, name) {
+				select {
+				case <-e.ctx.Done():
+					t.Fatalf("GetUnitProcesses(%s) = %+v, never its program", name, procs)
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			stop(t, e, e.c, name)
+
+			st := status(t, e, name)
+			if st.LoadState != sdbus.LoadLoaded || st.ActiveState != sdbus.StateInactive || st.SubState != "dead" {
+				t.Fatalf("%s after its stop: %s %s/%s, want loaded inactive/dead", name, st.LoadState, st.ActiveState, st.SubState)
+			}
+			if got := unitProp(t, e, raw, name, "org.freedesktop.systemd1.Service", "MainPID").(uint32); got != 0 {
+				t.Errorf("%s's MainPID after its stop = %d, want 0", name, got)
+			}
+			if cg := unitProp(t, e, raw, name, "org.freedesktop.systemd1.Service", "ControlGroup").(string); !strings.HasSuffix(cg, "/"+name) {
+				t.Errorf("%s's ControlGroup after its stop = %q, want its own", name, cg)
+			}
+			if procs := unitProcesses(t, e, raw, name); len(procs) != 1 || procs[0].PID != pid || procs[0].Cmd != cmd {
+				t.Errorf("GetUnitProcesses(%s) after its stop = %+v, want its program, PID %d", name, procs, pid)
+			}
+			if got, err := e.c.UnitByPID(e.ctx, pid); err != nil || got != name {
+				t.Errorf("UnitByPID(%d) = %q, %v; want %s", pid, got, err, name)
+			}
+			if tc.kill {
+				if err := e.c.KillUnit(e.ctx, name, sdbus.KillAll, syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+			}
+			unloaded(t, e, name)
+		})
+	}
+}
+
+// processRow is a row of GetUnitProcesses.
+type processRow struct {
+	Cgroup string
+	PID    uint32
+	Cmd    string
+}
+
+// unitProcesses is GetUnitProcesses of name.
+func unitProcesses(t *testing.T, e *env, raw *dbus.Conn, name string) []processRow {
+	t.Helper()
+	var procs []processRow
+	if err := raw.Object("org.freedesktop.systemd1", "/org/freedesktop/systemd1").CallWithContext(e.ctx,
+		"org.freedesktop.systemd1.Manager.GetUnitProcesses", 0, name).Store(&procs); err != nil {
+		t.Fatal(err)
+	}
+	return procs
+}

@@ -190,6 +190,7 @@ var cases = []suiteCase{
 	{name: "ListUnitFilesEveryDirectory", run: testListUnitFilesEveryDirectory, user: true},
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "ScopeEndsWithItsProcesses", run: testScopeEndsWithItsProcesses},
+	{name: "KillModeNoneLeavesProcess", run: testKillModeNoneLeavesProcess, user: true},
 	{name: "StartJobLastsForStartCommands", run: testStartJobLastsForStartCommands, user: true},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
