@@ -83,6 +83,9 @@ type unit struct {
 	changed     time.Time
 	activeAt    time.Time
 	gone        bool // removed from m.units
+	// notFoundDirs are the name map's unit directory times when it was
+	// last found not-found (retryLoadLocked).
+	notFoundDirs map[string]time.Time
 	// triggering: the start of its OnFailure= or OnSuccess= units is due
 	// (onfailure.go).
 	triggering bool
@@ -617,6 +620,7 @@ func (m *manager) loadLocked(name string) *unit {
 func (m *manager) loadForCallLocked(name string) (_ *unit, fresh bool) {
 	name = m.primaryLocked(name)
 	if u := m.units[name]; u != nil {
+		m.retryLoadLocked(u)
 		return u, false
 	}
 	if !strings.HasSuffix(name, ".scope") {
@@ -1011,6 +1015,7 @@ func description(u *unit) string {
 func (m *manager) notFoundUnitLocked(name string, announce bool) *unit {
 	u := m.makeUnitLocked(name)
 	u.load, u.unannounced = "not-found", !announce
+	u.notFoundDirs = m.nameMap.dirs
 	m.units[name] = u
 	m.indexLocked(u)
 	if announce {

@@ -715,6 +715,7 @@ func (m *manager) reloadUnitsLocked() {
 		if !ok || src.name != u.name {
 			if u.isActive() || u.active == "activating" || u.active == "failed" || u.job != nil {
 				u.load, u.file, u.fragment, u.dropIns, u.fileState, u.aliases = "not-found", "", "", nil, "", nil
+				u.notFoundDirs = m.nameMap.dirs
 				continue
 			}
 			m.removeUnitLocked(u)
@@ -763,7 +764,7 @@ type nameMap struct {
 
 // buildNameMapLocked builds the name map as a daemon-reload does.
 func (m *manager) buildNameMapLocked() {
-	m.nameMap = nameMap{transient: map[string]bool{}, dirs: mtimes([]string{m.dirs.persistent, m.dirs.runtime}), dropInDirs: map[string]bool{}}
+	m.nameMap = nameMap{transient: map[string]bool{}, dirs: m.unitDirTimes(), dropInDirs: map[string]bool{}}
 	for name, u := range m.units {
 		if u.transient {
 			m.nameMap.transient[name] = true
@@ -789,8 +790,39 @@ func (m *manager) buildNameMapLocked() {
 // only once another unit was loaded; replay "drop-in directory seen at
 // the next load").
 func (m *manager) refreshNameMapLocked() {
-	if !maps.Equal(mtimes([]string{m.dirs.persistent, m.dirs.runtime}), m.nameMap.dirs) {
+	if !maps.Equal(m.unitDirTimes(), m.nameMap.dirs) {
 		m.buildNameMapLocked()
+	}
+}
+
+// unitDirTimes are the unit directories' modification times, which the
+// name map is built again on (systemd's lookup paths' timestamp hash).
+func (m *manager) unitDirTimes() map[string]time.Time {
+	return mtimes([]string{m.dirs.persistent, m.dirs.runtime})
+}
+
+// retryLoadLocked loads u, a unit not found that something kept loaded,
+// again when the name map was built anew, or a unit directory changed,
+// since it was found missing, as systemd does at any load of a loaded
+// unit (manager_load_unit_prepare, manager_unit_cache_should_retry_load):
+// a file written for it since makes it loaded, with no daemon-reload. A
+// scope, which loads from no file, stays as it is, and so does a name
+// whose file is now an alias of another unit (not modelled).
+// Measured on 247, 252, 257 and 262 by the differential tester (replay
+// "a kept not-found unit loads its new file": the read of a property
+// loads it).
+func (m *manager) retryLoadLocked(u *unit) {
+	if u.load != "not-found" || u.kind == "scope" ||
+		maps.Equal(u.notFoundDirs, m.nameMap.dirs) && maps.Equal(m.unitDirTimes(), m.nameMap.dirs) {
+		return
+	}
+	m.refreshNameMapLocked()
+	u.notFoundDirs = m.nameMap.dirs
+	if m.staleTransientNameLocked(u.name) {
+		return
+	}
+	if src, ok := m.sourceLocked(u.name); ok && src.name == u.name {
+		m.applySourceLocked(u, src)
 	}
 }
 

@@ -94,6 +94,17 @@ var replays = []struct {
 		{Kind: "KillUnit", Unit: 1, Whom: "all", Signal: 9},
 		{Kind: "KillUnit", Unit: 0, Whom: "all", Signal: 1},
 	}},
+	// A unit not found that another's Wants= keeps loaded is loaded
+	// again from its file once a unit directory changed, at its next
+	// load (manager_unit_cache_should_retry_load): a property read, a
+	// LoadUnit, a job.
+	{"a kept not-found unit loads its new file", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Unit", "Wants", "{u0}"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+	}},
 	// KillMode=process kills the main program, not what an earlier stop
 	// left; mixed and control-group kill all.
 	{"KillMode= changed by a reload", []Op{
