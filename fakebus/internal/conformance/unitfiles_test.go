@@ -933,3 +933,45 @@ func testTransientOverKeptStub(t *testing.T, e *env) {
 		t.Errorf("StartTransientUnit %s again: %v; want ErrUnitExists", name, err)
 	}
 }
+
+// testKeptNotFoundLoadsNewFile: a unit not found that another unit's
+// Wants= keeps loaded is loaded from a file written for it afterwards, with
+// no daemon-reload: a unit directory changed since it was found missing, so
+// its next load tries again (manager_unit_cache_should_retry_load). Its
+// start runs it.
+func testKeptNotFoundLoadsNewFile(t *testing.T, e *env) {
+	name, keeper := e.unit("kept-nf", "service"), e.unit("kept-nf-keeper", "service")
+	cleanup(t, e, keeper)
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, keeper, sleeper(sdbus.PropWants(name))), sdbus.JobDone)
+	if st := status(t, e, name); st.LoadState != sdbus.LoadNotFound {
+		t.Fatalf("%s wanted by %s: load state %q, want not-found", name, keeper, st.LoadState)
+	}
+	if err := os.MkdirAll(e.runtimeDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(e.runtimeDir, name)
+	t.Cleanup(func() {
+		os.Remove(file)
+		_ = e.c.Reload(e.ctx)
+	})
+	if err := os.WriteFile(file, []byte("[Service]\nExecStart=/bin/sleep 400\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatalf("StartUnit %s once its file was written: %v", name, err)
+	}
+	wait(t, e, j, sdbus.JobDone)
+	st := status(t, e, name)
+	if st.LoadState != sdbus.LoadLoaded || st.ActiveState != sdbus.StateActive {
+		t.Errorf("%s started from its new file: %s %s/%s, want loaded active", name, st.LoadState, st.ActiveState, st.SubState)
+	}
+	v, err := e.c.UnitProperty(e.ctx, name, "org.freedesktop.systemd1.Unit", "FragmentPath")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := v.Value().(string); got != file {
+		t.Errorf("%s's FragmentPath = %q, want %s", name, got, file)
+	}
+}
