@@ -100,7 +100,7 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 	}
 	if u.kind == "service" || u.kind == "scope" || u.kind == "slice" || u.kind == "mount" {
 		cg := ""
-		if u.isActive() || u.active == "activating" || u.active == "deactivating" || len(u.left) > 0 {
+		if u.isActive() || u.active == "activating" || u.active == "deactivating" || holdsProcesses(u) {
 			cg = u.cgroup()
 		}
 		if u.kind == "mount" && u.perpetual {

@@ -137,7 +137,7 @@ func parseSignal(s string) (int32, bool) {
 // action ends a process) with a failure, other signals leave them running.
 func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any, error) {
 	hasMain, ctl := u.proc != nil, u.control
-	hasAny := hasMain || ctl != nil || len(u.left) > 0 || (u.kind == "scope" && u.isActive())
+	hasAny := hasMain || ctl != nil || holdsProcesses(u) || (u.kind == "scope" && u.isActive())
 	switch {
 	case strings.HasPrefix(whom, "control") && ctl == nil:
 		return nil, &callErr{errPrefix + "NoSuchProcess", "No control process to kill"}
@@ -184,6 +184,7 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 				m.finishJobLocked(j, "done")
 			}
 		case u.kind == "scope" && u.isActive() && whom == "all":
+			m.forgetScopeProcessesLocked(u)
 			m.deactivateLocked(u)
 		}
 	}

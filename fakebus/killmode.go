@@ -37,14 +37,25 @@ func killsOnStop(u *unit) (mainAndControl, rest bool) {
 }
 
 // killForStopLocked ends u's processes as the signals of a stop do
-// (service_enter_signal): its control process, its main process (killed,
-// SIGTERM), and the processes earlier stops left, as its KillMode= says.
-// What it does not signal runs on as a leftover (measured on 247, 252,
-// 257 and 262 by the differential tester: a stop of a KillMode=none
-// service leaves its program running, the unit loaded, inactive, until
-// the program ends).
+// (service_enter_signal, scope_enter_signal): its control process, its
+// main process (killed, SIGTERM), and the processes earlier stops left,
+// as its KillMode= says. What it does not signal runs on as a leftover
+// (measured on 247, 252, 257 and 262 by the differential tester: a stop
+// of a KillMode=none service leaves its program running, the unit loaded,
+// inactive, until the program ends). A scope has neither main nor control
+// process: with KillMode=none or process its processes stay in it, and
+// the scope, inactive, stays loaded until they end or leave (measured
+// likewise); control-group and mixed end them, which the fake, signalling
+// no process, plays by forgetting them (known difference
+// kill-scope-processes).
 func (m *manager) killForStopLocked(u *unit) {
 	kills, rest := killsOnStop(u)
+	if u.kind == "scope" {
+		if rest {
+			m.forgetScopeProcessesLocked(u)
+		}
+		return
+	}
 	if c := u.control; c != nil {
 		u.control = nil // its timer does nothing
 		switch {
@@ -108,9 +119,28 @@ func (m *manager) leftEndedLocked(u *unit, l *leftover) {
 	}
 }
 
-// endLeftLocked ends every leftover of u (killed by a stop or KillUnit).
+// endLeftLocked ends every leftover of u (killed by a stop or KillUnit),
+// and the processes a stop left in a scope.
 func (m *manager) endLeftLocked(u *unit) {
 	for len(u.left) > 0 {
 		m.leftEndedLocked(u, u.left[0])
 	}
+	if u.kind == "scope" && !u.isActive() && len(u.pids) > 0 {
+		m.forgetScopeProcessesLocked(u)
+		m.collectLocked(u)
+	}
+}
+
+// forgetScopeProcessesLocked drops scope u's processes, which systemd's
+// signal ended: the fake signals none and watches them no more.
+func (m *manager) forgetScopeProcessesLocked(u *unit) {
+	m.unwatchLocked(u)
+	u.pids, u.pidSub = nil, nil
+}
+
+// holdsProcesses reports whether u's control group holds processes
+// that keep it loaded, inactive as it is (unit_may_gc): what its stops
+// left running.
+func holdsProcesses(u *unit) bool {
+	return len(u.left) > 0 || u.kind == "scope" && len(u.pids) > 0
 }

@@ -465,7 +465,7 @@ func (m *manager) collectLocked(u *unit) {
 // stay, unless CollectMode=inactive-or-failed), or its OnFailure= or
 // OnSuccess= units are about to start or have a job (onfailure.go).
 func (m *manager) pinnedLocked(u *unit) bool {
-	if u.job != nil || u.perpetual || len(u.refs) > 0 || len(u.left) > 0 || !(u.transient || u.fromFile || u.load == "not-found" || u.kind == "slice" || u.kind == "device") {
+	if u.job != nil || u.perpetual || len(u.refs) > 0 || holdsProcesses(u) || !(u.transient || u.fromFile || u.load == "not-found" || u.kind == "slice" || u.kind == "device") {
 		return true
 	}
 	if m.handlersBusyLocked(u) {

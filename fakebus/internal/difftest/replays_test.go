@@ -105,6 +105,15 @@ var replays = []struct {
 		{Kind: "LoadUnit", Unit: 0},
 		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
 	}},
+	// A scope's stop with KillMode=none leaves its processes: the scope,
+	// inactive, stays loaded with them until they end.
+	{"KillMode=none scope", []Op{
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}, {"KillMode", "none"}}},
+		{Kind: "StopUnit", Unit: 2, Mode: "replace"},
+		{Kind: "GetUnitProcesses", Unit: 2},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "GetUnitProcesses", Unit: 2},
+	}},
 	// KillMode=process kills the main program, not what an earlier stop
 	// left; mixed and control-group kill all.
 	{"KillMode= changed by a reload", []Op{
