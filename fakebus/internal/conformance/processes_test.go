@@ -823,6 +823,27 @@ func testKillModeNoneLeavesProcess(t *testing.T, e *env) {
 	}
 }
 
+// testKillModeNoneScopeKeepsProcesses: a stop of a scope with
+// KillMode=none signals none of its processes; the scope goes
+// inactive/dead and stays loaded, listing them, until the last one ends.
+func testKillModeNoneScopeKeepsProcesses(t *testing.T, e *env) {
+	raw := e.rawBus(t)
+	name := e.unit("kill-none", "scope")
+	cleanup(t, e, name)
+	p := startProcess(t)
+	wait(t, e, start(t, e, e.c, name, scope(p.pid(), sdbus.PropKillMode(sdbus.KillNone))), sdbus.JobDone)
+	stop(t, e, e.c, name)
+	st := status(t, e, name)
+	if st.LoadState != sdbus.LoadLoaded || st.ActiveState != sdbus.StateInactive || st.SubState != "dead" {
+		t.Fatalf("%s after its stop: %s %s/%s, want loaded inactive/dead", name, st.LoadState, st.ActiveState, st.SubState)
+	}
+	if procs := unitProcesses(t, e, raw, name); len(procs) != 1 || procs[0].PID != p.pid() {
+		t.Errorf("GetUnitProcesses(%s) after its stop = %+v, want PID %d", name, procs, p.pid())
+	}
+	p.end()
+	unloaded(t, e, name)
+}
+
 // processRow is a row of GetUnitProcesses.
 type processRow struct {
 	Cgroup string

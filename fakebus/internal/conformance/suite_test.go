@@ -192,6 +192,7 @@ var cases = []suiteCase{
 	{name: "AttachProcessesChecks", run: testAttachProcesses},
 	{name: "ScopeEndsWithItsProcesses", run: testScopeEndsWithItsProcesses},
 	{name: "KillModeNoneLeavesProcess", run: testKillModeNoneLeavesProcess, user: true},
+	{name: "KillModeNoneScopeKeepsProcesses", run: testKillModeNoneScopeKeepsProcesses},
 	{name: "StartJobLastsForStartCommands", run: testStartJobLastsForStartCommands, user: true},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
