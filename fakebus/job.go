@@ -253,6 +253,14 @@ func (m *manager) finishJobLocked(j *job, result string) {
 		m.maybeRunLocked(d)
 	}
 	m.requeueOrderedLocked(u)
+	if result == "dependency" || result == "timeout" {
+		// A job that failed for another unit, or timed out, starts the
+		// unit's OnFailure= units as a failure of the unit itself does
+		// (job_finish_and_invalidate; measured on 247 and 252 by the
+		// differential tester: replay "OnFailure= of a job that ends
+		// dependency").
+		m.onFailureLocked(u)
+	}
 	if u.active == "activating" && u.sub != "auto-restart" && u.job == nil && u.proc == nil && u.control == nil && (j.typ == jobStart || j.typ == jobRestart) {
 		// A start that did not happen (dependency, canceled before it ran).
 		m.setStateLocked(u, "inactive", "dead")

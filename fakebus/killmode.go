@@ -54,6 +54,7 @@ func (m *manager) killForStopLocked(u *unit) {
 		if rest {
 			m.forgetScopeProcessesLocked(u)
 		}
+		u.leftPIDs = len(u.pids) > 0
 		return
 	}
 	if c := u.control; c != nil {
@@ -125,7 +126,7 @@ func (m *manager) endLeftLocked(u *unit) {
 	for len(u.left) > 0 {
 		m.leftEndedLocked(u, u.left[0])
 	}
-	if u.kind == "scope" && !u.isActive() && len(u.pids) > 0 {
+	if u.leftPIDs {
 		m.forgetScopeProcessesLocked(u)
 		m.collectLocked(u)
 	}
@@ -135,12 +136,13 @@ func (m *manager) endLeftLocked(u *unit) {
 // signal ended: the fake signals none and watches them no more.
 func (m *manager) forgetScopeProcessesLocked(u *unit) {
 	m.unwatchLocked(u)
-	u.pids, u.pidSub = nil, nil
+	u.pids, u.pidSub, u.leftPIDs = nil, nil, false
 }
 
 // holdsProcesses reports whether u's control group holds processes
 // that keep it loaded, inactive as it is (unit_may_gc): what its stops
-// left running.
+// left running. (A scope's PIDs are in its control group only once it
+// started: those of a scope refused or never started keep nothing.)
 func holdsProcesses(u *unit) bool {
-	return len(u.left) > 0 || u.kind == "scope" && len(u.pids) > 0
+	return len(u.left) > 0 || u.leftPIDs
 }

@@ -6,8 +6,10 @@ package fakebus
 // differential tester:
 //   - a unit that enters the failed state queues a start job for each
 //     unit of its OnFailure= that is loaded (one not found is passed over),
-//     of mode OnFailureJobMode= (replace unless set); a slice (or device),
-//     which cannot fail, takes no OnFailure= (settings.go);
+//     of mode OnFailureJobMode= (replace unless set), and so does a job of
+//     it that ends dependency or timeout (job.go: finishJobLocked); a
+//     slice (or device), which cannot fail, takes no OnFailure=
+//     (settings.go);
 //   - a unit that becomes inactive from any state but failed (its program
 //     ended cleanly, a stop) queues one for each unit of its OnSuccess=,
 //     of mode OnSuccessJobMode= (fail unless set); 247 has neither;
@@ -21,8 +23,8 @@ package fakebus
 //   - a service about to restart (Restart=) queues none before 257, and
 //     does at each failure or end from 257 (OnTerminationWhenRestarting);
 //   - the jobs are queued once what failed or stopped the unit is done:
-//     the JobRemoved of its own job comes first; the unit stays loaded
-//     while they have a job, and until one of them changes state
+//     the JobRemoved of its own job comes first; from 251 the unit stays
+//     loaded while they have a job, and until one of them changes state
 //     (handlersBusyLocked), unless its stop job ended it at once: then
 //     it is collected once their jobs ran (collectAfterHandlersLocked);
 //   - a service waiting to restart that a stop ends starts its
@@ -36,6 +38,7 @@ import (
 	"slices"
 
 	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 // trigger is the start of the units a unit's OnFailure= or OnSuccess=
@@ -97,10 +100,14 @@ func isolatesMany(u *unit) bool {
 // (unit_success_failure_handler_has_jobs). As on systemd, which looks at
 // a unit again only when something else brings it up, nothing collects u
 // when their jobs end (measured on 252: the unit is still loaded,
-// inactive, after its OnSuccess= unit started).
+// inactive, after its OnSuccess= unit started). Before 251 their jobs
+// keep nothing (sdversions.HandlerJobsKeepUnit).
 func (m *manager) handlersBusyLocked(u *unit) bool {
 	if u.triggering {
 		return true
+	}
+	if !m.behaves(sdversions.HandlerJobsKeepUnit) {
+		return false
 	}
 	for _, d := range []string{"OnFailure", "OnSuccess"} {
 		for _, name := range u.list(d) {

@@ -201,7 +201,8 @@ func (m *manager) processExitedLocked(u *unit, pid uint32) {
 	u.pids = slices.DeleteFunc(u.pids, func(p uint32) bool { return p == pid })
 	delete(u.pidSub, pid)
 	m.scopeEmptyLocked(u)
-	if len(u.pids) == 0 && (u.active == "inactive" || u.active == "failed") {
+	if u.leftPIDs && len(u.pids) == 0 {
+		u.leftPIDs = false
 		m.collectLocked(u) // a stop left them (killmode.go); its cgroup is empty now
 	}
 }

@@ -69,8 +69,11 @@ type unit struct {
 	timerStop, runtimeMaxStop func()
 	trigger                   string // the unit it is indexed as triggering in m.triggeredBy
 
-	pids   []uint32
-	pidSub map[uint32]string // the sub-cgroup a process of pids was attached to ("/made"), if any
+	pids []uint32
+	// leftPIDs: a scope's stop left pids running in its control group
+	// (killmode.go), until they end or move.
+	leftPIDs bool
+	pidSub   map[uint32]string // the sub-cgroup a process of pids was attached to ("/made"), if any
 	// populated: a process has been one of its own (a scope whose cgroup
 	// was never populated never empties; see zombie).
 	populated   bool

@@ -114,6 +114,15 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Props: []Prop{{"PIDs", PIDList{0}}}},
 		{Kind: "GetUnitProcesses", Unit: 2},
 	}},
+	// A job that ends "dependency" starts its unit's OnFailure= units,
+	// as one that times out does (job_finish_and_invalidate).
+	{"OnFailure= of a job that ends dependency", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Unit", "Description", "handler"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "/bin/false"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Unit", "Requires", "{u0}"}, {"Unit", "After", "{u0}"}, {"Unit", "OnFailure", "{u7}"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+	}},
 	// KillMode=process kills the main program, not what an earlier stop
 	// left; mixed and control-group kill all.
 	{"KillMode= changed by a reload", []Op{

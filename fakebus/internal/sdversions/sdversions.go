@@ -794,6 +794,12 @@ const (
 	// it does not (UNIT_NOTIFY_WILL_AUTO_RESTART, gone in 254). Seen on
 	// 257 and 262 (fakebus/internal/difftest).
 	OnTerminationWhenRestarting Behaviour = "OnTerminationWhenRestarting"
+	// HandlerJobsKeepUnit: a unit whose OnFailure= or OnSuccess= units
+	// have a job is not collected (unit_success_failure_handler_has_jobs,
+	// new in 251); 247 collects it when nothing else keeps it. Seen on 247
+	// and 252 (fakebus/internal/difftest: replay "OnFailure= of a job
+	// that ends dependency").
+	HandlerJobsKeepUnit Behaviour = "HandlerJobsKeepUnit"
 	// AnyTypeSetsProperties: SetUnitProperties takes the unit-wide
 	// properties of a unit of any type; before 252 a target or device
 	// (no bus_set_property of its own) refuses every property,
@@ -867,6 +873,7 @@ var Behaviours = map[Behaviour]Release{
 	ExitStatusBPF:               R("252"),
 	ExitStatusKSM:               R("257"),
 	OnTerminationWhenRestarting: R("257"),
+	HandlerJobsKeepUnit:         R("252"),
 	AnyTypeSetsProperties:       R("252"),
 }
 
