@@ -1,7 +1,9 @@
 package fakebus
 
 import (
+	"math"
 	"strconv"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
@@ -56,6 +58,36 @@ type job struct {
 	result   string
 	// unannounced: its JobRemoved is never sent (Reexec.Lose).
 	unannounced bool
+	// deadline is when it times out (JobTimeoutUSec=); zero: never.
+	deadline time.Time
+}
+
+// armJobTimeoutLocked arms the timeout of j, just installed, by its
+// unit's JobTimeoutUSec= (job_start_timer at transaction_apply): when it
+// passes, the job ends "timeout", whatever it was doing; the unit goes on
+// as it was (a start that runs goes on running), and its OnFailure= units
+// start (finishJobLocked). systemd's run queue is of idle priority, so a
+// timeout due by the time the queue comes to the job ends it first
+// (runJobLocked): with 1 µs the job never runs and the unit, never
+// started, is collected (measured on 247, 252, 257 and 262 by the
+// differential tester: replay "JobTimeoutSec=").
+func (m *manager) armJobTimeoutLocked(j *job) {
+	usec := j.unit.u64("JobTimeoutUSec", math.MaxUint64)
+	if usec == 0 || usec >= uint64(math.MaxInt64/int64(time.Microsecond)) {
+		return // infinity, or beyond what a timer can wait
+	}
+	d := time.Duration(usec) * time.Microsecond
+	j.deadline = time.Now().Add(d)
+	m.afterLocked(d, func() {
+		if !j.finished {
+			m.finishJobLocked(j, "timeout")
+		}
+	})
+}
+
+// timedOut reports whether j's timeout has passed.
+func (j *job) timedOut() bool {
+	return !j.deadline.IsZero() && !time.Now().Before(j.deadline)
 }
 
 func (j *job) path() dbus.ObjectPath { return jobPath(j.id) }
@@ -99,6 +131,10 @@ func (m *manager) runJobLocked(j *job) {
 	if !j.ready() || m.heldByOrderLocked(j) {
 		// Ended meanwhile (canceled, replaced), or a job queued since
 		// holds it back by order: it runs when that one ends.
+		return
+	}
+	if j.timedOut() {
+		m.finishJobLocked(j, "timeout")
 		return
 	}
 	if j.depFailed {

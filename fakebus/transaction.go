@@ -330,6 +330,7 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 	j.ignoreOrder = mode == sdbus.ModeIgnoreDependencies
 	m.jobs[j.id] = j
 	u.job = j
+	m.armJobTimeoutLocked(j)
 	m.trackLocked(j, requester)
 	m.jobSignalLocked(j, managerPath, managerIface, "JobNew", func() []any { return []any{j.id, j.path(), u.name} })
 	m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {

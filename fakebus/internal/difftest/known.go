@@ -261,18 +261,6 @@ var known = []Known{
 			})
 		},
 	},
-	{
-		ID:     "job-timeout",
-		Reason: "JobTimeoutUSec= (settable on 262) is stored, but the fake times out no job",
-		match: func(o Op, _, _ Step) bool {
-			for _, p := range o.Props {
-				if p.Name == "JobTimeoutUSec" {
-					return true
-				}
-			}
-			return false
-		},
-	},
 }
 
 // timedOutRace matches a step that differs only in units systemd failed

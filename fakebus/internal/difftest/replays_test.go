@@ -123,6 +123,17 @@ var replays = []struct {
 		{Kind: "Reload", Unit: 0},
 		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
 	}},
+	// A job times out by its unit's JobTimeoutSec= before it runs (1 µs:
+	// the unit never starts) and starts the unit's OnFailure= units. 262
+	// takes JobTimeoutUSec= over D-Bus too. (A timeout while the job runs:
+	// conformance case JobTimeout; the tester cannot wait for it.)
+	{"JobTimeoutSec=", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InRuntime, Lines: []Directive{{"Unit", "Description", "handler"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "JobTimeoutSec", "1us"}, {"Unit", "OnFailure", "{u7}"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"JobTimeoutUSec", uint64(1)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"JobTimeoutUSec", uint64(3600000000)}}},
+	}},
 	// KillMode=process kills the main program, not what an earlier stop
 	// left; mixed and control-group kill all.
 	{"KillMode= changed by a reload", []Op{
