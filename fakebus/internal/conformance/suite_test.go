@@ -176,6 +176,7 @@ var cases = []suiteCase{
 	{name: "StaleTransientName", run: testStaleTransientName, user: true},
 	{name: "TransientOverKeptStub", run: testTransientOverKeptStub, user: true},
 	{name: "KeptNotFoundLoadsNewFile", run: testKeptNotFoundLoadsNewFile, user: true},
+	{name: "JobTimeout", run: testJobTimeout, user: true},
 	{name: "UnitFileStateWhenRead", run: testUnitFileStateWhenRead, user: true},
 	{name: "EnableWantsAfterReload", run: testEnableWantsAfterReload, user: true},
 	{name: "TransientUnitFilesListed", run: testTransientUnitFilesListed, user: true},

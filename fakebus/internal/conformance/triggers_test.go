@@ -255,6 +255,9 @@ func writeUnitFiles(t *testing.T, e *env, files map[string]string) {
 		}
 		_ = e.c.Reload(e.ctx)
 	})
+	if err := os.MkdirAll(e.runtimeDir, 0o755); err != nil {
+		t.Fatal(err) // a user manager's is made by the first file written
+	}
 	for n, text := range files {
 		if err := os.WriteFile(filepath.Join(e.runtimeDir, n), []byte(text), 0o644); err != nil {
 			t.Fatal(err)

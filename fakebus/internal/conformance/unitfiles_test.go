@@ -975,3 +975,38 @@ func testKeptNotFoundLoadsNewFile(t *testing.T, e *env) {
 		t.Errorf("%s's FragmentPath = %q, want %s", name, got, file)
 	}
 }
+
+// testJobTimeout: a unit's JobTimeoutSec= times its job out. One that has
+// passed by the time the job would run (1 µs) ends it "timeout" before
+// it runs: the unit never starts. One that passes while the job runs
+// ends it "timeout" too, and the unit goes on starting. Either starts the
+// unit's OnFailure= units.
+func testJobTimeout(t *testing.T, e *env) {
+	early, late := e.unit("jobtimeout-early", "service"), e.unit("jobtimeout-late", "service")
+	handler := e.unit("jobtimeout-handler", "target")
+	cleanup(t, e, late)
+	cleanup(t, e, handler)
+	writeUnitFiles(t, e, map[string]string{
+		handler: "[Unit]\nDescription=sdbus conformance\n",
+		early:   "[Unit]\nJobTimeoutSec=1us\n[Service]\nExecStart=/bin/sleep 400\n",
+		late: "[Unit]\nJobTimeoutSec=300ms\nOnFailure=" + handler + "\n" +
+			"[Service]\nExecStartPre=/bin/sleep 400\nExecStart=/bin/sleep 400\n",
+	})
+	j, err := e.c.StartUnit(e.ctx, early, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobTimeout)
+	if st := status(t, e, early); st.ActiveState != sdbus.StateInactive {
+		t.Errorf("%s after its job timed out before it ran: %s/%s, want inactive", early, st.ActiveState, st.SubState)
+	}
+
+	if j, err = e.c.StartUnit(e.ctx, late, sdbus.ModeReplace); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, j, sdbus.JobTimeout)
+	if st := status(t, e, late); st.ActiveState != sdbus.StateActivating || st.SubState != "start-pre" {
+		t.Errorf("%s after its job timed out while it ran: %s/%s, want activating/start-pre", late, st.ActiveState, st.SubState)
+	}
+	settle(t, e, handler, "active (OnFailure= of a job that timed out)", isActive)
+}
