@@ -909,29 +909,44 @@ func testStaleTransientName(t *testing.T, e *env) {
 // leaves it transient, bad-setting, its fragment the transient file, so
 // that the next StartTransientUnit of the name is UnitExists.
 func testTransientOverKeptStub(t *testing.T, e *env) {
-	name, keeper := e.unit("kept-stub", "service"), e.unit("kept-stub-keeper", "service")
-	cleanup(t, e, keeper)
-	cleanup(t, e, name)
-	wait(t, e, start(t, e, e.c, keeper, sleeper(sdbus.PropWants(name))), sdbus.JobDone)
-	if st := status(t, e, name); st.LoadState != sdbus.LoadNotFound {
-		t.Fatalf("%s wanted by %s: load state %q, want not-found", name, keeper, st.LoadState)
-	}
+	name := keptNotFound(t, e, "kept-stub")
 	if _, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, []sdbus.Property{sdbus.PropDescription("sdbus conformance")}); !errors.Is(err, sdbus.ErrBadUnitSetting) {
 		t.Fatalf("StartTransientUnit %s without ExecStart=: %v; want ErrBadUnitSetting", name, err)
 	}
 	if st := status(t, e, name); st.LoadState != sdbus.LoadBadSetting {
 		t.Errorf("%s after the refused start: load state %q, want bad-setting", name, st.LoadState)
 	}
-	v, err := e.c.UnitProperty(e.ctx, name, "org.freedesktop.systemd1.Unit", "FragmentPath")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := v.Value().(string); !strings.HasSuffix(got, "/transient/"+name) {
+	if got := fragmentPath(t, e, name); !strings.HasSuffix(got, "/transient/"+name) {
 		t.Errorf("%s's FragmentPath = %q, want its transient file", name, got)
 	}
 	if _, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace, sleeper()); !errors.Is(err, sdbus.ErrUnitExists) {
 		t.Errorf("StartTransientUnit %s again: %v; want ErrUnitExists", name, err)
 	}
+}
+
+// keptNotFound returns the name of a service no file defines, loaded
+// not-found and kept so by the Wants= of a transient service it starts.
+func keptNotFound(t *testing.T, e *env, what string) string {
+	t.Helper()
+	name, keeper := e.unit(what, "service"), e.unit(what+"-keeper", "service")
+	cleanup(t, e, keeper)
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, keeper, sleeper(sdbus.PropWants(name))), sdbus.JobDone)
+	if st := status(t, e, name); st.LoadState != sdbus.LoadNotFound {
+		t.Fatalf("%s wanted by %s: load state %q, want not-found", name, keeper, st.LoadState)
+	}
+	return name
+}
+
+// fragmentPath is a unit's FragmentPath.
+func fragmentPath(t *testing.T, e *env, name string) string {
+	t.Helper()
+	v, err := e.c.UnitProperty(e.ctx, name, "org.freedesktop.systemd1.Unit", "FragmentPath")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := v.Value().(string)
+	return got
 }
 
 // testKeptNotFoundLoadsNewFile: a unit not found that another unit's
@@ -940,13 +955,7 @@ func testTransientOverKeptStub(t *testing.T, e *env) {
 // its next load tries again (manager_unit_cache_should_retry_load). Its
 // start runs it.
 func testKeptNotFoundLoadsNewFile(t *testing.T, e *env) {
-	name, keeper := e.unit("kept-nf", "service"), e.unit("kept-nf-keeper", "service")
-	cleanup(t, e, keeper)
-	cleanup(t, e, name)
-	wait(t, e, start(t, e, e.c, keeper, sleeper(sdbus.PropWants(name))), sdbus.JobDone)
-	if st := status(t, e, name); st.LoadState != sdbus.LoadNotFound {
-		t.Fatalf("%s wanted by %s: load state %q, want not-found", name, keeper, st.LoadState)
-	}
+	name := keptNotFound(t, e, "kept-nf")
 	if err := os.MkdirAll(e.runtimeDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -967,11 +976,7 @@ func testKeptNotFoundLoadsNewFile(t *testing.T, e *env) {
 	if st.LoadState != sdbus.LoadLoaded || st.ActiveState != sdbus.StateActive {
 		t.Errorf("%s started from its new file: %s %s/%s, want loaded active", name, st.LoadState, st.ActiveState, st.SubState)
 	}
-	v, err := e.c.UnitProperty(e.ctx, name, "org.freedesktop.systemd1.Unit", "FragmentPath")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := v.Value().(string); got != file {
+	if got := fragmentPath(t, e, name); got != file {
 		t.Errorf("%s's FragmentPath = %q, want %s", name, got, file)
 	}
 }
