@@ -75,7 +75,7 @@ func (m *manager) unitPropsLocked(u *unit, only string) map[string]dbus.Variant 
 		"ActiveEnterTimestamp": dbus.MakeVariant(ts(true)),
 		"StateChangeTimestamp": dbus.MakeVariant(usec(u.changed)),
 		"NeedDaemonReload":     dbus.MakeVariant(m.needDaemonReloadLocked(u)),
-		"RequiresMountsFor":    dbus.MakeVariant(u.mountPaths()),
+		"RequiresMountsFor":    dbus.MakeVariant(m.mountPathsLocked(u)),
 		"Refs":                 dbus.MakeVariant(refNames(u)),
 	}
 	props["ActiveEnterTimestampMonotonic"] = dbus.MakeVariant(u.times.activeEnter.mono)

@@ -134,6 +134,34 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"JobTimeoutUSec", uint64(1)}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"JobTimeoutUSec", uint64(3600000000)}}},
 	}},
+	// A timer whose only trigger is OnTimezoneChange= (or OnClockChange=)
+	// loads again after a re-execution or reload (the fake made it
+	// bad-setting: 252 seed 130368 of a long run).
+	{"timer on a time zone change only, reloaded", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"OnTimezoneChange", true}}, Aux: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "Reexecute", Unit: 0},
+		{Kind: "Reload", Unit: 0},
+	}},
+	// A timer with Persistent=yes needs the directory of its stamp file
+	// (RequiresMountsFor=/var/lib/systemd/timers), so is ordered after
+	// the mount units on its way (252 seed 131196 of a long run): -.mount
+	// on the fake, and the sandbox's own mounts too on systemd (known
+	// difference machine-mounts).
+	{"Persistent= timer's stamp directory", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{TimerValue{Base: "OnActiveSec", Usec: 0xd693a400}}}, {"Persistent", true}, {"After", []string{"basic.target"}}}, Aux: []Prop{{"ExecStart", Command(0)}}},
+	}},
+	// A transient slice given a drop-in, then a reload: once stopped, its
+	// name is StartTransientUnit's again on 247 too, the name map giving
+	// it the transient file it took with it (247 seed 121518 of a long
+	// run; the fake answered UnitExists, as 247 does for a slice with
+	// drop-ins otherwise).
+	{"transient slice with a drop-in, stopped after a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InDropIn, Lines: []Directive{{"Slice", "MemoryMax", "50%"}, {"Slice", "CPUWeight", "100"}, {"Unit", "StartLimitIntervalSec", "1h"}, {"Slice", "TasksMax", "10%"}}},
+		{Kind: "Reload", Unit: 2},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "a unit"}, {"TasksMax", uint64(0xffffffffffffffff)}}},
+	}},
 	// KillMode=process kills the main program, not what an earlier stop
 	// left; mixed and control-group kill all.
 	{"KillMode= changed by a reload", []Op{

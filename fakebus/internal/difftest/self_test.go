@@ -107,6 +107,26 @@ func TestKnownMatches(t *testing.T) {
 	}
 }
 
+func TestKnownMachineMounts(t *testing.T) {
+	real := Step{Op: "x", Reply: "J1", Units: []string{`u6.timer: "loaded" After=["sysinit.target", "var.mount", "-.mount", "basic.target"]`}}
+	for _, tc := range []struct {
+		name string
+		fake string
+		want string
+	}{
+		{"the machine's mounts left out", `u6.timer: "loaded" After=["basic.target", "-.mount", "sysinit.target"]`, "machine-mounts"},
+		{"-.mount left out too", `u6.timer: "loaded" After=["basic.target", "sysinit.target"]`, ""},
+		{"another name left out", `u6.timer: "loaded" After=["-.mount", "sysinit.target"]`, ""},
+		{"another state", `u6.timer: "failed" After=["basic.target", "-.mount", "sysinit.target"]`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := knownID(Op{Kind: OpStartTransient}, real, Step{Op: "x", Reply: "J1", Units: []string{tc.fake}}); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestKnownSameState: only a difference in how a list is printed lets the
 // comparison go on (runBoth); mount paths are such a list.
 func TestKnownSameState(t *testing.T) {
