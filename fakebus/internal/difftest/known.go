@@ -110,7 +110,7 @@ var known = []Known{
 		Reason: "the fake signals no process: a scope whose processes KillUnit kills on systemd, which then ends, runs on on the fake; " +
 			"and a process systemd killed (KillUnit, or the stop of its scope) lives on in the fake's run, which places it in a scope later " +
 			"(or, with a process that does not exist after it in PIDs=, names that one as the first that does not exist, " +
-			"or refuses a property that comes after PIDs=)",
+			"or refuses a property that comes after PIDs=, or the start a RefuseManualStart= refuses)",
 		match: func(o Op, real, fake Step) bool {
 			if o.Kind == OpKill {
 				return o.Signal != 0 && real.Op == fake.Op && real.Reply == fake.Reply &&
@@ -486,10 +486,13 @@ func killedPlaced(o Op, real, fake Step) bool {
 	const unknown = "org.freedesktop.DBus.Error.UnixProcessIdUnknown: "
 	// The fake placed the process, or named one after it as the first
 	// that does not exist, or refused a property that comes after PIDs=
-	// (252 seed 110598): the one systemd killed came first.
+	// (252 seed 110598), or the start itself, which systemd queues once
+	// the settings are applied (RefuseManualStart=: 257 seed 140874):
+	// the one systemd killed came first.
 	placed := !strings.HasPrefix(fake.Reply, "org.") ||
 		strings.HasPrefix(fake.Reply, unknown) && 0 <= namedPIDAt(o, real.Reply) && namedPIDAt(o, real.Reply) < namedPIDAt(o, fake.Reply) ||
-		refusedAfterPIDs(o, fake.Reply)
+		refusedAfterPIDs(o, fake.Reply) ||
+		o.Kind == OpStartTransient && strings.HasPrefix(fake.Reply, "org.freedesktop.systemd1.OnlyByDependency: ")
 	if o.Kind != OpStartTransient && o.Kind != OpAttach || real.Op != fake.Op ||
 		!strings.HasPrefix(real.Reply, unknown) || !placed ||
 		len(real.Signals) != 0 || len(real.Units) != len(fake.Units) {

@@ -302,6 +302,8 @@ func TestKnownKillScopeProcessesPlaced(t *testing.T) {
 			Step{Op: real.Op, Reply: strings.Replace(gone, "P0", "P2", 1), Units: real.Units}, ""},
 		{"a process not in PIDs= named", Op{Kind: OpStartTransient, Unit: 3, Props: []Prop{{"PIDs", PIDList{0}}}}, real,
 			Step{Op: real.Op, Reply: strings.Replace(gone, "P0", "P2", 1), Units: real.Units}, ""},
+		{"the start refused on the fake", Op{Kind: OpStartTransient, Unit: 3, Props: []Prop{{"PIDs", PIDList{0}}, {"RefuseManualStart", true}}}, real,
+			Step{Op: real.Op, Reply: "org.freedesktop.systemd1.OnlyByDependency: Operation refused.", Units: real.Units}, "kill-scope-processes"},
 		{"a later property refused on the fake", Op{Kind: OpStartTransient, Unit: 3, Props: []Prop{{"PIDs", PIDList{0}}, {"NoSuchProperty", "x"}}}, real,
 			Step{Op: real.Op, Reply: "org.freedesktop.DBus.Error.PropertyReadOnly: Cannot set property NoSuchProperty, or unknown property.", Units: real.Units}, "kill-scope-processes"},
 		{"an earlier property refused on the fake", Op{Kind: OpStartTransient, Unit: 3, Props: []Prop{{"NoSuchProperty", "x"}, {"PIDs", PIDList{0}}}}, real,
