@@ -106,6 +106,9 @@ type manager struct {
 	// recollect are the units to collect once the jobs their stop's
 	// OnSuccess= queued ran (onfailure.go).
 	recollect []*unit
+	// bound are the stops of units bound to one that stopped while it had
+	// a job, queued before the lock is released (stopBoundLocked).
+	bound []boundStop
 	// reverseSorted is reverse sorted by name, nil when reverse changed
 	// since (reverseLocked); never changed in place.
 	reverseSorted []*unit

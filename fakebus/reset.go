@@ -109,7 +109,7 @@ func (m *manager) resetLocked() error {
 	m.units, m.members, m.triggeredBy = map[string]*unit{}, map[string]map[*unit]bool{}, map[string]map[*unit]bool{}
 	m.files, m.aliases, m.control = map[string]UnitFile{}, map[string]string{}, map[string][]controlSetting{}
 	m.environment = defaultEnvironment()
-	m.reverse, m.reverseSorted, m.unneeded, m.triggered, m.recollect = map[*unit]bool{}, nil, nil, nil, nil
+	m.reverse, m.reverseSorted, m.unneeded, m.triggered, m.recollect, m.bound = map[*unit]bool{}, nil, nil, nil, nil, nil
 	m.jobs, m.lateReply = map[uint32]*job{}, nil
 	m.reloading, m.unitFilesChanged, m.held, m.reloadCalls, m.reloadEnd = false, false, nil, nil, nil
 	m.reloadFor, m.reexecFor = 0, 0

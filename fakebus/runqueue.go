@@ -77,14 +77,16 @@ func (m *manager) lock() {
 }
 
 // unlock runs the run queue if the manager is idle (see above), and
-// starts the units OnFailure= and OnSuccess= name (onfailure.go) and stops
-// the units that became unneeded (unneeded.go) until that queues no more
-// jobs, then releases the lock.
+// stops the units bound to one that ended with its job (unit.go:
+// stopBoundLocked), starts the units OnFailure= and OnSuccess= name
+// (onfailure.go) and stops the units that became unneeded (unneeded.go)
+// until that queues no more jobs, then releases the lock.
 func (m *manager) unlock() {
 	m.dispatchLocked()
 	for {
+		bound := m.stopBoundLocked()
 		triggered := m.startTriggeredLocked()
-		if !m.stopUnneededLocked() && !triggered {
+		if !m.stopUnneededLocked() && !triggered && !bound {
 			break
 		}
 		m.dispatchLocked()

@@ -162,6 +162,15 @@ var replays = []struct {
 		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
 		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "a unit"}, {"TasksMax", uint64(0xffffffffffffffff)}}},
 	}},
+	// A socket (Accept=yes) bound (BindsTo=) to a service whose program
+	// fails to run (203/EXEC with LimitNOFILE=0) is stopped after the
+	// JobRemoved of that service's start job, done (252 seed 130138 of a
+	// long run: the fake queued the stop first).
+	{"BindsTo= of a unit whose program fails to run", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}, {"LimitNOFILE", uint64(0)}}},
+		{Kind: "WriteUnitFile", Unit: 5, Dir: InConfig, Lines: []Directive{{"Socket", "ListenStream", "{dir}/socket"}, {"Socket", "Accept", "yes"}, {"Unit", "BindsTo", "{u1}"}}},
+		{Kind: "StartUnit", Unit: 5, Mode: "replace"},
+	}},
 	// KillMode=process kills the main program, not what an earlier stop
 	// left; mixed and control-group kill all.
 	{"KillMode= changed by a reload", []Op{
