@@ -588,6 +588,8 @@ func (m *manager) enabledInLocked(dir, name, file string) bool {
 // its kind). Until it is read, the value is the state found now.
 func (m *manager) unitFileStatePropLocked(u *unit) string {
 	switch {
+	case u.load == "stub" && m.behaves(sdversions.StubFileStateTransient):
+		return "transient"
 	case u.load == "stub":
 		return "masked-runtime" // unitFileStateLocked
 	case u.transient:

@@ -175,13 +175,15 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 			// SuccessExitStatus= (is_clean_exit; exitstatus.go): it ends
 			// as if its main process had exited 0 (measured for SIGHUP
 			// on 247-262 by the differential tester).
-			if u.boolProp("RemainAfterExit", false) {
+			result := "done"
+			switch {
+			case u.boolProp("RemainAfterExit", false):
 				m.setStateLocked(u, "active", "exited")
-			} else {
-				m.deactivateLocked(u)
+			case !m.stopAfterMainLocked(u): // ExecStop=, ExecStopPost=, as after exit 0
+				result = "failed"
 			}
 			if j := u.job; j != nil && j.typ == jobStart {
-				m.finishJobLocked(j, "done")
+				m.finishJobLocked(j, result)
 			}
 		case u.kind == "scope" && u.isActive() && whom == "all":
 			m.forgetScopeProcessesLocked(u)

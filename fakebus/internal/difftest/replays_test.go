@@ -171,6 +171,26 @@ var replays = []struct {
 		{Kind: "WriteUnitFile", Unit: 5, Dir: InConfig, Lines: []Directive{{"Socket", "ListenStream", "{dir}/socket"}, {"Socket", "Accept", "yes"}, {"Unit", "BindsTo", "{u1}"}}},
 		{Kind: "StartUnit", Unit: 5, Mode: "replace"},
 	}},
+	// A main process KillUnit ends cleanly (SIGHUP) stops its service as
+	// an exit 0 does: ExecStop=, then ExecStopPost=, either failing fails
+	// it (247 seed 120276 of a long run: the fake ran neither and
+	// collected the unit).
+	{"KillUnit main with SIGHUP, ExecStopPost=", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStopPost", Command(2)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStop", Command(1)}, {"ExecStopPost", Command(1)}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 1},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 1},
+	}},
+	// A stub (a transient unit whose settings were refused): its empty
+	// transient file reads masked-runtime (GetUnitFileState), and so does
+	// its UnitFileState property before 262; 262's reads transient (262
+	// seed 151380 of a long run).
+	{"UnitFileState of a stub", []Op{
+		{Kind: "RestartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "x"}, {"CollectMode", ""}}},
+		{Kind: "GetUnitFileState", Unit: 4},
+		{Kind: "Get UnitFileState", Unit: 4},
+	}},
 	// KillMode=process kills the main program, not what an earlier stop
 	// left; mixed and control-group kill all.
 	{"KillMode= changed by a reload", []Op{

@@ -794,6 +794,13 @@ const (
 	// it does not (UNIT_NOTIFY_WILL_AUTO_RESTART, gone in 254). Seen on
 	// 257 and 262 (fakebus/internal/difftest).
 	OnTerminationWhenRestarting Behaviour = "OnTerminationWhenRestarting"
+	// StubFileStateTransient: the UnitFileState property of a transient
+	// unit whose settings were refused (a stub, its transient file still
+	// empty) reads transient; before 262 it reads masked-runtime, as
+	// GetUnitFileState of its empty file does on every release. Seen on
+	// 247, 252, 257 and 262 (fakebus/internal/difftest: replay "UnitFileState
+	// of a stub"; 262 seed 151380 of a long run).
+	StubFileStateTransient Behaviour = "StubFileStateTransient"
 	// HandlerJobsKeepUnit: a unit whose OnFailure= or OnSuccess= units
 	// have a job is not collected (unit_success_failure_handler_has_jobs,
 	// new in 251); 247 collects it when nothing else keeps it. Seen on 247
@@ -874,6 +881,7 @@ var Behaviours = map[Behaviour]Release{
 	ExitStatusKSM:               R("257"),
 	OnTerminationWhenRestarting: R("257"),
 	HandlerJobsKeepUnit:         R("252"),
+	StubFileStateTransient:      R("262"),
 	AnyTypeSetsProperties:       R("252"),
 }
 
