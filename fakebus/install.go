@@ -243,20 +243,36 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 
 // installSymlinksLocked makes the symlinks of a unit's [Install] section
 // in dir: its Alias= names, then its WantedBy= and RequiredBy= entries.
-func (m *manager) installSymlinksLocked(dir, name, file string, inst parsedUnit, force bool, changes *[]unitFileChange) error {
+func (m *manager) installSymlinksLocked(dir, name, file string, inst parsedUnit, force bool, changes *[]unitFileChange) (err error) {
 	aliasTo := file
 	if sdversions.Behaves(m.release, sdversions.AliasPointsToLink) &&
 		filepath.Dir(file) != m.dirs.persistent && filepath.Dir(file) != m.dirs.runtime {
 		aliasTo = filepath.Join(dir, name) // the link
 	}
+	var refused error // an alias of another type: the other symlinks are made all the same
 	for _, a := range inst.alias {
-		if sdbus.ValidateUnitName(a) != nil || path.Ext(a) != path.Ext(name) {
+		if sdbus.ValidateUnitName(a) != nil {
+			continue
+		}
+		if path.Ext(a) != path.Ext(name) {
+			if refused == nil && sdversions.Behaves(m.release, sdversions.AliasTypeRefused) {
+				msg := "Cannot alias " + name + " as " + a
+				if !sdversions.Behaves(m.release, sdversions.ExistingFileQuoted) {
+					msg += "."
+				}
+				refused = &callErr{errPrefix + "BadUnitSetting", msg}
+			}
 			continue
 		}
 		if err := m.symlinkLocked(filepath.Join(dir, a), aliasTo, force, changes); err != nil {
 			return err
 		}
 	}
+	defer func() {
+		if refused != nil && err == nil {
+			err = refused
+		}
+	}()
 	for _, w := range []struct {
 		targets []string
 		suffix  string

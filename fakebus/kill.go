@@ -164,6 +164,10 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 			u.proc = nil
 			u.mainEnded(cldKilled, sig)
 			if !u.cleanExit(cldKilled, sig) {
+				// It stops failed: ExecStopPost= runs, ExecStop= does
+				// not (service_enter_running's signal path; 257 seed
+				// 180184 and 262 seed 190598 of a long run).
+				m.runCommandsLocked(u, "ExecStopPost")
 				m.failLocked(u, "signal")
 				if j := u.job; j != nil && j.typ == jobStart {
 					m.finishJobLocked(j, "failed")

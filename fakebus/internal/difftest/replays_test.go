@@ -181,6 +181,22 @@ var replays = []struct {
 		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 1},
 		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 1},
 	}},
+	// A main process KillUnit ends with a signal that is no clean exit
+	// fails its service after ExecStopPost= ran, not ExecStop= (257 seed
+	// 180184, 262 seed 190598 of long runs: the fake ran neither).
+	{"KillUnit main with SIGKILL, ExecStop= and ExecStopPost=", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStop", Command(1)}, {"ExecStopPost", Command(1)}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 9},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStopPost", Command(2)}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 64},
+	}},
+	// An Alias= of another unit type is refused (252 seed 170506 of a
+	// long run: the fake passed over it).
+	{"Alias= of another type", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Install", "Alias", "{u0}"}, {"Install", "WantedBy", "multi-user.target"}}},
+		{Kind: "EnableUnitFiles", Unit: 7, ByPath: true},
+		{Kind: "EnableUnitFiles", Unit: 7},
+	}},
 	// A stub (a transient unit whose settings were refused): its empty
 	// transient file reads masked-runtime (GetUnitFileState), and so does
 	// its UnitFileState property before 262; 262's reads transient (262

@@ -794,6 +794,12 @@ const (
 	// it does not (UNIT_NOTIFY_WILL_AUTO_RESTART, gone in 254). Seen on
 	// 257 and 262 (fakebus/internal/difftest).
 	OnTerminationWhenRestarting Behaviour = "OnTerminationWhenRestarting"
+	// AliasTypeRefused: EnableUnitFiles of a unit whose Alias= names a
+	// unit of another type fails BadUnitSetting "Cannot alias X as Y."
+	// (without the period with ExistingFileQuoted); 247 passes over the
+	// alias. Seen on 247, 252, 257 and 262 (fakebus/internal/difftest:
+	// replay "Alias= of another type"; 252 seed 170506 of a long run).
+	AliasTypeRefused Behaviour = "AliasTypeRefused"
 	// StubFileStateTransient: the UnitFileState property of a transient
 	// unit whose settings were refused (a stub, its transient file still
 	// empty) reads transient; before 262 it reads masked-runtime, as
@@ -882,6 +888,7 @@ var Behaviours = map[Behaviour]Release{
 	OnTerminationWhenRestarting: R("257"),
 	HandlerJobsKeepUnit:         R("252"),
 	StubFileStateTransient:      R("262"),
+	AliasTypeRefused:            R("252"),
 	AnyTypeSetsProperties:       R("252"),
 }
 
