@@ -190,6 +190,13 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStopPost", Command(2)}}},
 		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 64},
 	}},
+	// ManagedOOM*=kill wants systemd-oomd.service and is ordered after
+	// it on 247; from 252 only where the memory controller is, which the
+	// sandbox has not (247 seed 160184 of a long run).
+	{"ManagedOOM*=kill wants systemd-oomd", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ManagedOOMMemoryPressure", "kill"}, {"Wants", []string{"nosuch.service"}}, {"After", []string{"basic.target"}}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"ManagedOOMSwap", "kill"}, {"Wants", []string{"nosuch.service"}}}},
+	}},
 	// An Alias= of another unit type is refused (252 seed 170506 of a
 	// long run: the fake passed over it).
 	{"Alias= of another type", []Op{

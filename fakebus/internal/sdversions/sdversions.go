@@ -794,6 +794,13 @@ const (
 	// it does not (UNIT_NOTIFY_WILL_AUTO_RESTART, gone in 254). Seen on
 	// 257 and 262 (fakebus/internal/difftest).
 	OnTerminationWhenRestarting Behaviour = "OnTerminationWhenRestarting"
+	// OomdNeedsMemoryController: a unit with ManagedOOMSwap= or
+	// ManagedOOMMemoryPressure= kill wants and is ordered after
+	// systemd-oomd.service only where the memory controller is available
+	// (the sandbox's cgroup2 has none, and the fake plays that); 247 adds
+	// them regardless. Seen on 247 and 252 (fakebus/internal/difftest:
+	// replay "ManagedOOM*=kill wants systemd-oomd"; 247 seed 160184).
+	OomdNeedsMemoryController Behaviour = "OomdNeedsMemoryController"
 	// AliasTypeRefused: EnableUnitFiles of a unit whose Alias= names a
 	// unit of another type fails BadUnitSetting "Cannot alias X as Y."
 	// (without the period with ExistingFileQuoted); 247 passes over the
@@ -889,6 +896,7 @@ var Behaviours = map[Behaviour]Release{
 	HandlerJobsKeepUnit:         R("252"),
 	StubFileStateTransient:      R("262"),
 	AliasTypeRefused:            R("252"),
+	OomdNeedsMemoryController:   R("252"),
 	AnyTypeSetsProperties:       R("252"),
 }
 
