@@ -59,7 +59,10 @@ type job struct {
 	// unannounced: its JobRemoved is never sent (Reexec.Lose).
 	unannounced bool
 	// deadline is when it times out (JobTimeoutUSec=); zero: never.
-	deadline time.Time
+	// stopTimeout stops the timer of that timeout once the job ended, so
+	// that a client cannot make ended jobs' timers pile up; nil if none.
+	deadline    time.Time
+	stopTimeout func()
 }
 
 // armJobTimeoutLocked arms the timeout of j, just installed, by its
@@ -78,7 +81,7 @@ func (m *manager) armJobTimeoutLocked(j *job) {
 	}
 	d := time.Duration(usec) * time.Microsecond
 	j.deadline = time.Now().Add(d)
-	m.afterLocked(d, func() {
+	j.stopTimeout = m.afterLocked(d, func() {
 		if !j.finished {
 			m.finishJobLocked(j, "timeout")
 		}
@@ -260,6 +263,9 @@ func (m *manager) finishJobLocked(j *job, result string) {
 		return
 	}
 	j.finished, j.result = true, result
+	if j.stopTimeout != nil {
+		j.stopTimeout()
+	}
 	delete(m.jobs, j.id)
 	if len(m.jobs) == 0 {
 		m.wakeIdleLocked()
