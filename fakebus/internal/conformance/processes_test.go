@@ -689,24 +689,36 @@ func testRestartHoldOffs(t *testing.T, e *env) {
 	if got := service(t, name, "RestartUSecNext"); got != 1_000_000 {
 		t.Errorf("RestartUSecNext before the first restart: %d; want 1000000", got)
 	}
-	// Restarted once (after 1 s), failed again, waiting 10 s.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		settle(t, e, name, "waiting to restart", waiting)
+	// Restarted once (after 1 s), failed again, waiting 10 s. The
+	// hold-off is read between two reads that find the service waiting
+	// with the same NRestarts: from 255 a restart that is due is first
+	// auto-restart-queued with NRestarts counted and RestartUSecNext
+	// still the first step's, so a read there says 1 s.
+	restarts := func() (string, uint32) {
+		t.Helper()
+		st := status(t, e, name)
 		sp, err := e.c.ServiceProperties(e.ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sp.NRestarts >= 1 {
-			break
+		return st.SubState, sp.NRestarts
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		sub, n := restarts()
+		if sub == "auto-restart" && n >= 1 {
+			next := service(t, name, "RestartUSecNext")
+			if sub2, n2 := restarts(); sub2 == sub && n2 == n {
+				if next != 10_000_000 {
+					t.Errorf("RestartUSecNext before the second restart: %d; want 10000000", next)
+				}
+				break
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s did not restart within 10 s", name)
+			t.Fatalf("%s did not wait for its second restart within 10 s (%s, NRestarts %d)", name, sub, n)
 		}
 		time.Sleep(50 * time.Millisecond)
-	}
-	if got := service(t, name, "RestartUSecNext"); got != 10_000_000 {
-		t.Errorf("RestartUSecNext before the second restart: %d; want 10000000", got)
 	}
 	stop(t, e, e.c, name)
 
