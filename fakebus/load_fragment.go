@@ -643,9 +643,9 @@ func isTypeSetting(kind, key string) bool {
 // socketListen, pathSpec, timerSpec and calendarSpec are the elements of
 // a socket's Listen (a(ss)), a path unit's Paths (a(ss)), a timer's
 // TimersMonotonic (a(stt): the setting as systemd names it, its span
-// and the next elapse, which the fake, whose timers never elapse,
-// answers as never) and TimersCalendar (a(sst): "OnCalendar", the
-// calendar spec, the next elapse, never).
+// and the next elapse, as last computed: timer.go) and TimersCalendar
+// (a(sst): "OnCalendar", the calendar spec, the next elapse, which the
+// fake does not compute: 0).
 type (
 	socketListen struct{ Type, Address string }
 	pathSpec     struct{ Type, Path string }

@@ -242,19 +242,27 @@ func monotonicValues(u *unit) ([]timerSpec, bool) {
 
 // nextElapseLocked is when monotonic value v of timer u next elapses, in
 // CLOCK_MONOTONIC microseconds, as systemd's timer_enter_waiting computes
-// it from the value's base: the timer's activation (OnActiveSec=), the
-// manager's start (OnStartupSec=, and OnBootSec= in a container), the
+// it from the value's base: the timer's activation (OnActiveSec=; at
+// coldplug, when systemd has not yet put the timer back in its state, now),
+// the manager's start (OnStartupSec=, and OnBootSec= in a container), the
 // triggered unit's last activation or deactivation, or the timer's last
 // trigger if later (OnUnitActiveSec=, OnUnitInactiveSec=). False: the
-// value is disabled, its base never was (the unit never ran), or a
-// one-time value elapsed at or before the last trigger.
-func (m *manager) nextElapseLocked(u *unit, v timerSpec) (uint64, bool) {
+// value is disabled, its base never was (the unit never ran), or it is a
+// one-time value (OnActiveSec=, OnBootSec=, OnStartupSec=) due before now
+// while the timer has a last trigger, which disables it (v.disabled)
+// until the values are read again (a daemon-reload or re-execution) or,
+// for OnActiveSec=, the timer starts again (timerStartLocked). A disabled
+// value's next elapse is not computed again (0: the caller keeps the last).
+func (m *manager) nextElapseLocked(u *unit, v timerSpec, now uint64, coldplug bool) (uint64, bool) {
+	if u.timerDisabled[v] {
+		return 0, false
+	}
 	var base uint64
 	switch v.Base {
 	case "OnActiveUSec":
 		base = u.times.inactiveExit.mono
-		if !u.isActive() {
-			base = m.clock.dual(time.Now()).mono // being started
+		if coldplug || !u.isActive() {
+			base = now // being started, or dead at coldplug
 		}
 	case "OnBootUSec", "OnStartupUSec":
 		base = m.clock.dual(m.started).mono
@@ -270,6 +278,11 @@ func (m *manager) nextElapseLocked(u *unit, v timerSpec) (uint64, bool) {
 		if base == 0 {
 			return 0, false
 		}
+		next := base + v.Value
+		if next < base {
+			next = infinity
+		}
+		return next, true
 	default:
 		return 0, false
 	}
@@ -277,8 +290,12 @@ func (m *manager) nextElapseLocked(u *unit, v timerSpec) (uint64, bool) {
 	if next < base {
 		next = infinity
 	}
-	if u.lastTrigger != 0 && next <= u.lastTrigger && v.Base != "OnUnitActiveUSec" && v.Base != "OnUnitInactiveUSec" {
-		return next, false // a one-time value that elapsed already
+	if u.lastTrigger != 0 && next < now {
+		if u.timerDisabled == nil {
+			u.timerDisabled = map[timerSpec]bool{}
+		}
+		u.timerDisabled[v] = true
+		return next, false
 	}
 	return next, true
 }
@@ -288,10 +305,24 @@ func (m *manager) nextElapseLocked(u *unit, v timerSpec) (uint64, bool) {
 // fails).
 func (m *manager) timerComputeNextLocked(u *unit) {
 	ts, _ := monotonicValues(u)
-	u.timerNext = append(u.timerNext[:0], make([]uint64, len(ts))...)
+	now := m.clock.dual(time.Now()).mono
+	u.timerNext = timerNextSized(u.timerNext, len(ts))
 	for i, v := range ts {
-		u.timerNext[i], _ = m.nextElapseLocked(u, v)
+		if next, _ := m.nextElapseLocked(u, v, now, false); next != 0 {
+			u.timerNext[i] = next
+		}
 	}
+}
+
+// timerNextSized returns next with n elements, those it had kept: a
+// value's next elapse stays what it was last computed as while the value
+// is disabled or relative to a unit that never ran (systemd keeps
+// v->next_elapse until it reads the values again).
+func timerNextSized(next []uint64, n int) []uint64 {
+	if len(next) >= n {
+		return next[:n]
+	}
+	return append(next, make([]uint64, n-len(next))...)
 }
 
 // timerStartFails reports the result a timer's start fails with where
@@ -314,8 +345,9 @@ func timerStartFails(u *unit) string {
 // OnUnitActiveSec= and OnUnitInactiveSec= only is elapsed).
 func (m *manager) timerArmsLocked(u *unit) bool {
 	ts, _ := monotonicValues(u)
+	now := m.clock.dual(time.Now()).mono
 	for _, v := range ts {
-		if _, ok := m.nextElapseLocked(u, v); ok {
+		if _, ok := m.nextElapseLocked(u, v, now, false); ok {
 			return true
 		}
 	}
@@ -337,15 +369,17 @@ func hasCalendar(u *unit) bool {
 // the earliest of its values' next elapses, or elapses at once when that
 // is past; with no value left to wait for it is elapsed (it stays active,
 // sub-state elapsed, with RemainAfterElapse=yes, the default, or when a
-// value is relative to its unit) or ends.
-func (m *manager) timerWaitLocked(u *unit) {
+// value is relative to its unit) or ends. Coldplug: the timer waits again
+// after a daemon-reload or re-execution (timer_coldplug).
+func (m *manager) timerWaitLocked(u *unit, coldplug bool) {
 	m.timerDisarmLocked(u)
 	ts, _ := monotonicValues(u)
 	earliest, found, relative := uint64(0), false, false
-	u.timerNext = append(u.timerNext[:0], make([]uint64, len(ts))...)
+	now := m.clock.dual(time.Now()).mono
+	u.timerNext = timerNextSized(u.timerNext, len(ts))
 	for i, v := range ts {
 		relative = relative || v.Base == "OnUnitActiveUSec" || v.Base == "OnUnitInactiveUSec"
-		next, ok := m.nextElapseLocked(u, v)
+		next, ok := m.nextElapseLocked(u, v, now, coldplug)
 		if next != 0 {
 			u.timerNext[i] = next
 		}
@@ -372,7 +406,6 @@ func (m *manager) timerWaitLocked(u *unit) {
 	// relative to its end (OnUnitInactiveSec=0) would recurse. (systemd
 	// stops such a loop by the unit's start rate limit, which the fake
 	// does not model: the timer keeps triggering.)
-	now := m.clock.dual(time.Now()).mono
 	var wait time.Duration
 	if earliest > now {
 		if earliest == infinity || earliest-now > uint64(math.MaxInt64/int64(time.Microsecond)) {
@@ -456,10 +489,10 @@ func (m *manager) timersFollowLocked(t *unit) {
 		switch u.sub {
 		case "running":
 			if (t.active == "inactive" || t.active == "failed") && (t.job == nil || t.job.typ != jobStart && t.job.typ != jobRestart) {
-				m.timerWaitLocked(u)
+				m.timerWaitLocked(u, false)
 			}
 		case "waiting", "elapsed":
-			m.timerWaitLocked(u)
+			m.timerWaitLocked(u, false)
 		}
 	}
 }

@@ -64,6 +64,10 @@ type unit struct {
 	lastTrigger uint64
 	timerGen    int
 	timerNext   []uint64 // each TimersMonotonic value's next elapse, as last computed
+	// timerDisabled are the one-time TimersMonotonic values disabled
+	// since the timer's values were read (systemd's timer_value.disabled;
+	// nextElapseLocked).
+	timerDisabled map[timerSpec]bool
 	// timerStop and runtimeMaxStop stop the pending elapse of a timer and
 	// the pending RuntimeMaxUSec= end (afterLocked); nil when none.
 	timerStop, runtimeMaxStop func()
@@ -839,6 +843,14 @@ func (m *manager) startUnitLocked(j *job) {
 		if m.startLimitHitLocked(u, j) {
 			return // after the trigger's check (timer_can_start)
 		}
+		// timer_start: no last trigger, OnActiveSec= values enabled
+		// again (the others stay disabled until a reload).
+		u.lastTrigger = 0
+		for v := range u.timerDisabled {
+			if v.Base == "OnActiveUSec" {
+				delete(u.timerDisabled, v)
+			}
+		}
 		if result := timerStartFails(u); result != "" && m.timerArmsLocked(u) {
 			m.timerComputeNextLocked(u)
 			m.failLocked(u, result)
@@ -849,7 +861,7 @@ func (m *manager) startUnitLocked(j *job) {
 		// elapsed at once, armed or elapsed for good (timer.go).
 		m.setStateLocked(u, "active", "waiting")
 		m.finishJobLocked(j, "done")
-		m.timerWaitLocked(u)
+		m.timerWaitLocked(u, false)
 	default:
 		if t := u.triggers(); (u.kind == "socket" || u.kind == "path") && t != "" {
 			if t := m.loadLocked(t); t == nil || t.load != "loaded" {

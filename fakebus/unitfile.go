@@ -692,15 +692,17 @@ func (m *manager) reloadUnitsLocked() {
 			// scope after a reload").
 			u.result = "success"
 		}
-		if u.kind == "timer" && u.sub != "waiting" {
-			// The next elapses are not carried over; only a waiting
-			// timer computes them again (timer_coldplug; measured on
-			// 247-262 by the differential tester for elapsed and running
-			// timers: replay "timer next elapse after a reload").
+		if u.kind == "timer" {
+			// Its values are read again, none disabled, their next
+			// elapses not carried over: only a waiting timer computes
+			// them again (timer_coldplug; measured on 247-262 by the
+			// differential tester for elapsed and running timers: replay
+			// "timer next elapse after a reload").
 			clear(u.timerNext)
-		}
-		if u.kind == "timer" && u.sub == "waiting" {
-			rearm = append(rearm, u) // once its settings are read again
+			u.timerDisabled = nil
+			if u.sub == "waiting" {
+				rearm = append(rearm, u) // once its settings are read again
+			}
 		}
 		if u.load == "stub" {
 			// A transient unit whose settings were refused loads from
@@ -729,16 +731,15 @@ func (m *manager) reloadUnitsLocked() {
 			continue
 		}
 		// A waiting timer is armed again, with the values it reads now
-		// (timer_coldplug), as if it never elapsed: a one-time value
-		// that did (OnActiveSec=0 beside a later one) elapses again and
-		// starts its unit (measured on 247-262 by the differential
-		// tester after a daemon-reload and a re-execution; 262's
-		// re-execution did so once in three: known difference
-		// timer-reexec-262).
-		last := u.lastTrigger
-		u.lastTrigger = 0
-		m.timerWaitLocked(u)
-		u.lastTrigger = last
+		// (timer_coldplug), its last trigger kept: a one-time value
+		// due before now is disabled, but one counted from the timer's
+		// activation counts from now, the timer being dead at coldplug,
+		// so OnActiveSec=0 beside a later value elapses again and starts
+		// its unit, where OnBootSec=1us does not (measured on 247-262 by
+		// the differential tester after a daemon-reload and a
+		// re-execution, 252 seed 170230; 262's re-execution did so once
+		// in three: known difference timer-reexec-262).
+		m.timerWaitLocked(u, true)
 	}
 	m.buildNameMapLocked()
 	if m.behaves(sdversions.UnneededAtReload) {

@@ -210,6 +210,7 @@ var cases = []suiteCase{
 	{name: "JobOrder", run: testJobOrder, user: true},
 	{name: "TransientSocket", run: testTransientSocket},
 	{name: "TransientTimer", run: testTransientTimer, user: true},
+	{name: "TimerOneTimeValuesAtReload", run: testTimerOneTimeValuesAtReload, user: true},
 	{name: "ScopeRestartNotApplicable", run: testScopeRestart},
 	{name: "SocketFollowsService", run: testSocketFollowsService},
 	{name: "BootedBus", run: testBootedBus},

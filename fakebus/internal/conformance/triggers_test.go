@@ -337,6 +337,76 @@ func testTransientTimer(t *testing.T, e *env) {
 	}
 }
 
+// testTimerOneTimeValuesAtReload: a waiting timer whose one-time values
+// elapsed (they started its service when it started) is armed again at a
+// daemon-reload with its last trigger kept. A value counted from the
+// manager's start (OnBootSec=, in a container, and OnStartupSec=) that is
+// past stays elapsed: the service does not start again. A value counted
+// from the timer's own activation (OnActiveSec=0) counts from the reload,
+// the timer not yet back in its state then, and starts the service again.
+// Both wait beside a value an hour away.
+func testTimerOneTimeValuesAtReload(t *testing.T, e *env) {
+	type mono struct {
+		Base string
+		Usec uint64
+	}
+	timer := func(what string, first mono) (string, string) {
+		name := e.unit(what, "timer")
+		svc := strings.TrimSuffix(name, ".timer") + ".service"
+		cleanup(t, e, name)
+		cleanup(t, e, svc)
+		j, err := e.c.StartTransientUnit(e.ctx, name, sdbus.ModeReplace,
+			[]sdbus.Property{sdbus.PropRaw("TimersMonotonic", []mono{first, {"OnStartupSec", 3600_000_000}})},
+			sdbus.AuxUnit{Name: svc, Properties: []sdbus.Property{sdbus.PropExecStart([]string{"/bin/true"}, false)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait(t, e, j, sdbus.JobDone)
+		return name, svc
+	}
+	// ran waits until svc ran a main process other than before's and
+	// ended, and returns its PID.
+	ran := func(svc string, before uint32) uint32 {
+		t.Helper()
+		var pid uint32
+		settle(t, e, svc, "run by its timer", func(s sdbus.UnitState) bool {
+			sp, err := e.c.ServiceProperties(e.ctx, svc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid = sp.ExecMainPID
+			return pid != 0 && pid != before && s.ActiveState == sdbus.StateInactive
+		})
+		return pid
+	}
+	boot, bootSvc := timer("timerboot", mono{"OnBootSec", 1})
+	active, activeSvc := timer("timeractive", mono{"OnActiveSec", 0})
+	bootPID := ran(bootSvc, 0)
+	activePID := ran(activeSvc, 0)
+	for _, name := range []string{boot, active} {
+		settle(t, e, name, "waiting", func(s sdbus.UnitState) bool { return s.SubState == "waiting" })
+	}
+
+	if err := e.c.Reload(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The OnActiveSec=0 timer's service runs again at the reload; the
+	// other timer, armed in the same pass, would have started its
+	// service by then.
+	ran(activeSvc, activePID)
+	settle(t, e, active, "waiting", func(s sdbus.UnitState) bool { return s.SubState == "waiting" })
+	sp, err := e.c.ServiceProperties(e.ctx, bootSvc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.ExecMainPID != bootPID {
+		t.Errorf("OnBootSec=1us elapsed before a daemon-reload: its service ran again after it (main PID %d, before %d)", sp.ExecMainPID, bootPID)
+	}
+	if st := status(t, e, boot); st.SubState != "waiting" {
+		t.Errorf("%s after the reload: %s; want waiting (OnStartupSec=1h)", boot, st.SubState)
+	}
+}
+
 // testScopeRestart: a scope's processes are not systemd's to start
 // again: RestartUnit of a running scope is JobTypeNotApplicable.
 func testScopeRestart(t *testing.T, e *env) {

@@ -142,6 +142,17 @@ var replays = []struct {
 		{Kind: "Reexecute", Unit: 0},
 		{Kind: "Reload", Unit: 0},
 	}},
+	// A waiting timer's OnBootSec=1us started its service at the timer's
+	// start; armed again at a daemon-reload with its last trigger kept, it
+	// stays elapsed (252 seed 170230 of a long run: the fake, which armed
+	// it as if it never elapsed, started the service again), where
+	// OnActiveSec=0 counts from the reload (replay "waiting timer armed
+	// again at a reload").
+	{"one-time value elapsed before a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnBootSec", Usec: 1}}}, {"TimersMonotonic", []TimerValue{{Base: "OnStartupSec", Usec: 0xd693a400}}}}, Aux: []Prop{{"ExecStart", Command(1)}}},
+		{Kind: "Reload", Unit: 1},
+		{Kind: "Reexecute", Unit: 1},
+	}},
 	// A timer with Persistent=yes needs the directory of its stamp file
 	// (RequiresMountsFor=/var/lib/systemd/timers), so is ordered after
 	// the mount units on its way (252 seed 131196 of a long run): -.mount
