@@ -554,6 +554,36 @@ func TestKnownStartPostRaceJob(t *testing.T) {
 			}
 		})
 	}
+	// Collected once failed (CollectMode=inactive-or-failed): the unit
+	// is gone, the operation says what it was (247 seed 160644).
+	gone := "u0.service: org.freedesktop.systemd1.NoSuchUnit"
+	done := []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}
+	failed := []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}
+	op := func(cmd Command, props ...Prop) Op {
+		return Op{Kind: OpStartTransient, Unit: 0, Props: append([]Prop{{"ExecStart", cmd}}, props...)}
+	}
+	post, collect := Prop{"ExecStartPost", Command(1)}, Prop{"CollectMode", "inactive-or-failed"}
+	for _, tc := range []struct {
+		name string
+		op   Op
+		want string
+	}{
+		{"cannot run", op(4, post, collect), "start-post-race"},
+		{"exits 1", op(2, post, collect), "start-post-race"},
+		{"exits 0", op(1, post, collect), ""},
+		{"runs on", op(0, post, collect), ""},
+		{"no ExecStartPost=", op(4, collect), ""},
+		{"not collected when failed", op(4, post), ""},
+		{"collected only when inactive", op(4, post, Prop{"CollectMode", "inactive"}), ""},
+	} {
+		t.Run("collected/"+tc.name, func(t *testing.T) {
+			real := Step{Op: "StartTransientUnit u0.service", Reply: "J1", Signals: done, Units: []string{gone}}
+			fake := Step{Op: real.Op, Reply: real.Reply, Signals: failed, Units: []string{gone}}
+			if got := knownID(tc.op, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
 }
 
 func TestKnownTimerReexec262(t *testing.T) {
