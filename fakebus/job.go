@@ -53,9 +53,12 @@ type job struct {
 	// started: the start it runs happened (a simple service's main
 	// process was spawned); on systemd it ends done then, before
 	// whatever that process does next (restart.go: keptByDirectRestart).
-	started  bool
-	finished bool
-	result   string
+	started bool
+	// restarted: a restart job whose stop half ran; it is a start job
+	// now (typ jobStart), its script's delay spent.
+	restarted bool
+	finished  bool
+	result    string
 	// unannounced: its JobRemoved is never sent (Reexec.Lose).
 	unannounced bool
 	// deadline is when it times out (JobTimeoutUSec=); zero: never.
@@ -120,6 +123,12 @@ func (j *job) ready() bool {
 	if j.finished || j.state != "waiting" {
 		return false
 	}
+	if j.typ == jobRestart {
+		// A restart's stop half waits by order alone: what it waits for
+		// (a requirement, a requisite's check, the restart that
+		// propagated it) holds its start half.
+		return true
+	}
 	for w := range j.waits {
 		if !w.finished {
 			return false
@@ -150,7 +159,7 @@ func (m *manager) runJobLocked(j *job) {
 		return
 	}
 	j.state = "running"
-	if d := j.script.Delay; d > 0 {
+	if d := j.script.Delay; d > 0 && !j.restarted {
 		m.emitJobStateLocked(j)
 		m.afterLocked(d, func() {
 			if !j.finished {
@@ -209,8 +218,22 @@ func (m *manager) runLocked(j *job) {
 		}
 		m.finishJobLocked(j, "done")
 	case jobRestart:
+		if u.restart.due {
+			// A service's own restart after its hold-off: its stop half
+			// only ends the wait (restart.go), so it starts at once.
+			m.stopUnitLocked(u)
+			m.startUnitLocked(j)
+			return
+		}
+		// The stop half: once the unit stopped, the job is a start job,
+		// waiting again (job_finish_and_invalidate patches JOB_RESTART
+		// into JOB_START), ordered as a start from now on: the units it
+		// held back as a stop may run, and it may wait for them
+		// (ordering.go). No JobRemoved: the same job runs on.
 		m.stopUnitLocked(u)
-		m.startUnitLocked(j)
+		j.typ, j.state, j.restarted = jobStart, "waiting", true
+		m.requeueOrderedLocked(u)
+		m.maybeRunLocked(j)
 	case jobStart:
 		if u.isActive() {
 			m.finishJobLocked(j, "done")

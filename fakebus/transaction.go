@@ -452,10 +452,11 @@ func propagatesFrom(o, u *unit) bool {
 // restart of job j's unit restarts too (Requires=, BindsTo= or PartOf= it:
 // systemd's UNIT_ATOM_PROPAGATE_RESTART). As in systemd, a try-restart of
 // a unit that is not active (or reloading) is a no-op and queues nothing;
-// of an active one it is a restart job, which propagates in turn. The
-// restart waits for j (the requirement ordered before it) and, like
-// systemd, ends "dependency" when j fails and it is a requirement. A unit
-// that already has a job keeps it.
+// of an active one it is a restart job, which propagates in turn. Its
+// stop half waits by order alone; its start half waits for j (the
+// requirement ordered before it) and, like systemd, ends "dependency"
+// when j fails and it is a requirement. A unit that already has a job
+// keeps it.
 func (m *manager) propagateRestartLocked(j *job, mode sdbus.JobMode) {
 	u := j.unit
 	for _, o := range m.reverseLocked() {
@@ -471,6 +472,9 @@ func (m *manager) propagateRestartLocked(j *job, mode sdbus.JobMode) {
 			r.waits[j] = true
 			j.dependents = append(j.dependents, r)
 		}
+		// Its stop half waits by order alone (ordering.go): a unit
+		// ordered after u stops before u does.
+		m.maybeRunLocked(r)
 	}
 }
 

@@ -153,6 +153,43 @@ func testRestartPropagation(t *testing.T, e *env) {
 	})
 }
 
+// testRestartStopsFirst: a restart is a stop job until its unit stopped,
+// then a start job ordered as a start (job_compare puts JOB_RESTART with
+// the stops; job_finish_and_invalidate patches it into JOB_START). A
+// restart of a unit ordered after dep, whose start job runs on while its
+// ExecStartPre= sleeps, stops the unit at once, and its job waits as a
+// start for dep's: ListJobs lists it as a start job, waiting. Once dep's
+// job ends (canceled by a stop) it starts the unit and ends done.
+func testRestartStopsFirst(t *testing.T, e *env) {
+	dep := e.unit("restartorder-dep", "service")
+	cleanup(t, e, dep)
+	name := e.unit("restartorder", "service")
+	cleanup(t, e, name)
+	wait(t, e, start(t, e, e.c, name, sleeper(sdbus.PropAfter(dep))), sdbus.JobDone)
+	pre := sdbus.Property{Name: "ExecStartPre", Value: dbus.MakeVariant([]execCommand{{"/bin/sleep", []string{"/bin/sleep", "3600"}, false}})}
+	depJob := start(t, e, e.c, dep, sleeper(pre))
+	j, err := e.c.RestartUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settle(t, e, name, "stopped by its restart", func(s sdbus.UnitState) bool {
+		return s.ActiveState == sdbus.StateInactive && s.JobID == j.ID()
+	})
+	jobs, err := e.c.ListJobs(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(jobs, func(s sdbus.JobStatus) bool { return s.ID == j.ID() }); i < 0 || jobs[i].JobType != "start" || jobs[i].State != "waiting" {
+		t.Errorf("the restart job %d once %s stopped: %+v; want a start job, waiting", j.ID(), name, jobs)
+	}
+	stop(t, e, e.c, dep)
+	wait(t, e, depJob, sdbus.JobCanceled)
+	wait(t, e, j, sdbus.JobDone)
+	if st := status(t, e, name); st.ActiveState != sdbus.StateActive {
+		t.Errorf("%s after its restart: %s; want active", name, st.ActiveState)
+	}
+}
+
 // testJobOrder: a job waits for another only when its unit is ordered
 // after the other's. dep's start job runs as long as its ExecStartPre=
 // sleeps. A unit that wants or requires dep without After= starts beside

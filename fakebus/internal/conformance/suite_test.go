@@ -208,6 +208,7 @@ var cases = []suiteCase{
 	{name: "StopPropagation", run: testStopPropagation, user: true},
 	{name: "RestartPropagation", run: testRestartPropagation, user: true},
 	{name: "JobOrder", run: testJobOrder, user: true},
+	{name: "RestartStopsFirst", run: testRestartStopsFirst, user: true},
 	{name: "TransientSocket", run: testTransientSocket},
 	{name: "TransientTimer", run: testTransientTimer, user: true},
 	{name: "TimerOneTimeValuesAtReload", run: testTimerOneTimeValuesAtReload, user: true},

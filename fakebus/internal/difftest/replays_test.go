@@ -142,6 +142,25 @@ var replays = []struct {
 		{Kind: "Reexecute", Unit: 0},
 		{Kind: "Reload", Unit: 0},
 	}},
+	// A restart is a stop first, then a start job ordered as a start: u0,
+	// ordered after u1 whose start runs on (a oneshot that sleeps), stops
+	// at once and its job waits, as a start, for u1's; it starts when
+	// u1's start is canceled. The fake restarted in one step ordered as a
+	// start, so u0 ran on with a restart job waiting.
+	{"restart held by an order", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "After", "{u1}"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{{"Service", "Type", "oneshot"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "Before", "{u1}"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
 	// A waiting timer's OnBootSec=1us started its service at the timer's
 	// start; armed again at a daemon-reload with its last trigger kept, it
 	// stays elapsed (252 seed 170230 of a long run: the fake, which armed
