@@ -323,6 +323,21 @@ func (m *manager) readPropsLocked(u *unit, iface string, props map[string]dbus.V
 		if v, ok := m.monotonicTimersLocked(u); ok {
 			props["TimersMonotonic"] = v
 		}
+		// What the timer waits for and when it last started its unit
+		// (since it started), as systemctl list-timers shows them:
+		// infinity unless it waits (timer_set_state); waiting, the next
+		// monotonic elapse (0 if none) and 0 for the calendar's, which
+		// the fake does not compute (known difference
+		// calendar-next-elapse). Measured on 247-262 (conformance case
+		// TransientTimer).
+		monotonic, realtime := uint64(infinity), uint64(infinity)
+		if u.isActive() && u.sub == "waiting" {
+			monotonic, realtime = u.timerElapse, 0
+		}
+		props["NextElapseUSecMonotonic"] = dbus.MakeVariant(monotonic)
+		props["NextElapseUSecRealtime"] = dbus.MakeVariant(realtime)
+		props["LastTriggerUSec"] = dbus.MakeVariant(u.lastTrigger.real)
+		props["LastTriggerUSecMonotonic"] = dbus.MakeVariant(u.lastTrigger.mono)
 	case u.kind == "service":
 		main := u.exec
 		if main.control {

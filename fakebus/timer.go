@@ -274,7 +274,7 @@ func (m *manager) nextElapseLocked(u *unit, v timerSpec, now uint64, coldplug bo
 				base = t.times.inactiveEnter.mono
 			}
 		}
-		base = max(base, u.lastTrigger)
+		base = max(base, u.lastTrigger.mono)
 		if base == 0 {
 			return 0, false
 		}
@@ -290,7 +290,7 @@ func (m *manager) nextElapseLocked(u *unit, v timerSpec, now uint64, coldplug bo
 	if next < base {
 		next = infinity
 	}
-	if u.lastTrigger != 0 && next < now {
+	if u.lastTrigger.mono != 0 && next < now {
 		if u.timerDisabled == nil {
 			u.timerDisabled = map[timerSpec]bool{}
 		}
@@ -373,6 +373,7 @@ func hasCalendar(u *unit) bool {
 // after a daemon-reload or re-execution (timer_coldplug).
 func (m *manager) timerWaitLocked(u *unit, coldplug bool) {
 	m.timerDisarmLocked(u)
+	u.timerElapse = 0
 	ts, _ := monotonicValues(u)
 	earliest, found, relative := uint64(0), false, false
 	now := m.clock.dual(time.Now()).mono
@@ -401,6 +402,7 @@ func (m *manager) timerWaitLocked(u *unit, coldplug bool) {
 		return // only calendar values: the fake computes no calendar time
 	}
 	earliest = randomDelayed(u, earliest)
+	u.timerElapse = earliest
 	// A value due now elapses on the next turn, as on systemd's event
 	// loop, not within this call: a unit that ends at once and a value
 	// relative to its end (OnUnitInactiveSec=0) would recurse. (systemd
@@ -462,7 +464,7 @@ func (m *manager) timerDisarmLocked(u *unit) {
 // timer with result resources.
 func (m *manager) timerTriggerLocked(u *unit) {
 	m.timerDisarmLocked(u)
-	u.lastTrigger = m.clock.dual(time.Now()).mono
+	u.lastTrigger = m.clock.dual(time.Now())
 	t := m.loadLocked(u.triggers())
 	if t == nil || t.load != "loaded" {
 		m.failLocked(u, "resources")

@@ -58,11 +58,14 @@ type unit struct {
 	// setting, in command order (runCommandsLocked); a daemon-reload
 	// forgets them, as it does execShown.
 	runs map[string][]execMain
-	// A timer's last trigger (CLOCK_MONOTONIC microseconds, 0: never),
-	// and the generation of its arming: a newer one cancels an older
-	// (timer.go).
-	lastTrigger uint64
+	// A timer's last trigger since it started (zero: none), the
+	// generation of its arming (a newer one cancels an older), and the
+	// next elapse it waited for when it last entered waiting, its random
+	// delay added (CLOCK_MONOTONIC microseconds, 0: none; systemd's
+	// next_elapse_monotonic_or_boottime): timer.go.
+	lastTrigger dualTime
 	timerGen    int
+	timerElapse uint64
 	timerNext   []uint64 // each TimersMonotonic value's next elapse, as last computed
 	// timerDisabled are the one-time TimersMonotonic values disabled
 	// since the timer's values were read (systemd's timer_value.disabled;
@@ -845,7 +848,7 @@ func (m *manager) startUnitLocked(j *job) {
 		}
 		// timer_start: no last trigger, OnActiveSec= values enabled
 		// again (the others stay disabled until a reload).
-		u.lastTrigger = 0
+		u.lastTrigger = dualTime{}
 		for v := range u.timerDisabled {
 			if v.Base == "OnActiveUSec" {
 				delete(u.timerDisabled, v)

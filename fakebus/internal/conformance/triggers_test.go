@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -306,6 +307,28 @@ func testTransientTimer(t *testing.T, e *env) {
 		values[0].Base != "OnActiveUSec" || values[0].Value != 3600_000_000 || values[0].Next == 0 {
 		t.Errorf("TimersMonotonic = %v (%v); want one OnActiveUSec of an hour with its next elapse", values, err)
 	}
+	// What systemctl list-timers shows: the next elapse it waits for
+	// (its one value's; none on the calendar), no last trigger.
+	timerProp := func(name, prop string) uint64 {
+		t.Helper()
+		v, err := e.c.UnitProperty(e.ctx, name, "Timer", prop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := v.Value().(uint64)
+		return n
+	}
+	if len(values) == 1 {
+		if got := timerProp(later, "NextElapseUSecMonotonic"); got != values[0].Next {
+			t.Errorf("NextElapseUSecMonotonic = %d; want its value's next elapse %d", got, values[0].Next)
+		}
+	}
+	if got := timerProp(later, "NextElapseUSecRealtime"); got != 0 {
+		t.Errorf("NextElapseUSecRealtime of a timer without calendar values = %d; want 0", got)
+	}
+	if got := timerProp(later, "LastTriggerUSec"); got != 0 {
+		t.Errorf("LastTriggerUSec of a timer that never elapsed = %d; want 0", got)
+	}
 
 	now, svc, j, err := timer("timernow", sdbus.PropRaw("TimersMonotonic", []mono{{"OnActiveSec", 0}}))
 	if err != nil {
@@ -319,6 +342,17 @@ func testTransientTimer(t *testing.T, e *env) {
 	}
 	if sp.ExecMainCode != 1 || sp.ExecMainStatus != 0 || sp.ExecMainStartTimestamp.IsZero() {
 		t.Errorf("the timer's service: ExecMain code %d status %d started %v; want it run and exited 0", sp.ExecMainCode, sp.ExecMainStatus, sp.ExecMainStartTimestamp)
+	}
+	// Elapsed: it waits for nothing (infinity, as for a timer that does
+	// not wait), and it last started its unit no later than the service
+	// started.
+	for _, prop := range []string{"NextElapseUSecMonotonic", "NextElapseUSecRealtime"} {
+		if got := timerProp(now, prop); got != math.MaxUint64 {
+			t.Errorf("%s of an elapsed timer = %d; want infinity", prop, got)
+		}
+	}
+	if got := timerProp(now, "LastTriggerUSec"); got == 0 || got > uint64(sp.ExecMainStartTimestamp.UnixMicro()) {
+		t.Errorf("LastTriggerUSec = %d; want the trigger's time, before its service's start %d", got, sp.ExecMainStartTimestamp.UnixMicro())
 	}
 
 	if _, _, _, err := timer("timernone", sdbus.PropRaw("TimersMonotonic", []mono{})); !errors.Is(err, sdbus.ErrBadUnitSetting) {
