@@ -351,7 +351,7 @@ func sandboxBackends(t *testing.T) (*Backend, func() (*Backend, func(), error)) 
 // the first, as rapid does).
 func TestDifferentialEdges(t *testing.T) {
 	real, fake := sandboxBackends(t)
-	runEdges(t, real, fake, append(edgeSequences(propsFor(real.Major()), real.Major()), fileEdgeSequences()...))
+	runEdges(t, real, fake, append(edgeSequences(propsFor(real.Major()), real.Major()), fileEdgeSequences(real.Major())...))
 }
 
 // runEdges runs independent short sequences on real and on fakes of
@@ -437,30 +437,50 @@ func edgeSteps(seq []Op) string {
 	return b.String()
 }
 
-// fileEdgeSequences are TestDifferentialEdges' unit files: for each type
-// and each value of each directive of the grammar, a file with that line
-// (after the line the type needs, unless it is that directive) written
-// to the runtime directory, loaded and started.
-func fileEdgeSequences() [][]Op {
+// fileEdgeSequences are TestDifferentialEdges' unit files on release
+// major: for each type and each value of each directive of its section,
+// and for a service and one other type each value of each [Unit]
+// directive, a file with that line (after the line the type needs, unless
+// it is that directive) written to the runtime directory, loaded and
+// started. The other type turns with the value and major: the releases
+// played, 5 apart, take four of the five in turn (the [Unit] directives
+// on every type took two thirds of the edges' steps).
+func fileEdgeSequences(major int) [][]Op {
 	var seqs [][]Op
+	other := 0 // the types but a service so far
 	for i, k := range pool {
 		if i > 0 && pool[i-1] == k {
 			continue // one unit of each type
 		}
 		own := kindDirectives[k]
-		for _, d := range append(append([]directiveSpec{}, own...), unitDirectives...) {
-			for _, v := range d.values {
-				var lines []Directive
-				if len(own) > 0 && own[0].key != d.key && k != kTarget {
-					lines = append(lines, Directive{own[0].section, own[0].key, own[0].values[0]})
-				}
-				lines = append(lines, Directive{d.section, d.key, v})
-				seqs = append(seqs, []Op{
-					{Kind: OpWriteFile, Unit: i, Dir: InRuntime, Lines: lines},
-					{Kind: OpLoad, Unit: i},
-					{Kind: OpStart, Unit: i, Mode: "replace"},
-				})
+		add := func(d directiveSpec, v string) {
+			var lines []Directive
+			if len(own) > 0 && own[0].key != d.key && k != kTarget {
+				lines = append(lines, Directive{own[0].section, own[0].key, own[0].values[0]})
 			}
+			lines = append(lines, Directive{d.section, d.key, v})
+			seqs = append(seqs, []Op{
+				{Kind: OpWriteFile, Unit: i, Dir: InRuntime, Lines: lines},
+				{Kind: OpLoad, Unit: i},
+				{Kind: OpStart, Unit: i, Mode: "replace"},
+			})
+		}
+		for _, d := range own {
+			for _, v := range d.values {
+				add(d, v)
+			}
+		}
+		n := 0 // the [Unit] values so far
+		for _, d := range unitDirectives {
+			for _, v := range d.values {
+				if k == kService || (n+major/5)%5 == other%5 {
+					add(d, v)
+				}
+				n++
+			}
+		}
+		if k != kService {
+			other++
 		}
 	}
 	return seqs
