@@ -21,7 +21,11 @@ const (
 	jobNop          jobType = "nop"
 )
 
-// job is a queued or running job.
+// job is a queued or running job. It is waiting until the run queue
+// comes to it and nothing holds it back (ready, ordering.go), then
+// running until it finishes (finishJobLocked: JobRemoved, once). A
+// restart job goes from running back to waiting once, as a start job,
+// when its stop half ran (runLocked: restarted).
 type job struct {
 	id     uint32
 	typ    jobType
