@@ -249,10 +249,11 @@ func monotonicValues(u *unit) ([]timerSpec, bool) {
 // trigger if later (OnUnitActiveSec=, OnUnitInactiveSec=). False: the
 // value is disabled, its base never was (the unit never ran), or it is a
 // one-time value (OnActiveSec=, OnBootSec=, OnStartupSec=) due before now
-// while the timer has a last trigger, which disables it (v.disabled)
-// until the values are read again (a daemon-reload or re-execution) or,
-// for OnActiveSec=, the timer starts again (timerStartLocked). A disabled
-// value's next elapse is not computed again (0: the caller keeps the last).
+// while the timer has a last trigger, which disables it (u.timerDisabled,
+// systemd's v->disabled) until the values are read again (a daemon-reload
+// or re-execution) or, for OnActiveSec=, the timer starts again
+// (startUnitLocked). A disabled value's next elapse is not computed again
+// (0: the caller keeps the last).
 func (m *manager) nextElapseLocked(u *unit, v timerSpec, now uint64, coldplug bool) (uint64, bool) {
 	if u.timerDisabled[v] {
 		return 0, false
