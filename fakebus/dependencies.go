@@ -18,7 +18,8 @@ package fakebus
 // or one of its parents, and Requires= it when the mount has a unit file,
 // as systemd's unit_add_mount_dependencies, which unit_load runs with the
 // slice's); After=systemd-journald.socket
-// of a unit whose commands log to the journal (exec context, below); and
+// of a unit whose commands log to the journal (exec context, below);
+// Requires= and After=dbus.socket of a D-Bus service (busService); and
 // with DefaultDependencies=yes the default dependencies of its type
 // (defaultDepsLocked, below), as systemd 247 to 262 add them for the system
 // manager in a container (the sandbox's: devices unsupported, swaps
@@ -106,6 +107,9 @@ func (m *manager) ownDepsLocked(u *unit, name string) []string {
 	if name == "After" && logsToJournal(u) {
 		add("systemd-journald.socket")
 	}
+	if (name == "Requires" || name == "After") && busService(u) {
+		add("dbus.socket")
+	}
 	if name == "After" && u.kind == "swap" && !strings.HasPrefix(u.where(), "/dev/") {
 		// A swap file may need a writable file system (systemd's
 		// swap_add_device_dependencies); a device's swap would be
@@ -139,6 +143,21 @@ func (m *manager) wantsOomdLocked(u *unit) bool {
 	}
 	return !m.behaves(sdversions.OomdNeedsMemoryController) &&
 		(u.str("ManagedOOMSwap") == "kill" || u.str("ManagedOOMMemoryPressure") == "kill")
+}
+
+// busService reports whether u is a D-Bus service, which systemd's
+// service_setup_bus_name makes require and be ordered after dbus.socket
+// (UNIT_DEPENDENCY_FILE: whatever DefaultDependencies= says): a service
+// of Type=dbus, set or figured from BusName= (serviceType), with a bus
+// name (247 adds them to any Type=dbus service, but its PID 1 aborts on
+// one without BusName=). service_add_extras adds them before
+// service_verify, so a service that verification refuses (bad-setting)
+// has them too, one whose file failed to load has not (measured on 252
+// and 262 by the differential tester, seeds 202392 and 231288 of long
+// runs).
+func busService(u *unit) bool {
+	return u.kind == "service" && (u.load == "loaded" || u.load == "bad-setting" && !u.unparsed) &&
+		u.str("BusName") != "" && serviceType(u) == string(sdbus.ServiceDBus)
 }
 
 // logsToJournal reports whether u's commands log to the journal, for

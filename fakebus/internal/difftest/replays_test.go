@@ -1924,6 +1924,17 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
 	}},
+	// A Type=dbus service with a bus name requires and is ordered after
+	// dbus.socket, whatever DefaultDependencies= says; a service of
+	// another type with BusName= is not (the fake added neither: 252 seed
+	// 202392 and 262 seed 231288 of long runs, where the recorded After=
+	// showed it).
+	{"D-Bus service after dbus.socket", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}, {"After", []string{"basic.target"}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}, {"DefaultDependencies", false}, {"Requires", []string{"basic.target"}}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "simple"}, {"BusName", "org.example.Y"}, {"After", []string{"basic.target"}}, {"Requires", []string{"basic.target"}}}},
+	}},
 	// A unit loaded with no file, a slice started or a Wants= target
 	// (loaded as not-found while its wanting unit is), has no job and
 	// no fragment: StartTransientUnit makes it the transient unit (the
