@@ -93,6 +93,13 @@ func (m *manager) startServiceLocked(u *unit, j *job) {
 		// afresh (service_start's flush_n_restarts).
 		u.restart.count, u.restart.flush = 0, false
 	}
+	// A Type=idle service is active from its first start state on
+	// (idleStarting): its start job is done then.
+	idleDone := func() {
+		if u.isActive() {
+			m.finishJobLocked(j, "done")
+		}
+	}
 	failed := func(code int32) {
 		m.runCommandsLocked(u, "ExecStopPost")
 		if code == cldExited {
@@ -108,6 +115,7 @@ func (m *manager) startServiceLocked(u *unit, j *job) {
 			return
 		}
 		m.setStateLocked(u, "activating", "start-pre")
+		idleDone()
 		m.runControlLocked(u, "ExecStartPre", func(code, status int32) {
 			if code != cldExited || status != 0 {
 				failed(code)
@@ -121,6 +129,7 @@ func (m *manager) startServiceLocked(u *unit, j *job) {
 		return
 	}
 	m.setStateLocked(u, "activating", "condition")
+	idleDone()
 	m.runControlLocked(u, "ExecCondition", func(code, status int32) {
 		switch {
 		case code == cldExited && status == 0:
@@ -215,7 +224,7 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 	m.spawnLocked(u, p, nil)
 	// The main process may have ended already (the unit failed, or
 	// waits to restart).
-	starting := u.active == "activating" && u.sub != "auto-restart"
+	starting := (u.active == "activating" || u.active == "active" && idleStarting(u, u.sub)) && u.sub != "auto-restart"
 	if starting && u.proc != nil && m.waitsForReadinessLocked(u, j) {
 		return
 	}

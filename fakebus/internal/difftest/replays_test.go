@@ -1924,6 +1924,25 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
 	}},
+	// A Type=idle service reads active from its ExecCondition= on
+	// (systemd's state_translation_table_idle): its start job is done
+	// then, so an ExecCondition= that skips the start ends no job (247
+	// seeds 210506 and 211978 of a long run: the fake's job ended
+	// skipped), and a stop or kill in the start's commands kills them.
+	// The fake read activating/condition with the job running.
+	{"Type=idle is active from its condition on", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "idle"}, {"ExecCondition", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "idle"}, {"ExecCondition", Command(3)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "idle"}, {"ExecCondition", Command(1)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "all", Signal: 15},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "idle"}, {"ExecStartPre", Command(2)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "idle"}, {"ExecCondition", Command(0)}, {"RestartUSec", uint64(1000)}, {"Restart", "always"}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
 	// A Type=dbus service with a bus name requires and is ordered after
 	// dbus.socket, whatever DefaultDependencies= says; a service of
 	// another type with BusName= is not (the fake added neither: 252 seed
