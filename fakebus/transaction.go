@@ -289,17 +289,29 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 	}
 	if old := u.job; old != nil {
 		// A restart merges into a start job of a unit not yet active:
-		// the caller gets the start job, running on (measured on
-		// 247-262 by the differential tester, in replace and fail
-		// mode).
+		// the caller gets the start job (measured on 247-262 by the
+		// differential tester, in replace and fail mode). A waiting
+		// one stays a start: the restart's stop half of a unit that
+		// is not running would do nothing.
 		if old.typ == typ || typ == jobRestart && old.typ == jobStart && !u.isActive() {
-			if typ == jobRestart && old.typ == jobStart && u.sub == "auto-restart" && old.state == "waiting" {
+			switch {
+			case typ == jobRestart && old.typ == jobStart && u.sub == "auto-restart" && old.state == "waiting":
 				// A start job waiting for the service's restart
 				// (restart.go) becomes the restart, and runs (measured
 				// on 247 and 252 by the differential tester: replay
 				// "restart").
 				old.typ = jobRestart
 				u.restart.due = true
+				m.maybeRunLocked(old)
+			case typ == jobRestart && old.typ == jobStart && old.state == "running":
+				// A running start is not safe to merge into: systemd's
+				// job_install makes it the restart and runs it again
+				// ("Merged into running job, re-running"): its stop
+				// half kills the start's commands, and the start runs
+				// them anew (measured on 252 and 262 by the
+				// differential tester, 262 seeds 230184 and 231380 of
+				// long runs: a command's record read after a reload).
+				old.typ, old.state, old.started = jobRestart, "waiting", false
 				m.maybeRunLocked(old)
 			}
 			if mode == sdbus.ModeIgnoreDependencies && !old.ignoreOrder {

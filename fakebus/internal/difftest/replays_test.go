@@ -1924,6 +1924,23 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
 	}},
+	// A restart merged into a running start job makes it the restart and
+	// runs it again (job_install: "Merged into running job,
+	// re-running"): the start's command is killed and runs anew, as its
+	// record shows once a reload made it read 0 (262 seeds 230184 and
+	// 231380 of long runs: the fake's start ran on). In fail mode too.
+	{"restart merged into a running start", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecCondition", Command(0)}, {"ExecStopPost", Command(1)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 1, Mode: "fail"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "oneshot"}, {"ExecStopPost", Command(2)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+	}},
 	// A Type=idle service reads active from its ExecCondition= on
 	// (systemd's state_translation_table_idle): its start job is done
 	// then, so an ExecCondition= that skips the start ends no job (247
