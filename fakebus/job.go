@@ -224,8 +224,10 @@ func (m *manager) runLocked(j *job) {
 	case jobRestart:
 		if u.restart.due {
 			// A service's own restart after its hold-off: its stop half
-			// only ends the wait (restart.go), so it starts at once.
+			// only ends the wait (restart.go), so it starts at once, a
+			// start job from then on.
 			m.stopUnitLocked(u)
+			j.typ, j.restarted = jobStart, true
 			m.startUnitLocked(j)
 			return
 		}

@@ -159,36 +159,22 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 	}
 	if !ignored && !strings.HasPrefix(whom, "control") {
 		switch {
-		case u.kind == "service" && hasMain:
+		case u.kind == "service" && u.proc != nil: // (a failing control process may have ended it)
 			u.proc.ended = true
 			u.proc = nil
 			u.mainEnded(cldKilled, sig)
-			if !u.cleanExit(cldKilled, sig) {
-				// It stops failed: ExecStopPost= runs, ExecStop= does
-				// not (service_enter_running's signal path; 257 seed
-				// 180184 and 262 seed 190598 of a long run).
-				m.runCommandsLocked(u, "ExecStopPost")
-				m.failLocked(u, "signal")
-				if j := u.job; j != nil && j.typ == jobStart {
-					m.finishJobLocked(j, "failed")
+			if c := u.control; c != nil && c.name == "ExecStartPost" {
+				// systemd waits for the running ExecStartPost= before it
+				// handles the end (service_sigchld_event in START_POST;
+				// measured on 252): startPostLocked goes on from here
+				// once they ended. A failure is the result at once.
+				if !u.cleanExit(cldKilled, sig) {
+					u.result = "signal"
 				}
+				u.afterPost = func() { m.mainKilledLocked(u, sig, nil) }
 				break
 			}
-			// SIGHUP, SIGINT, SIGPIPE and SIGTERM are a clean exit for
-			// a service but a oneshot one, and so is a signal of its
-			// SuccessExitStatus= (is_clean_exit; exitstatus.go): it ends
-			// as if its main process had exited 0 (measured for SIGHUP
-			// on 247-262 by the differential tester).
-			result := "done"
-			switch {
-			case u.boolProp("RemainAfterExit", false):
-				m.setStateLocked(u, "active", "exited")
-			case !m.stopAfterMainLocked(u): // ExecStop=, ExecStopPost=, as after exit 0
-				result = "failed"
-			}
-			if j := u.job; j != nil && j.typ == jobStart {
-				m.finishJobLocked(j, result)
-			}
+			m.mainKilledLocked(u, sig, u.job)
 		case u.kind == "scope" && u.isActive() && whom == "all":
 			m.forgetScopeProcessesLocked(u)
 			m.deactivateLocked(u)
@@ -198,6 +184,37 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 		m.endLeftLocked(u) // what its stops left runs in its control group
 	}
 	return []any{}, nil
+}
+
+// mainKilledLocked is what follows the end of service u's main process
+// by signal sig (KillUnit); j, if a start job, ends with it.
+func (m *manager) mainKilledLocked(u *unit, sig int32, j *job) {
+	if !u.cleanExit(cldKilled, sig) {
+		// It stops failed: ExecStopPost= runs, ExecStop= does
+		// not (service_enter_running's signal path; 257 seed
+		// 180184 and 262 seed 190598 of a long run).
+		m.runCommandsLocked(u, "ExecStopPost")
+		m.failLocked(u, "signal")
+		if j != nil && j.typ == jobStart {
+			m.finishJobLocked(j, "failed")
+		}
+		return
+	}
+	// SIGHUP, SIGINT, SIGPIPE and SIGTERM are a clean exit for
+	// a service but a oneshot one, and so is a signal of its
+	// SuccessExitStatus= (is_clean_exit; exitstatus.go): it ends
+	// as if its main process had exited 0 (measured for SIGHUP
+	// on 247-262 by the differential tester).
+	result := "done"
+	switch {
+	case u.boolProp("RemainAfterExit", false):
+		m.setStateLocked(u, "active", "exited")
+	case !m.stopAfterMainLocked(u): // ExecStop=, ExecStopPost=, as after exit 0
+		result = "failed"
+	}
+	if j != nil && j.typ == jobStart {
+		m.finishJobLocked(j, result)
+	}
 }
 
 // killSubgroupLocked is KillUnitSubgroup. A signal to the unit's own

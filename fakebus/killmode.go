@@ -57,6 +57,7 @@ func (m *manager) killForStopLocked(u *unit) {
 		u.leftPIDs = len(u.pids) > 0
 		return
 	}
+	u.afterPost = nil // a main process's end that waited for ExecStartPost=: the stop's now
 	if c := u.control; c != nil {
 		u.control = nil // its timer does nothing
 		switch {

@@ -87,7 +87,7 @@ func (m *manager) startServiceLocked(u *unit, j *job) {
 	// (service_start; measured on 247-262 by the differential tester:
 	// ExecStopPost='s run of the stop before reads 0 again, and so does
 	// ExecMainCode of a oneshot service without ExecStart=).
-	u.runs, u.exec = nil, execMain{}
+	u.runs, u.exec, u.afterPost = nil, execMain{}, nil
 	if u.restart.flush {
 		// It ended without restarting last time: NRestarts counts
 		// afresh (service_start's flush_n_restarts).
@@ -162,22 +162,27 @@ func (m *manager) startSkippedLocked(u *unit, j *job) {
 func (m *manager) startMainLocked(u *unit, j *job) {
 	p, _ := m.command(u, 0)
 	m.setStateLocked(u, "activating", "start")
+	if u.isActive() {
+		m.finishJobLocked(j, "done") // Type=idle (idleStarting)
+	}
 	typ := serviceType(u)
 	switch {
 	case typ == string(sdbus.ServiceOneshot) && len(u.commands("ExecStart")) == 0:
 		// No main process at all (badService lets only a oneshot
 		// service with RemainAfterExit=yes have no ExecStart=):
 		// ExecMain* stay as the start reset them.
-		result := "done"
-		switch {
-		case !m.startPostLocked(u):
-			result = "failed"
-		case u.boolProp("RemainAfterExit", false):
-			m.setStateLocked(u, "active", "exited")
-		default:
-			m.deactivateLocked(u)
-		}
-		m.finishJobLocked(j, result)
+		m.startPostLocked(u, func(ok bool) {
+			result := "done"
+			switch {
+			case !ok:
+				result = "failed"
+			case u.boolProp("RemainAfterExit", false):
+				m.setStateLocked(u, "active", "exited")
+			default:
+				m.deactivateLocked(u)
+			}
+			m.finishJobLocked(j, result)
+		})
 		return
 	case typ == string(sdbus.ServiceOneshot):
 		m.spawnLocked(u, p, j)
@@ -205,13 +210,19 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 		// job ended done: known difference start-post-race). An idle
 		// service's main process is started after its job ended.
 		m.spawnLocked(u, p, nil) // its end comes at the next turn
-		if m.startPostLocked(u) {
-			u.proc.ended, u.proc = true, nil
-			u.mainEnded(cldExited, int32(p.exit))
-			m.runCommandsLocked(u, "ExecStopPost")
-			m.failLocked(u, "exit-code")
-		}
-		m.finishJobLocked(j, "failed")
+		proc := u.proc
+		m.startPostLocked(u, func(ok bool) {
+			switch {
+			case ok && u.proc == proc && !proc.ended:
+				proc.ended, u.proc = true, nil
+				u.mainEnded(cldExited, int32(p.exit))
+				m.runCommandsLocked(u, "ExecStopPost")
+				m.failLocked(u, "exit-code")
+			case ok:
+				m.afterPostLocked(u) // it ended while they ran
+			}
+			m.finishJobLocked(j, "failed")
+		})
 		return
 	}
 	if waitsForReady(typ) && p.runFor == 0 {
@@ -228,14 +239,41 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 	if starting && u.proc != nil && m.waitsForReadinessLocked(u, j) {
 		return
 	}
-	if starting && u.proc != nil && !m.startPostLocked(u) {
-		m.finishJobLocked(j, "failed")
+	if starting && u.proc != nil {
+		m.startPostLocked(u, func(ok bool) {
+			switch {
+			case !ok:
+				m.finishJobLocked(j, "failed")
+				return
+			case u.afterPost != nil:
+				// The main process ended while ExecStartPost= ran: the
+				// service goes on from its end now, and the start job
+				// ends with the unit.
+				m.afterPostLocked(u)
+				if u.active == "failed" {
+					m.finishJobLocked(j, "failed")
+					return
+				}
+			default:
+				m.setStateLocked(u, "active", "running")
+			}
+			m.finishJobLocked(j, "done")
+		})
 		return
 	}
 	if starting {
 		m.setStateLocked(u, "active", "running")
 	}
 	m.finishJobLocked(j, "done")
+}
+
+// afterPostLocked goes on with the end of u's main process that came
+// while its ExecStartPost= commands ran, if one did.
+func (m *manager) afterPostLocked(u *unit) {
+	if f := u.afterPost; f != nil {
+		u.afterPost = nil
+		f()
+	}
 }
 
 // control is a service's running control process: the commands of one
@@ -372,50 +410,18 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 			m.spawnLocked(u, next, startJob)
 			return
 		}
-		// The unit changes state first; its start job ends with it. A
-		// service that ends stops as if stopped: ExecStop= after a
-		// success, ExecStopPost= in any case, and either failing fails
-		// it (measured on 247-262 by the differential tester).
-		// One that ends before it got ready (its start job still
-		// waits) stops at once: a notify service fails (Result
-		// protocol), a dbus one without its name ends (measured on
-		// 247-262 by the differential tester).
-		result := "done"
-		switch {
-		case failed:
-			m.runCommandsLocked(u, "ExecStopPost")
-			m.failLocked(u, "exit-code")
-			result = "failed"
-		case startJob != nil && waitsForReady(serviceType(u)):
-			// A dbus one goes on as a service whose program ended:
-			// ExecStop= first (service_enter_running, then
-			// service_enter_stop; measured on 252 by the differential
-			// tester, 252 seed 55004: an ExecStop= that fails fails it).
-			isDBus := serviceType(u) == string(sdbus.ServiceDBus)
-			stopped := !isDBus || m.runCommandsLocked(u, "ExecStop")
-			stopped = m.runCommandsLocked(u, "ExecStopPost") && stopped
-			switch {
-			case !isDBus:
-				m.failLocked(u, "protocol")
-				result = "failed"
-			case !stopped:
-				m.failLocked(u, "exit-code")
-				result = "failed"
-			default:
-				m.deactivateLocked(u)
+		if c := u.control; c != nil && c.name == "ExecStartPost" && startJob == nil {
+			// systemd waits for the running ExecStartPost= before it
+			// handles the end (service_sigchld_event in START_POST):
+			// startPostLocked goes on from here once they ended. A
+			// failure is the unit's result at once (measured on 252).
+			if failed {
+				u.result = "exit-code"
 			}
-		case startJob != nil && !m.startPostLocked(u):
-			result = "failed"
-		case u.boolProp("RemainAfterExit", false):
-			m.setStateLocked(u, "active", "exited")
-		default:
-			if !m.stopAfterMainLocked(u) {
-				result = "failed"
-			}
+			u.afterPost = func() { m.mainEndSettleLocked(u, failed, nil) }
+			return
 		}
-		if startJob != nil && !startJob.finished {
-			m.finishJobLocked(startJob, result)
-		}
+		m.mainEndSettleLocked(u, failed, startJob)
 	}
 	switch {
 	case proc.runFor < 0:
@@ -429,6 +435,70 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		exited()
 	default:
 		m.afterLocked(proc.runFor, exited)
+	}
+}
+
+// mainEndSettleLocked is what follows the end of service u's main
+// process (failed: not a clean exit): the unit changes state first;
+// startJob, a oneshot service's start job or a start job waiting for
+// readiness, ends with it. A service that ends stops as if stopped:
+// ExecStop= after a success, ExecStopPost= in any case, and either
+// failing fails it (measured on 247-262 by the differential tester).
+// One that ends before it got ready (its start job still waits) stops at
+// once: a notify service fails (Result protocol), a dbus one without its
+// name ends (measured on 247-262 by the differential tester).
+func (m *manager) mainEndSettleLocked(u *unit, failed bool, startJob *job) {
+	finish := func(result string) {
+		if startJob != nil && !startJob.finished {
+			m.finishJobLocked(startJob, result)
+		}
+	}
+	// ended goes on once ExecStartPost= (of a oneshot service, which
+	// runs them after its main process) succeeded.
+	ended := func() {
+		switch {
+		case u.boolProp("RemainAfterExit", false):
+			m.setStateLocked(u, "active", "exited")
+		case !m.stopAfterMainLocked(u):
+			finish("failed")
+			return
+		}
+		finish("done")
+	}
+	switch {
+	case failed:
+		m.runCommandsLocked(u, "ExecStopPost")
+		m.failLocked(u, "exit-code")
+		finish("failed")
+	case startJob != nil && waitsForReady(serviceType(u)):
+		// A dbus one goes on as a service whose program ended:
+		// ExecStop= first (service_enter_running, then
+		// service_enter_stop; measured on 252 by the differential
+		// tester, 252 seed 55004: an ExecStop= that fails fails it).
+		isDBus := serviceType(u) == string(sdbus.ServiceDBus)
+		stopped := !isDBus || m.runCommandsLocked(u, "ExecStop")
+		stopped = m.runCommandsLocked(u, "ExecStopPost") && stopped
+		switch {
+		case !isDBus:
+			m.failLocked(u, "protocol")
+			finish("failed")
+		case !stopped:
+			m.failLocked(u, "exit-code")
+			finish("failed")
+		default:
+			m.deactivateLocked(u)
+			finish("done")
+		}
+	case startJob != nil:
+		m.startPostLocked(u, func(ok bool) {
+			if !ok {
+				finish("failed")
+				return
+			}
+			ended()
+		})
+	default:
+		ended()
 	}
 }
 
@@ -454,22 +524,35 @@ func waitsForReady(typ string) bool {
 	return typ == string(sdbus.ServiceNotify) || typ == string(sdbus.ServiceNotifyReload) || typ == string(sdbus.ServiceDBus)
 }
 
-// startPostLocked runs u's ExecStartPost commands once its main process
-// runs (for a oneshot service: once it exited successfully); when one
-// fails, the main process is killed and u fails (exit-code). It reports
-// whether they succeeded.
-func (m *manager) startPostLocked(u *unit) bool {
+// startPostLocked runs u's ExecStartPost= commands once its main
+// process runs (for a oneshot service: once it exited successfully), as
+// its control process (activating/start-post, the start job running on),
+// and calls done with whether they succeeded: at once for commands that
+// end at once, else when the last ends. When one fails (or KillUnit
+// kills it), the main process is killed and u fails (exit-code) before
+// done. A stop meanwhile kills them, and done is never called: the stop
+// ends the start job.
+func (m *manager) startPostLocked(u *unit, done func(ok bool)) {
 	if len(u.commands("ExecStartPost")) == 0 {
-		return true
+		done(true)
+		return
 	}
 	m.setStateLocked(u, "activating", "start-post")
-	if m.runCommandsLocked(u, "ExecStartPost") {
-		return true
-	}
-	m.killForStopLocked(u)
-	m.runCommandsLocked(u, "ExecStopPost")
-	m.failLocked(u, "exit-code")
-	return false
+	m.runControlLocked(u, "ExecStartPost", func(code, status int32) {
+		if code == cldExited && status == 0 {
+			done(true)
+			return
+		}
+		u.afterPost = nil // the main process's end is the failure's now
+		m.killForStopLocked(u)
+		m.runCommandsLocked(u, "ExecStopPost")
+		if code == cldExited {
+			m.failLocked(u, "exit-code")
+		} else {
+			m.failLocked(u, "signal") // killed (KillUnit)
+		}
+		done(false)
+	})
 }
 
 // waitsForReadinessLocked handles a Type=notify, notify-reload, forking or

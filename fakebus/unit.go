@@ -46,8 +46,12 @@ type unit struct {
 	job            *job
 	proc           *process
 	left           []*leftover // processes its stops left running (killmode.go)
-	control        *control    // the running ExecStartPre= commands (service.go)
-	exec           execMain    // the main process's last run (service.go)
+	control        *control    // the running control commands: ExecCondition=, ExecStartPre=, ExecStartPost= (service.go)
+	// afterPost is the rest of the main process's end, which came while
+	// ExecStartPost= ran: systemd handles it once they ended (spawnLocked,
+	// startPostLocked).
+	afterPost func()
+	exec      execMain // the main process's last run (service.go)
 	// execShown: ExecStart='s record shows exec (its times, PID and
 	// status) — until a daemon-reload, which makes systemd's command
 	// records anew while ExecMain* keep the run (measured on 252), and
@@ -969,7 +973,14 @@ func (m *manager) stopUnitLocked(u *unit) {
 		// failed already, whatever it does (measured on 247-262 by the
 		// differential tester).
 		m.runCommandsLocked(u, "ExecStopPost")
-		m.failLocked(u, "signal")
+		result := "signal"
+		if u.result != "" && u.result != "success" {
+			// A failure the start saw first stays its result
+			// (service_enter_signal): a main process that failed
+			// while ExecStartPost= ran (measured on 252).
+			result = u.result
+		}
+		m.failLocked(u, result)
 		return
 	}
 	if stopFailed {

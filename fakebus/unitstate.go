@@ -124,7 +124,7 @@ func (m *manager) setUnitStateLocked(name string, st UnitState, caller uint32) e
 	}
 	// A start's control process (ExecStartPre=, left running by a
 	// canceled start job) is killed: its end would start the unit.
-	u.control = nil
+	u.control, u.afterPost = nil, nil
 	switch st.ActiveState {
 	case "active":
 		m.putActiveLocked(u, sub, st, caller)

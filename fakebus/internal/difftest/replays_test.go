@@ -1924,6 +1924,35 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
 	}},
+	// ExecStartPost= commands take their time (activating/start-post, the
+	// start job running): a stop kills them (failed, signal), KillUnit of
+	// the control process fails the start; a main process that ends
+	// meanwhile is handled once they ended, its failure the result at
+	// once; a restart merged into the start runs it again, and a
+	// service's own restart after a failed ExecStartPost= is a start job
+	// again (the fake ran them at once).
+	{"ExecStartPost= that takes time", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPost", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStartPost", Command(0)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 15},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "ResetFailedUnit", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "oneshot"}, {"RemainAfterExit", true}, {"ExecStartPost", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"ExecStartPost", Command(0)}, {"ExecStopPost", Command(1)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "ResetFailedUnit", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPost", Command(0)}}},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 15},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 9},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStartPost", Command(0)}, {"Restart", "always"}, {"RestartUSec", uint64(1000)}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 1},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "idle"}, {"ExecStartPost", Command(0)}}},
+	}},
 	// A restart merged into a running start job makes it the restart and
 	// runs it again (job_install: "Merged into running job,
 	// re-running"): the start's command is killed and runs anew, as its
