@@ -72,7 +72,7 @@ func (m *manager) killForStopLocked(u *unit) {
 		switch {
 		case kills:
 			p.ended = true
-			u.mainEnded(cldKilled, 15) // SIGTERM
+			u.mainEnded(cldKilled, killSignal(u))
 		case p.pid != 0:
 			var ends time.Time
 			if p.runFor >= 0 {

@@ -293,9 +293,19 @@ type control struct {
 }
 
 // killLocked records that u's control process c was killed by a stop
-// (SIGTERM), as its command's run shows (measured on 247-262 by the
-// differential tester: ExecStartPre='s "sleep 1000" reads 2/15).
-func (c *control) killLocked(u *unit) { c.endedLocked(u, cldKilled, 15) }
+// (its KillSignal=, SIGTERM unless set), as its command's run shows
+// (measured on 247-262 by the differential tester: ExecStartPre='s
+// "sleep 1000" reads 2/15).
+func (c *control) killLocked(u *unit) { c.endedLocked(u, cldKilled, killSignal(u)) }
+
+// killSignal is the signal a stop of u sends its processes first
+// (KillSignal=).
+func killSignal(u *unit) int32 {
+	if n, ok := u.props["KillSignal"].Value().(int32); ok {
+		return n
+	}
+	return 15 // SIGTERM
+}
 
 // endedLocked records the end of c's running command in its run. A
 // daemon-reload while it ran made the run's record anew: only the end

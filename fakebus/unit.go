@@ -954,14 +954,20 @@ func (m *manager) stopUnitLocked(u *unit) {
 	defer func() { u.restart.stopping = false }()
 	killedStart := u.kind == "service" && (u.active == "activating" || u.isActive() && idleStarting(u, u.sub)) && !stopKillsNothing(u) &&
 		(u.control != nil || u.proc != nil && serviceType(u) == string(sdbus.ServiceOneshot))
-	stopFailed := false
+	// A main process that its KillSignal= ends not cleanly (SIGKILL,
+	// SIGUSR1, ...: is_clean_exit) fails the unit, Result signal
+	// (measured on 257 by the differential tester, 257 seed 261380 of
+	// a long run, and on 247, 252 and 262).
+	killedMain := u.kind == "service" && u.proc != nil && !stopKillsNothing(u) && !u.cleanExit(cldKilled, killSignal(u))
+	stopFailed, execStopFailed := false, false
 	if u.kind == "service" && !killedStart {
 		// ExecStop= runs before the remaining processes are killed,
 		// ExecStopPost= after; a failure of either fails the unit.
 		if u.isActive() && len(u.commands("ExecStop")) > 0 {
 			m.setStateLocked(u, "deactivating", "stop")
-			stopFailed = !m.runCommandsLocked(u, "ExecStop")
+			execStopFailed = !m.runCommandsLocked(u, "ExecStop")
 		}
+		stopFailed = execStopFailed
 		if len(u.commands("ExecStopPost")) > 0 {
 			stopFailed = !m.runCommandsLocked(u, "ExecStopPost") || stopFailed
 		}
@@ -983,7 +989,13 @@ func (m *manager) stopUnitLocked(u *unit) {
 		m.failLocked(u, result)
 		return
 	}
-	if stopFailed {
+	switch {
+	case killedMain && !execStopFailed:
+		// The main process's end comes before ExecStopPost='s, and the
+		// first failure is the result.
+		m.failLocked(u, "signal")
+		return
+	case stopFailed:
 		m.failLocked(u, "exit-code")
 		return
 	}

@@ -1924,6 +1924,47 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
 	}},
+	// A stop kills the main process with KillSignal=: one that does not
+	// end it cleanly (SIGKILL, a realtime signal) fails the unit, Result
+	// signal, unless a failed ExecStop= came first; SIGHUP is clean (257
+	// seed 261380 of a long run: the fake killed with SIGTERM whatever
+	// KillSignal= said, and the unit ended inactive).
+	{"KillSignal= at a stop", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"KillSignal", int32(9)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"KillSignal", int32(1)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"KillSignal", int32(64)}, {"ExecStopPost", Command(2)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"KillSignal", int32(9)}, {"ExecStop", Command(2)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "ResetFailedUnit", Unit: 1},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"KillSignal", int32(9)}, {"ExecStartPre", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"KillSignal", int32(9)}, {"KillMode", "mixed"}, {"Restart", "always"}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
+	// Delegate= and DelegateControllers= are taken by a unit being made
+	// only: SetUnitProperties finds them read-only, a slice's and a
+	// socket's too (247 seed 241058 of a long run: the fake answered a
+	// slice's InvalidArgs). A delegating service or scope's OOMPolicy=
+	// is continue unless set (252 seed 250506: the fake read stop).
+	{"Delegate= of a live unit; OOMPolicy= of a delegating one", []Op{
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "x"}}},
+		{Kind: "SetUnitProperties", Unit: 4, Runtime: true, Props: []Prop{{"Delegate", true}}},
+		{Kind: "SetUnitProperties", Unit: 4, Props: []Prop{{"DelegateControllers", []string{"cpu"}}}},
+		{Kind: "SetUnitProperties", Unit: 5, Props: []Prop{{"Delegate", true}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"OOMPolicy", "bogus"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"DelegateControllers", []string{"cpu"}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"OOMPolicy", "bogus"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Delegate", true}}},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}, {"OOMPolicy", "bogus"}}},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}, {"Delegate", true}}},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"Delegate", false}}},
+	}},
 	// ExecStartPost= commands take their time (activating/start-post, the
 	// start job running): a stop kills them (failed, signal), KillUnit of
 	// the control process fails the start; a main process that ends
