@@ -1924,6 +1924,12 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
 	}},
+	// A process named twice in a scope's PIDs= is in it once (257 seed
+	// 261840 of a long run: the fake listed it twice).
+	{"a PID named twice", []Op{
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0, 0}}}},
+		{Kind: "GetUnitProcesses", Unit: 2},
+	}},
 	// A stop kills the main process with KillSignal=: one that does not
 	// end it cleanly (SIGKILL, a realtime signal) fails the unit, Result
 	// signal, unless a failed ExecStop= came first; SIGHUP is clean (257
