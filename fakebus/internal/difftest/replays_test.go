@@ -1924,6 +1924,17 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
 	}},
+	// An auxiliary unit of StartTransientUnit that nothing refers to once
+	// the job is queued is collected: a timer whose drop-in names another
+	// unit in Unit= does not trigger its auxiliary service (252 seed
+	// 251610 of a long run: the fake kept the service loaded, and the
+	// next StartTransientUnit of it was UnitExists).
+	{"auxiliary unit nothing refers to", []Op{
+		{Kind: "WriteUnitFile", Unit: 6, Dir: InDropIn, Lines: []Directive{{"Timer", "OnActiveSec", "1h"}, {"Timer", "Unit", "{u1}"}}},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{}}}, Aux: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnActiveSec", Usec: 3600000000}}}}, Aux: []Prop{{"ExecStart", Command(0)}}},
+	}},
 	// A process named twice in a scope's PIDs= is in it once (257 seed
 	// 261840 of a long run: the fake listed it twice).
 	{"a PID named twice", []Op{
