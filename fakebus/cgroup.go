@@ -258,8 +258,8 @@ type processRow struct {
 // processesLocked lists the processes the fake knows in u: its main
 // process (with its ExecStart= command line), unless the fake plays none
 // (PID 0: startedWithoutProcess), its running control command (an
-// ExecCondition= or ExecStartPre= that takes time: measured on 252 by the
-// differential tester, seeds 59000 and 59002), the processes its stops
+// ExecCondition=, ExecStartPre= or ExecStartPost= that takes time:
+// measured on 252 by the differential tester, seeds 59000 and 59002), the processes its stops
 // left running (killmode.go), and the PIDs it recorded.
 func (m *manager) processesLocked(u *unit) []processRow {
 	rows := []processRow{}
@@ -267,11 +267,7 @@ func (m *manager) processesLocked(u *unit) []processRow {
 		rows = append(rows, processRow{u.cgroup(), l.pid, l.cmdline})
 	}
 	if u.proc != nil && u.proc.pid != 0 {
-		cmd := ""
-		if c, ok := u.mainCommand(u.proc.index); ok {
-			cmd = strings.Join(c.Argv, " ")
-		}
-		rows = append(rows, processRow{u.cgroup(), u.proc.pid, cmd})
+		rows = append(rows, processRow{u.cgroup(), u.proc.pid, strings.Join(u.proc.argv, " ")})
 	}
 	if c := u.control; c != nil && c.pid != 0 && c.running < len(c.cmds) {
 		rows = append(rows, processRow{u.cgroup(), c.pid, strings.Join(c.cmds[c.running].Argv, " ")})

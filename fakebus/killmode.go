@@ -78,8 +78,7 @@ func (m *manager) killForStopLocked(u *unit) {
 			if p.runFor >= 0 {
 				ends = p.started.Add(p.runFor)
 			}
-			cmd, _ := u.mainCommand(p.index)
-			m.leaveLocked(u, p.pid, strings.Join(cmd.Argv, " "), ends)
+			m.leaveLocked(u, p.pid, strings.Join(p.argv, " "), ends)
 		}
 	}
 	if rest {

@@ -369,7 +369,7 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 					} else {
 						c.endedLocked(u, cldExited, int32(exit)) // made anew by a reload
 					}
-					if exit != 0 && !cmds[i].IgnoreFailure {
+					if !u.commandSucceeded(exit) && !cmds[i].IgnoreFailure {
 						u.control = nil
 						done(cldExited, int32(exit))
 						return
@@ -379,7 +379,7 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 				return
 			}
 			m.recordRunLocked(u, name, i, time.Now(), p.exit)
-			if p.exit != 0 && !cmds[i].IgnoreFailure {
+			if !u.commandSucceeded(p.exit) && !cmds[i].IgnoreFailure {
 				u.control = nil
 				done(cldExited, int32(p.exit))
 				return
@@ -396,6 +396,11 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 // command exits: each that succeeds spawns the next.
 func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 	proc := p
+	if proc.argv == nil {
+		if c, ok := u.mainCommand(proc.index); ok {
+			proc.argv = c.Argv // a process SetUnitState made up
+		}
+	}
 	proc.started = time.Now()
 	proc.pid = 1000 + startJobID(startJob, m)
 	u.proc = &proc

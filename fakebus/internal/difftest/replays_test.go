@@ -1924,6 +1924,39 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"BusName", ":1.5"}}},
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"Type", "dbus"}, {"BusName", "org.example.X"}}},
 	}},
+	// A control command's exit status in SuccessExitStatus= is a success
+	// (service_sigchld_event's is_clean_exit for every command): an
+	// ExecCondition= or ExecStartPre= exiting 3 lets the start go on (247
+	// seed 280184 of a long run: the fake skipped or failed it).
+	{"SuccessExitStatus= of control commands", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecCondition", Command(3)}, {"SuccessExitStatus", ExitStatusValue{Status: []int32{3, 0, 3}, Signal: []int32{15}}}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}, {"ExecStartPre", Command(3)}, {"SuccessExitStatus", ExitStatusValue{Status: []int32{3}}}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPost", Command(3)}, {"ExecStop", Command(3)}, {"ExecStopPost", Command(3)}, {"SuccessExitStatus", ExitStatusValue{Status: []int32{3}}}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPost", Command(3)}}},
+	}},
+	// A unit not loaded (not found, masked) has no slice: systemd gives a
+	// unit its default slice as its type loads it (252 seed 290782 of a
+	// long run: a scope's OnSuccess= naming a service that does not
+	// exist; the fake read system.slice).
+	{"Slice of a unit not loaded", []Op{
+		{Kind: "WriteUnitFile", Unit: 3, Dir: InDropIn, Lines: []Directive{{"Unit", "OnSuccess", "{u1}"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Slice", ""}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{0}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Slice", "system.slice"}}},
+		{Kind: "MaskUnitFiles", Unit: 0, Runtime: true},
+		{Kind: "LoadUnit", Unit: 0},
+	}},
+	// A running main process keeps its command line when a reload
+	// changes ExecStart= (257 seed 301196 of a long run: a drop-in that
+	// resets ExecStart=; the fake listed the process with none).
+	{"command line of a process across a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", ""}}},
+		{Kind: "Reload", Unit: 1},
+		{Kind: "GetUnitProcesses", Unit: 1},
+	}},
 	// An auxiliary unit of StartTransientUnit that nothing refers to once
 	// the job is queued is collected: a timer whose drop-in names another
 	// unit in Unit= does not trigger its auxiliary service (252 seed
