@@ -256,11 +256,12 @@ type processRow struct {
 }
 
 // processesLocked lists the processes the fake knows in u: its main
-// process (with its ExecStart= command line), unless the fake plays none
-// (PID 0: startedWithoutProcess), its running control command (an
+// process (with the command line it started with), unless the fake plays
+// none (PID 0: startedWithoutProcess), its running control command (an
 // ExecCondition=, ExecStartPre= or ExecStartPost= that takes time:
-// measured on 252 by the differential tester, seeds 59000 and 59002), the processes its stops
-// left running (killmode.go), and the PIDs it recorded.
+// measured on 252 by the differential tester, seeds 59000 and 59002),
+// the processes its stops left running (killmode.go), and the PIDs it
+// recorded.
 func (m *manager) processesLocked(u *unit) []processRow {
 	rows := []processRow{}
 	for _, l := range u.left {

@@ -47,11 +47,11 @@ type unit struct {
 	proc           *process
 	left           []*leftover // processes its stops left running (killmode.go)
 	control        *control    // the running control commands: ExecCondition=, ExecStartPre=, ExecStartPost= (service.go)
+	exec           execMain    // the main process's last run (service.go)
 	// afterPost is the rest of the main process's end, which came while
 	// ExecStartPost= ran: systemd handles it once they ended (spawnLocked,
 	// startPostLocked).
 	afterPost func()
-	exec      execMain // the main process's last run (service.go)
 	// execShown: ExecStart='s record shows exec (its times, PID and
 	// status) — until a daemon-reload, which makes systemd's command
 	// records anew while ExecMain* keep the run (measured on 252), and
