@@ -203,7 +203,7 @@ func (m *manager) runCommandsLocked(u *unit, name string) bool {
 		p, _ := m.controlProcess(u, c)
 		exit := p.exit
 		m.recordRunLocked(u, name, i, time.Now(), exit)
-		if !u.commandSucceeded(exit) && !c.IgnoreFailure {
+		if !u.cleanExit(cldExited, int32(exit)) && !c.IgnoreFailure {
 			return false
 		}
 	}

@@ -225,21 +225,15 @@ func (u *unit) inExitSet(name string, code, status int32) bool {
 	return false
 }
 
-// commandSucceeded reports whether a control command of service u
-// (ExecCondition=, ExecStartPre=, ExecStop=, ...) that exited with status
-// succeeded: 0, or a status of its SuccessExitStatus=, which systemd's
-// service_sigchld_event applies to every command (EXIT_CLEAN_COMMAND;
-// measured on 247 by the differential tester, 247 seed 280184 of a long
-// run: ExecCondition= and ExecStartPre= exiting 3 with
-// SuccessExitStatus=3 let the start go on).
-func (u *unit) commandSucceeded(status int) bool {
-	return status == 0 || u.inExitSet("SuccessExitStatus", cldExited, int32(status))
-}
-
-// cleanExit reports whether service u's main process ending so is a clean
+// cleanExit reports whether a process of service u ending so is a clean
 // end (is_clean_exit): exit status 0 or one of SuccessExitStatus=; killed
 // by SIGHUP, SIGINT, SIGTERM or SIGPIPE (unless u is oneshot) or by a
-// signal of SuccessExitStatus=.
+// signal of SuccessExitStatus=. systemd's service_sigchld_event applies it
+// to every command, the control commands (ExecCondition=, ExecStartPre=,
+// ExecStop=, ...) as the main process (EXIT_CLEAN_COMMAND; measured on 247
+// by the differential tester, 247 seed 280184 of a long run:
+// ExecCondition= and ExecStartPre= exiting 3 with SuccessExitStatus=3 let
+// the start go on).
 func (u *unit) cleanExit(code, status int32) bool {
 	switch code {
 	case cldExited:

@@ -163,7 +163,7 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 			u.proc.ended = true
 			u.proc = nil
 			u.mainEnded(cldKilled, sig)
-			if c := u.control; c != nil && c.name == "ExecStartPost" {
+			if u.inStartPost() {
 				// systemd waits for the running ExecStartPost= before it
 				// handles the end (service_sigchld_event in START_POST;
 				// measured on 252): startPostLocked goes on from here

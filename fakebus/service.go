@@ -292,6 +292,11 @@ type control struct {
 	done func(code, status int32)
 }
 
+// inStartPost reports whether service u's ExecStartPost= commands run: a
+// main process that ends meanwhile is handled once they ended
+// (u.afterPost; systemd's service_sigchld_event in START_POST).
+func (u *unit) inStartPost() bool { return u.control != nil && u.control.name == "ExecStartPost" }
+
 // killLocked records that u's control process c was killed by a stop
 // (its KillSignal=, SIGTERM unless set), as its command's run shows
 // (measured on 247-262 by the differential tester: ExecStartPre='s
@@ -369,7 +374,7 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 					} else {
 						c.endedLocked(u, cldExited, int32(exit)) // made anew by a reload
 					}
-					if !u.commandSucceeded(exit) && !cmds[i].IgnoreFailure {
+					if !u.cleanExit(cldExited, int32(exit)) && !cmds[i].IgnoreFailure {
 						u.control = nil
 						done(cldExited, int32(exit))
 						return
@@ -379,7 +384,7 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 				return
 			}
 			m.recordRunLocked(u, name, i, time.Now(), p.exit)
-			if !u.commandSucceeded(p.exit) && !cmds[i].IgnoreFailure {
+			if !u.cleanExit(cldExited, int32(p.exit)) && !cmds[i].IgnoreFailure {
 				u.control = nil
 				done(cldExited, int32(p.exit))
 				return
@@ -425,7 +430,7 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 			m.spawnLocked(u, next, startJob)
 			return
 		}
-		if c := u.control; c != nil && c.name == "ExecStartPost" && startJob == nil {
+		if u.inStartPost() && startJob == nil {
 			// systemd waits for the running ExecStartPost= before it
 			// handles the end (service_sigchld_event in START_POST):
 			// startPostLocked goes on from here once they ended. A
