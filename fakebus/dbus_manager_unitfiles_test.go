@@ -143,6 +143,42 @@ func TestUnitFileLinks(t *testing.T) {
 	}
 }
 
+// TestEnableLinkedUnit: a unit linked into one unit directory from a
+// file off the unit path, enabled by name in the other, is linked there
+// too, as systemd does (its file is not on the unit path); enabled where
+// it is linked, that link is kept as it is.
+func TestEnableLinkedUnit(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		linkRuntime, runtime bool
+		want                 func(etc, run, file string) []change
+	}{
+		{"linked in /etc, enabled at runtime", false, true, func(etc, run, file string) []change {
+			return []change{{"symlink", filepath.Join(run, "linked.service"), file},
+				{"symlink", filepath.Join(run, "multi-user.target.wants", "linked.service"), file}}
+		}},
+		{"linked in /etc, enabled there", false, false, func(etc, run, file string) []change {
+			return []change{{"symlink", filepath.Join(etc, "multi-user.target.wants", "linked.service"), file}}
+		}},
+		{"linked at runtime, enabled in /etc", true, false, func(etc, run, file string) []change {
+			return []change{{"symlink", filepath.Join(etc, "linked.service"), file},
+				{"symlink", filepath.Join(etc, "multi-user.target.wants", "linked.service"), file}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fakebus.New(t)
+			r := rawBus(t, s)
+			file := outsideUnit(t, "linked.service", installable)
+			r.mustManager(t, "LinkUnitFiles", []any{[]string{file}, tc.linkRuntime, false}, new([]change))
+			var changes []change
+			r.mustManager(t, "EnableUnitFiles", []any{[]string{"linked.service"}, tc.runtime, false}, new(bool), &changes)
+			if diff := cmp.Diff(sortedChanges(tc.want(s.UnitDir(), s.RuntimeUnitDir(), file)), sortedChanges(changes)); diff != "" {
+				t.Errorf("changes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestRevertUnitFiles: revert removes the masks, overrides and drop-ins of
 // units with a vendor version (AddUnitFile), and the symlinks to them;
 // it leaves units without one alone.

@@ -110,8 +110,12 @@ func (m *manager) resolveUnitFileLocked(f, dir string, force bool, changes *[]un
 }
 
 // findUnitFileLocked finds the unit file an Enable-like call names (a
-// unit name or an absolute path); outside reports a file given by a path
-// outside the unit directories, which the call links into its directory.
+// unit name or an absolute path); outside reports a file outside the unit
+// directories, given by its path or found by a name linked to it, which
+// the call links into its directory (systemd's install_info_symlink_link:
+// a unit linked into /etc and enabled at runtime is linked into /run too;
+// measured on 257 and 262 by the differential tester, 262 seed 310138 of
+// a long run).
 func (m *manager) findUnitFileLocked(f string) (name, file string, outside bool, err error) {
 	if strings.HasPrefix(f, "/") {
 		name = filepath.Base(f)
@@ -141,7 +145,7 @@ func (m *manager) findUnitFileLocked(f string) (name, file string, outside bool,
 		if e.masked {
 			return "", "", false, m.errMaskedFileLocked(e.path)
 		}
-		return f, e.file, false, nil
+		return f, e.file, e.linked, nil
 	}
 	if uf, ok := m.files[f]; ok {
 		if uf.Masked {
@@ -903,8 +907,8 @@ func (m *manager) revertLocked(names []string, changes *[]unitFileChange) error 
 // addDependencyLocked is AddDependencyUnitFiles: every file (a unit name
 // or an absolute path) gets a symlink in target.wants/ (typ "Wants") or
 // target.requires/ ("Requires") of the configuration directory, to its
-// unit file; a file outside the unit directories is linked into the
-// directory first. Nothing changes unless the type, the target and every
+// unit file; a file outside the unit directories (given by its path, or
+// linked into the other directory) is linked into the directory first. Nothing changes unless the type, the target and every
 // file are good.
 func (m *manager) addDependencyLocked(files []string, target, typ string, runtime, force bool, changes *[]unitFileChange) error {
 	suffix := map[string]string{"Wants": ".wants", "Requires": ".requires"}[typ]
@@ -941,12 +945,6 @@ func (m *manager) addDependencyLocked(files []string, target, typ string, runtim
 		}
 		if file == "" {
 			return &callErr{dbusErr + "NotSupported", "fakebus has no file for unit " + name + " (AddUnitFile) to link " + target + suffix + "/ to."}
-		}
-		if d := filepath.Dir(file); !strings.HasPrefix(f, "/") && d != m.dirs.persistent && d != m.dirs.runtime {
-			// A unit linked into the other directory: linked here too.
-			if err := m.symlinkLocked(filepath.Join(dir, name), file, force, changes); err != nil {
-				return err
-			}
 		}
 		if err := m.symlinkLocked(filepath.Join(dir, target+suffix, name), file, force, changes); err != nil {
 			return err

@@ -25,7 +25,7 @@ type auxUnit struct {
 // caller, in systemd's order of checks: the main unit name with its
 // settings props (the call's a(sv), as sent), and the auxiliary units. It
 // returns the main unit, whose start job the call queues.
-func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, props any, aux []auxUnit) (*unit, error) {
+func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, props any, aux []auxUnit) (_ *unit, err error) {
 	if err := validName(name); err != nil {
 		return nil, err
 	}
@@ -46,6 +46,15 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 		}
 		todo = append(todo, newUnit{name: a.Name})
 	}
+	// made counts the units systemd has made for the call so far
+	// (unit_make_transient, once a name passed as pristine): a refusal
+	// frees those the fake did not keep.
+	made := 0
+	defer func() {
+		if err != nil {
+			m.refusedTransientLocked(todo[:made])
+		}
+	}()
 	for i := range todo {
 		nu := &todo[i]
 		nu.kind = nu.name[strings.LastIndexByte(nu.name, '.')+1:]
@@ -114,6 +123,7 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			}
 			return nil, &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " was already loaded or has a fragment file."}
 		}
+		made++
 		body := props
 		if i > 0 {
 			body = aux[i-1].Props
@@ -244,6 +254,28 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 		return nil, refused
 	}
 	return main, nil
+}
+
+// refusedTransientLocked is the end of a StartTransientUnit call refused
+// once systemd had made the units of made: a unit the fake did not keep
+// (none is loaded under its name now) was freed, which has 262 look at
+// its unit name map again (removeUnitLocked, transientFreedLocked).
+func (m *manager) refusedTransientLocked(made []newUnit) {
+	for _, nu := range made {
+		if m.units[nu.name] == nil {
+			m.transientFreedLocked()
+			return
+		}
+	}
+}
+
+// transientFreedLocked is what the manager does once it freed a transient
+// unit: 262 builds its unit name map again if a unit directory changed
+// (sdversions.TransientFreeRefreshesNameMap).
+func (m *manager) transientFreedLocked() {
+	if m.behaves(sdversions.TransientFreeRefreshesNameMap) {
+		m.refreshNameMapLocked()
+	}
 }
 
 // badTransientLocked leaves nu's unit, which its settings make a bad

@@ -567,6 +567,9 @@ func (m *manager) removeUnitLocked(u *unit) {
 	}
 	m.indexLocked(u)
 	delete(m.units, u.name)
+	if u.transient {
+		m.transientFreedLocked()
+	}
 	if u.unannounced {
 		return
 	}

@@ -2372,6 +2372,39 @@ var replays = []struct {
 		{Kind: "StopUnit", Unit: 0, Mode: "isolate"},
 		{Kind: "StopUnit", Unit: 1, Mode: "bogus"},
 	}},
+	// A unit linked into one directory from outside the unit path and
+	// enabled in the other is linked there too (install_info_symlink_link:
+	// its file is not on the unit path); enabled where it is linked, the
+	// link is kept as it is (the fake linked nothing; 262 seed 310138 of
+	// a long run, the same on 247-262).
+	{"enable of a linked unit", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: Outside, Lines: []Directive{}},
+		{Kind: "LinkUnitFiles", Unit: 1},
+		{Kind: "EnableUnitFiles", Unit: 1, Runtime: true},
+		{Kind: "EnableUnitFiles", Unit: 1},
+		{Kind: "ListUnitFilesByPatterns", Unit: 1},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: Outside, Lines: []Directive{{"Install", "WantedBy", "multi-user.target"}}},
+		{Kind: "LinkUnitFiles", Unit: 0, Runtime: true},
+		{Kind: "EnableUnitFiles", Unit: 0},
+		{Kind: "DisableUnitFiles", Unit: 0},
+		{Kind: "ListUnitFilesByPatterns", Unit: 0},
+	}},
+	// A transient unit freed (a scope refused for want of PIDs or for a
+	// setting out of range, a scope stopped and collected) has 262 build
+	// its unit name map again: a scope started after that lists the
+	// drop-ins of directories made before it, where 247-257 list none,
+	// as their scope loads build no map (262 seeds 272162 and 310184 of
+	// long runs: the fake listed none on 262).
+	{"drop-ins of a scope after a transient unit was freed", []Op{
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "WriteUnitFile", Unit: 2, Dir: InDropIn, Lines: []Directive{{"Unit", "OnSuccessJobMode", "bogus"}}},
+		{Kind: "StopUnit", Unit: 3, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{1}}}},
+		{Kind: "StopUnit", Unit: 2, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 3, Dir: InDropIn, Lines: []Directive{{"Unit", "OnSuccessJobMode", "bogus"}}},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{2}}, {"MemoryMax", uint64(0)}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{3}}}},
+	}},
 	{"transient timer", []Op{
 		{Kind: "StartTransientUnit", Unit: 6, Mode: "fail", Props: []Prop{{"TimersMonotonic", []TimerValue{{"OnActiveSec", 3600000000}}}, {"RemainAfterElapse", false}},
 			Aux: []Prop{{"ExecStart", Command(1)}}},
