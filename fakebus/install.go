@@ -122,7 +122,7 @@ func (m *manager) findUnitFileLocked(f string) (name, file string, outside bool,
 		if sdbus.ValidateUnitName(name) != nil || filepath.Clean(f) != f {
 			return "", "", false, errFileInvalid(f)
 		}
-		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() {
+		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() && st.Mode()&fs.ModeDevice == 0 {
 			return "", "", false, m.errNoUnitFileLocked(f)
 		}
 		d := filepath.Dir(f)
@@ -197,11 +197,13 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 	linkFirst := m.behaves(sdversions.LinkBeforeSymlinks)
 	for k := 0; k < len(todo); k++ {
 		name, file, outside, err := m.findUnitFileLocked(todo[k])
-		if st, serr := os.Stat(file); err == nil && strings.HasPrefix(todo[k], "/") && serr == nil && st.Size() == 0 {
+		if st, serr := os.Stat(file); err == nil && strings.HasPrefix(todo[k], "/") && serr == nil && nullOrEmpty(st) {
 			// An empty file given by path masks its name
 			// (null_or_empty), as on the unit path: UnitMasked, nothing
 			// linked (measured on 247-262 by the differential tester;
-			// 252 seed 44002). LinkUnitFiles links it.
+			// 252 seed 44002). LinkUnitFiles links it. So does a
+			// symlink to /dev/null, a mask (247 seed 320460 of a long
+			// run: the fake answered NoSuchUnit).
 			err = m.errMaskedFileLocked(file)
 		}
 		if err == nil && outside && linkFirst {
@@ -243,6 +245,12 @@ func (m *manager) enableLocked(files []string, runtime, force bool, changes *[]u
 		}
 	}
 	return carries, nil
+}
+
+// nullOrEmpty reports whether a unit file so found masks its unit
+// (systemd's null_or_empty): an empty file, or a device (/dev/null).
+func nullOrEmpty(st fs.FileInfo) bool {
+	return st.Mode()&fs.ModeDevice != 0 || st.Mode().IsRegular() && st.Size() == 0
 }
 
 // installSymlinksLocked makes the symlinks of a unit's [Install] section

@@ -206,6 +206,12 @@ func (m *manager) runLocked(j *job) {
 		}
 	case jobStop:
 		m.stopUnitLocked(u)
+		if u.inExecStop() {
+			// Done once the stop that runs ExecStop= ended (the unit
+			// inactive or failed), unless canceled meanwhile.
+			m.whenStoppedLocked(u, func() { m.finishJobLocked(j, "done") })
+			return
+		}
 		m.finishJobLocked(j, "done")
 	case jobReload:
 		if !u.isActive() {
@@ -235,14 +241,37 @@ func (m *manager) runLocked(j *job) {
 		// waiting again (job_finish_and_invalidate patches JOB_RESTART
 		// into JOB_START), ordered as a start from now on: the units it
 		// held back as a stop may run, and it may wait for them
-		// (ordering.go). No JobRemoved: the same job runs on.
+		// (ordering.go). No JobRemoved: the same job runs on. A stop
+		// that runs ExecStop= holds it, running, until it ended.
+		startHalf := func() {
+			if j.finished {
+				return // canceled meanwhile
+			}
+			j.typ, j.state, j.restarted = jobStart, "waiting", true
+			m.requeueOrderedLocked(u)
+			m.maybeRunLocked(j)
+		}
 		m.stopUnitLocked(u)
-		j.typ, j.state, j.restarted = jobStart, "waiting", true
-		m.requeueOrderedLocked(u)
-		m.maybeRunLocked(j)
+		if u.inExecStop() {
+			m.whenStoppedLocked(u, startHalf)
+			return
+		}
+		startHalf()
 	case jobStart:
 		if u.isActive() {
 			m.finishJobLocked(j, "done")
+			return
+		}
+		if u.inExecStop() {
+			// service_start refuses while the stop runs (-EAGAIN): the
+			// job waits and runs again once it ended (measured on 252
+			// and 262 by the differential tester). systemd also runs it
+			// at the stop's state changes when its run queue comes
+			// between them, each try counted against the start rate
+			// limit before 262: the fake counts the start only (known
+			// difference waiting-start-tries).
+			j.state = "waiting"
+			m.whenStoppedLocked(u, func() { m.maybeRunLocked(j) })
 			return
 		}
 		if m.startWaitsForRestartLocked(u, j) {

@@ -163,6 +163,15 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 			u.proc.ended = true
 			u.proc = nil
 			u.mainEnded(cldKilled, sig)
+			if u.inExecStop() {
+				// The stop goes on once ExecStop= ended
+				// (service_sigchld_event in STOP); a failure is the
+				// result at once (measured on 252 and 262).
+				if !u.cleanExit(cldKilled, sig) {
+					u.result = "signal"
+				}
+				break
+			}
 			if u.inStartPost() {
 				// systemd waits for the running ExecStartPost= before it
 				// handles the end (service_sigchld_event in START_POST;
@@ -205,16 +214,23 @@ func (m *manager) mainKilledLocked(u *unit, sig int32, j *job) {
 	// SuccessExitStatus= (is_clean_exit; exitstatus.go): it ends
 	// as if its main process had exited 0 (measured for SIGHUP
 	// on 247-262 by the differential tester).
-	result := "done"
-	switch {
-	case u.boolProp("RemainAfterExit", false):
+	finish := func(result string) {
+		if j != nil && j.typ == jobStart {
+			m.finishJobLocked(j, result)
+		}
+	}
+	if u.boolProp("RemainAfterExit", false) {
 		m.setStateLocked(u, "active", "exited")
-	case !m.stopAfterMainLocked(u): // ExecStop=, ExecStopPost=, as after exit 0
-		result = "failed"
+		finish("done")
+		return
 	}
-	if j != nil && j.typ == jobStart {
-		m.finishJobLocked(j, result)
-	}
+	m.stopAfterMainLocked(u, func(ok bool) { // ExecStop=, ExecStopPost=, as after exit 0
+		if !ok {
+			finish("failed")
+			return
+		}
+		finish("done")
+	})
 }
 
 // killSubgroupLocked is KillUnitSubgroup. A signal to the unit's own

@@ -430,6 +430,14 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 			m.spawnLocked(u, next, startJob)
 			return
 		}
+		if u.inExecStop() {
+			// systemd waits for the running ExecStop= (service_sigchld_event
+			// in STOP); a failure is the result at once.
+			if failed {
+				u.result = "exit-code"
+			}
+			return
+		}
 		if u.inStartPost() && startJob == nil {
 			// systemd waits for the running ExecStartPost= before it
 			// handles the end (service_sigchld_event in START_POST):
@@ -475,15 +483,20 @@ func (m *manager) mainEndSettleLocked(u *unit, failed bool, startJob *job) {
 	}
 	// ended goes on once ExecStartPost= (of a oneshot service, which
 	// runs them after its main process) succeeded.
-	ended := func() {
-		switch {
-		case u.boolProp("RemainAfterExit", false):
-			m.setStateLocked(u, "active", "exited")
-		case !m.stopAfterMainLocked(u):
+	stopped := func(ok bool) { // the end of stopAfterMainLocked
+		if !ok {
 			finish("failed")
 			return
 		}
 		finish("done")
+	}
+	ended := func() {
+		if u.boolProp("RemainAfterExit", false) {
+			m.setStateLocked(u, "active", "exited")
+			finish("done")
+			return
+		}
+		m.stopAfterMainLocked(u, stopped)
 	}
 	switch {
 	case failed:
@@ -495,20 +508,13 @@ func (m *manager) mainEndSettleLocked(u *unit, failed bool, startJob *job) {
 		// ExecStop= first (service_enter_running, then
 		// service_enter_stop; measured on 252 by the differential
 		// tester, 252 seed 55004: an ExecStop= that fails fails it).
-		isDBus := serviceType(u) == string(sdbus.ServiceDBus)
-		stopped := !isDBus || m.runCommandsLocked(u, "ExecStop")
-		stopped = m.runCommandsLocked(u, "ExecStopPost") && stopped
-		switch {
-		case !isDBus:
+		if serviceType(u) != string(sdbus.ServiceDBus) {
+			m.runCommandsLocked(u, "ExecStopPost")
 			m.failLocked(u, "protocol")
 			finish("failed")
-		case !stopped:
-			m.failLocked(u, "exit-code")
-			finish("failed")
-		default:
-			m.deactivateLocked(u)
-			finish("done")
+			break
 		}
+		m.stopAfterMainLocked(u, stopped)
 	case startJob != nil:
 		m.startPostLocked(u, func(ok bool) {
 			if !ok {
@@ -523,18 +529,102 @@ func (m *manager) mainEndSettleLocked(u *unit, failed bool, startJob *job) {
 }
 
 // stopAfterMainLocked stops service u, whose main process ended cleanly,
-// as if stopped: ExecStop=, then ExecStopPost=; either failing fails it
-// (Result exit-code), else it goes inactive. It reports whether they
-// succeeded. (Measured on 247-262 by the differential tester; a main
-// process KillUnit ended with SIGHUP too, 247 seed 120276 of a long run.)
-func (m *manager) stopAfterMainLocked(u *unit) bool {
-	stopped := m.runCommandsLocked(u, "ExecStop")
-	if !m.runCommandsLocked(u, "ExecStopPost") || !stopped {
-		m.failLocked(u, "exit-code")
-		return false
+// as if stopped: ExecStop= (execStopLocked: deactivating/stop while they
+// run, no job), then ExecStopPost=; either failing fails it (Result
+// exit-code; signal or timeout when ExecStop= was killed), else it goes
+// inactive. done is called with whether they succeeded. (Measured on
+// 247-262 by the differential tester; a main process KillUnit ended with
+// SIGHUP too, 247 seed 120276 of a long run; ExecStop= that takes time on
+// 252 and 262.)
+func (m *manager) stopAfterMainLocked(u *unit, done func(ok bool)) {
+	m.execStopLocked(u, func(result string) {
+		if !m.runCommandsLocked(u, "ExecStopPost") || result != "" {
+			if result == "" {
+				result = "exit-code"
+			}
+			m.failLocked(u, result)
+			done(false)
+			return
+		}
+		m.deactivateLocked(u)
+		done(true)
+	})
+}
+
+// execStopLocked runs service u's ExecStop= commands as its control
+// process, u deactivating/stop, and calls done with how they ended: ""
+// when they succeeded (or there are none), "exit-code" when one failed,
+// "signal" when KillUnit killed it, "timeout" when TimeoutStopUSec=
+// passed first (systemd's stop timer: the command is killed with
+// KillSignal=). Commands that end at once end before it returns; one that
+// takes time keeps u in its stop, and what waits for the stop
+// (whenStoppedLocked) goes on once done returned. Measured on 252 and 262
+// by the differential tester: a stop job runs meanwhile, a second stop
+// merges into it, a start (replace) cancels it and waits, a restart
+// likewise; KillUnit of the command fails the unit, Result signal, its
+// main process killed as by a stop; a main process killed meanwhile is
+// the result at once, the unit still stopping.
+func (m *manager) execStopLocked(u *unit, done func(result string)) {
+	if len(u.commands("ExecStop")) == 0 {
+		done("")
+		return
 	}
-	m.deactivateLocked(u)
-	return true
+	m.setStateLocked(u, "deactivating", "stop")
+	var c *control
+	cancel := func() {}
+	if d, ok := stopTimeout(u); ok {
+		cancel = m.afterLocked(d, func() {
+			if c == nil || u.control != c {
+				return // ended meanwhile
+			}
+			u.control = nil
+			c.killLocked(u)
+			done("timeout")
+			m.stoppedLocked(u)
+		})
+	}
+	m.runControlLocked(u, "ExecStop", func(code, status int32) {
+		cancel()
+		switch {
+		case code == cldExited && status == 0:
+			done("")
+		case code == cldExited:
+			done("exit-code")
+		default:
+			done("signal")
+		}
+		m.stoppedLocked(u)
+	})
+	c = u.control // nil if they ended at once
+}
+
+// inExecStop reports whether service u's ExecStop= commands run.
+func (u *unit) inExecStop() bool { return u.control != nil && u.control.name == "ExecStop" }
+
+// whenStoppedLocked calls f once the stop of u that runs its ExecStop=
+// commands ended (execStopLocked).
+func (m *manager) whenStoppedLocked(u *unit, f func()) {
+	u.whenStopped = append(u.whenStopped, f)
+}
+
+// stoppedLocked calls what waited for u's stop.
+func (m *manager) stoppedLocked(u *unit) {
+	waiting := u.whenStopped
+	u.whenStopped = nil
+	for _, f := range waiting {
+		f()
+	}
+}
+
+// stopTimeout is service u's TimeoutStopUSec= (90 s unless set), and
+// whether it is finite: set to 0 over D-Bus it is no time at all (a
+// reload reads it back as no timeout: readBackLocked).
+func stopTimeout(u *unit) (time.Duration, bool) {
+	usec := u.u64("TimeoutStopUSec", 90_000_000)
+	if usec >= uint64(math.MaxInt64/int64(time.Microsecond)) {
+		return 0, false
+	}
+	return time.Duration(usec) * time.Microsecond, true
 }
 
 // waitsForReady reports whether a service of type typ is started only
@@ -566,9 +656,16 @@ func (m *manager) startPostLocked(u *unit, done func(ok bool)) {
 		u.afterPost = nil // the main process's end is the failure's now
 		m.killForStopLocked(u)
 		m.runCommandsLocked(u, "ExecStopPost")
-		if code == cldExited {
+		switch {
+		case u.result != "" && u.result != "success":
+			// The main process failed while they ran: the first
+			// failure stays the result (measured on 252, 257 and 262
+			// by the differential tester: a main process that exited 3,
+			// then ExecStartPost= killed by KillUnit).
+			m.failLocked(u, u.result)
+		case code == cldExited:
 			m.failLocked(u, "exit-code")
-		} else {
+		default:
 			m.failLocked(u, "signal") // killed (KillUnit)
 		}
 		done(false)

@@ -52,6 +52,10 @@ type unit struct {
 	// ExecStartPost= ran: systemd handles it once they ended (spawnLocked,
 	// startPostLocked).
 	afterPost func()
+	// whenStopped are what waits for the running ExecStop= commands and
+	// the rest of the stop (execStopLocked): the stop and start jobs that
+	// came meanwhile.
+	whenStopped []func()
 	// execShown: ExecStart='s record shows exec (its times, PID and
 	// status) — until a daemon-reload, which makes systemd's command
 	// records anew while ExecMain* keep the run (measured on 252), and
@@ -759,21 +763,22 @@ func (m *manager) addFileLocked(f UnitFile) error {
 	return nil
 }
 
+// resetFailedLocked is ResetFailedUnit of u: each type's reset_failed
+// makes its result success in any state (a service waiting to restart, or
+// whose main process failed while ExecStartPost= runs, reads Result
+// success: measured on 247-262 and on 262 by the differential tester, 262
+// seed 351288 of a long run), and a failed unit inactive.
 func (m *manager) resetFailedLocked(u *unit) {
 	u.startWindow = startWindow{} // of an active unit too (unit_reset_failed)
 	if u.kind == "service" {
-		// service_reset_failed, in any state: a service waiting to
-		// restart reads Result success (measured on 247-262 by the
-		// differential tester).
-		u.restart.count, u.restart.flush = 0, false
-		if u.sub == "auto-restart" {
-			u.result = "success"
-		}
+		u.restart.count, u.restart.flush = 0, false // service_reset_failed
+	}
+	if u.result != "" {
+		u.result = "success"
 	}
 	if u.active != "failed" {
 		return
 	}
-	u.result = "success"
 	m.setStateLocked(u, "inactive", "dead")
 	m.collectLocked(u)
 }
@@ -870,9 +875,13 @@ func (m *manager) startUnitLocked(j *job) {
 		if m.startLimitHitLocked(u, j) {
 			return // after the trigger's check (timer_can_start)
 		}
-		// timer_start: no last trigger, OnActiveSec= values enabled
-		// again (the others stay disabled until a reload).
-		u.lastTrigger = dualTime{}
+		// timer_start: no last trigger before 257 (from 257 the last
+		// trigger stays, so a one-time value that elapsed before is not
+		// due again: sdversions.TimerStartKeepsLastTrigger), OnActiveSec=
+		// values enabled again (the others stay disabled until a reload).
+		if !m.behaves(sdversions.TimerStartKeepsLastTrigger) {
+			u.lastTrigger = dualTime{}
+		}
 		for v := range u.timerDisabled {
 			if v.Base == "OnActiveUSec" {
 				delete(u.timerDisabled, v)
@@ -891,9 +900,18 @@ func (m *manager) startUnitLocked(j *job) {
 		m.timerWaitLocked(u, false)
 	default:
 		if t := u.triggers(); (u.kind == "socket" || u.kind == "path") && t != "" {
-			if t := m.loadLocked(t); t == nil || t.load != "loaded" {
+			t := m.loadLocked(t)
+			if t == nil || t.load != "loaded" {
 				// As a timer's (unit_test_trigger_loaded; measured on
 				// 247-262 by the differential tester for sockets).
+				m.finishJobLocked(j, "failed")
+				return
+			}
+			if u.kind == "socket" && t.kind == "service" && t.active != "inactive" && t.active != "failed" && t.sub != "auto-restart" {
+				// "Socket service X already active, refusing."
+				// (socket_start): the job fails, the socket stays as it
+				// was (measured on 247 and 252 by the differential
+				// tester, 252 seed 331426 of a long run).
 				m.finishJobLocked(j, "failed")
 				return
 			}
@@ -936,7 +954,11 @@ func (m *manager) startScopeLocked(u *unit, j *job) {
 // while its ExecStartPre= commands run, or a oneshot service while its
 // command runs, ends failed, Result signal: the command was killed before
 // it could succeed (measured on 252 for ExecStartPre=, of a simple and of
-// a oneshot service).
+// a oneshot service). An active service's ExecStop= commands run first,
+// as its control process (execStopLocked): one that takes time keeps the
+// unit deactivating/stop, and the stop goes on once they ended; the
+// caller then waits for it (inExecStop, whenStoppedLocked). A stop while
+// they run does nothing more.
 func (m *manager) stopUnitLocked(u *unit) {
 	if u.sub == "auto-restart" {
 		// Nothing runs: the wait ends, Result kept (service_stop), and
@@ -949,31 +971,50 @@ func (m *manager) stopUnitLocked(u *unit) {
 		m.onSuccessLocked(u, "activating", true)
 		return
 	}
+	if u.inExecStop() {
+		return // stopping already (service_stop in SERVICE_STOP)
+	}
 	if !u.isActive() && u.active != "activating" && u.active != "deactivating" {
 		return // inactive or failed: nothing to stop
 	}
 	atOnce := stopsAtOnce(u)
-	u.restart.stopping = true // a stop asked for: no restart after it
-	defer func() { u.restart.stopping = false }()
 	killedStart := u.kind == "service" && (u.active == "activating" || u.isActive() && idleStarting(u, u.sub)) && !stopKillsNothing(u) &&
 		(u.control != nil || u.proc != nil && serviceType(u) == string(sdbus.ServiceOneshot))
+	if u.kind == "service" && !killedStart && u.isActive() && len(u.commands("ExecStop")) > 0 {
+		// ExecStop= runs before the remaining processes are killed. A
+		// main process that ends not cleanly meanwhile fails the unit
+		// first: that is the result (measured on 252 and 262).
+		before := u.result
+		m.execStopLocked(u, func(result string) {
+			if r := u.result; r != before && r != "" && r != "success" {
+				result = r
+			}
+			m.endStopLocked(u, atOnce, false, result)
+		})
+		return
+	}
+	m.endStopLocked(u, atOnce, killedStart, "")
+}
+
+// endStopLocked ends the stop of u (stopUnitLocked) once its ExecStop=
+// commands ended as execStop says ("" if they succeeded or there are
+// none): ExecStopPost= runs, the remaining processes are killed, and u
+// ends inactive, or failed when a command failed or its main process's
+// end was not clean. killedStart: the stop killed u's start.
+func (m *manager) endStopLocked(u *unit, atOnce, killedStart bool, execStop string) {
+	u.restart.stopping = true // a stop asked for: no restart after it
+	defer func() { u.restart.stopping = false }()
 	// A main process that its KillSignal= ends not cleanly (SIGKILL,
 	// SIGUSR1, ...: is_clean_exit) fails the unit, Result signal
 	// (measured on 257 by the differential tester, 257 seed 261380 of
 	// a long run, and on 247, 252 and 262).
 	killedMain := u.kind == "service" && u.proc != nil && !stopKillsNothing(u) && !u.cleanExit(cldKilled, killSignal(u))
-	stopFailed, execStopFailed := false, false
-	if u.kind == "service" && !killedStart {
-		// ExecStop= runs before the remaining processes are killed,
-		// ExecStopPost= after; a failure of either fails the unit.
-		if u.isActive() && len(u.commands("ExecStop")) > 0 {
-			m.setStateLocked(u, "deactivating", "stop")
-			execStopFailed = !m.runCommandsLocked(u, "ExecStop")
-		}
-		stopFailed = execStopFailed
-		if len(u.commands("ExecStopPost")) > 0 {
-			stopFailed = !m.runCommandsLocked(u, "ExecStopPost") || stopFailed
-		}
+	execStopFailed := execStop != ""
+	stopFailed := execStopFailed
+	if u.kind == "service" && !killedStart && len(u.commands("ExecStopPost")) > 0 {
+		// ExecStopPost= runs after ExecStop=; a failure of either fails
+		// the unit.
+		stopFailed = !m.runCommandsLocked(u, "ExecStopPost") || stopFailed
 	}
 	m.killForStopLocked(u)
 	m.setStateLocked(u, "deactivating", "stop")
@@ -997,6 +1038,11 @@ func (m *manager) stopUnitLocked(u *unit) {
 		// The main process's end comes before ExecStopPost='s, and the
 		// first failure is the result.
 		m.failLocked(u, "signal")
+		return
+	case execStop == "signal" || execStop == "timeout":
+		// ExecStop= killed (KillUnit) or stopped by TimeoutStopUSec=,
+		// or the main process killed while it ran.
+		m.failLocked(u, execStop)
 		return
 	case stopFailed:
 		m.failLocked(u, "exit-code")

@@ -133,6 +133,22 @@ func variantString(v dbus.Variant) string {
 	return s
 }
 
+// unitJobs lists the jobs of unit name as "ID TYPE STATE".
+func unitJobs(t *testing.T, e *env, name string) []string {
+	t.Helper()
+	jobs, err := e.c.ListJobs(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, js := range jobs {
+		if js.Unit == name {
+			got = append(got, fmt.Sprintf("%d %s %s", js.ID, js.JobType, js.State))
+		}
+	}
+	return got
+}
+
 // testStartJobLastsForStartCommands pins that a start job runs as long as
 // the unit's start commands do (measured on 252): while ExecStartPre=
 // runs, the unit is activating/start-pre and its start job is listed
@@ -151,17 +167,7 @@ func testStartJobLastsForStartCommands(t *testing.T, e *env) {
 			settle(t, e, name, "activating/start-pre", func(s sdbus.UnitState) bool {
 				return s.ActiveState == sdbus.StateActivating && s.SubState == "start-pre"
 			})
-			jobs, err := e.c.ListJobs(e.ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, js := range jobs {
-				if js.Unit == name {
-					got = append(got, fmt.Sprintf("%d %s %s", js.ID, js.JobType, js.State))
-				}
-			}
-			if diff := cmp.Diff([]string{fmt.Sprintf("%d start running", j.ID())}, got); diff != "" {
+			if diff := cmp.Diff([]string{fmt.Sprintf("%d start running", j.ID())}, unitJobs(t, e, name)); diff != "" {
 				t.Errorf("jobs of %s while ExecStartPre= runs (-want +got):\n%s", name, diff)
 			}
 			if err := j.Cancel(e.ctx); err != nil {
@@ -213,6 +219,63 @@ func testStartJobLastsForStartCommands(t *testing.T, e *env) {
 			t.Errorf("states of %s before its start job ended (-want +got):\n%s", name, diff)
 		}
 	})
+}
+
+// testStopJobLastsForExecStop pins that a stop job runs as long as the
+// unit's ExecStop= commands do (measured on 252 and 262 by the
+// differential tester): while they run the unit is deactivating/stop and
+// its stop job running; a second StopUnit is that job; a start (replace)
+// cancels it and waits until the stop ended, the unit still stopping;
+// KillUnit of the command ends the stop (the unit fails, Result signal)
+// and the start goes on: the unit runs again, Result success.
+func testStopJobLastsForExecStop(t *testing.T, e *env) {
+	name := e.unit("exec-stop", "service")
+	cleanup(t, e, name)
+	r := newSubscribedClient(t, e)
+	wait(t, e, start(t, e, e.c, name, []sdbus.Property{sdbus.PropDescription("sdbus conformance"),
+		sdbus.PropExecStart([]string{"/bin/sleep", "600"}, false), execProp("ExecStop", false, "/bin/sleep", "600")}), sdbus.JobDone)
+	sj, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settle(t, e, name, "deactivating/stop", func(s sdbus.UnitState) bool {
+		return s.ActiveState == sdbus.StateDeactivating && s.SubState == "stop"
+	})
+	if diff := cmp.Diff([]string{fmt.Sprintf("%d stop running", sj.ID())}, unitJobs(t, e, name)); diff != "" {
+		t.Errorf("jobs of %s while ExecStop= runs (-want +got):\n%s", name, diff)
+	}
+	again, err := e.c.StopUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID() != sj.ID() {
+		t.Errorf("a second StopUnit is job %d; want the running stop job %d", again.ID(), sj.ID())
+	}
+	stj, err := e.c.StartUnit(e.ctx, name, sdbus.ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := r.awaitRemoved(sj.Path()); res != "canceled" {
+		t.Errorf("stop job of %s ended %s; want canceled", name, res)
+	}
+	if diff := cmp.Diff([]string{fmt.Sprintf("%d start waiting", stj.ID())}, unitJobs(t, e, name)); diff != "" {
+		t.Errorf("jobs of %s after a start while ExecStop= runs (-want +got):\n%s", name, diff)
+	}
+	if st := status(t, e, name); st.ActiveState != sdbus.StateDeactivating || st.SubState != "stop" {
+		t.Errorf("after a start while ExecStop= runs, %s is %s/%s; want deactivating/stop", name, st.ActiveState, st.SubState)
+	}
+	if err := e.c.KillUnit(e.ctx, name, sdbus.KillControl, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, e, stj, sdbus.JobDone)
+	if st := status(t, e, name); st.ActiveState != sdbus.StateActive || st.SubState != "running" || st.Result != "success" {
+		t.Errorf("started after ExecStop= was killed, %s is %s/%s, Result %s; want active/running, success", name, st.ActiveState, st.SubState, st.Result)
+	}
+	// Ends without ExecStop=: a main process killed fails the unit.
+	if err := e.c.KillUnit(e.ctx, name, sdbus.KillMain, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, e, name, "failed", func(s sdbus.UnitState) bool { return s.ActiveState == sdbus.StateFailed })
 }
 
 // testZombieKeepsScope: a scope started with a process that has exited

@@ -195,6 +195,7 @@ var cases = []suiteCase{
 	{name: "KillModeNoneLeavesProcess", run: testKillModeNoneLeavesProcess, user: true},
 	{name: "KillModeNoneScopeKeepsProcesses", run: testKillModeNoneScopeKeepsProcesses},
 	{name: "StartJobLastsForStartCommands", run: testStartJobLastsForStartCommands, user: true},
+	{name: "StopJobLastsForExecStop", run: testStopJobLastsForExecStop, user: true},
 	{name: "JobSignalsWithoutSubscribe", run: testJobSignalsWithoutSubscribe, bare: true},
 	{name: "ReexecMovesManagerName", run: testReexecNameMove},
 	{name: "ReexecUnreadIdempotentCalls", run: testReexecUnreadIdempotent},

@@ -2405,6 +2405,99 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{2}}, {"MemoryMax", uint64(0)}}},
 		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{3}}}},
 	}},
+	// ExecStop= commands take their time as the stop's control process:
+	// the stop job runs meanwhile (deactivating/stop), a second stop is
+	// that job, a start in fail mode is destructive, one in replace mode
+	// (or a restart) cancels it and waits; KillUnit of the command fails
+	// the unit, Result signal, and the start goes on; a main process
+	// killed meanwhile is the result at once; after a reload the command
+	// is killed too; a main process that exits 0 is followed by ExecStop=
+	// with no job, and a oneshot's start job waits through it (measured
+	// on 252 and 262; the fake ran them at once).
+	{"ExecStop= that takes time", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStop", Command(0)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 15},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStop", Command(0)}, {"ExecStopPost", Command(1)}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "fail"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 9},
+		{Kind: "ResetFailedUnit", Unit: 1}, // a new start window: known difference waiting-start-tries
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 1},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 9},
+		{Kind: "KillUnit", Unit: 1, Whom: "all", Signal: 15},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStop", Command(0)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 15},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "oneshot"}, {"ExecStop", Command(0)}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 15},
+	}},
+	// A socket whose service is not dead, failed or waiting to restart
+	// (running, exited with RemainAfterExit=, stopping) is refused
+	// ("Socket service X already active, refusing."): its start job
+	// fails, the socket stays inactive and is collected (the fake
+	// started it; 252 seed 331426 of a long run, the same on 247-262).
+	{"socket of an active service", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 5, Dir: InConfig, Lines: []Directive{{"Socket", "ListenStream", "{dir}/socket"}, {"Socket", "Service", "{u0}"}}},
+		{Kind: "StartUnit", Unit: 5, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "oneshot"}, {"RemainAfterExit", true}}},
+		{Kind: "WriteUnitFile", Unit: 5, Dir: InConfig, Lines: []Directive{{"Socket", "ListenStream", "{dir}/socket"}, {"Socket", "Service", "{u1}"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 5, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 5, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 5, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStop", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 5, Dir: InConfig, Lines: []Directive{{"Socket", "ListenStream", "{dir}/socket"}, {"Socket", "Service", "{u0}"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 5, Mode: "replace"},
+	}},
+	// A unit file path that is a mask (a symlink to /dev/null, written
+	// through, so still one) is masked for EnableUnitFiles by path, as an
+	// empty file is: UnitMasked (the fake: NoSuchUnit, not a regular file;
+	// 247 seed 320460 of a long run, the same on 247-262).
+	{"enable of a mask by path", []Op{
+		{Kind: "MaskUnitFiles", Unit: 2, Runtime: true},
+		{Kind: "WriteUnitFile", Unit: 2, Dir: InRuntime, Lines: []Directive{{"Unit", "Wants", "nosuch.service"}}},
+		{Kind: "EnableUnitFiles", Unit: 2, Force: true, ByPath: true},
+		{Kind: "EnableUnitFiles", Unit: 2, ByPath: true, Runtime: true},
+		{Kind: "LinkUnitFiles", Unit: 2},
+		{Kind: "MaskUnitFiles", Unit: 1, Runtime: true},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InRuntime, Lines: []Directive{}},
+		{Kind: "EnableUnitFiles", Unit: 1, ByPath: true},
+	}},
+	// A timer's start keeps its last trigger from 257 (systemd commit
+	// 3fc44a0f): restarted while the unit it started runs, a one-time
+	// value that elapsed before stays elapsed; 247 and 252 forget the
+	// trigger and elapse it again, starting the unit (a job, done), the
+	// timer running. Once the unit ended, the value is spent on all (262
+	// seed 350506 of a long run: the fake elapsed it again on 262).
+	{"restart of a timer whose unit runs", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnBootSec", Usec: 1}}}, {"CollectMode", "inactive-or-failed"}}, Aux: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "RestartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 6, Mode: "replace"},
+	}},
+	// A main process that failed while ExecStartPost= ran is the result
+	// when ExecStartPost= then fails too (KillUnit): the first failure
+	// stays (the fake: signal; found while measuring 262 seed 351288,
+	// the same on 252-262).
+	{"main process failed before ExecStartPost= was killed", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"ExecStartPost", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}, {"ExecStartPost", Command(0)}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 15},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 9},
+	}},
 	{"transient timer", []Op{
 		{Kind: "StartTransientUnit", Unit: 6, Mode: "fail", Props: []Prop{{"TimersMonotonic", []TimerValue{{"OnActiveSec", 3600000000}}}, {"RemainAfterElapse", false}},
 			Aux: []Prop{{"ExecStart", Command(1)}}},

@@ -449,6 +449,15 @@ func TestKnownRuntimeMaxRace(t *testing.T) {
 		{"the fake's timed out, systemd saw the exit", strings.ReplaceAll(strings.ReplaceAll(timedOut, "timeout", "exit-code"), "2/15", "1/3"), timedOut, "runtime-max-race"},
 		{"the fake's timed out with a longer limit", strings.ReplaceAll(strings.ReplaceAll(timedOut, "timeout", "exit-code"), "@t 1", "@t 10"), strings.ReplaceAll(timedOut, "@t 1", "@t 10"), ""},
 	})
+	// Restarted until the start limit was hit: the last run's end.
+	limit := `u0.service: "loaded" "failed"/"failed" Result="start-limit-hit" ExecMain=2/15 ExecStart=[("/bin/true" ["/bin/true"] false times=set/set/set/set pid=set code=2 status=15)] RuntimeMaxUSec=@t 0`
+	exited := strings.ReplaceAll(strings.ReplaceAll(limit, "ExecMain=2/15", "ExecMain=1/0"), "code=2 status=15", "code=1 status=0")
+	testUnitLineKnown(t, Op{Kind: OpStartTransient}, []unitLineCase{
+		{"start limit, the last run timed out", limit, exited, "runtime-max-race"},
+		{"start limit, a longer limit", strings.ReplaceAll(limit, "@t 0", "@t 10"), strings.ReplaceAll(exited, "@t 0", "@t 10"), ""},
+		{"start limit, more differs", limit, strings.ReplaceAll(exited, "/bin/true", "/bin/false"), ""},
+		{"another result", strings.ReplaceAll(limit, "start-limit-hit", "exit-code"), strings.ReplaceAll(exited, "start-limit-hit", "exit-code"), ""},
+	})
 }
 
 func TestKnownStopTimeoutRace(t *testing.T) {
@@ -465,6 +474,32 @@ func TestKnownStopTimeoutRace(t *testing.T) {
 		{"another result", strings.ReplaceAll(timedOut, "timeout", "exit-code"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"the fake's differs", "u0.service: org.freedesktop.systemd1.NoSuchUnit", timedOut, ""},
 	})
+}
+
+// TestKnownWaitingStartTries: a start systemd refused by its start rate
+// limit, having counted a waiting start's tries, where the fake's ran.
+func TestKnownWaitingStartTries(t *testing.T) {
+	refused := `u1.service: "loaded" "failed"/"failed" Result="signal" ExecMain=2/15 ExecStop=[("/bin/sleep" ["/bin/sleep" "1000"] false times=set/set/set/set pid=set code=2 status=1)]`
+	ran := `u1.service: "loaded" "active"/"running" Result="success" ExecMain=0/0 ExecStop=[("/bin/sleep" ["/bin/sleep" "1000"] false times=0/0/0/0 pid=0 code=0 status=0)]`
+	step := func(result, unit string) Step {
+		return Step{Op: `KillUnit u1.service "control" 1`, Reply: "ok", Signals: []string{"JobRemoved J5 u1.service " + result}, Units: []string{unit}}
+	}
+	for _, tc := range []struct {
+		name       string
+		real, fake Step
+		want       string
+	}{
+		{"refused on systemd", step("failed", refused), step("done", ran), "waiting-start-tries"},
+		{"no ExecStop=", step("failed", strings.Split(refused, " ExecStop=")[0]), step("done", strings.Split(ran, " ExecStop=")[0]), ""},
+		{"the fake refused", step("done", ran), step("failed", refused), ""},
+		{"the same job result", step("failed", refused), step("failed", ran), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := knownID(Op{Kind: OpKill}, tc.real, tc.fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
 }
 
 func TestKnownHandlerCollectionRace(t *testing.T) {

@@ -240,12 +240,11 @@ var commands = [][]string{
 
 // controlSettings are the settings of a service's control commands the
 // tester gives a transient service, from commands. The fake runs
-// ExecStop= and ExecStopPost= at once, whatever the program
-// (docs/fakebus.md): only those of controlTimed are given commands that
-// take time.
+// ExecStopPost= at once, whatever the program (docs/fakebus.md): only
+// those of controlTimed are given commands that take time.
 var (
 	controlSettings = []string{"ExecCondition", "ExecStartPre", "ExecStartPost", "ExecStop", "ExecStopPost"}
-	controlTimed    = map[string]bool{"ExecCondition": true, "ExecStartPre": true, "ExecStartPost": true}
+	controlTimed    = map[string]bool{"ExecCondition": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true}
 )
 
 // jobModes are the modes jobs are started, stopped and restarted with:

@@ -725,6 +725,15 @@ const (
 	// transient unit was freed"; 262 seeds 272162 and 310184 of long runs;
 	// 258-261 not measured).
 	TransientFreeRefreshesNameMap Behaviour = "TransientFreeRefreshesNameMap"
+	// TimerStartKeepsLastTrigger: a timer's start keeps its last trigger
+	// (systemd commit 3fc44a0f, "timer: don't run service immediately
+	// after restart of a timer", issue 31231): a restarted timer whose
+	// one-time value (OnBootSec=, OnStartupSec=) elapsed before is
+	// elapsed, where 247 and 252 forget the trigger and elapse the value
+	// again, starting its unit. Seen on 257 and 262, not on 252
+	// (fakebus/internal/difftest, replay "restart of a timer whose unit
+	// runs"; 262 seed 350506 of a long run; 253-256 not measured).
+	TimerStartKeepsLastTrigger Behaviour = "TimerStartKeepsLastTrigger"
 	// TransientOverDropIns: a unit of a name that has drop-ins but no
 	// unit file (in the unit directories, or SetUnitProperties') can
 	// become a transient unit, which takes their settings
@@ -893,6 +902,7 @@ var Behaviours = map[Behaviour]Release{
 	LinkMissingFileNoSuchUnit:     R("252"),
 	CollectedTransientNameLoads:   R("262"),
 	TransientFreeRefreshesNameMap: R("262"),
+	TimerStartKeepsLastTrigger:    R("257"),
 	TransientOverDropIns:          R("252"),
 	ExecConditionSkipDone:         R("252"),
 	AlwaysSkipsExecCondition:      R("251"),
