@@ -134,7 +134,11 @@ func (m *manager) findUnitFileLocked(f string) (name, file string, outside bool,
 	if u := m.units[f]; u != nil && u.transient {
 		// Its file is in the transient directory, which comes before
 		// /etc and /run on the unit path: it hides a file or mask of
-		// the name there (247-262, the differential tester).
+		// the name there (247-262, the differential tester). A stub's
+		// is empty: a mask (emptyTransientFile).
+		if u.emptyTransientFile() {
+			return "", "", false, m.errMaskedFileLocked(u.fragment)
+		}
 		msg := "Unit " + u.fragment + " is transient or generated."
 		if m.behaves(sdversions.NoUnitFileWordedAsUnit) {
 			msg = strings.TrimSuffix(msg, ".")
@@ -332,7 +336,10 @@ func (m *manager) disableLocked(names []string, runtime, dryRun bool, changes *[
 			continue
 		}
 		seen[name] = true
-		if u := m.units[name]; u == nil || !u.transient {
+		if u := m.units[name]; u != nil && u.emptyTransientFile() {
+			*changes = append(*changes, unitFileChange{"masked", u.fragment, ""})
+			continue
+		} else if u == nil || !u.transient {
 			// A transient unit's file is in the transient directory,
 			// which comes before /etc and /run on the unit path: the
 			// name's links go, and so does a mask of the name there (a
@@ -514,9 +521,8 @@ func (m *manager) unmaskLocked(names []string, runtime bool, changes *[]unitFile
 // unitFileStateLocked returns the UnitFileState of name, or false when it
 // has no unit file.
 func (m *manager) unitFileStateLocked(name string) (string, bool) {
-	if u := m.units[name]; u != nil && u.load == "stub" {
-		// Its transient file is empty until the unit loads
-		// (stubLocked): a mask in the runtime directory.
+	if u := m.units[name]; u != nil && u.emptyTransientFile() {
+		// A mask in the runtime directory.
 		return "masked-runtime", true
 	} else if u != nil && u.transient {
 		return "transient", true

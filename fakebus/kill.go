@@ -168,7 +168,7 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 				// (service_sigchld_event in STOP); a failure is the
 				// result at once (measured on 252 and 262).
 				if !u.cleanExit(cldKilled, sig) {
-					u.result = "signal"
+					u.failFirst("signal")
 				}
 				break
 			}
@@ -178,7 +178,7 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 				// measured on 252): startPostLocked goes on from here
 				// once they ended. A failure is the result at once.
 				if !u.cleanExit(cldKilled, sig) {
-					u.result = "signal"
+					u.failFirst("signal")
 				}
 				u.afterPost = func() { m.mainKilledLocked(u, sig, nil) }
 				break
@@ -219,18 +219,7 @@ func (m *manager) mainKilledLocked(u *unit, sig int32, j *job) {
 			m.finishJobLocked(j, result)
 		}
 	}
-	if u.boolProp("RemainAfterExit", false) {
-		m.setStateLocked(u, "active", "exited")
-		finish("done")
-		return
-	}
-	m.stopAfterMainLocked(u, func(ok bool) { // ExecStop=, ExecStopPost=, as after exit 0
-		if !ok {
-			finish("failed")
-			return
-		}
-		finish("done")
-	})
+	m.mainEndedCleanLocked(u, finish) // ExecStop=, ExecStopPost=, as after exit 0
 }
 
 // killSubgroupLocked is KillUnitSubgroup. A signal to the unit's own

@@ -432,9 +432,10 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		}
 		if u.inExecStop() {
 			// systemd waits for the running ExecStop= (service_sigchld_event
-			// in STOP); a failure is the result at once.
+			// in STOP); a failure is the result at once, unless the
+			// stop's own (RuntimeMaxUSec=) came first.
 			if failed {
-				u.result = "exit-code"
+				u.failFirst("exit-code")
 			}
 			return
 		}
@@ -444,7 +445,7 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 			// startPostLocked goes on from here once they ended. A
 			// failure is the unit's result at once (measured on 252).
 			if failed {
-				u.result = "exit-code"
+				u.failFirst("exit-code")
 			}
 			u.afterPost = func() { m.mainEndSettleLocked(u, failed, nil) }
 			return
@@ -481,23 +482,6 @@ func (m *manager) mainEndSettleLocked(u *unit, failed bool, startJob *job) {
 			m.finishJobLocked(startJob, result)
 		}
 	}
-	// ended goes on once ExecStartPost= (of a oneshot service, which
-	// runs them after its main process) succeeded.
-	stopped := func(ok bool) { // the end of stopAfterMainLocked
-		if !ok {
-			finish("failed")
-			return
-		}
-		finish("done")
-	}
-	ended := func() {
-		if u.boolProp("RemainAfterExit", false) {
-			m.setStateLocked(u, "active", "exited")
-			finish("done")
-			return
-		}
-		m.stopAfterMainLocked(u, stopped)
-	}
 	switch {
 	case failed:
 		m.runCommandsLocked(u, "ExecStopPost")
@@ -514,40 +498,56 @@ func (m *manager) mainEndSettleLocked(u *unit, failed bool, startJob *job) {
 			finish("failed")
 			break
 		}
-		m.stopAfterMainLocked(u, stopped)
+		m.stopAfterMainLocked(u, finish)
 	case startJob != nil:
+		// It goes on once ExecStartPost= (of a oneshot service, which
+		// runs them after its main process) succeeded.
 		m.startPostLocked(u, func(ok bool) {
 			if !ok {
 				finish("failed")
 				return
 			}
-			ended()
+			m.mainEndedCleanLocked(u, finish)
 		})
 	default:
-		ended()
+		m.mainEndedCleanLocked(u, finish)
 	}
+}
+
+// mainEndedCleanLocked goes on after service u's main process ended
+// cleanly: with RemainAfterExit= it is active/exited, else it stops as if
+// stopped (stopAfterMainLocked). finish is called with the result of the
+// job that waits for it: done, or failed when a stop command failed.
+func (m *manager) mainEndedCleanLocked(u *unit, finish func(jobResult string)) {
+	if u.boolProp("RemainAfterExit", false) {
+		m.setStateLocked(u, "active", "exited")
+		finish("done")
+		return
+	}
+	m.stopAfterMainLocked(u, finish)
 }
 
 // stopAfterMainLocked stops service u, whose main process ended cleanly,
 // as if stopped: ExecStop= (execStopLocked: deactivating/stop while they
 // run, no job), then ExecStopPost=; either failing fails it (Result
 // exit-code; signal or timeout when ExecStop= was killed), else it goes
-// inactive. done is called with whether they succeeded. (Measured on
+// inactive. done is called with the result of the job that waits for it:
+// done when they succeeded, else failed. (Measured on
 // 247-262 by the differential tester; a main process KillUnit ended with
 // SIGHUP too, 247 seed 120276 of a long run; ExecStop= that takes time on
 // 252 and 262.)
-func (m *manager) stopAfterMainLocked(u *unit, done func(ok bool)) {
+func (m *manager) stopAfterMainLocked(u *unit, done func(jobResult string)) {
 	m.execStopLocked(u, func(result string) {
 		if !m.runCommandsLocked(u, "ExecStopPost") || result != "" {
 			if result == "" {
 				result = "exit-code"
 			}
 			m.failLocked(u, result)
-			done(false)
+			done("failed")
 			return
 		}
 		m.deactivateLocked(u)
-		done(true)
+		done("done")
 	})
 }
 
@@ -596,6 +596,15 @@ func (m *manager) execStopLocked(u *unit, done func(result string)) {
 		m.stoppedLocked(u)
 	})
 	c = u.control // nil if they ended at once
+}
+
+// failFirst makes result u's result unless u failed already: the first
+// failure stays the result (service.c's "if (s->result ==
+// SERVICE_SUCCESS) s->result = f").
+func (u *unit) failFirst(result string) {
+	if u.result == "" || u.result == "success" {
+		u.result = result
+	}
 }
 
 // inExecStop reports whether service u's ExecStop= commands run.

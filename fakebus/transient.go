@@ -329,6 +329,17 @@ func (m *manager) stubLocked(made []newUnit) {
 	}
 }
 
+// emptyTransientFile reports whether u's transient file is empty: u is a
+// stub (stubLocked), made transient and never loaded. systemd writes
+// the file through a buffer it flushes when the unit loads, or is freed
+// at a daemon-reload; until then the file is empty, which the unit file
+// operations take for a mask (GetUnitFileState masked-runtime;
+// DisableUnitFiles says "masked" with its path, EnableUnitFiles refuses
+// it UnitMasked). Measured on 247, 252, 257 and 262 by the differential
+// tester (252 seed 370276 of a long run: an active slice started with no
+// file, then StartTransientUnit of it with a setting refused).
+func (u *unit) emptyTransientFile() bool { return u.transient && u.load == "stub" }
+
 // takeSettingsLocked applies the settings of a StartTransientUnit call to
 // u, a unit made transient that does not load, and adds them to its
 // transient file's (PIDs= is none of the file's; AddRef= is the caller's,

@@ -149,7 +149,10 @@ func (u *unit) where() string {
 // badSetting reports whether systemd refuses to load unit file name
 // with these settings (LoadState bad-setting; what it logs in brackets):
 // a service service_verify refuses (badService), a socket without
-// a Listen setting, a timer without a timer, a path unit without a path,
+// a Listen setting, or with Accept=yes and a Service= ("Explicit service
+// configuration for accepting socket units not supported. Refusing.") or
+// a socket that accepts no connections ("Unit configured for accepting
+// sockets, but sockets are non-accepting. Refusing."), a timer without a timer, a path unit without a path,
 // a mount without What= ("What= setting is missing. Refusing."), a mount
 // or automount whose Where= is not the path of its name ("Where= setting
 // doesn't match unit name. Refusing."), and a unit of any type whose
@@ -177,7 +180,7 @@ func (m *manager) typeRefuses(u *unit) bool {
 	case "service":
 		return m.badService(u)
 	case "socket":
-		return !has("Listen")
+		return !has("Listen") || u.boolProp("Accept", false) && (u.str("Service") != "" || !acceptsAll(u))
 	case "timer":
 		// OnClockChange= or OnTimezoneChange= is something to elapse on
 		// too (timer_verify; measured on 252 by the differential tester,
@@ -193,4 +196,18 @@ func (m *manager) typeRefuses(u *unit) bool {
 		return u.where() != namedPath(u)
 	}
 	return false
+}
+
+// acceptsAll reports whether every socket of socket unit u accepts
+// connections, as Accept=yes needs (socket_verify's
+// have_non_accept_socket): stream and sequential-packet sockets do,
+// datagram and netlink sockets, FIFOs, special files and message queues
+// do not.
+func acceptsAll(u *unit) bool {
+	for _, l := range stringPairs(u.props["Listen"]) {
+		if l[0] != "Stream" && l[0] != "SequentialPacket" {
+			return false
+		}
+	}
+	return true
 }

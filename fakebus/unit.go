@@ -429,10 +429,14 @@ func (m *manager) disarmLocked(u *unit) {
 
 // armRuntimeMaxLocked makes a service or scope with RuntimeMaxUSec= end
 // once it has been active that long, as systemd does (measured on 247 to
-// 262 by the differential tester with 0 and 1 µs): its main process is
-// killed (SIGTERM: ExecMainCode 2, ExecMainStatus 15) and it fails with
-// result timeout; no job. The fake signals no process: a scope's
-// processes keep running.
+// 262 by the differential tester with 0 and 1 µs): it fails with result
+// timeout, no job. A service stops as a stop would stop it
+// (service_enter_stop with SERVICE_FAILURE_TIMEOUT), its result timeout
+// from the start: ExecStop= (deactivating/stop while they run: 247 seed
+// 360276 of a long run), its main process killed (SIGTERM: ExecMainCode
+// 2, ExecMainStatus 15), ExecStopPost=; and unlike a stop asked for, it
+// may restart. The fake signals no process: a scope's processes keep
+// running.
 func (m *manager) armRuntimeMaxLocked(u *unit) {
 	v, ok := u.props["RuntimeMaxUSec"]
 	if !ok || u.kind != "service" && u.kind != "scope" {
@@ -447,8 +451,17 @@ func (m *manager) armRuntimeMaxLocked(u *unit) {
 		u.runtimeMaxStop()
 	}
 	u.runtimeMaxStop = m.afterLocked(time.Duration(usec)*time.Microsecond, func() {
-		if u.gone || !u.isActive() || !u.activeAt.Equal(at) {
-			return // stopped, or started again, meanwhile
+		if u.gone || u.sub != "running" || !u.activeAt.Equal(at) {
+			// Stopped, or started again, meanwhile; or not running:
+			// exited (RemainAfterExit=), reloading, abandoned, where
+			// systemd's timer is off or times something else
+			// (service_set_state, scope_set_state).
+			return
+		}
+		if u.kind == "service" {
+			u.failFirst("timeout")
+			m.execStopLocked(u, func(string) { m.endStopLocked(u, false, false, false, "timeout") })
+			return
 		}
 		m.killForStopLocked(u)
 		m.failLocked(u, "timeout")
@@ -989,21 +1002,25 @@ func (m *manager) stopUnitLocked(u *unit) {
 			if r := u.result; r != before && r != "" && r != "success" {
 				result = r
 			}
-			m.endStopLocked(u, atOnce, false, result)
+			m.endStopLocked(u, true, atOnce, false, result)
 		})
 		return
 	}
-	m.endStopLocked(u, atOnce, killedStart, "")
+	m.endStopLocked(u, true, atOnce, killedStart, "")
 }
 
 // endStopLocked ends the stop of u (stopUnitLocked) once its ExecStop=
 // commands ended as execStop says ("" if they succeeded or there are
 // none): ExecStopPost= runs, the remaining processes are killed, and u
 // ends inactive, or failed when a command failed or its main process's
-// end was not clean. killedStart: the stop killed u's start.
-func (m *manager) endStopLocked(u *unit, atOnce, killedStart bool, execStop string) {
-	u.restart.stopping = true // a stop asked for: no restart after it
-	defer func() { u.restart.stopping = false }()
+// end was not clean. asked: a stop asked for, after which u does not
+// restart (not RuntimeMaxUSec='s); killedStart: the stop killed u's
+// start.
+func (m *manager) endStopLocked(u *unit, asked, atOnce, killedStart bool, execStop string) {
+	if asked {
+		u.restart.stopping = true
+		defer func() { u.restart.stopping = false }()
+	}
 	// A main process that its KillSignal= ends not cleanly (SIGKILL,
 	// SIGUSR1, ...: is_clean_exit) fails the unit, Result signal
 	// (measured on 257 by the differential tester, 257 seed 261380 of

@@ -2503,6 +2503,50 @@ var replays = []struct {
 			Aux: []Prop{{"ExecStart", Command(1)}}},
 		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
 	}},
+	// RuntimeMaxUSec= stops a service as a stop does, its result timeout
+	// from the start: ExecStop= first (deactivating/stop while it runs),
+	// ExecStopPost= after; a stop meanwhile waits for it; unlike a stop
+	// asked for, it restarts (247 seed 360276 of a long run: the fake
+	// killed the unit without ExecStop=).
+	{"runtime limit through ExecStop=", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStop", Command(0)}, {"RuntimeMaxUSec", uint64(1)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 15},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStopPost", Command(2)}, {"RuntimeMaxUSec", uint64(1)}, {"Restart", "on-failure"}}},
+	}},
+	// socket_verify refuses Accept=yes with Service=, or with a socket
+	// that accepts no connections (262 seed 390092 of a long run: the
+	// fake loaded the socket and answered SetUnitProperties).
+	{"accepting socket with Service=", []Op{
+		{Kind: "WriteUnitFile", Unit: 5, Dir: InConfig, Lines: []Directive{{"Socket", "ListenStream", "{dir}/socket"}, {"Socket", "Accept", "yes"}, {"Socket", "Service", "{u1}"}}},
+		{Kind: "SetUnitProperties", Unit: 5, Runtime: true, Props: []Prop{{"Description", "x"}}},
+		{Kind: "StartUnit", Unit: 5, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 5, Dir: InConfig, Lines: []Directive{{"Socket", "ListenStream", "{dir}/socket"}, {"Socket", "ListenFIFO", "{dir}/fifo"}, {"Socket", "Accept", "yes"}}},
+		{Kind: "Reload", Unit: 5},
+		{Kind: "LoadUnit", Unit: 5},
+	}},
+	// RefuseManualStop= is looked at before the job mode (262 seed
+	// 390460 of a long run: the fake answered "Isolate is only valid for
+	// start").
+	{"refused stop in isolate mode", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RefuseManualStop", true}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "isolate"},
+		{Kind: "RestartUnit", Unit: 1, Mode: "isolate"},
+		{Kind: "StopUnit", Unit: 1, Mode: "restart-dependencies"},
+	}},
+	// A slice loaded without a file that StartTransientUnit made
+	// transient and then refused a setting of is a stub, whose transient
+	// file stays empty until a daemon-reload: a mask to the unit file
+	// operations (252 seed 370276 of a long run: the fake disabled it).
+	{"empty transient file of a stub", []Op{
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"CollectMode", ""}}},
+		{Kind: "DisableUnitFiles", Unit: 4, Runtime: true},
+		{Kind: "EnableUnitFiles", Unit: 4},
+		{Kind: "GetUnitFileState", Unit: 4},
+		{Kind: "Reload", Unit: 4},
+		{Kind: "DisableUnitFiles", Unit: 4, Runtime: true},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and

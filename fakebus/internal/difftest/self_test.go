@@ -458,6 +458,16 @@ func TestKnownRuntimeMaxRace(t *testing.T) {
 		{"start limit, more differs", limit, strings.ReplaceAll(exited, "/bin/true", "/bin/false"), ""},
 		{"another result", strings.ReplaceAll(limit, "start-limit-hit", "exit-code"), strings.ReplaceAll(exited, "start-limit-hit", "exit-code"), ""},
 	})
+	// Timed out and still stopping on systemd, its ExecStop= running;
+	// the program's exit came first on the fake (247 seed 360276).
+	stopping := `u0.service: "loaded" "deactivating"/"stop" Result="timeout" ExecMain=1/1 ExecStart=[("/bin/false" ["/bin/false"] false times=set/set/set/set pid=set code=1 status=1)] ExecStop=[("/bin/sleep" ["/bin/sleep" "1000"] false times=set/set/0/0 pid=set code=0 status=0)] RuntimeMaxUSec=@t 1`
+	failed := strings.ReplaceAll(strings.ReplaceAll(stopping, `"deactivating"/"stop" Result="timeout"`, `"failed"/"failed" Result="exit-code"`), "times=set/set/0/0 pid=set", "times=0/0/0/0 pid=0")
+	testUnitLineKnown(t, Op{Kind: OpStartTransient}, []unitLineCase{
+		{"stopping", stopping, failed, "runtime-max-race"},
+		{"stopping, a longer limit", strings.ReplaceAll(stopping, "@t 1", "@t 10"), strings.ReplaceAll(failed, "@t 1", "@t 10"), ""},
+		{"stopping without ExecStop=", strings.Split(stopping, " ExecStop=")[0] + " RuntimeMaxUSec=@t 1", failed, ""},
+		{"the fake's stopping", failed, stopping, ""},
+	})
 }
 
 func TestKnownStopTimeoutRace(t *testing.T) {
@@ -567,6 +577,7 @@ func TestKnownStartPostRace(t *testing.T) {
 // 31005 for /bin/false).
 func TestKnownStartPostRaceJob(t *testing.T) {
 	unit := `u0.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/203 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/set/set pid=set code=1 status=203)] ExecStartPost=[("/bin/true" ["/bin/true"] false times=set/set/set/set pid=set code=1 status=0)]`
+	limit := strings.Replace(strings.ReplaceAll(unit, "1/203", "1/3"), "exit-code", "start-limit-hit", 1)
 	for _, tc := range []struct {
 		name       string
 		real, fake []string
@@ -580,6 +591,12 @@ func TestKnownStartPostRaceJob(t *testing.T) {
 		{"a program that exited at once", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, strings.ReplaceAll(unit, "ExecMain=1/203", "ExecMain=1/1"), "start-post-race"},
 		{"a program that was killed", []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service done"}, []string{"JobNew J1 u0.service", "JobRemoved J1 u0.service failed"}, strings.ReplaceAll(unit, "ExecMain=1/203", "ExecMain=2/15"), ""},
 		{"two jobs differ", []string{"JobRemoved J1 u0.service done", "JobRemoved J2 u1.service done"}, []string{"JobRemoved J1 u0.service failed", "JobRemoved J2 u1.service failed"}, unit, ""},
+		// Restarted until its start limit was hit, each start a race
+		// (252 seed 370506).
+		{"each restart", []string{"JobRemoved J1 u0.service failed", "JobRemoved J2 u0.service failed", "JobRemoved J3 u0.service failed"}, []string{"JobRemoved J1 u0.service done", "JobRemoved J2 u0.service done", "JobRemoved J3 u0.service failed"}, limit, "start-post-race"},
+		{"two restarts, not at the limit", []string{"JobRemoved J1 u0.service failed", "JobRemoved J2 u0.service failed"}, []string{"JobRemoved J1 u0.service done", "JobRemoved J2 u0.service done"}, unit, ""},
+		{"another unit's jobs", []string{"JobRemoved J1 u0.service failed", "JobRemoved J2 u1.service failed"}, []string{"JobRemoved J1 u0.service done", "JobRemoved J2 u1.service done"}, limit, ""},
+		{"another unit's ExecStartPost=", []string{"JobNew J1 u1.service", "JobRemoved J1 u1.service done"}, []string{"JobNew J1 u1.service", "JobRemoved J1 u1.service failed"}, unit, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			real := Step{Op: "StartTransientUnit u0.service", Reply: "J1", Signals: tc.real, Units: []string{tc.unit}}
