@@ -9,7 +9,7 @@ STATICCHECK_VERSION := v0.8.2
 FUZZTIME    ?= 60s
 CHECK_FUZZTIME ?= 3s
 
-.PHONY: demo check test go-test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential differential-fuzz tools dist dist-install-test
+.PHONY: demo check fakebus-then-fuzz test go-test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential differential-fuzz tools dist dist-install-test
 
 demo:
 	$(GO) run ./examples/demo
@@ -21,7 +21,17 @@ demo:
 dist:
 	@scripts/dist dist
 
-check: lint test fuzz-short conformance gosystemd-suite fakesystemd-examples dist-install-test differential
+check: lint
+	@$(MAKE) --no-print-directory -j2 --output-sync=target go-test fakebus-then-fuzz
+	@$(MAKE) --no-print-directory conformance-systemd gosystemd-suite fakesystemd-examples dist-install-test differential
+
+# What `check` runs beside go-test: the conformance suite on fakebus, then
+# the short fuzz runs. Each of the two keeps about one core of two busy
+# (go-test's packages, the fakes' cases, wait on timers much of the
+# time), so `check` runs them at once, each target's output printed
+# whole when it ends.
+fakebus-then-fuzz: conformance-fakebus
+	@$(MAKE) --no-print-directory fuzz-short
 
 # Every test package with -race, the conformance suite on fakebus
 # included: go-test runs all but TestConformanceFakebus, which
