@@ -149,6 +149,7 @@ func (m *manager) applyControlLocked(u *unit) {
 		}
 		p := m.readBackLocked(u.kind, s.setProp) // as the drop-in holds it
 		if p.Name != "" {
+			p = m.writtenCPUSetLocked(u, p)
 			m.setPropLocked(u, p.Name, p.Value)
 		}
 	}

@@ -521,8 +521,12 @@ func (m *manager) applyDropInsLocked(u *unit) {
 
 // setLoadedLocked sets a setting of u read from a unit file or drop-in:
 // as setPropLocked, but a per-device list's lines add entries as a unit
-// file's do (devicelist.go).
+// file's do (devicelist.go), and a CPU set's add to the set
+// (unionCPUSet).
 func (m *manager) setLoadedLocked(u *unit, name string, v dbus.Variant) {
+	if old, ok := u.props[name]; ok && cpuSetSetting(name) {
+		v = dbus.MakeVariant(unionCPUSet(old.Value().([]byte), v.Value().([]byte)))
+	}
 	if isDeviceList(name) {
 		if nv, err := normalize(v); err == nil {
 			v = nv
@@ -557,6 +561,7 @@ func (m *manager) reloadUnfiledLocked(u *unit) {
 		if p = m.readBackLocked(u.kind, p); p.Name == "" {
 			continue // a line the reload cannot read
 		}
+		p = m.writtenCPUSetLocked(u, p)
 		m.setPropLocked(u, p.Name, p.Value)
 	}
 	m.reloadDeviceListsLocked(u) // the file holds each list whole
@@ -922,4 +927,19 @@ func mtimes(paths []string) map[string]time.Time {
 		out[p] = t
 	}
 	return out
+}
+
+// writtenCPUSetLocked is setting p, which a D-Bus setter wrote to a unit
+// file (the transient file, a SetUnitProperties drop-in), as a load of u
+// reads it: a CPU or memory node set's line adds to the set u has so far
+// (unionCPUSet) unless the setter wrote an empty line before it
+// (sdversions.CPUSetWrittenWhole).
+func (m *manager) writtenCPUSetLocked(u *unit, p setProp) setProp {
+	if !cpuSetSetting(p.Name) || m.behaves(sdversions.CPUSetWrittenWhole) {
+		return p
+	}
+	if old, ok := u.props[p.Name]; ok {
+		p.Value = dbus.MakeVariant(unionCPUSet(old.Value().([]byte), p.Value.Value().([]byte)))
+	}
+	return p
 }

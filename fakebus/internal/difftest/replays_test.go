@@ -2547,6 +2547,20 @@ var replays = []struct {
 		{Kind: "Reload", Unit: 4},
 		{Kind: "DisableUnitFiles", Unit: 4, Runtime: true},
 	}},
+	// A unit file's lines of a CPU set add up, its drop-ins' too; a
+	// D-Bus setting replaces the set, and what it wrote is read back as
+	// the set it set from 252, added to the set before on 247 (247 seed
+	// 425896 of a long run: AllowedCPUs= given twice read the union after
+	// a reload).
+	{"CPU sets after a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"AllowedCPUs", []byte{0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1}}, {"AllowedCPUs", []byte{0xff, 0xff}}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"AllowedCPUs", []byte{0x2}}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "AllowedCPUs", "64"}, {"Service", "AllowedCPUs", "0-15"}}},
+		{Kind: "LoadUnit", Unit: 1},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "AllowedCPUs", "20"}}},
+		{Kind: "Reload", Unit: 1},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and

@@ -734,6 +734,18 @@ const (
 	// (fakebus/internal/difftest, replay "restart of a timer whose unit
 	// runs"; 262 seed 350506 of a long run; 253-256 not measured).
 	TimerStartKeepsLastTrigger Behaviour = "TimerStartKeepsLastTrigger"
+	// CPUSetWrittenWhole: the D-Bus setter of AllowedCPUs= and the other
+	// CPU and memory node sets writes an empty line before the set's
+	// line (systemd commit 1dbccd6d, "dbus-cgroup: Make sure we overwrite
+	// cpuset properties in drop-in", backported to 252-stable), so a
+	// load reads the set the setter set. Before, the line adds to the
+	// set the lines before it made (a unit file's lines do on every
+	// release): a transient unit given the setting twice reads the union
+	// after a daemon-reload, and so does a SetUnitProperties drop-in over
+	// the unit's own set. Seen on 247, not on 252 (Debian's 252.39), 257
+	// and 262 (fakebus/internal/difftest, replay "CPU sets after a
+	// reload"; 247 seed 425896 of a long run).
+	CPUSetWrittenWhole Behaviour = "CPUSetWrittenWhole"
 	// TransientOverDropIns: a unit of a name that has drop-ins but no
 	// unit file (in the unit directories, or SetUnitProperties') can
 	// become a transient unit, which takes their settings
@@ -903,6 +915,7 @@ var Behaviours = map[Behaviour]Release{
 	CollectedTransientNameLoads:   R("262"),
 	TransientFreeRefreshesNameMap: R("262"),
 	TimerStartKeepsLastTrigger:    R("257"),
+	CPUSetWrittenWhole:            R("252"),
 	TransientOverDropIns:          R("252"),
 	ExecConditionSkipDone:         R("252"),
 	AlwaysSkipsExecCondition:      R("251"),
