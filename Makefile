@@ -25,14 +25,13 @@ check: lint
 	@$(MAKE) --no-print-directory -j2 --output-sync=target go-test fakebus-then-fuzz
 	@$(MAKE) --no-print-directory conformance-systemd gosystemd-suite fakesystemd-examples dist-install-test differential
 
-# What `check` runs beside go-test, at a lower priority: the conformance
-# suite on fakebus, then the short fuzz runs. go-test's packages keep
-# about one core of two busy (its longest package waits on timers much of
-# the time), so `check` runs them at once, each target's output printed
-# whole when it ends, and these take the rest.
-fakebus-then-fuzz:
-	@nice -n 10 $(MAKE) --no-print-directory conformance-fakebus
-	@nice -n 10 $(MAKE) --no-print-directory fuzz-short
+# What `check` runs beside go-test: the conformance suite on fakebus, then
+# the short fuzz runs. Each of the two keeps about one core of two busy
+# (go-test's packages, the fakes' cases, wait on timers much of the
+# time), so `check` runs them at once, each target's output printed
+# whole when it ends.
+fakebus-then-fuzz: conformance-fakebus
+	@$(MAKE) --no-print-directory fuzz-short
 
 # Every test package with -race, the conformance suite on fakebus
 # included: go-test runs all but TestConformanceFakebus, which
