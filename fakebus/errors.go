@@ -34,6 +34,12 @@ func errNoIsolation() *callErr {
 	return &callErr{errPrefix + "NoIsolation", "Operation refused, unit may not be isolated."}
 }
 
+// errOnlyByDependency refuses a job a client asked for of a unit whose
+// RefuseManualStart= or RefuseManualStop= says so (refuseManual).
+func errOnlyByDependency(name string) *callErr {
+	return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+}
+
 func noSuchJob(id uint32) *callErr {
 	return &callErr{errPrefix + "NoSuchJob", fmt.Sprintf("Job %d does not exist.", id)}
 }

@@ -230,7 +230,7 @@ func refuseManual(u *unit, name string, typ jobType) error {
 	case asked == jobStart && refuseStart, asked == jobStop && refuseStop,
 		(asked == jobRestart || asked == "try-restart") && (refuseStart || refuseStop),
 		asked == "reload-or-start" && !u.isActive() && refuseStart: // a start then (job_type_collapse; not measured)
-		return &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+		return errOnlyByDependency(name)
 	}
 	return nil
 }

@@ -157,7 +157,7 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			return ok
 		}
 		if i == 0 && view.boolProp("RefuseManualStart", false) {
-			refused = &callErr{errPrefix + "OnlyByDependency", "Operation refused, unit " + nu.name + " may be requested by dependency only (it is configured to refuse manual start/stop)."}
+			refused = errOnlyByDependency(nu.name)
 			break
 		}
 		if i == 0 && isolateRefused(mode, view) {
