@@ -608,6 +608,22 @@ func readProcUint(path string) (uint64, bool) {
 var cgroupControllers = []string{"cpu", "cpuacct", "cpuset", "io", "blkio", "memory", "devices", "pids",
 	"bpf-firewall", "bpf-devices", "bpf-foreign", "bpf-socket-bind", "bpf-restrict-network-interfaces"}
 
+// controllerMask is a controller list set to given over old, as systemd
+// sets a mask of them (DelegateControllers=, DisableControllers=): the
+// union of both in systemd's order, or none when given is empty.
+func controllerMask(old, given []string) []string {
+	mask := []string{}
+	if len(given) == 0 {
+		return mask
+	}
+	for _, c := range cgroupControllers {
+		if slices.Contains(given, c) || slices.Contains(old, c) {
+			mask = append(mask, c)
+		}
+	}
+	return mask
+}
+
 // delegatedAll is what Delegate=yes delegates on release r: from 252 the
 // cgroup-v2 controllers (CGROUP_MASK_DELEGATE), before every controller
 // 247 knew (measured on 247, 252, 257, 262, system and user managers).
@@ -632,14 +648,8 @@ func (m *manager) setDelegateLocked(u *unit, name string, v any) {
 		u.props["Delegate"] = dbus.MakeVariant(v)
 	default:
 		given, _ := v.([]string)
-		if len(given) > 0 {
-			old, _ := u.props["DelegateControllers"].Value().([]string)
-			for _, c := range cgroupControllers {
-				if slices.Contains(given, c) || slices.Contains(old, c) {
-					mask = append(mask, c)
-				}
-			}
-		}
+		old, _ := u.props["DelegateControllers"].Value().([]string)
+		mask = controllerMask(old, given)
 		u.props["Delegate"] = dbus.MakeVariant(true)
 	}
 	u.props["DelegateControllers"] = dbus.MakeVariant(append([]string{}, mask...))

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
@@ -398,11 +399,12 @@ func deviceList(l []any) dbus.Variant {
 func settableSig(name string) string { return settableProps[name].sig }
 
 // validDocumentationURL reports whether a Documentation= word is a URL
-// systemd keeps: http(s)://, file:/, info: or man:, with something after.
+// systemd keeps (documentation_url_is_valid, the same on 247-262):
+// http(s)://, file:/, info: or man:, with something after it, all ASCII.
 func validDocumentationURL(w string) bool {
 	for _, p := range []string{"http://", "https://", "file:/", "info:", "man:"} {
-		if strings.HasPrefix(w, p) && len(w) > len(p) {
-			return true
+		if rest, ok := strings.CutPrefix(w, p); ok {
+			return rest != "" && strings.IndexFunc(rest, func(r rune) bool { return r >= utf8.RuneSelf }) < 0
 		}
 	}
 	return false
@@ -429,8 +431,6 @@ func (m *manager) parseDelegate(kind, val string, set func(string, dbus.Variant)
 	return m.useValue(kind, "DelegateControllers", dbus.MakeVariant(known), set)
 }
 
-// parseCPUSet parses a CPU or NUMA node list ("0-3 5,7") into systemd's
-// bitmap, whole 64-bit words; empty is the empty set.
 // unionCPUSet is what a unit file's line of a CPU or memory node set
 // makes of the set the lines before it made: their union; an empty line
 // empties it (systemd's parse_cpu_set_extend, on every release; a D-Bus
@@ -458,6 +458,18 @@ func cpuSetSetting(name string) bool {
 	return false
 }
 
+// cpuSetLine is value v of setting name as a unit-file line of it makes
+// it on top of u's (unionCPUSet): v itself unless name is a CPU or memory
+// node set u has already.
+func cpuSetLine(u *unit, name string, v dbus.Variant) dbus.Variant {
+	if old, ok := u.props[name]; ok && cpuSetSetting(name) {
+		return dbus.MakeVariant(unionCPUSet(old.Value().([]byte), v.Value().([]byte)))
+	}
+	return v
+}
+
+// parseCPUSet parses a CPU or NUMA node list ("0-3 5,7") into systemd's
+// bitmap, whole 64-bit words; empty is the empty set.
 func parseCPUSet(s string) ([]byte, bool) {
 	var bits []byte
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' }) {

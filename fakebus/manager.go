@@ -106,9 +106,11 @@ type manager struct {
 	// recollect are the units to collect once the jobs their stop's
 	// OnSuccess= queued ran (onfailure.go).
 	recollect []*unit
-	// bound are the stops of units bound to one that stopped while it had
-	// a job, queued before the lock is released (stopBoundLocked).
-	bound []boundStop
+	// bound are the units to stop, before the lock is released, if one
+	// they are bound to is down (systemd's stop-when-bound queue,
+	// stopBoundLocked): bound to one that stopped while it had a job, or
+	// active at a daemon-reload.
+	bound []*unit
 	// reverseSorted is reverse sorted by name, nil when reverse changed
 	// since (reverseLocked); never changed in place.
 	reverseSorted []*unit

@@ -122,7 +122,7 @@ var standardOutputs = []string{"inherit", "null", "tty", "journal", "kmsg", "jou
 // kill,cgroup}.c). It is read-only.
 var settableProps = map[string]settable{
 	"Description":            {"s", forUnit, nil},
-	"Documentation":          {"as", forUnit, nil},
+	"Documentation":          {"as", forUnit, checkDocumentation},
 	"Wants":                  {"as", forUnit, checkUnitList},
 	"Requires":               {"as", forUnit, checkUnitList},
 	"Requisite":              {"as", forUnit, checkUnitList},
@@ -242,7 +242,7 @@ var settableProps = map[string]settable{
 	"Delegate":                 {"b", forExec, nil},
 	"DelegateControllers":      {"as", forExec, checkControllers},
 	"DelegateSubgroup":         {"s", forExec, checkSubgroup},
-	"DisableControllers":       {"as", forCgroup, nil},
+	"DisableControllers":       {"as", forCgroup, checkControllers},
 	"IPAccounting":             {"b", forCgroup, nil},
 	"ManagedOOMSwap":           {"s", forCgroup, checkEINVAL("auto", "kill")},
 	"ManagedOOMMemoryPressure": {"s", forCgroup, checkEINVAL("auto", "kill")},
@@ -652,8 +652,38 @@ func checkSubgroup(v any) error {
 	if s == "" {
 		return nil
 	}
-	if s == "." || s == ".." || strings.ContainsAny(s, "/\n") || strings.HasPrefix(s, "cgroup.") {
+	if cgNeedsEscape(s) {
 		return sysErrorf("Invalid control group name: %s", s)
+	}
+	return nil
+}
+
+// cgNeedsEscape reports whether s is not a cgroup name systemd takes as
+// it is (cg_needs_escape, the same on 254-262): a file name (not "." or
+// "..", no "/", at most 255 bytes) that does not begin with "_" or ".",
+// is not a cgroup-v1 core file, and does not look like a controller's or
+// the core's attribute ("cgroup.", "memory.", ...).
+func cgNeedsEscape(s string) bool {
+	if s == "" || s == "." || s == ".." || strings.Contains(s, "/") || len(s) > 255 ||
+		s[0] == '_' || s[0] == '.' || s == "notify_on_release" || s == "release_agent" || s == "tasks" ||
+		strings.HasPrefix(s, "cgroup.") {
+		return true
+	}
+	for _, c := range cgroupControllers {
+		if strings.HasPrefix(s, c+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDocumentation refuses a Documentation= list with an entry that is
+// not a documentation URL systemd takes (validDocumentationURL).
+func checkDocumentation(v any) error {
+	for _, u := range v.([]string) {
+		if !validDocumentationURL(u) {
+			return sysErrorf("Invalid URL in Documentation: %s", u)
+		}
 	}
 	return nil
 }
@@ -697,11 +727,13 @@ func (m *manager) checkPropsLocked(kind string, body any, live bool) ([]setProp,
 			continue
 		}
 		spec, ok := settableProps[p.Name]
-		if (p.Name == "Delegate" || p.Name == "DelegateControllers") && (kind == "slice" || kind == "socket") && !live {
+		if (p.Name == "Delegate" || p.Name == "DelegateControllers" || p.Name == "DelegateSubgroup" && m.hasFor(p.Name, "service")) &&
+			(kind == "slice" || kind == "socket") && !live {
 			// A unit with a control group that cannot delegate it
 			// (measured on 247-262 by the differential tester; mounts
-			// and swaps not measured). Only a unit being made takes
-			// them: SetUnitProperties finds them read-only, below
+			// and swaps not measured; DelegateSubgroup=, from 254, from
+			// systemd's source). Only a unit being made takes them:
+			// SetUnitProperties finds them read-only, below
 			// (bus_cgroup_set_transient_property; 247 seed 241058 of a
 			// long run).
 			return nil, errInvalidArgs("Delegation not available for unit type")
@@ -832,13 +864,13 @@ func (m *manager) setUnitPropertiesLocked(name string, runtime bool, body any, a
 
 // ignoredSetting reports whether the played release takes name with any
 // value and ignores it for a unit of the given kind: 262 does so for the
-// cgroup v1 settings CPUShares=, BlockIOWeight= and MemoryLimit=, whatever
-// their type, where a unit has a control group (its cgroup setter reads
+// cgroup v1 settings CPUShares=, BlockIOWeight= and MemoryLimit=, and for
+// BlockIOAccounting= and CPUAccounting= (always on), whatever their type, where a unit has a control group (its cgroup setter reads
 // them); a timer's or a target's refuses them as any unknown property
 // (measured on 262 by the differential tester, seed 96518 of a long run).
 func (m *manager) ignoredSetting(name, kind string) bool {
 	switch name {
-	case "CPUShares", "BlockIOWeight", "MemoryLimit":
+	case "CPUShares", "BlockIOWeight", "MemoryLimit", "CPUAccounting", "BlockIOAccounting":
 		return m.behaves(sdversions.CgroupV1SettingsIgnored) && unitTypes[kind].cgroup
 	}
 	return false
@@ -980,6 +1012,14 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 	}
 	if name == "Delegate" || name == "DelegateControllers" {
 		m.setDelegateLocked(u, name, v.Value())
+		return
+	}
+	if name == "DisableControllers" {
+		// A mask: the controllers add to those set before, in systemd's
+		// order; none resets it (bus_cgroup_set_property).
+		old, _ := u.props[name].Value().([]string)
+		given, _ := v.Value().([]string)
+		u.props[name] = dbus.MakeVariant(controllerMask(old, given))
 		return
 	}
 	old, had := u.props[name]

@@ -287,6 +287,9 @@ func (m *manager) setStateLocked(u *unit, active, sub string) {
 		m.timersFollowLocked(u)
 	}
 	m.checkUnneededLocked(u)
+	if u.isActive() && m.behaves(sdversions.StopWhenBound) && len(u.list("BindsTo")) > 0 {
+		m.bound = append(m.bound, u)
+	}
 	if active == "inactive" || active == "failed" {
 		m.checkUnneededDepsLocked(u)
 	}
@@ -460,7 +463,7 @@ func (m *manager) armRuntimeMaxLocked(u *unit) {
 		}
 		if u.kind == "service" {
 			u.failFirst("timeout")
-			m.execStopLocked(u, func(string) { m.endStopLocked(u, false, false, false, "timeout") })
+			m.execStopLocked(u, func(string) { m.endStopLocked(u, stopHow{}, "timeout") })
 			return
 		}
 		m.killForStopLocked(u)
@@ -606,7 +609,7 @@ func (m *manager) stopDependentsLocked(u *unit) {
 	for _, o := range m.reverseLocked() {
 		if o != u && !o.perpetual && o.isActive() && o.job == nil && slices.Contains(o.list("BindsTo"), u.name) {
 			if u.job != nil {
-				m.bound = append(m.bound, boundStop{o, u})
+				m.bound = append(m.bound, o)
 				continue
 			}
 			m.queueLocked(o, jobStop, sdbus.ModeReplace)
@@ -622,25 +625,55 @@ func (m *manager) stopDependentsLocked(u *unit) {
 	}
 }
 
-// boundStop is the stop of unit o, bound to unit to, that stopped or
-// failed while it had a job (stopDependentsLocked).
-type boundStop struct{ o, to *unit }
+// boundAfterDownLocked reports whether u is bound to (BindsTo=), and
+// ordered after (After=), a unit that is neither active nor reloading
+// (not loaded: systemd has it loaded, not-found and inactive), which
+// keeps u from starting (unit_verify_deps).
+func (m *manager) boundAfterDownLocked(u *unit) bool {
+	after := u.list("After")
+	for _, n := range u.list("BindsTo") {
+		if !slices.Contains(after, n) {
+			continue
+		}
+		if d := m.units[m.primaryLocked(n)]; d == nil || !d.isActive() {
+			return true
+		}
+	}
+	return false
+}
 
-// stopBoundLocked queues the stops stopDependentsLocked put off, of the
-// units still active, without a job and bound to a unit still inactive or
-// failed, and reports whether it queued one.
+// stopBoundLocked queues the stops of the units of m.bound that are
+// bound to a unit that is down (boundToInactiveLocked), and reports
+// whether it queued one (manager_dispatch_stop_when_bound_queue).
 func (m *manager) stopBoundLocked() bool {
 	queued := false
 	for len(m.bound) > 0 {
-		b := m.bound[0]
+		o := m.bound[0]
 		m.bound = m.bound[1:]
-		if !b.o.gone && b.o.isActive() && b.o.job == nil && (b.to.active == "inactive" || b.to.active == "failed") {
-			m.queueLocked(b.o, jobStop, sdbus.ModeReplace)
+		if !o.gone && m.boundToInactiveLocked(o) {
+			m.queueLocked(o, jobStop, sdbus.ModeReplace)
 			queued = true
 		}
 	}
 	m.bound = nil
 	return queued
+}
+
+// boundToInactiveLocked reports whether u, active and without a job, is
+// bound (BindsTo=) to a unit without a job that is inactive or failed, or
+// not loaded (systemd has it loaded, not-found and inactive):
+// unit_is_bound_by_inactive.
+func (m *manager) boundToInactiveLocked(u *unit) bool {
+	if u.active != "active" || u.job != nil {
+		return false
+	}
+	for _, n := range u.list("BindsTo") {
+		d := m.units[m.primaryLocked(n)]
+		if d == nil || d.job == nil && (d.active == "inactive" || d.active == "failed") {
+			return true
+		}
+	}
+	return false
 }
 
 // reverseLocked returns the units of m.reverse, sorted by name. The
@@ -868,6 +901,13 @@ func (m *manager) startUnitLocked(j *job) {
 		m.finishJobLocked(j, "unsupported")
 		return
 	}
+	if m.boundAfterDownLocked(u) {
+		// unit_start's unit_verify_deps: the job ends dependency, the
+		// unit stays inactive (measured on 247-262 by the differential
+		// tester: a unit bound to a oneshot service, after it).
+		m.finishJobLocked(j, "dependency")
+		return
+	}
 	if u.kind != "timer" && m.startLimitHitLocked(u, j) {
 		return
 	}
@@ -1002,22 +1042,21 @@ func (m *manager) stopUnitLocked(u *unit) {
 			if r := u.result; r != before && r != "" && r != "success" {
 				result = r
 			}
-			m.endStopLocked(u, true, atOnce, false, result)
+			m.endStopLocked(u, stopHow{asked: true, atOnce: atOnce}, result)
 		})
 		return
 	}
-	m.endStopLocked(u, true, atOnce, killedStart, "")
+	m.endStopLocked(u, stopHow{asked: true, atOnce: atOnce, killedStart: killedStart}, "")
 }
 
 // endStopLocked ends the stop of u (stopUnitLocked) once its ExecStop=
 // commands ended as execStop says ("" if they succeeded or there are
 // none): ExecStopPost= runs, the remaining processes are killed, and u
 // ends inactive, or failed when a command failed or its main process's
-// end was not clean. asked: a stop asked for, after which u does not
-// restart (not RuntimeMaxUSec='s); killedStart: the stop killed u's
-// start.
-func (m *manager) endStopLocked(u *unit, asked, atOnce, killedStart bool, execStop string) {
-	if asked {
+// end was not clean.
+func (m *manager) endStopLocked(u *unit, how stopHow, execStop string) {
+	atOnce, killedStart := how.atOnce, how.killedStart
+	if how.asked {
 		u.restart.stopping = true
 		defer func() { u.restart.stopping = false }()
 	}
@@ -1072,6 +1111,13 @@ func (m *manager) endStopLocked(u *unit, asked, atOnce, killedStart bool, execSt
 	u.invocation = nil
 	m.stopDependentsLocked(u)
 	m.onSuccessLocked(u, "deactivating", atOnce)
+}
+
+// stopHow is what kind of stop endStopLocked ends.
+type stopHow struct {
+	asked       bool // a stop asked for, after which u does not restart (not RuntimeMaxUSec='s)
+	atOnce      bool // the stop ends u inside its stop job (stopsAtOnce)
+	killedStart bool // the stop killed u's start
 }
 
 // stopsAtOnce reports whether a stop of u ends it at once, inside its stop

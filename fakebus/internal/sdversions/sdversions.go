@@ -635,10 +635,12 @@ const (
 	// unit (0 reads back as infinity); 247, 252 and 257 answer
 	// PropertyReadOnly. Seen on 262.
 	TransientJobTimeout Behaviour = "TransientJobTimeout"
-	// CgroupV1SettingsIgnored: CPUShares=, BlockIOWeight= and
-	// MemoryLimit= are taken with any value of any type and ignored; 252
-	// and 257 check their type and range (2..262144, 10..1000, not 0).
-	// Seen on 262.
+	// CgroupV1SettingsIgnored: CPUShares=, BlockIOWeight=,
+	// MemoryLimit=, BlockIOAccounting= and CPUAccounting= are taken with
+	// any value of any type and ignored (CPUAccounting reads true); 252
+	// and 257 check their type and range (2..262144, 10..1000, not 0) and
+	// keep them. Seen on 262 (the accounting settings by
+	// fakebus/internal/difftest's edges).
 	CgroupV1SettingsIgnored Behaviour = "CgroupV1SettingsIgnored"
 	// UnitExistsExplained: StartTransientUnit of a name that is loaded
 	// answers UnitExists "Unit X was already loaded or has a fragment
@@ -814,6 +816,14 @@ const (
 	// Seen on 252, 257 and 262 (fakebus/internal/difftest, replay "stop
 	// when unneeded").
 	UnneededAtReload Behaviour = "UnneededAtReload"
+	// StopWhenBound: a unit that becomes active, and every active unit at
+	// a daemon-reload, is stopped if it is bound (BindsTo=) to a unit
+	// without a job that is down (systemd's stop-when-bound queue, from
+	// 249): a unit started ignoring its dependencies, one its reload gave
+	// a BindsTo= to an inactive unit. 247 checks neither. Seen on 252,
+	// 257 and 262 (fakebus/internal/difftest, replay "bound to an
+	// inactive unit").
+	StopWhenBound Behaviour = "StopWhenBound"
 	// ExitStatusBPF: a unit file may name exit status 244 BPF
 	// (SuccessExitStatus=BPF); 247 ignores the word. Seen on 252, 257 and
 	// 262 (fakebus/internal/difftest).
@@ -926,6 +936,7 @@ var Behaviours = map[Behaviour]Release{
 	MemoryScalePermyriad:          R("252"),
 	TasksMaxScaleHundredths:       R("257"),
 	UnneededAtReload:              R("252"),
+	StopWhenBound:                 R("252"),
 	ExitStatusBPF:                 R("252"),
 	ExitStatusKSM:                 R("257"),
 	OnTerminationWhenRestarting:   R("257"),

@@ -163,6 +163,7 @@ func TestMeasuredReleases(t *testing.T) {
 		JournalNotifyReload:         {false, false, false, true},
 		NoSuchProcessErrno:          {false, false, true, true},
 		CgroupCatchup:               {false, true, true, true},
+		StopWhenBound:               {false, true, true, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {
