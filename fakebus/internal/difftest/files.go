@@ -152,6 +152,7 @@ var kindDirectives = map[unitKind][]directiveSpec{
 		{"Service", "ExecCondition", []string{"/bin/true", "/bin/false", "/bin/sh -c 'exit 255'", "-/bin/false"}, "ExecCondition"},
 		{"Service", "ExecStartPre", []string{"/bin/true", "/bin/false", "-/bin/false"}, "ExecStartPre"},
 		{"Service", "ExecStop", []string{"/bin/true", "/bin/false"}, "ExecStop"},
+		{"Service", "ExecReload", []string{"/bin/true", "/bin/false", "-/bin/false"}, "ExecReload"},
 		{"Service", "ExecStopPost", []string{"/bin/true", "/bin/false"}, "ExecStopPost"},
 		{"Service", "Environment", []string{"A=1", "A=1 B=2", `"A=x y"`, "A", ""}, "Environment"},
 		{"Service", "WorkingDirectory", []string{"/", "-/nonexistent", "relative", "~"}, "WorkingDirectory"},
@@ -189,6 +190,9 @@ var kindDirectives = map[unitKind][]directiveSpec{
 		{"Slice", "CPUQuota", []string{"50%", "bogus"}, "CPUQuotaPerSecUSec"},
 		{"Slice", "AllowedCPUs", []string{"0-1", "0", "bogus", ""}, "AllowedCPUs"},
 		{"Slice", "DevicePolicy", []string{"closed", "bogus"}, "DevicePolicy"},
+		{"Slice", "MemoryLow", []string{"1G", "0", "infinity", "50%", "bogus"}, "MemoryLow"},
+		{"Slice", "CPUQuotaPeriodSec", []string{"10ms", "0", "infinity", "", "bogus"}, "CPUQuotaPeriodUSec"},
+		{"Slice", "AllowedMemoryNodes", []string{"0", "0-1", "", "bogus"}, "AllowedMemoryNodes"},
 	},
 	kScope: {
 		{"Scope", "RuntimeMaxSec", []string{"1h", "bogus"}, "RuntimeMaxUSec"},

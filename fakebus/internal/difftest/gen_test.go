@@ -32,10 +32,14 @@ var opWeights = []struct {
 	kind   OpKind
 	weight int
 }{
-	{OpStartTransient, 21},
+	{OpStartTransient, 17},
 	{OpStop, 9},
 	{OpStart, 6},
 	{OpRestart, 4},
+	{OpReloadUnit, 1},
+	{OpTryRestart, 1},
+	{OpReloadOrRestart, 1},
+	{OpReloadOrTryRestart, 1},
 	{OpKill, 4},
 	{OpResetFailed, 4},
 	{OpSetProperties, 8},
@@ -105,7 +109,7 @@ func drawOp(t *rapid.T, spawned int, table []propSpec) Op {
 			}
 		}
 		o.Props = append(o.Props, drawProps(t, k, table)...)
-	case OpStart, OpStop, OpRestart:
+	case OpStart, OpStop, OpRestart, OpReloadUnit, OpTryRestart, OpReloadOrRestart, OpReloadOrTryRestart:
 		o.Mode = drawMode(t)
 	case OpKill:
 		o.Whom = rapid.SampledFrom(killWhom).Draw(t, "whom")

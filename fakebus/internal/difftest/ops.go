@@ -14,12 +14,19 @@ const (
 	OpStart          OpKind = "StartUnit"
 	OpStop           OpKind = "StopUnit"
 	OpRestart        OpKind = "RestartUnit"
-	OpKill           OpKind = "KillUnit"
-	OpResetFailed    OpKind = "ResetFailedUnit"
-	OpSetProperties  OpKind = "SetUnitProperties"
-	OpAttach         OpKind = "AttachProcessesToUnit"
-	OpProcesses      OpKind = "GetUnitProcesses"
-	OpLoad           OpKind = "LoadUnit" // and read the unit's load state, error, states, result and type
+	// The reload family: a reload, and the restarts that reload
+	// instead where the unit can, or start nothing when it is
+	// inactive (unit_queue_job_check_and_mangle_type).
+	OpReloadUnit         OpKind = "ReloadUnit"
+	OpTryRestart         OpKind = "TryRestartUnit"
+	OpReloadOrRestart    OpKind = "ReloadOrRestartUnit"
+	OpReloadOrTryRestart OpKind = "ReloadOrTryRestartUnit"
+	OpKill               OpKind = "KillUnit"
+	OpResetFailed        OpKind = "ResetFailedUnit"
+	OpSetProperties      OpKind = "SetUnitProperties"
+	OpAttach             OpKind = "AttachProcessesToUnit"
+	OpProcesses          OpKind = "GetUnitProcesses"
+	OpLoad               OpKind = "LoadUnit" // and read the unit's load state, error, states, result and type
 
 	// Unit files.
 	OpWriteFile     OpKind = "WriteUnitFile"  // write the unit's file (Dir, Lines); not a call
@@ -136,7 +143,7 @@ func (o Op) String() string {
 	}
 	fmt.Fprintf(&b, "%s %s", o.Kind, unitName("", o.Unit))
 	switch o.Kind {
-	case OpStartTransient, OpStart, OpStop, OpRestart:
+	case OpStartTransient, OpStart, OpStop, OpRestart, OpReloadUnit, OpTryRestart, OpReloadOrRestart, OpReloadOrTryRestart:
 		fmt.Fprintf(&b, " %q", o.Mode)
 	case OpKill:
 		fmt.Fprintf(&b, " %q %d", o.Whom, o.Signal)

@@ -2561,6 +2561,59 @@ var replays = []struct {
 		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "AllowedCPUs", "20"}}},
 		{Kind: "Reload", Unit: 1},
 	}},
+	// A slice started by name, loaded without a file, linked to a file
+	// that binds it to a service: the reload loads it from the file, and
+	// from 252 stops it, bound to a unit that is down; on a
+	// re-execution too, whose stop 262 was not seen to announce (247 seed
+	// 430000 of a long run: the fake kept it as it was).
+	{"a started slice gets its file", []Op{
+		{Kind: "WriteUnitFile", Unit: 4, Dir: Outside, Lines: []Directive{{"Unit", "BindsTo", "{u1}"}, {"Unit", "StartLimitBurst", "1"}}},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "LinkUnitFiles", Unit: 4},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "Reexecute", Unit: 0},
+	}},
+	// BindsTo=: a unit started ignoring its dependencies is stopped at
+	// once from 252, bound to a unit that is down; one ordered after a
+	// oneshot service it is bound to does not start, its job ends
+	// dependency (unit_verify_deps, every release); a target a file
+	// gives BindsTo= to a missing unit is stopped by a reload from 252.
+	{"bound to an inactive unit", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Unit", "BindsTo", "{u1}"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "Description", "x"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "ignore-dependencies"},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Unit", "BindsTo", "{u1}"}, {"Unit", "After", "{u1}"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}, {"Service", "Type", "oneshot"}}},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "BindsTo", "nosuch.service"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+	}},
+	// SetUnitProperties from 257: the drop-ins a load would find join
+	// the unit's list, a drop-in written since it loaded among them
+	// once the name map saw its directory, and one removed since stays
+	// listed (257 seed 431966 of a long run). And on every release a
+	// unit whose file went while it ran reads, after a reload, as one
+	// without settings (not-found), SetUnitProperties' too.
+	{"set properties lists the drop-ins found", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "Restart", "no"}}},
+		{Kind: "SetUnitProperties", Unit: 1, Props: []Prop{{"MemoryAccounting", false}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"CollectMode", "inactive"}}},
+		{Kind: "SetUnitProperties", Unit: 1, Props: []Prop{{"MemoryAccounting", true}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Service", "Nice", "5"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "RemoveUnitFile", Unit: 0},
+		{Kind: "LoadUnit", Unit: 7},
+		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"MemoryAccounting", false}}},
+		{Kind: "Reload", Unit: 1},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and

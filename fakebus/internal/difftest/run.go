@@ -233,7 +233,7 @@ func (r *run) do(o Op) string {
 			r.aux[o.Unit%len(pool)] = true
 		}
 		call = m.CallWithContext(r.ctx, managerIf+".StartTransientUnit", 0, name, o.Mode, r.properties(o.Props), aux)
-	case OpStart, OpStop, OpRestart:
+	case OpStart, OpStop, OpRestart, OpReloadUnit, OpTryRestart, OpReloadOrRestart, OpReloadOrTryRestart:
 		call = m.CallWithContext(r.ctx, managerIf+"."+string(o.Kind), 0, name, o.Mode)
 	case OpKill:
 		call = m.CallWithContext(r.ctx, managerIf+".KillUnit", 0, name, o.Whom, o.Signal)

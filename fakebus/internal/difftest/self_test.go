@@ -770,3 +770,34 @@ func TestKnownProcsOrderBesideDependencyOrder(t *testing.T) {
 		t.Errorf("knownDifference with another process = %q, want none", got)
 	}
 }
+
+func TestKnownReexecStopSignals262(t *testing.T) {
+	units := []string{
+		`u4.slice: org.freedesktop.systemd1.NoSuchUnit`,
+		`u7.target: "loaded" "inactive"/"dead" Result="success"`,
+		`u0.service: "loaded" "active"/"running" Result="success"`,
+		`u5.socket: "loaded" "active"/"listening" Result="success"`,
+	}
+	real := Step{Op: "Reexecute", Reply: "org.freedesktop.DBus.Error.NoReply: x", Signals: []string{"JobNew J1 u0.service"}, Units: units}
+	for _, tc := range []struct {
+		name    string
+		op      OpKind
+		signals []string
+		want    string
+	}{
+		{"a slice stopped", OpReexec, []string{"JobNew J1 u0.service", "JobNew J2 u4.slice", "JobRemoved J2 u4.slice done"}, "reexec-stop-signals-262"},
+		{"two units stopped", OpReexec, []string{"JobNew J2 u4.slice", "JobRemoved J2 u4.slice done", "JobNew J1 u0.service",
+			"JobNew J3 u7.target", "JobRemoved J3 u7.target done"}, "reexec-stop-signals-262"},
+		{"after a reload", OpReload, []string{"JobNew J1 u0.service", "JobNew J2 u4.slice", "JobRemoved J2 u4.slice done"}, ""},
+		{"a unit still active", OpReexec, []string{"JobNew J1 u0.service", "JobNew J2 u5.socket", "JobRemoved J2 u5.socket done"}, ""},
+		{"the job failed", OpReexec, []string{"JobNew J1 u0.service", "JobNew J2 u4.slice", "JobRemoved J2 u4.slice failed"}, ""},
+		{"a signal of real's missing", OpReexec, []string{"JobNew J2 u4.slice", "JobRemoved J2 u4.slice done"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := Step{Op: real.Op, Reply: real.Reply, Signals: tc.signals, Units: real.Units}
+			if got := knownID(Op{Kind: tc.op}, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

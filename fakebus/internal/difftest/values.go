@@ -101,6 +101,8 @@ var props = []propSpec{
 	{name: "RequiresMountsFor", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"/nonexistent"}, []string{"relative"}, []string{"/a//b/../c/"}}},
 	{name: "WantsMountsFor", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"/nonexistent", "/tmp/x"}, []string{"relative"}, []string{"/a//b/../c/"}}},
 	{name: "After", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"basic.target"}, []string{"-.slice"}}},
+	{name: "Documentation", onUnit: true, scope: onUnit, values: []any{[]string{}, []string{"https://example.com/doc"}, []string{"man:systemd(1)", "file:/x"}, []string{"bogus"}, []string{""}}},
+	{name: "AllowIsolate", onUnit: true, scope: onUnit, values: boolValues},
 	{name: "Slice", scope: onExec, values: []any{"", "-.slice", "system.slice", "bogus", "nosuch.slice", "a-b.slice", "init.scope"}},
 
 	{name: "Type", scope: onService, values: []any{"simple", "exec", "oneshot", "forking", "notify", "dbus", "idle", "", "bogus"}},
@@ -119,6 +121,8 @@ var props = []propSpec{
 	{name: "SuccessExitStatus", scope: onService, values: exitStatusValues},
 	{name: "RestartPreventExitStatus", scope: onService, values: exitStatusValues},
 	{name: "RestartForceExitStatus", scope: onService, values: exitStatusValues},
+	// The hold-off before a restart: none, 100 ms, an hour, never.
+	{name: "RestartUSec", scope: onService, values: []any{uint64(0), uint64(100000), uint64(3600000000), inf}},
 	{name: "TimeoutStopUSec", scope: onExec, values: usecValues},
 	// A service's watchdog abort timeout (the stop timeout when unset).
 	{name: "TimeoutAbortUSec", scope: onService, values: usecValues},
@@ -135,10 +139,14 @@ var props = []propSpec{
 	{name: "StandardOutput", scope: onService, values: []any{"null", "journal", "inherit", "file:/dev/null", "bogus"}},
 
 	{name: "StandardError", scope: onService, values: []any{"inherit", "null", "journal", "bogus"}},
+	{name: "LimitNPROC", scope: onService, values: []any{uint64(0), uint64(1024), inf}},
+	{name: "LimitCORE", scope: onService, values: []any{uint64(0), uint64(1 << 20), inf - 1, inf}},
 	{name: "OOMPolicy", scope: onExec, values: []any{"continue", "stop", "kill", "bogus"}},
 	{name: "KillMode", scope: onExec, values: []any{"control-group", "process", "mixed", "none", "bogus"}},
 	{name: "KillSignal", scope: onExec, values: []any{int32(0), int32(1), int32(9), int32(15), int32(64), int32(65)}},
 	{name: "SendSIGKILL", scope: onExec, values: boolValues},
+	{name: "SendSIGHUP", scope: onExec, values: boolValues},
+	{name: "FinalKillSignal", scope: onExec, values: []any{int32(0), int32(1), int32(9), int32(15), int32(64), int32(65)}},
 
 	{name: "MemoryMin", scope: onCgroup, values: memoryValues},
 	{name: "MemoryLow", scope: onCgroup, values: memoryValues},
@@ -156,6 +164,19 @@ var props = []propSpec{
 	{name: "CPUShares", scope: onCgroup, values: []any{uint64(0), uint64(1), uint64(2), uint64(262144), uint64(262145), inf}},
 	{name: "AllowedCPUs", scope: onCgroup, values: []any{[]byte{}, []byte{1}, []byte{0xff, 0xff}, []byte{0, 0, 0, 0, 0, 0, 0, 0, 1}}},
 	{name: "MemoryAccounting", scope: onCgroup, values: boolValues},
+	{name: "CPUAccounting", scope: onCgroup, values: boolValues},
+	{name: "IOAccounting", scope: onCgroup, values: boolValues},
+	{name: "BlockIOAccounting", scope: onCgroup, values: boolValues},
+	{name: "IPAccounting", scope: onCgroup, values: boolValues},
+	// The period CPUQuota= applies to: systemd clamps it to 1 ms-1 s
+	// as it writes the cgroup, and stores what it was given.
+	{name: "CPUQuotaPeriodUSec", scope: onCgroup, values: []any{uint64(0), uint64(1), uint64(1000), uint64(100000), uint64(1000000), uint64(1000001), inf}},
+	{name: "StartupIOWeight", scope: onCgroup, values: weightValues},
+	{name: "StartupAllowedCPUs", scope: onCgroup, values: []any{[]byte{}, []byte{1}, []byte{0, 0, 0, 0, 0, 0, 0, 0, 1}}},
+	{name: "AllowedMemoryNodes", scope: onCgroup, values: []any{[]byte{}, []byte{1}, []byte{0xff}}},
+	// From 253.
+	{name: "MemoryZSwapMax", scope: onCgroup, values: memoryValues},
+	{name: "DisableControllers", scope: onCgroup, values: []any{[]string{}, []string{"cpu"}, []string{"memory", "io"}, []string{"bogus"}}},
 	{name: "ManagedOOMSwap", scope: onCgroup, values: []any{"auto", "kill", "bogus"}},
 	{name: "ManagedOOMMemoryPressure", scope: onCgroup, values: []any{"auto", "kill", "bogus"}},
 	{name: "ManagedOOMMemoryPressureLimit", scope: onCgroup, values: []any{uint32(0), uint32(1), uint32(math.MaxUint32)}},
@@ -165,6 +186,9 @@ var props = []propSpec{
 	{name: "MemoryLimit", scope: onCgroup, values: []any{uint64(0), uint64(4096), inf}},
 	{name: "TasksAccounting", scope: onCgroup, values: boolValues},
 	{name: "Delegate", scope: onExec, values: boolValues},
+	// From 254: the subgroup of a delegated cgroup the main process
+	// goes to.
+	{name: "DelegateSubgroup", scope: onExec, values: []any{"", "sub", "a/b", "..", "-bad"}},
 	{name: "DelegateControllers", scope: onExec, values: []any{[]string{}, []string{"cpu"}, []string{"memory", "pids"}, []string{"bogus"}}},
 	{name: "DevicePolicy", scope: onCgroup, values: []any{"auto", "closed", "strict", "bogus"}},
 	// The per-device lists, which a SetUnitProperties call adds to and
@@ -177,6 +201,10 @@ var props = []propSpec{
 		[]IOValue{{"/dev/null", 0}}, []IOValue{{"/dev/null", 10001}}, []IOValue{{"relative", 5}}}},
 	{name: "IOReadBandwidthMax", scope: onCgroup, values: []any{
 		[]IOValue{{"/dev/null", 1 << 20}}, []IOValue{}, []IOValue{{"/dev/zero", 0}, {"/dev/null", inf}}, []IOValue{{"relative", 5}}}},
+	{name: "IOWriteIOPSMax", scope: onCgroup, values: []any{
+		[]IOValue{{"/dev/null", 1000}}, []IOValue{}, []IOValue{{"/dev/zero", 0}, {"/dev/null", inf}}, []IOValue{{"relative", 5}}}},
+	{name: "IODeviceLatencyTargetUSec", scope: onCgroup, values: []any{
+		[]IOValue{{"/dev/null", 1000}}, []IOValue{}, []IOValue{{"/dev/zero", 0}, {"/dev/null", inf}}, []IOValue{{"relative", 5}}}},
 
 	// Timers (dbus-timer.c): the monotonic and calendar lists, and the
 	// single-value forms systemd-run and older clients send.
@@ -240,10 +268,11 @@ var commands = [][]string{
 
 // controlSettings are the settings of a service's control commands the
 // tester gives a transient service, from commands. The fake runs
-// ExecStopPost= at once, whatever the program (docs/fakebus.md): only
-// those of controlTimed are given commands that take time.
+// ExecReload= and ExecStopPost= at once, whatever the program
+// (docs/fakebus.md): only those of controlTimed are given commands that
+// take time.
 var (
-	controlSettings = []string{"ExecCondition", "ExecStartPre", "ExecStartPost", "ExecStop", "ExecStopPost"}
+	controlSettings = []string{"ExecCondition", "ExecStartPre", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPost"}
 	controlTimed    = map[string]bool{"ExecCondition": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true}
 )
 
