@@ -2594,6 +2594,27 @@ var replays = []struct {
 		{Kind: "Reload", Unit: 0},
 		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
 	}},
+	// A unit that did not load is refused for its load state before
+	// its job type's applicability: a reload, try-restart and
+	// reload-or-(try-)restart of a bad-setting service are
+	// BadUnitSetting (257 seed 441782 of a long run: the fake said
+	// JobTypeNotApplicable); and from 257 NeedDaemonReload of a unit that
+	// loaded bad-setting does not look at its drop-ins' times (262 seed
+	// 442650 of a long run).
+	{"jobs of a bad-setting unit", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "true"}, {"Service", "ExecStart", ""}}},
+		{Kind: "Reload", Unit: 5},
+		{Kind: "LoadUnit", Unit: 1},
+		{Kind: "ReloadUnit", Unit: 1, Mode: "replace"},
+		{Kind: "TryRestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ReloadOrTryRestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ReloadOrRestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", "/nonexistent/program"}}},
+		{Kind: "Reload", Unit: 5},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", ""}}},
+	}},
 	// SetUnitProperties from 257: the drop-ins a load would find join
 	// the unit's list, a drop-in written since it loaded among them
 	// once the name map saw its directory, and one removed since stays

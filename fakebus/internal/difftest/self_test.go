@@ -801,3 +801,29 @@ func TestKnownReexecStopSignals262(t *testing.T) {
 		})
 	}
 }
+
+func TestKnownTimerElapseRace(t *testing.T) {
+	units := []string{`u1.service: "loaded" "failed"/"failed" Result="exit-code"`, `u6.timer: "loaded" "inactive"/"dead" Result="success"`}
+	start := Op{Kind: OpStartTransient, Unit: 6}
+	head := []string{"JobNew J9 u6.timer", "JobNew J10 u1.service", "JobRemoved J9 u6.timer done", "JobRemoved J10 u1.service done"}
+	real := Step{Op: "StartTransientUnit u6.timer", Reply: "J9", Units: units,
+		Signals: append(slices.Clone(head), "JobNew J11 u6.service", "JobRemoved J11 u6.service done", "JobNew J12 u6.timer", "JobRemoved J12 u6.timer done")}
+	for _, tc := range []struct {
+		name    string
+		op      Op
+		signals []string
+		want    string
+	}{
+		{"the timer stopped first", start, append(slices.Clone(head), "JobNew J11 u6.timer", "JobRemoved J11 u6.timer done"), "timer-elapse-race"},
+		{"not a timer's start", Op{Kind: OpStartTransient, Unit: 1}, append(slices.Clone(head), "JobNew J11 u6.timer", "JobRemoved J11 u6.timer done"), ""},
+		{"the timer not stopped", start, slices.Clone(head), ""},
+		{"another service missing", start, append(slices.Clone(head[:3]), "JobNew J11 u6.service", "JobRemoved J11 u6.service done", "JobNew J12 u6.timer", "JobRemoved J12 u6.timer done"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := Step{Op: real.Op, Reply: real.Reply, Signals: tc.signals, Units: real.Units}
+			if got := knownID(tc.op, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

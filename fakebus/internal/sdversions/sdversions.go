@@ -459,7 +459,8 @@ const (
 	ScopeUser Behaviour = "ScopeUser"
 	// BadSettingDropInsCompared: NeedDaemonReload of a unit that loaded
 	// bad-setting compares the drop-ins it read with those there now, as
-	// a loaded unit's; before, it found none to compare with, so any
+	// a loaded unit's, but not their times (one written again reads
+	// false); before, it found none to compare with, so any
 	// drop-in read made it true (unit_need_daemon_reload, whose 256
 	// source still has the old rule). Seen on 257 and 262, not on 247 or
 	// 252 (differential tester, replay "drop-in makes a transient unit
