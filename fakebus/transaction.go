@@ -12,6 +12,7 @@ import (
 	"github.com/godbus/dbus/v5"
 	"github.com/sdbus-go/sdbus"
 	"github.com/sdbus-go/sdbus/fakebus/internal/busd"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 )
 
 func validName(name string) error {
@@ -138,23 +139,22 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	}
 	switch typ {
 	case "try-restart":
-		typ = jobNop
-		if u.isActive() || u.active == "activating" {
-			typ = jobRestart
-		}
+		typ = m.tryRestartLocked(u)
 	case "reload-or-restart":
 		typ = jobRestart
 		if canReload(u) && u.isActive() {
 			typ = jobReload
 		}
 	case "reload-or-try-restart":
+		// A try-reload where the unit can reload, else a try-restart
+		// (unit_queue_job_check_and_mangle_type, job_type_collapse).
 		switch {
-		case !u.isActive():
-			typ = jobNop
-		case canReload(u):
+		case !canReload(u):
+			typ = m.tryRestartLocked(u)
+		case u.isActive():
 			typ = jobReload
 		default:
-			typ = jobRestart
+			typ = jobNop
 		}
 	case "reload-or-start":
 		typ = jobReload
@@ -245,6 +245,16 @@ func refuseManual(u *unit, name string, typ jobType) error {
 	return nil
 }
 
+// tryRestartLocked is what a try-restart of u collapses to
+// (job_type_collapse): a restart of an active unit, from 252 of an
+// activating one too (sdversions.TryRestartActivating), else nothing.
+func (m *manager) tryRestartLocked(u *unit) jobType {
+	if u.isActive() || u.active == "activating" && m.behaves(sdversions.TryRestartActivating) {
+		return jobRestart
+	}
+	return jobNop
+}
+
 // canReload reports whether u has a reload to run: a service with
 // ExecReload=.
 func canReload(u *unit) bool {
@@ -315,13 +325,25 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 			}
 		}
 	}
-	if old := u.job; old != nil {
+	if old := u.job; old != nil && typ != jobNop {
+		// A nop job is not the unit's job: it leaves the one there is
+		// as it is (systemd keeps it apart, the unit's nop_job; 247's
+		// try-restart of an activating unit). Measured on 247 by the
+		// differential tester, 247 seed 442092 of a long run.
+		//
 		// A restart merges into a start job of a unit not yet active:
 		// the caller gets the start job (measured on 247-262 by the
 		// differential tester, in replace and fail mode). A waiting
 		// one stays a start: the restart's stop half of a unit that
 		// is not running would do nothing.
-		if old.typ == typ || typ == jobRestart && old.typ == jobStart && !u.isActive() {
+		// A reload merges into a start of a unit not yet active (the
+		// two make a reload-or-start, which collapses to the start),
+		// running or not, and into a restart still waiting (the
+		// restart holds it): job_install, job_type_lookup_merge
+		// (measured on 247-262 by the differential tester: a reload of
+		// a service in its ExecStartPre= gets the start job).
+		reloadMerges := typ == jobReload && (old.typ == jobStart && !u.isActive() || old.typ == jobRestart && old.state == "waiting")
+		if old.typ == typ || typ == jobRestart && old.typ == jobStart && !u.isActive() || reloadMerges {
 			switch {
 			case typ == jobRestart && old.typ == jobStart && u.sub == "auto-restart" && old.state == "waiting":
 				// A start job waiting for the service's restart
@@ -369,13 +391,17 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 	j.irreversible = mode == sdbus.ModeReplaceIrreversibly
 	j.ignoreOrder = mode == sdbus.ModeIgnoreDependencies
 	m.jobs[j.id] = j
-	u.job = j
+	if typ != jobNop {
+		u.job = j
+	}
 	m.armJobTimeoutLocked(j)
 	m.trackLocked(j, requester)
 	m.jobSignalLocked(j, managerPath, managerIface, "JobNew", func() []any { return []any{j.id, j.path(), u.name} })
-	m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
-		return []any{unitIface, map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{j.id, j.path()})}, []string{}}
-	})
+	if typ != jobNop {
+		m.signalLocked(u.path(), propsIface, "PropertiesChanged", func() []any {
+			return []any{unitIface, map[string]dbus.Variant{"Job": dbus.MakeVariant(jobRef{j.id, j.path()})}, []string{}}
+		})
+	}
 	if typ == jobStop && deps {
 		m.propagateStopLocked(j, mode)
 	}

@@ -2615,6 +2615,25 @@ var replays = []struct {
 		{Kind: "Reload", Unit: 5},
 		{Kind: "WriteUnitFile", Unit: 0, Dir: InDropIn, Lines: []Directive{{"Service", "ExecStart", ""}}},
 	}},
+	// The reload family on an activating service: a try-restart (and a
+	// reload-or-try-restart without ExecReload=) restarts it from 252,
+	// on 247 it is a nop job, which leaves the start job as it is; a
+	// reload merges into the start job (247 seed 442092 of a long run:
+	// the fake canceled the start).
+	{"try-restart of an activating unit", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPost", Command(0)}}},
+		{Kind: "TryRestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPost", Command(0)}}},
+		{Kind: "ReloadOrTryRestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ReloadOrRestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ReloadUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStartPre", Command(0)}, {"ExecReload", Command(1)}}},
+		{Kind: "ReloadOrTryRestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "TryRestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
+	}},
 	// SetUnitProperties from 257: the drop-ins a load would find join
 	// the unit's list, a drop-in written since it loaded among them
 	// once the name map saw its directory, and one removed since stays

@@ -817,6 +817,13 @@ const (
 	// Seen on 252, 257 and 262 (fakebus/internal/difftest, replay "stop
 	// when unneeded").
 	UnneededAtReload Behaviour = "UnneededAtReload"
+	// TryRestartActivating: a try-restart (and a reload-or-try-restart
+	// of a unit that cannot reload) of an activating unit restarts it;
+	// 247 collapses it to nothing, as for an inactive unit (systemd
+	// commit dc06321f, in 252). Seen on 252, 257 and 262, not on 247
+	// (fakebus/internal/difftest, 247 seed 442092 of a long run; replay
+	// "try-restart of an activating unit").
+	TryRestartActivating Behaviour = "TryRestartActivating"
 	// StopWhenBound: a unit that becomes active, and every active unit at
 	// a daemon-reload, is stopped if it is bound (BindsTo=) to a unit
 	// without a job that is down (systemd's stop-when-bound queue, from
@@ -938,6 +945,7 @@ var Behaviours = map[Behaviour]Release{
 	TasksMaxScaleHundredths:       R("257"),
 	UnneededAtReload:              R("252"),
 	StopWhenBound:                 R("252"),
+	TryRestartActivating:          R("252"),
 	ExitStatusBPF:                 R("252"),
 	ExitStatusKSM:                 R("257"),
 	OnTerminationWhenRestarting:   R("257"),

@@ -164,6 +164,7 @@ func TestMeasuredReleases(t *testing.T) {
 		NoSuchProcessErrno:          {false, false, true, true},
 		CgroupCatchup:               {false, true, true, true},
 		StopWhenBound:               {false, true, true, true},
+		TryRestartActivating:        {false, true, true, true},
 	}
 	for b, want := range behaviours {
 		for i, r := range all {
