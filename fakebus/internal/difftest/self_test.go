@@ -641,24 +641,12 @@ func TestKnownStartPostRaceJob(t *testing.T) {
 func TestKnownTimerReexec262(t *testing.T) {
 	timer := `u6.timer: "loaded" "active"/"waiting" Result="success"`
 	real := Step{Op: "Reexecute", Reply: "ok", Units: []string{timer}}
-	for _, tc := range []struct {
-		name    string
-		op      OpKind
-		signals []string
-		want    string
-	}{
-		{"its unit started", OpReexec, []string{"JobNew J5 u6.service", "JobRemoved J5 u6.service done"}, "timer-reexec-262"},
-		{"after a reload", OpReload, []string{"JobNew J5 u6.service", "JobRemoved J5 u6.service done"}, ""},
-		{"the start failed", OpReexec, []string{"JobNew J5 u6.service", "JobRemoved J5 u6.service failed"}, ""},
-		{"another unit", OpReexec, []string{"JobNew J5 u6.timer", "JobRemoved J5 u6.timer done"}, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fake := Step{Op: real.Op, Reply: real.Reply, Signals: tc.signals, Units: real.Units}
-			if got := knownID(Op{Kind: tc.op}, real, fake); got != tc.want {
-				t.Errorf("knownDifference = %q, want %q", got, tc.want)
-			}
-		})
-	}
+	testKnownSignals(t, real, []signalsCase{
+		{"its unit started", Op{Kind: OpReexec}, []string{"JobNew J5 u6.service", "JobRemoved J5 u6.service done"}, "timer-reexec-262"},
+		{"after a reload", Op{Kind: OpReload}, []string{"JobNew J5 u6.service", "JobRemoved J5 u6.service done"}, ""},
+		{"the start failed", Op{Kind: OpReexec}, []string{"JobNew J5 u6.service", "JobRemoved J5 u6.service failed"}, ""},
+		{"another unit", Op{Kind: OpReexec}, []string{"JobNew J5 u6.timer", "JobRemoved J5 u6.timer done"}, ""},
+	})
 }
 
 // TestValuePIDs: a value that may hold a PID (uint32, a list of them, a
@@ -779,27 +767,15 @@ func TestKnownReexecStopSignals262(t *testing.T) {
 		`u5.socket: "loaded" "active"/"listening" Result="success"`,
 	}
 	real := Step{Op: "Reexecute", Reply: "org.freedesktop.DBus.Error.NoReply: x", Signals: []string{"JobNew J1 u0.service"}, Units: units}
-	for _, tc := range []struct {
-		name    string
-		op      OpKind
-		signals []string
-		want    string
-	}{
-		{"a slice stopped", OpReexec, []string{"JobNew J1 u0.service", "JobNew J2 u4.slice", "JobRemoved J2 u4.slice done"}, "reexec-stop-signals-262"},
-		{"two units stopped", OpReexec, []string{"JobNew J2 u4.slice", "JobRemoved J2 u4.slice done", "JobNew J1 u0.service",
+	testKnownSignals(t, real, []signalsCase{
+		{"a slice stopped", Op{Kind: OpReexec}, []string{"JobNew J1 u0.service", "JobNew J2 u4.slice", "JobRemoved J2 u4.slice done"}, "reexec-stop-signals-262"},
+		{"two units stopped", Op{Kind: OpReexec}, []string{"JobNew J2 u4.slice", "JobRemoved J2 u4.slice done", "JobNew J1 u0.service",
 			"JobNew J3 u7.target", "JobRemoved J3 u7.target done"}, "reexec-stop-signals-262"},
-		{"after a reload", OpReload, []string{"JobNew J1 u0.service", "JobNew J2 u4.slice", "JobRemoved J2 u4.slice done"}, ""},
-		{"a unit still active", OpReexec, []string{"JobNew J1 u0.service", "JobNew J2 u5.socket", "JobRemoved J2 u5.socket done"}, ""},
-		{"the job failed", OpReexec, []string{"JobNew J1 u0.service", "JobNew J2 u4.slice", "JobRemoved J2 u4.slice failed"}, ""},
-		{"a signal of real's missing", OpReexec, []string{"JobNew J2 u4.slice", "JobRemoved J2 u4.slice done"}, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fake := Step{Op: real.Op, Reply: real.Reply, Signals: tc.signals, Units: real.Units}
-			if got := knownID(Op{Kind: tc.op}, real, fake); got != tc.want {
-				t.Errorf("knownDifference = %q, want %q", got, tc.want)
-			}
-		})
-	}
+		{"after a reload", Op{Kind: OpReload}, []string{"JobNew J1 u0.service", "JobNew J2 u4.slice", "JobRemoved J2 u4.slice done"}, ""},
+		{"a unit still active", Op{Kind: OpReexec}, []string{"JobNew J1 u0.service", "JobNew J2 u5.socket", "JobRemoved J2 u5.socket done"}, ""},
+		{"the job failed", Op{Kind: OpReexec}, []string{"JobNew J1 u0.service", "JobNew J2 u4.slice", "JobRemoved J2 u4.slice failed"}, ""},
+		{"a signal of real's missing", Op{Kind: OpReexec}, []string{"JobNew J2 u4.slice", "JobRemoved J2 u4.slice done"}, ""},
+	})
 }
 
 func TestKnownTimerElapseRace(t *testing.T) {
@@ -808,17 +784,28 @@ func TestKnownTimerElapseRace(t *testing.T) {
 	head := []string{"JobNew J9 u6.timer", "JobNew J10 u1.service", "JobRemoved J9 u6.timer done", "JobRemoved J10 u1.service done"}
 	real := Step{Op: "StartTransientUnit u6.timer", Reply: "J9", Units: units,
 		Signals: append(slices.Clone(head), "JobNew J11 u6.service", "JobRemoved J11 u6.service done", "JobNew J12 u6.timer", "JobRemoved J12 u6.timer done")}
-	for _, tc := range []struct {
-		name    string
-		op      Op
-		signals []string
-		want    string
-	}{
+	testKnownSignals(t, real, []signalsCase{
 		{"the timer stopped first", start, append(slices.Clone(head), "JobNew J11 u6.timer", "JobRemoved J11 u6.timer done"), "timer-elapse-race"},
 		{"not a timer's start", Op{Kind: OpStartTransient, Unit: 1}, append(slices.Clone(head), "JobNew J11 u6.timer", "JobRemoved J11 u6.timer done"), ""},
 		{"the timer not stopped", start, slices.Clone(head), ""},
 		{"another service missing", start, append(slices.Clone(head[:3]), "JobNew J11 u6.service", "JobRemoved J11 u6.service done", "JobNew J12 u6.timer", "JobRemoved J12 u6.timer done"), ""},
-	} {
+	})
+}
+
+// signalsCase is a step whose fake signals differ from real's: with op,
+// knownDifference answers want ("" for none).
+type signalsCase struct {
+	name    string
+	op      Op
+	signals []string
+	want    string
+}
+
+// testKnownSignals runs cases against real, each fake step real with the
+// case's signals.
+func testKnownSignals(t *testing.T, real Step, cases []signalsCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := Step{Op: real.Op, Reply: real.Reply, Signals: tc.signals, Units: real.Units}
 			if got := knownID(tc.op, real, fake); got != tc.want {
