@@ -1024,6 +1024,18 @@ func (m *manager) setPropLocked(u *unit, name string, v dbus.Variant) {
 	}
 	old, had := u.props[name]
 	v = joinProp(name, old, had, v)
+	if name == "RequiresMountsFor" || name == "WantsMountsFor" {
+		// A set of paths (systemd's hashmap): one given twice is
+		// listed once (measured on 247 by the differential tester,
+		// 247 seed 450230 of a long run).
+		var paths []string
+		for _, p := range v.Value().([]string) {
+			if !slices.Contains(paths, p) {
+				paths = append(paths, p)
+			}
+		}
+		v = dbus.MakeVariant(append([]string{}, paths...))
+	}
 	u.props[name] = v
 	switch name {
 	case "Requires", "BindsTo", "PartOf", "Conflicts":

@@ -2634,6 +2634,16 @@ var replays = []struct {
 		{Kind: "TryRestartUnit", Unit: 0, Mode: "replace"},
 		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
 	}},
+	// Mount paths are a set: one given twice, in one call or two, or on
+	// two lines of a file, is listed once (247 seed 450230 of a long run:
+	// the fake listed it twice).
+	{"mount paths given twice", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RequiresMountsFor", []string{"/nonexistent"}}, {"RequiresMountsFor", []string{"/nonexistent", "/tmp/x"}}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"RequiresMountsFor", []string{"/a//b/../c/", "/a/b/../c"}}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "RequiresMountsFor", "/nonexistent /nonexistent"}, {"Unit", "RequiresMountsFor", "/nonexistent"}}},
+		{Kind: "LoadUnit", Unit: 7},
+	}},
 	// SetUnitProperties from 257: the drop-ins a load would find join
 	// the unit's list, a drop-in written since it loaded among them
 	// once the name map saw its directory, and one removed since stays
