@@ -865,9 +865,11 @@ func (m *manager) setUnitPropertiesLocked(name string, runtime bool, body any, a
 // ignoredSetting reports whether the played release takes name with any
 // value and ignores it for a unit of the given kind: 262 does so for the
 // cgroup v1 settings CPUShares=, BlockIOWeight= and MemoryLimit=, and for
-// BlockIOAccounting= and CPUAccounting= (always on), whatever their type, where a unit has a control group (its cgroup setter reads
-// them); a timer's or a target's refuses them as any unknown property
-// (measured on 262 by the differential tester, seed 96518 of a long run).
+// BlockIOAccounting= and CPUAccounting= (always on), whatever their
+// type, where a unit has a control group (its cgroup setter reads them);
+// a timer's or a target's refuses them as any unknown property (measured
+// on 262 by the differential tester, seed 96518 of a long run; the
+// accounting settings by its edges).
 func (m *manager) ignoredSetting(name, kind string) bool {
 	switch name {
 	case "CPUShares", "BlockIOWeight", "MemoryLimit", "CPUAccounting", "BlockIOAccounting":
