@@ -242,8 +242,9 @@ func monotonicValues(u *unit) ([]timerSpec, bool) {
 
 // nextElapseLocked is when monotonic value v of timer u next elapses, in
 // CLOCK_MONOTONIC microseconds, as systemd's timer_enter_waiting computes
-// it from the value's base: the timer's activation (OnActiveSec=; at
-// coldplug, when systemd has not yet put the timer back in its state, now),
+// it from the value's base: the timer's activation (OnActiveSec=; now when
+// fromNow: the timer is being started or coldplugged, dead in systemd's
+// eyes as timer_enter_waiting computes),
 // the manager's start (OnStartupSec=, and OnBootSec= in a container), the
 // triggered unit's last activation or deactivation, or the timer's last
 // trigger if later (OnUnitActiveSec=, OnUnitInactiveSec=). False: the
@@ -254,7 +255,7 @@ func monotonicValues(u *unit) ([]timerSpec, bool) {
 // or re-execution) or, for OnActiveSec=, the timer starts again
 // (startUnitLocked). A disabled value's next elapse is not computed again
 // (0: the caller keeps the last).
-func (m *manager) nextElapseLocked(u *unit, v timerSpec, now uint64, coldplug bool) (uint64, bool) {
+func (m *manager) nextElapseLocked(u *unit, v timerSpec, now uint64, fromNow bool) (uint64, bool) {
 	if u.timerDisabled[v] {
 		return 0, false
 	}
@@ -262,8 +263,8 @@ func (m *manager) nextElapseLocked(u *unit, v timerSpec, now uint64, coldplug bo
 	switch v.Base {
 	case "OnActiveUSec":
 		base = u.times.inactiveExit.mono
-		if coldplug || !u.isActive() {
-			base = now // being started, or dead at coldplug
+		if fromNow || !u.isActive() {
+			base = now
 		}
 	case "OnBootUSec", "OnStartupUSec":
 		base = m.clock.dual(m.started).mono
@@ -370,9 +371,11 @@ func hasCalendar(u *unit) bool {
 // the earliest of its values' next elapses, or elapses at once when that
 // is past; with no value left to wait for it is elapsed (it stays active,
 // sub-state elapsed, with RemainAfterElapse=yes, the default, or when a
-// value is relative to its unit) or ends. Coldplug: the timer waits again
-// after a daemon-reload or re-execution (timer_coldplug).
-func (m *manager) timerWaitLocked(u *unit, coldplug bool) {
+// value is relative to its unit) or ends. fromNow: the timer is being
+// started (timer_start), or waits again after a daemon-reload or
+// re-execution (timer_coldplug); its OnActiveSec= values count from now
+// (nextElapseLocked).
+func (m *manager) timerWaitLocked(u *unit, fromNow bool) {
 	m.timerDisarmLocked(u)
 	u.timerElapse = 0
 	ts, _ := monotonicValues(u)
@@ -381,7 +384,7 @@ func (m *manager) timerWaitLocked(u *unit, coldplug bool) {
 	u.timerNext = timerNextSized(u.timerNext, len(ts))
 	for i, v := range ts {
 		relative = relative || v.Base == "OnUnitActiveUSec" || v.Base == "OnUnitInactiveUSec"
-		next, ok := m.nextElapseLocked(u, v, now, coldplug)
+		next, ok := m.nextElapseLocked(u, v, now, fromNow)
 		if next != 0 {
 			u.timerNext[i] = next
 		}

@@ -282,7 +282,7 @@ func (m *manager) putActiveLocked(u *unit, sub string, st UnitState, caller uint
 	wasActive := u.isActive()
 	m.setStateLocked(u, "active", sub)
 	if u.kind == "timer" && !wasActive {
-		m.timerWaitLocked(u, false)
+		m.timerWaitLocked(u, true)
 	}
 	var add []uint32
 	for _, pid := range st.PIDs {

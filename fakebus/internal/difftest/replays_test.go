@@ -2664,6 +2664,51 @@ var replays = []struct {
 		{Kind: "SetUnitProperties", Unit: 0, Props: []Prop{{"MemoryAccounting", false}}},
 		{Kind: "Reload", Unit: 1},
 	}},
+	// A masked unit has none of the dependencies systemd adds by itself:
+	// a slice started, masked and reloaded is no longer after -.slice
+	// (257 seed 451092 of a long run: the fake kept them).
+	{"a masked slice has no implicit dependencies", []Op{
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"After", []string{}}}},
+		{Kind: "MaskUnitFiles", Unit: 4},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"After", []string{}}}},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "UnmaskUnitFiles", Unit: 4},
+	}},
+	// A timer's start counts OnActiveSec= from then: restarted, by a
+	// restart or a try-restart, OnActiveSec=0 elapses again and starts
+	// the unit, which is running (257 seed 451598 of a long run: the
+	// fake, from 257 keeping the last trigger, counted from the
+	// activation before and stayed elapsed).
+	{"a restarted timer elapses again", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnActiveSec", Usec: 0}}}}, Aux: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "RestartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "TryRestartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+	}},
+	// A unit file written for a transient unit while it runs is not read
+	// once the unit is collected if the name map was built meanwhile
+	// (it names the transient file): the service is not found, on 262
+	// too, where the slice is made again without its file; a unit file
+	// written elsewhere has the map built again (262 seed 453478 of a
+	// long run: the fake, playing 262, read the file).
+	{"a file written for a running transient unit", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "a unit"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}}},
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InConfig, Lines: []Directive{{"Unit", "Description", "difftest unit"}}},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "LoadUnit", Unit: 1},
+		{Kind: "LoadUnit", Unit: 4},
+		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}}},
+		{Kind: "LoadUnit", Unit: 1},
+		{Kind: "LoadUnit", Unit: 4},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and

@@ -706,15 +706,19 @@ const (
 	// 257 and 262 (fakebus/internal/difftest, replay "zombie scope ends at
 	// a reload"; the re-execution is not measured).
 	CgroupCatchup Behaviour = "CgroupCatchup"
-	// CollectedTransientNameLoads: the name of a transient unit that was
-	// collected loads as if the unit had never been (a slice is made
-	// again). 247-257 answer it not-found when the unit was loaded at the
-	// last daemon-reload or re-execution: their unit name map, built then,
-	// still names the transient file the unit took with it, until a
-	// reload, or a change in a unit directory other than the transient
-	// one, builds it again. Seen on 262, not on 247, 252 and 257
-	// (fakebus/internal/difftest, replay "collected transient name after a
-	// reload"; 258-261 not measured).
+	// CollectedTransientNameLoads: the name of a collected transient unit
+	// that the unit name map still names the transient file of (the map
+	// was built while the unit was loaded: at a daemon-reload, a
+	// re-execution, the load of another unit after a unit directory
+	// changed) loads as a unit without a file: a slice is made again, a
+	// service is not found. 247-257 answer it not-found whatever its type.
+	// On every release the map names it so until a reload, or a change in
+	// a unit directory other than the transient one, builds it again, and
+	// a unit file written for the name meanwhile is not read. Seen on 262,
+	// not on 247, 252 and 257 (fakebus/internal/difftest, replays
+	// "collected transient name after a reload" and "a file written for a
+	// running transient unit"; 262 seed 453478 of a long run; 258-261 not
+	// measured).
 	CollectedTransientNameLoads Behaviour = "CollectedTransientNameLoads"
 	// TransientFreeRefreshesNameMap: once the manager freed a transient
 	// unit (collected, or made for a StartTransientUnit call that it then
