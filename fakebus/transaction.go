@@ -39,7 +39,7 @@ func (m *manager) checkModeLocked(mode string, typ jobType) error {
 }
 
 // validModeLocked checks that the played release knows mode; systemd
-// reads it before it looks the unit up.
+// reads it before it looks at the unit it loaded.
 func (m *manager) validModeLocked(mode string) error {
 	if !validModes[mode] || !m.has("mode:"+mode) {
 		return errInvalidArgs("Job mode %s invalid", mode)
@@ -74,8 +74,8 @@ func isolateRefused(mode string, u *unit) bool {
 
 // checkUnitJobLocked makes systemd's checks of a job method c in
 // systemd's order (polkit after the name and the mode, before the unit
-// is found: a caller that may not start units is refused for a unit
-// that does not exist) and returns the unit and the job type the job
+// is found missing: a caller that may not start units is refused for a
+// unit that does not exist) and returns the unit and the job type the job
 // gets (a try-restart of an inactive unit is a nop, ...).
 func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobType) (_ *unit, _ jobType, err error) {
 	if err := validName(name); err != nil {
@@ -86,12 +86,12 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 	case "try-restart", "reload-or-restart", "reload-or-try-restart":
 		base = jobRestart
 	}
-	if err := m.validModeLocked(mode); err != nil {
-		return nil, "", err
-	}
-	if err := m.authorizeLocked(c); err != nil {
-		return nil, "", err
-	}
+	// systemd loads the unit first (method_start_unit_generic), a unit
+	// not found too, which has it build its name map again if a unit
+	// directory changed (measured on 252 by the differential tester, 252
+	// seed 464070 of a long run: a job in a bogus mode for a unit not
+	// loaded made another unit need a daemon-reload, its new drop-in
+	// seen), then reads the mode, then asks polkit.
 	u, fresh := m.loadForCallLocked(name)
 	if fresh {
 		// Loaded for the call: a refused job leaves nothing to keep it
@@ -102,6 +102,12 @@ func (m *manager) checkUnitJobLocked(c *busd.Call, name, mode string, typ jobTyp
 				m.collectLocked(u)
 			}
 		}()
+	}
+	if err := m.validModeLocked(mode); err != nil {
+		return nil, "", err
+	}
+	if err := m.authorizeLocked(c); err != nil {
+		return nil, "", err
 	}
 	if typ == jobStop && (u == nil || loadFailed(u) && u.active == "inactive") {
 		// systemd refuses to stop a unit it could not load that is

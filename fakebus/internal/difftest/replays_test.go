@@ -2709,6 +2709,42 @@ var replays = []struct {
 		{Kind: "LoadUnit", Unit: 1},
 		{Kind: "LoadUnit", Unit: 4},
 	}},
+	// SetUnitProperties writes CPUQuotaPeriodUSec= to
+	// 50-CPUQuotaPeriodSec.conf, named after the unit-file setting, as
+	// CPUQuotaPerSecUSec= to 50-CPUQuota.conf (247 seed 460046 of a long
+	// run: the fake named it after the property).
+	{"drop-in of CPUQuotaPeriodUSec", []Op{
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"Description", "a unit"}}},
+		{Kind: "SetUnitProperties", Unit: 4, Props: []Prop{{"CPUQuotaPeriodUSec", uint64(0xffffffffffffffff)}}},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "SetUnitProperties", Unit: 0, Runtime: true, Props: []Prop{{"CPUQuotaPeriodUSec", uint64(10000)}, {"CPUQuotaPerSecUSec", uint64(10000)}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
+	// SetUnitProperties with no properties writes nothing, and from 257
+	// lists no drop-in it found (262 seed 467794 of a long run: the fake
+	// listed a drop-in written for the unit since it loaded).
+	{"set properties with none", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "Nice", "5"}}},
+		{Kind: "LoadUnit", Unit: 0},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: true},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: true, Props: []Prop{{"Description", "a unit"}}},
+	}},
+	// A job method loads its unit before it reads the mode: one in a
+	// bogus mode for a unit not loaded has systemd build its name map
+	// again, and another unit's drop-in written since is seen (252 seed
+	// 464070 of a long run: the fake read the mode first, and the unit
+	// did not need a daemon-reload).
+	{"a job in a bogus mode loads its unit", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InDropIn, Lines: []Directive{{"Service", "Nice", "5"}}},
+		{Kind: "RestartUnit", Unit: 7, Mode: "bogus"},
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/true"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "bogus"},
+		{Kind: "StopUnit", Unit: 4, Mode: "isolate"},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and
