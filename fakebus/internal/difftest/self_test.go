@@ -447,6 +447,12 @@ func TestKnownRuntimeMaxRace(t *testing.T) {
 		{"another result", strings.ReplaceAll(timedOut, "timeout", "exit-code"), "u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"the fake's differs", "u0.service: org.freedesktop.systemd1.NoSuchUnit", timedOut, ""},
 		{"the fake's timed out, systemd saw the exit", strings.ReplaceAll(strings.ReplaceAll(timedOut, "timeout", "exit-code"), "2/15", "1/3"), timedOut, "runtime-max-race"},
+		{"KillMode=none: neither killed nor seen to exit", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=0/0") + ` KillMode="none"`,
+			"u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
+		{"KillMode=none first", strings.ReplaceAll(strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=0/0"), " RuntimeMaxUSec", ` KillMode="none" RuntimeMaxUSec`),
+			"u0.service: org.freedesktop.systemd1.NoSuchUnit", "runtime-max-race"},
+		{"0/0 with another kill mode", strings.ReplaceAll(timedOut, "ExecMain=2/15", "ExecMain=0/0") + ` KillMode="process"`,
+			"u0.service: org.freedesktop.systemd1.NoSuchUnit", ""},
 		{"the fake's timed out with a longer limit", strings.ReplaceAll(strings.ReplaceAll(timedOut, "timeout", "exit-code"), "@t 1", "@t 10"), strings.ReplaceAll(timedOut, "@t 1", "@t 10"), ""},
 	})
 	// Restarted until the start limit was hit: the last run's end.
