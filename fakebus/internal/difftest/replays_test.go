@@ -2745,6 +2745,16 @@ var replays = []struct {
 		{Kind: "StartUnit", Unit: 0, Mode: "bogus"},
 		{Kind: "StopUnit", Unit: 4, Mode: "isolate"},
 	}},
+	// A drop-in's empty OnBootSec= empties a transient timer's values;
+	// with OnClockChange=yes it still loads and waits, without it it is a
+	// bad setting (252 seed 482736 of a long run: the fake dropped
+	// OnClockChange= with the values).
+	{"a drop-in empties a timer's values", []Op{
+		{Kind: "WriteUnitFile", Unit: 6, Dir: InDropIn, Lines: []Directive{{"Timer", "OnBootSec", ""}}},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnBootSec", Usec: 1}}}}, Aux: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnBootSec", Usec: 1}}}, {"OnClockChange", true}}, Aux: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and
