@@ -2669,7 +2669,6 @@ var replays = []struct {
 	// (257 seed 451092 of a long run: the fake kept them).
 	{"a masked slice has no implicit dependencies", []Op{
 		{Kind: "StartUnit", Unit: 4, Mode: "replace"},
-		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"After", []string{}}}},
 		{Kind: "MaskUnitFiles", Unit: 4},
 		{Kind: "Reload", Unit: 0},
 		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace", Props: []Prop{{"After", []string{}}}},
