@@ -205,10 +205,12 @@ func TestDestroyUnitSurvivesDisconnectDuringWait(t *testing.T) {
 }
 
 // abandonLateStart starts name with a ctx that ends before the reply,
-// which comes 300 ms after the job (queued for an hour) is created.
+// which comes a second after the job (queued for an hour) is created,
+// and returns once the fake holds that job: the call may reach the fake
+// after the caller gave up.
 func abandonLateStart(ctx context.Context, t *testing.T, s *fakebus.Server, c *sdbus.Conn, name string) {
 	t.Helper()
-	if err := s.Script(name, fakebus.Script{ReplyDelay: 300 * time.Millisecond, Delay: time.Hour}); err != nil {
+	if err := s.Script(name, fakebus.Script{ReplyDelay: time.Second, Delay: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
@@ -216,6 +218,7 @@ func abandonLateStart(ctx context.Context, t *testing.T, s *fakebus.Server, c *s
 	if _, err := c.StartTransientUnit(short, name, sdbus.ModeReplace, sliceProps()); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("StartTransientUnit = %v, want DeadlineExceeded", err)
 	}
+	waitFor(t, func() bool { return s.Jobs() == 1 })
 }
 
 // A start abandoned by its ctx whose late reply is cut by a disconnect:
@@ -226,7 +229,6 @@ func TestLateJobCanceledAcrossReconnect(t *testing.T) {
 	s := fakebus.New(t)
 	c := s.Conn(t, fastReconnect())
 	abandonLateStart(ctx, t, s, c, "late.slice")
-	waitFor(t, func() bool { return s.Jobs() == 1 })
 	s.DropConnections() // the late reply never arrives
 	waitFor(t, func() bool { return s.Jobs() == 0 })
 	if u, ok := s.Unit("late.slice"); ok && u.ActiveState == "active" {
@@ -246,7 +248,7 @@ func TestReconcileDoesNotStopLateCancel(t *testing.T) {
 	if err != nil || r.Job == nil {
 		t.Fatalf("Reconcile = %+v, %v; want the queued job", r, err)
 	}
-	wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 	defer wcancel()
 	if res, err := r.Job.Wait(wctx); res != sdbus.JobCanceled {
 		t.Errorf("reconciled Wait = %q, %v; want canceled (the caller gave up)", res, err)
