@@ -122,7 +122,7 @@ func TestNeverReadWaiterDoesNotBlockOthers(t *testing.T) {
 	if _, err := c.StartTransientUnit(ctx, "ignored.slice", sdbus.ModeReplace, sliceProps()); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Script("abandoned.slice", fakebus.Script{Delay: 50 * time.Millisecond}); err != nil {
+	if err := s.Script("abandoned.slice", fakebus.Script{Delay: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	ab, err := c.StartTransientUnit(ctx, "abandoned.slice", sdbus.ModeReplace, sliceProps())
@@ -134,6 +134,9 @@ func TestNeverReadWaiterDoesNotBlockOthers(t *testing.T) {
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("abandoned Wait = %v, want DeadlineExceeded", err)
+	}
+	if !s.FinishJob(ab.ID(), sdbus.JobDone) { // its result comes, and nobody reads it
+		t.Fatal("FinishJob: the abandoned job is gone")
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
@@ -348,7 +351,7 @@ func TestContextExpiresDuringWait(t *testing.T) {
 	ctx := testCtx(t)
 	s := fakebus.New(t)
 	c := s.Conn(t)
-	if err := s.Script("slow.slice", fakebus.Script{Delay: 100 * time.Millisecond}); err != nil {
+	if err := s.Script("slow.slice", fakebus.Script{Delay: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	j, err := c.StartTransientUnit(ctx, "slow.slice", sdbus.ModeReplace, sliceProps())
@@ -360,6 +363,9 @@ func TestContextExpiresDuringWait(t *testing.T) {
 	res, err := j.Wait(short)
 	if res != "" || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Wait = %q, %v; want DeadlineExceeded", res, err)
+	}
+	if !s.FinishJob(j.ID(), sdbus.JobDone) {
+		t.Fatal("FinishJob: the job is gone")
 	}
 	if res, err := j.Wait(ctx); res != sdbus.JobDone || err != nil {
 		t.Fatalf("second Wait = %q, %v; want done", res, err)

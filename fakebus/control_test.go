@@ -202,7 +202,7 @@ func TestReexecuteReleasesNameFirst(t *testing.T) {
 func TestWaitIdle(t *testing.T) {
 	s := fakebus.New(t, fakebus.WithUnitFile(fakebus.UnitFile{Name: "slow.service", Properties: []sdbus.Property{
 		sdbus.PropExecStart([]string{"/bin/true"}, false), sdbus.PropType(sdbus.ServiceOneshot), sdbus.PropRemainAfterExit(true)}}))
-	if err := s.Script("slow.service", fakebus.Script{Delay: 200 * time.Millisecond}); err != nil {
+	if err := s.Script("slow.service", fakebus.Script{Delay: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	c := s.Conn(t)
@@ -216,7 +216,7 @@ func TestWaitIdle(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
 	if err := s.WaitIdle(short); err != context.DeadlineExceeded {
-		t.Errorf("WaitIdle with the job queued 200ms, 20ms deadline = %v, want %v", err, context.DeadlineExceeded)
+		t.Errorf("WaitIdle with the job queued 1s, 20ms deadline = %v, want %v", err, context.DeadlineExceeded)
 	}
 	if err := s.WaitIdle(ctx); err != nil {
 		t.Fatal(err)
