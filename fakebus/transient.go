@@ -118,6 +118,17 @@ func (m *manager) makeTransientLocked(caller *busd.Peer, name, mode string, prop
 			exists = true
 		}
 		if exists {
+			// systemd loads the name before it finds it not pristine
+			// (transient_unit_from_message: manager_load_unit), and
+			// the unit it loaded is collected unless something keeps
+			// it (measured on 252, 257 and 262 by the differential
+			// tester: a socket with a file whose OnFailure= unit has a
+			// job stays loaded).
+			if m.units[primary] == nil {
+				if u, fresh := m.loadForCallLocked(primary); fresh {
+					m.collectLocked(u)
+				}
+			}
 			if !m.behaves(sdversions.UnitExistsExplained) {
 				return nil, &callErr{errPrefix + "UnitExists", "Unit " + nu.name + " already exists."}
 			}

@@ -2754,6 +2754,30 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnBootSec", Usec: 1}}}, {"OnClockChange", true}}, Aux: []Prop{{"ExecStart", Command(0)}}},
 		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
 	}},
+	// A mask in the runtime directory behind a link in the configuration
+	// directory makes the linked unit enabled-runtime: its file is the
+	// one outside the unit directories, so systemd looks for enabling
+	// symlinks in every directory (247 seed 482024 of a long run; the
+	// probe showed the same on 252, 257 and 262).
+	{"a runtime mask behind a link", []Op{
+		{Kind: "MaskUnitFiles", Unit: 7, Runtime: true},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: Outside, Lines: []Directive{{"Unit", "Description", "x"}}},
+		{Kind: "LinkUnitFiles", Unit: 7},
+		{Kind: "ListUnitFilesByPatterns", Unit: 7},
+		{Kind: "GetUnitFileState", Unit: 7},
+		{Kind: "Get UnitFileState", Unit: 7},
+	}},
+	// StartTransientUnit loads a name with a file before it refuses it
+	// UnitExists; from 252 the unit stays loaded while its OnFailure=
+	// unit has a job (252 seed 483150 of a long run: the fake loaded
+	// nothing).
+	{"a refused transient name is loaded", []Op{
+		{Kind: "WriteUnitFile", Unit: 5, Dir: InRuntime, Lines: []Directive{{"Socket", "ListenStream", "{dir}/socket"}, {"Unit", "OnFailure", "{u1}"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}, {"ExecCondition", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 5, Mode: "replace", Props: []Prop{{"After", []string{}}}},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+		{Kind: "LoadUnit", Unit: 5},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and
