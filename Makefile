@@ -30,9 +30,8 @@ check: lint
 # .deb's test and the clients' differential suite, one after the other.
 # Each of the two keeps about one core of two busy (go-test's packages,
 # the fakes' cases, wait on timers much of the time), so `check` runs
-# them at once, each target's output printed whole when it ends; the
-# second ends before go-test does (about 330 s and 340 s of a 2-core
-# machine's make check).
+# them at once, each target's output printed whole when it ends; on a
+# 2-core machine the second ends before go-test does.
 beside-go-test: conformance-fakebus
 	@$(MAKE) --no-print-directory fuzz-short
 	@$(MAKE) --no-print-directory gosystemd-suite
