@@ -2778,6 +2778,15 @@ var replays = []struct {
 		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
 		{Kind: "LoadUnit", Unit: 5},
 	}},
+	// A slice loaded again without a file loads the units its drop-in's
+	// After= names, not-found (247 and 257 seed 498702 of a long run: the
+	// fake loaded them only with a transient slice).
+	{"a slice loaded again loads its drop-in's units", []Op{
+		{Kind: "WriteUnitFile", Unit: 4, Dir: InDropIn, Lines: []Directive{{"Unit", "After", "{u0}"}}},
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 4, Mode: "replace"},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and
