@@ -359,7 +359,28 @@ var known = []Known{
 			})
 		},
 	},
+	{
+		ID: "requirement-error-order",
+		Reason: "a start whose unit has more than one Requires=, BindsTo= or Requisite= unit that cannot be " +
+			"loaded fails naming the first its dependency hash table yields (transaction_add_job_and_dependencies), " +
+			"an order random per boot and per unit name; the fake names the first in Requires=, BindsTo=, " +
+			"Requisite= order",
+		same: true,
+		match: func(o Op, real, fake Step) bool {
+			switch o.Kind {
+			case OpStart, OpRestart, OpTryRestart, OpReloadOrRestart, OpReloadOrTryRestart, OpStartTransient:
+			default:
+				return false
+			}
+			r, f := notFoundUnit.FindStringSubmatch(real.Reply), notFoundUnit.FindStringSubmatch(fake.Reply)
+			return r != nil && f != nil && r[1] != f[1] && real.Op == fake.Op &&
+				slices.Equal(real.Signals, fake.Signals) && slices.Equal(real.Jobs, fake.Jobs) && slices.Equal(real.Units, fake.Units)
+		},
+	},
 }
+
+// notFoundUnit is the error of a job whose requirement cannot be loaded.
+var notFoundUnit = regexp.MustCompile(`^org\.freedesktop\.systemd1\.NoSuchUnit: Unit (\S+) not found\.$`)
 
 // timedOutRace matches a step that differs only in units systemd failed
 // by a timeout of 0 or 1 µs (setting) while the fake's program ended

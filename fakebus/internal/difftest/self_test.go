@@ -107,6 +107,32 @@ func TestKnownMatches(t *testing.T) {
 	}
 }
 
+func TestKnownRequirementErrorOrder(t *testing.T) {
+	notFound := func(name string) Step {
+		return Step{Op: "x", Reply: "org.freedesktop.systemd1.NoSuchUnit: Unit " + name + " not found.", Units: []string{"u7.target: org.freedesktop.systemd1.NoSuchUnit"}}
+	}
+	other := notFound("nosuch.service")
+	other.Units = []string{`u7.target: "loaded" "inactive"/"dead"`}
+	for _, tc := range []struct {
+		name       string
+		kind       OpKind
+		real, fake Step
+		want       string
+	}{
+		{"another requirement named", OpStart, notFound("dr1u1.service"), notFound("nosuch.service"), "requirement-error-order"},
+		{"a restart", OpRestart, notFound("dr1u1.service"), notFound("dr1u0.service"), "requirement-error-order"},
+		{"not a start", OpStop, notFound("dr1u1.service"), notFound("nosuch.service"), ""},
+		{"another state", OpStart, notFound("dr1u1.service"), other, ""},
+		{"another error", OpStart, notFound("dr1u1.service"), Step{Op: "x", Reply: "org.freedesktop.systemd1.UnitMasked: Unit nosuch.service is masked."}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := knownID(Op{Kind: tc.kind}, tc.real, tc.fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestKnownMachineMounts(t *testing.T) {
 	real := Step{Op: "x", Reply: "J1", Units: []string{`u6.timer: "loaded" After=["sysinit.target", "var.mount", "-.mount", "basic.target"]`}}
 	for _, tc := range []struct {
