@@ -9,7 +9,7 @@ STATICCHECK_VERSION := v0.8.2
 FUZZTIME    ?= 60s
 CHECK_FUZZTIME ?= 3s
 
-.PHONY: demo check beside-go-test test go-test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential differential-fuzz tools dist dist-install-test
+.PHONY: demo check fakebus-then-fuzz test go-test lint vet fmt staticcheck fuzz fuzz-short bench soak conformance conformance-fakebus conformance-systemd gosystemd-suite fakesystemd-examples differential differential-fuzz tools dist dist-install-test
 
 demo:
 	$(GO) run ./examples/demo
@@ -22,22 +22,16 @@ dist:
 	@scripts/dist dist
 
 check: lint
-	@$(MAKE) --no-print-directory -j2 --output-sync=target go-test beside-go-test
-	@$(MAKE) --no-print-directory conformance-systemd
+	@$(MAKE) --no-print-directory -j2 --output-sync=target go-test fakebus-then-fuzz
+	@$(MAKE) --no-print-directory conformance-systemd gosystemd-suite fakesystemd-examples dist-install-test differential
 
-# What `check` runs beside go-test: the conformance suite on fakebus, the
-# short fuzz runs, then go-systemd's suite, the fakesystemd examples, the
-# .deb's test and the clients' differential suite, one after the other.
-# Each of the two keeps about one core of two busy (go-test's packages,
-# the fakes' cases, wait on timers much of the time), so `check` runs
-# them at once, each target's output printed whole when it ends; on a
-# 2-core machine the second ends before go-test does.
-beside-go-test: conformance-fakebus
+# What `check` runs beside go-test: the conformance suite on fakebus, then
+# the short fuzz runs. Each of the two keeps about one core of two busy
+# (go-test's packages, the fakes' cases, wait on timers much of the
+# time), so `check` runs them at once, each target's output printed
+# whole when it ends.
+fakebus-then-fuzz: conformance-fakebus
 	@$(MAKE) --no-print-directory fuzz-short
-	@$(MAKE) --no-print-directory gosystemd-suite
-	@$(MAKE) --no-print-directory fakesystemd-examples
-	@$(MAKE) --no-print-directory dist-install-test
-	@$(MAKE) --no-print-directory differential
 
 # Every test package with -race, the conformance suite on fakebus
 # included: go-test runs all but TestConformanceFakebus, which
