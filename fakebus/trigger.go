@@ -100,8 +100,11 @@ func (m *manager) loadTriggeredLocked(u *unit) {
 	if u.load != "loaded" && (u.load != "bad-setting" || u.unparsed) {
 		return
 	}
-	if t := u.triggers(); t != "" {
-		m.loadLocked(t)
+	if t := u.triggers(); t != "" && m.loadLocked(t) == nil && sdbus.ValidateUnitName(t) == nil {
+		// A timer's or path's Unit= no file defines loads not-found too
+		// (measured on 247-262 by the differential tester: a drop-in's
+		// Unit= of a timer, then a daemon-reload).
+		m.notFoundUnitLocked(t, true)
 	}
 	// And every unit it names in a dependency, as systemd adds a
 	// dependency: a name no file defines loads as not-found, and stays

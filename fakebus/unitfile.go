@@ -744,6 +744,14 @@ func (m *manager) reloadUnitsLocked() {
 		m.applySourceLocked(u, src)
 		m.collectLocked(u)
 	}
+	// Every unit loaded again goes to systemd's collection queue
+	// (unit_load): one nothing keeps now goes, such as the service a
+	// timer triggered before a drop-in's Unit= named another (measured
+	// on 247-262 by the differential tester, after a daemon-reload and a
+	// re-execution).
+	for _, u := range m.sortedUnitsLocked() {
+		m.collectLocked(u)
+	}
 	for _, u := range rearm {
 		if u.gone || u.sub != "waiting" {
 			continue
