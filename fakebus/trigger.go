@@ -89,21 +89,19 @@ func (m *manager) triggeringLocked(t *unit, kind string) []*unit {
 }
 
 // loadTriggeredLocked loads the unit u triggers, as systemd loads a
-// unit's dependencies with it (a unit without a file stays unloaded in
-// the fake; systemd loads it as not-found). A unit its type refuses
-// (bad-setting) loads them too: systemd's type load adds them before it
-// verifies the unit (socket_add_extras, then socket_verify; measured on
-// 247-262 by the differential tester: OnFailure= of a service with two
-// ExecStart= loads its unit not-found), but not one whose file failed
-// to parse.
+// unit's dependencies with it, not-found where no file defines it. A
+// unit its type refuses (bad-setting) loads them too: systemd's type
+// load adds them before it verifies the unit (socket_add_extras, then
+// socket_verify; measured on 247-262 by the differential tester:
+// OnFailure= of a service with two ExecStart= loads its unit
+// not-found), but not one whose file failed to parse.
 func (m *manager) loadTriggeredLocked(u *unit) {
 	if u.load != "loaded" && (u.load != "bad-setting" || u.unparsed) {
 		return
 	}
 	if t := u.triggers(); t != "" && m.loadLocked(t) == nil && sdbus.ValidateUnitName(t) == nil {
-		// A timer's or path's Unit= no file defines loads not-found too
-		// (measured on 247-262 by the differential tester: a drop-in's
-		// Unit= of a timer, then a daemon-reload).
+		// (Measured on 247-262 by the differential tester: a drop-in's
+		// Unit= of a timer, then a daemon-reload.)
 		m.notFoundUnitLocked(t, true)
 	}
 	// And every unit it names in a dependency, as systemd adds a
