@@ -99,10 +99,10 @@ func (m *manager) loadTriggeredLocked(u *unit) {
 	if u.load != "loaded" && (u.load != "bad-setting" || u.unparsed) {
 		return
 	}
-	if t := u.triggers(); t != "" && m.loadLocked(t) == nil && sdbus.ValidateUnitName(t) == nil {
+	if t := u.triggers(); t != "" {
 		// (Measured on 247-262 by the differential tester: a drop-in's
 		// Unit= of a timer, then a daemon-reload.)
-		m.notFoundUnitLocked(t, true)
+		m.loadOrNotFoundLocked(t)
 	}
 	// And every unit it names in a dependency, as systemd adds a
 	// dependency: a name no file defines loads as not-found, and stays
@@ -111,10 +111,17 @@ func (m *manager) loadTriggeredLocked(u *unit) {
 	// not-found, inactive).
 	for _, d := range depLists {
 		for _, name := range u.list(d) {
-			if sdbus.ValidateUnitName(name) == nil && m.loadLocked(name) == nil {
-				m.notFoundUnitLocked(name, true)
-			}
+			m.loadOrNotFoundLocked(name)
 		}
+	}
+}
+
+// loadOrNotFoundLocked loads the unit a valid name names, not-found
+// where no file defines it; an invalid name loads nothing (and does not
+// make the fake read the unit directories).
+func (m *manager) loadOrNotFoundLocked(name string) {
+	if sdbus.ValidateUnitName(name) == nil && m.loadLocked(name) == nil {
+		m.notFoundUnitLocked(name, true)
 	}
 }
 
