@@ -557,6 +557,30 @@ func TestKnownHandlerCollectionRace(t *testing.T) {
 	})
 }
 
+// TestKnownStartCommandStopTimeoutRace: a service stopped while its
+// ExecStartPost= ran, with an instant stop timeout (257 seed 517184).
+func TestKnownStartCommandStopTimeoutRace(t *testing.T) {
+	signal := `u1.service: "loaded" "failed"/"failed" Result="signal" ExecMain=1/0 ExecStart=[("/bin/true" ["/bin/true"] false times=set/set/set/set pid=set code=1 status=0)] ` +
+		`ExecStartPost=[("/bin/sleep" ["/bin/sleep" "1000"] false times=set/set/set/set pid=set code=2 status=15)] TimeoutStopUSec=@t 1 TimeoutAbortUSec=@t 1`
+	timedOut := strings.ReplaceAll(signal, `Result="signal"`, `Result="timeout"`)
+	notSeen := strings.ReplaceAll(timedOut, "set/set/set/set pid=set code=2 status=15", "set/set/0/0 pid=set code=0 status=0")
+	testUnitLineKnown(t, Op{Kind: OpStop}, []unitLineCase{
+		{"the command killed", timedOut, signal, "stop-timeout-race"},
+		{"its end not yet seen", notSeen, signal, "stop-timeout-race"},
+		{"killed by SIGKILL", strings.ReplaceAll(timedOut, "code=2 status=15", "code=2 status=9"), signal, "stop-timeout-race"},
+		{"ExecStartPre=", strings.ReplaceAll(notSeen, "ExecStartPost=", "ExecStartPre="), strings.ReplaceAll(signal, "ExecStartPost=", "ExecStartPre="), "stop-timeout-race"},
+		{"ExecCondition=", strings.ReplaceAll(timedOut, "ExecStartPost=", "ExecCondition="), strings.ReplaceAll(signal, "ExecStartPost=", "ExecCondition="), "stop-timeout-race"},
+		{"a longer timeout", strings.ReplaceAll(timedOut, "@t 1", "@t 10"), strings.ReplaceAll(signal, "@t 1", "@t 10"), ""},
+		{"its exit seen", strings.ReplaceAll(timedOut, "code=2 status=15", "code=1 status=3"), signal, ""},
+		{"the fake's command exited", timedOut, strings.ReplaceAll(signal, "code=2 status=15", "code=1 status=3"), ""},
+		{"another result on the fake", timedOut, strings.ReplaceAll(signal, `Result="signal"`, `Result="exit-code"`), ""},
+		{"timed out on the fake", signal, timedOut, ""},
+		{"another command on the fake", timedOut, strings.ReplaceAll(signal, "ExecStartPost=", "ExecStartPre="), ""},
+		{"the main program differs", timedOut, strings.ReplaceAll(signal, "ExecMain=1/0", "ExecMain=1/1"), ""},
+		{"no start command", regexp.MustCompile(` ExecStartPost=\[.*\)\]`).ReplaceAllString(timedOut, ""), regexp.MustCompile(` ExecStartPost=\[.*\)\]`).ReplaceAllString(signal, ""), ""},
+	})
+}
+
 func TestKnownStopCommandTimeoutRace(t *testing.T) {
 	timedOut := `u0.service: "loaded" "failed"/"failed" Result="timeout" ExecMain=1/0 ExecStart=[("/bin/true" ["/bin/true"] false times=set/set/set/set pid=set code=1 status=0)] ` +
 		`ExecStopPost=[("/bin/sh" ["/bin/sh" "-c" "exit 3"] false times=set/set/set/set pid=set code=2 status=15)] TimeoutStopUSec=@t 1`
