@@ -359,6 +359,36 @@ func (m *manager) cgroupBase() string {
 	return fmt.Sprintf("/user.slice/user-%d.slice/user@%d.service", m.cfg.user, m.cfg.user)
 }
 
+// controlGroupLocked is the control group u has now (its ControlGroup
+// property), "" if none: a service's, scope's, slice's or mount's while
+// it is active, activating or deactivating or holds what a stop left,
+// but a service whose program has ended (exited: systemd pruned its
+// empty group; measured on 252); an active socket's before 262 (the
+// fake's sockets run no commands).
+func (m *manager) controlGroupLocked(u *unit) string {
+	if u.kind == "service" && u.sub == "exited" && !holdsProcesses(u) {
+		return ""
+	}
+	switch u.kind {
+	case "socket":
+		if u.isActive() && !sdversions.Behaves(m.release, sdversions.SocketCgroupWithProcesses) {
+			return u.cgroup()
+		}
+	case "mount":
+		// -.mount ran no mount command: "" on 252, 257 and 262, and on
+		// 247 until another mount starts (then /-.mount).
+		if u.perpetual {
+			return ""
+		}
+		fallthrough
+	case "service", "scope", "slice":
+		if u.isActive() || u.active == "activating" || u.active == "deactivating" || holdsProcesses(u) {
+			return u.cgroup()
+		}
+	}
+	return ""
+}
+
 // slice returns the slice a unit lives in ("" for -.slice).
 func (u *unit) slice() string {
 	if u.kind == "slice" {

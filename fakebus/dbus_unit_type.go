@@ -5,10 +5,7 @@ package fakebus
 // dbus-scope.c, ... with the shared groups of dbus-cgroup.c,
 // dbus-execute.c and dbus-kill.c): their properties.
 
-import (
-	"github.com/godbus/dbus/v5"
-	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
-)
+import "github.com/godbus/dbus/v5"
 
 // typePropsLocked returns the properties of a unit's type interface.
 func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
@@ -89,27 +86,13 @@ func (m *manager) typePropsLocked(u *unit) map[string]dbus.Variant {
 	case "socket":
 		add("FileDescriptorName", strOr(u.str("FileDescriptorName"), u.name))
 		add("Slice", sliceProp(u))
-		// The fake's sockets run no commands.
-		cg := ""
-		if u.isActive() && !sdversions.Behaves(m.release, sdversions.SocketCgroupWithProcesses) {
-			cg = u.cgroup()
-		}
-		add("ControlGroup", cg)
+		add("ControlGroup", m.controlGroupLocked(u))
 	case "timer", "path":
 		add("Unit", u.triggers())
 	}
 	if u.kind == "service" || u.kind == "scope" || u.kind == "slice" || u.kind == "mount" {
-		cg := ""
-		if u.isActive() || u.active == "activating" || u.active == "deactivating" || holdsProcesses(u) {
-			cg = u.cgroup()
-		}
-		if u.kind == "mount" && u.perpetual {
-			// -.mount ran no mount command: "" on 252, 257 and 262, and
-			// on 247 until another mount starts (then /-.mount).
-			cg = ""
-		}
 		add("Slice", sliceProp(u))
-		add("ControlGroup", cg)
+		add("ControlGroup", m.controlGroupLocked(u))
 		add("MemoryCurrent", infinity)
 		add("TasksCurrent", infinity)
 		add("CPUUsageNSec", infinity)

@@ -138,13 +138,12 @@ func parseSignal(s string) (int32, bool) {
 // action ends a process) with a failure, other signals leave them running.
 func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any, error) {
 	hasMain, ctl := u.proc != nil, u.control
-	hasAny := hasMain || ctl != nil || holdsProcesses(u) || (u.kind == "scope" && u.isActive())
 	switch {
 	case strings.HasPrefix(whom, "control") && ctl == nil:
 		return nil, &callErr{errPrefix + "NoSuchProcess", "No control process to kill"}
 	case strings.HasPrefix(whom, "main") && !hasMain:
 		return nil, &callErr{errPrefix + "NoSuchProcess", "No main process to kill"}
-	case whom == "all-fail" && !hasAny:
+	case whom == "all-fail" && !m.killFindsLocked(u, sig):
 		return nil, &callErr{errPrefix + "NoSuchProcess", "No matching processes to kill"}
 	}
 	// A signal that ends a process that does not handle it (signal(7));
@@ -185,15 +184,59 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 				break
 			}
 			m.mainKilledLocked(u, sig, u.job)
-		case u.kind == "scope" && u.isActive() && whom == "all" && slices.ContainsFunc(u.pids, m.signalableLocked):
+		case u.kind == "scope" && u.isActive() && m.scopeSignalableLocked(u):
 			m.forgetScopeProcessesLocked(u)
 			m.deactivateLocked(u)
 		}
 	}
 	if !ignored && strings.HasPrefix(whom, "all") {
 		m.endLeftLocked(u) // what its stops left runs in its control group
+		if u.kind == "slice" {
+			// A slice's control group holds its members' (measured on
+			// 247-262 by the differential tester: a service in the
+			// slice ends by the SIGTERM sent to the slice).
+			for _, x := range m.membersLocked(u.name) {
+				if m.unitLocked(x.name) == x { // (not collected by an earlier member's end)
+					m.signalProcessesLocked(x, "all", sig)
+				}
+			}
+		}
 	}
 	return []any{}, nil
+}
+
+// killFindsLocked reports whether KillUnit's all-fail of signal sig
+// finds something of u to signal (unit_kill_common): its main or control
+// process, or a process in its control group, which for a slice holds
+// its members'. Before 262 any control group counts, empty or not, and
+// so it does on 262 for SIGKILL (sent by the group's cgroup.kill, which
+// counts nothing: measured with an active slice whose services had
+// failed).
+func (m *manager) killFindsLocked(u *unit, sig int32) bool {
+	if u.proc != nil || u.control != nil {
+		return true
+	}
+	if sig == 9 || !sdversions.Behaves(m.release, sdversions.KillFailNeedsProcess) {
+		return m.controlGroupLocked(u) != ""
+	}
+	return m.cgroupHoldsLocked(u)
+}
+
+// cgroupHoldsLocked reports whether u's control group holds a process a
+// signal reaches: what its stops left, a scope's processes, and a
+// slice's members' processes.
+func (m *manager) cgroupHoldsLocked(u *unit) bool {
+	if len(u.left) > 0 || m.scopeSignalableLocked(u) {
+		return true
+	}
+	if u.kind == "slice" {
+		for _, x := range m.membersLocked(u.name) {
+			if x.proc != nil || x.control != nil || m.cgroupHoldsLocked(x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mainKilledLocked is what follows the end of service u's main process
@@ -259,6 +302,14 @@ func (m *manager) killSubgroupLocked(c *busd.Call, name, whom, sub string, sig i
 		return nil, &callErr{errPrefix + "NoSuchProcess", "No matching processes to kill"}
 	}
 	return []any{}, nil
+}
+
+// scopeSignalableLocked reports whether scope u holds a process a signal
+// reaches, running or left running by its stop: KillUnit's all-fail
+// finds none in a scope made for a zombie ("No matching processes to
+// kill"; measured on 247-262 by the differential tester).
+func (m *manager) scopeSignalableLocked(u *unit) bool {
+	return u.kind == "scope" && (u.isActive() || u.leftPIDs) && slices.ContainsFunc(u.pids, m.signalableLocked)
 }
 
 // signalableLocked reports whether a signal can end process pid of a

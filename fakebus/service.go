@@ -188,7 +188,7 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 		m.spawnLocked(u, p, j)
 		return
 	case typ != string(sdbus.ServiceSimple) && typ != string(sdbus.ServiceIdle) && m.execFailsLocked(u),
-		typ == string(sdbus.ServiceForking) && p.runFor == 0 && p.exit != 0:
+		typ == string(sdbus.ServiceForking) && p.runFor == 0:
 		// Every type but simple and idle waits for the program to run
 		// at least (exec: its execve; notify, forking, dbus: a sign of
 		// it): a program that cannot run fails the start job with the
@@ -196,7 +196,13 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 		// forking service's first process is its control process, not
 		// its main one: ExecMain* stay unset, and when it exits with a
 		// failure (false, exit 3) it fails the start job too (measured
-		// on 247-262: replay "forking service that fails").
+		// on 247-262: replay "forking service that fails"). One that
+		// exits 0 and forks nothing leaves no main process: the start
+		// goes on to ExecStartPost=, then the unit stops as a service
+		// whose program ended (or stays exited with RemainAfterExit=),
+		// and the start job ends with that stop, failed when
+		// ExecStopPost= fails (measured on 247-262: 262 seed 546748 of
+		// a long run).
 		m.spawnLocked(u, p, j)
 		u.exec.control = typ == string(sdbus.ServiceForking)
 		return

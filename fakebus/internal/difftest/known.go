@@ -107,17 +107,11 @@ var known = []Known{
 	},
 	{
 		ID: "kill-scope-processes",
-		Reason: "the fake signals no process: a scope whose processes KillUnit kills on systemd, which then ends, runs on on the fake; " +
-			"and a process systemd killed (KillUnit, or the stop of its scope) lives on in the fake's run, which places it in a scope later " +
-			"(or, with a process that does not exist after it in PIDs=, names that one as the first that does not exist, " +
-			"or refuses a property that comes after PIDs=, or the start a RefuseManualStart= refuses)",
-		match: func(o Op, real, fake Step) bool {
-			if o.Kind == OpKill {
-				return o.Signal != 0 && real.Op == fake.Op && real.Reply == fake.Reply &&
-					unitsDifferOnly(real, fake, func(r, _ string) bool { return strings.Contains(strings.SplitN(r, ":", 2)[0], ".scope") })
-			}
-			return killedPlaced(o, real, fake)
-		},
+		Reason: "the fake signals no process: a process systemd killed (KillUnit, or the stop of its scope) lives on in the " +
+			"fake's run, which places it in a scope later (or, with a process that does not exist after it in PIDs=, names " +
+			"that one as the first that does not exist, or refuses a property that comes after PIDs=, or the start a " +
+			"RefuseManualStart= refuses)",
+		match: killedPlaced,
 	},
 	{
 		ID: "timer-coldplug-order",

@@ -2806,6 +2806,52 @@ var replays = []struct {
 		{Kind: "Reload", Unit: 0},
 		{Kind: "StopUnit", Unit: 6, Mode: "replace"},
 	}},
+	// KillUnit's all-fail kills a scope's processes, and the scope ends,
+	// as with all (the fake ended it for all only). A scope made for a
+	// zombie holds no process: all-fail answers ok up to 257, whose
+	// kill counts the scope's control group, and NoSuchProcess on 262,
+	// which counts the processes signalled, but for SIGKILL (the group's
+	// cgroup.kill). Probed on 247-262.
+	{"KillUnit all-fail of a scope", []Op{
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "KillUnit", Unit: 2, Whom: "all-fail", Signal: 1},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Zombie}, Props: []Prop{{"PIDs", PIDList{1}}}},
+		{Kind: "KillUnit", Unit: 3, Whom: "all-fail", Signal: 15},
+		{Kind: "KillUnit", Unit: 3, Whom: "all-fail", Signal: 9},
+	}},
+	// A service whose program exited (RemainAfterExit=) has no control
+	// group: systemd pruned it, and all-fail finds nothing to signal on
+	// any release (probed on 247-262).
+	{"KillUnit all-fail of an exited service", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "oneshot"}, {"RemainAfterExit", true}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "all-fail", Signal: 1},
+		{Kind: "KillUnit", Unit: 0, Whom: "all-fail", Signal: 9},
+	}},
+	// KillUnit of a slice signals the processes of the units in it: its
+	// control group holds theirs (probed on 247-262: the fake signalled
+	// none, and all-fail of a slice without processes answers as for a
+	// scope).
+	{"KillUnit of a slice", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "Slice", "{u4}"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "Slice", "{u4}"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 4, Whom: "all", Signal: 1},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 4, Whom: "all-fail", Signal: 9},
+		{Kind: "KillUnit", Unit: 4, Whom: "all-fail", Signal: 9},
+		{Kind: "KillUnit", Unit: 4, Whom: "all-fail", Signal: 15},
+	}},
+	// A forking service whose program exits 0 and forks nothing has no
+	// main process: it stops as a service whose program ended, its start
+	// job waiting for the stop (failed when ExecStopPost= fails), and
+	// ExecMain* stay unset (262 seed 546748 of a long run: the fake's
+	// job ended done); with RemainAfterExit= it stays exited.
+	{"forking service that exits 0", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStopPost", Command(3)}, {"Type", "forking"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "forking"}, {"RemainAfterExit", true}, {"ExecStopPost", Command(3)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and

@@ -516,6 +516,16 @@ const (
 	// and "cgroup-fail"; older releases refuse them as invalid. Seen on
 	// 262, not on 257; taken from 258, which added KillUnitSubgroup.
 	KillCgroupWhom Behaviour = "KillCgroupWhom"
+	// KillFailNeedsProcess: KillUnit's all-fail (and cgroup-fail) answers
+	// NoSuchProcess "No matching processes to kill" when it signals no
+	// process, however the unit's control group exists; older releases
+	// count a kill of any control group, empty or not, as done
+	// (unit_kill_common's "killed = true" once cg_kill_recursive
+	// succeeded, in 252 and 256), and fail only a unit without one. Seen
+	// on 262, not on 247, 252 or 257 (an active scope made for a zombie,
+	// an active slice without members); the upstream release in between
+	// is not measured.
+	KillFailNeedsProcess Behaviour = "KillFailNeedsProcess"
 	// LiveMountChecks: BindMountUnit and MountImageUnit refuse a unit of
 	// another type than service with NotSupported ("BindMountUnit
 	// operation is not supported for unit type 'slice'") and a service
@@ -901,6 +911,7 @@ var Behaviours = map[Behaviour]Release{
 	CleanFDStore:                  R("254"),
 	KillWhomMessage:               R("257"),
 	KillCgroupWhom:                R("258"),
+	KillFailNeedsProcess:          R("262"),
 	LiveMountChecks:               R("257"),
 	AuxiliaryScopeRemoved:         R("258"),
 	PresetOnlyUnitFiles:           R("262"),

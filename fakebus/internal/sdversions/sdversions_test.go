@@ -144,6 +144,7 @@ func TestMeasuredReleases(t *testing.T) {
 		CleanFDStore:                {false, false, true, true},
 		KillWhomMessage:             {false, false, true, true},
 		KillCgroupWhom:              {false, false, false, true},
+		KillFailNeedsProcess:        {false, false, false, true},
 		LiveMountChecks:             {false, false, true, true},
 		AuxiliaryScopeRemoved:       {false, false, false, true},
 		PresetOnlyUnitFiles:         {false, false, false, true},
