@@ -14,7 +14,8 @@
 // the reply, the job signals, the queued jobs and the pool's states and
 // read-back settings once they settled (stayed the same over
 // Backend.Settle, and on real systemd no service's main process was
-// about to end: Backend.LivePIDs). Its only normalizations (docs/fakesystemd.md lists
+// about to end and no scope had an empty control group soon after a
+// spawned process died: Backend.LivePIDs). Its only normalizations (docs/fakesystemd.md lists
 // them too): job ids become J1, J2, ... by appearance, spawned PIDs P0,
 // P1, ..., other PIDs in GetUnitProcesses PID, Exec* times and PIDs are
 // shown as set or 0, the unit directories and the run's own directory as
