@@ -131,6 +131,8 @@ var modelled = map[string]bool{
 
 	"AddRef": true,
 
+	"IgnoreSIGPIPE": true, // kill.go: KillUnit's SIGPIPE
+
 	// systemd-run --pipe: accepted only with commands the fake
 	// interprets, which read and write nothing (checkStdioFDs).
 	"StandardInputFileDescriptor": true, "StandardOutputFileDescriptor": true, "StandardErrorFileDescriptor": true,

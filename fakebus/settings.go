@@ -195,6 +195,7 @@ var settableProps = map[string]settable{
 	"PIDs":                         {"au", forScope, nil}, // checkPIDsLocked
 	"Listen":                       {"a(ss)", forSocket, checkListen},
 	"OOMPolicy":                    {"s", forExec, oneOf("continue", "stop", "kill")},
+	"IgnoreSIGPIPE":                {"b", forExecCtx, nil},
 
 	"KillMode":        {"s", forKill, oneOf("control-group", "process", "mixed", "none")},
 	"KillSignal":      {"i", forKill, checkSignal},

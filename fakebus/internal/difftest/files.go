@@ -167,6 +167,7 @@ var kindDirectives = map[unitKind][]directiveSpec{
 		{"Service", "Delegate", []string{"yes", "cpu memory", "bogus"}, "DelegateControllers"},
 		{"Service", "KillMode", []string{"process", "mixed", "none", "bogus"}, "KillMode"},
 		{"Service", "OOMPolicy", []string{"stop", "kill", "bogus"}, "OOMPolicy"},
+		{"Service", "IgnoreSIGPIPE", []string{"no", "yes", "bogus"}, "IgnoreSIGPIPE"},
 		{"Service", "Group", []string{"root", "nosuchgroup"}, "Group"},
 	},
 	kSocket: {

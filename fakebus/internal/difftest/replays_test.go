@@ -2852,6 +2852,29 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "forking"}, {"RemainAfterExit", true}, {"ExecStopPost", Command(3)}}},
 		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
 	}},
+	// IgnoreSIGPIPE= (over D-Bus; the fake refused it PropertyReadOnly):
+	// with no, SIGPIPE ends a service's program, cleanly but for a
+	// oneshot service (Result signal); set, or by default, it is ignored.
+	// Probed on 247-262.
+	{"IgnoreSIGPIPE", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"IgnoreSIGPIPE", false}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "all", Signal: 13},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"IgnoreSIGPIPE", true}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 13},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"IgnoreSIGPIPE", false}, {"Type", "oneshot"}}},
+		{Kind: "KillUnit", Unit: 0, Whom: "all", Signal: 13},
+		{Kind: "StartTransientUnit", Unit: 2, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}, {"IgnoreSIGPIPE", false}}},
+	}},
+	// IgnoreSIGPIPE= in a unit file; a slice's SIGPIPE reaches each of
+	// its services as its own (probed on 247-262).
+	{"IgnoreSIGPIPE in a unit file", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "IgnoreSIGPIPE", "no"}, {"Service", "Slice", "{u4}"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "IgnoreSIGPIPE", "bogus"}, {"Service", "Slice", "{u4}"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 4, Whom: "all", Signal: 13},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 13},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and

@@ -149,6 +149,7 @@ var props = []propSpec{
 	{name: "KillSignal", scope: onExec, values: []any{int32(0), int32(1), int32(9), int32(15), int32(64), int32(65)}},
 	{name: "SendSIGKILL", scope: onExec, values: boolValues},
 	{name: "SendSIGHUP", scope: onExec, values: boolValues},
+	{name: "IgnoreSIGPIPE", scope: onService, values: boolValues},
 	{name: "FinalKillSignal", scope: onExec, values: []any{int32(0), int32(1), int32(9), int32(15), int32(64), int32(65)}},
 
 	{name: "MemoryMin", scope: onCgroup, values: memoryValues},
@@ -285,8 +286,8 @@ var jobModes = []string{"replace", "fail", "ignore-dependencies", "ignore-requir
 
 // killWhom and killSignals are KillUnit's arguments.
 var (
-	killWhom    = []string{"all", "main", "control", "bogus"}
-	killSignals = []int32{0, 1, 9, 15, 64, 65}
+	killWhom    = []string{"all", "all-fail", "main", "control", "bogus"}
+	killSignals = []int32{0, 1, 9, 13, 15, 64, 65}
 )
 
 // hazards are settings a release cannot be sent at all: the tester leaves
