@@ -494,17 +494,19 @@ func (m *manager) mainEndSettleLocked(u *unit, failed bool, startJob *job) {
 		m.failLocked(u, "exit-code")
 		finish("failed")
 	case startJob != nil && waitsForReady(serviceType(u)):
-		// A dbus one goes on as a service whose program ended:
-		// ExecStop= first (service_enter_running, then
-		// service_enter_stop; measured on 252 by the differential
-		// tester, 252 seed 55004: an ExecStop= that fails fails it).
+		// A dbus one goes on as a service whose program ended
+		// (service_enter_running): exited with RemainAfterExit=, its
+		// ExecStartPost= never run (257 seed 560782 of a long run), else
+		// ExecStop= first, then service_enter_stop (measured on 252 by
+		// the differential tester, 252 seed 55004: an ExecStop= that
+		// fails fails it).
 		if serviceType(u) != string(sdbus.ServiceDBus) {
 			m.runCommandsLocked(u, "ExecStopPost")
 			m.failLocked(u, "protocol")
 			finish("failed")
 			break
 		}
-		m.stopAfterMainLocked(u, finish)
+		m.mainEndedCleanLocked(u, finish)
 	case startJob != nil:
 		// It goes on once ExecStartPost= (of a oneshot service, which
 		// runs them after its main process) succeeded.

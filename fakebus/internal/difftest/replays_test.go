@@ -2875,6 +2875,27 @@ var replays = []struct {
 		{Kind: "KillUnit", Unit: 4, Whom: "all", Signal: 13},
 		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 13},
 	}},
+	// A dbus service (BusName= set, Type= not) whose program exits 0
+	// before it took its name stays exited with RemainAfterExit=, its
+	// ExecStartPost= never run (257 seed 560782 of a long run: the fake
+	// stopped it); probed on 247-262.
+	{"dbus service that exits, RemainAfterExit=", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"ExecStartPost", Command(3)}, {"BusName", ":1.5"}, {"RemainAfterExit", true}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "dbus"}, {"BusName", "org.example.Dt"}, {"RemainAfterExit", true}, {"ExecStopPost", Command(2)}}},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
+	// A dependency line of a unit file is taken word by word: a word
+	// that is no unit name is passed over, the others kept (252 seed
+	// 555046 of a long run: the fake dropped the whole list); probed on
+	// 247-262.
+	{"dependency words that are no unit names", []Op{
+		{Kind: "WriteUnitFile", Unit: 3, Dir: InDropIn, Lines: []Directive{{"Unit", "Wants", "not a name"}, {"Unit", "Wants", "{u0}"}}},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Zombie}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "Requires", "bogus {u1}"}, {"Unit", "After", "{u1} bogus"}, {"Unit", "BindsTo", "not-a-unit"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+	}},
 }
 
 // TestDifferentialReplays runs every replay on the sandbox's systemd and
