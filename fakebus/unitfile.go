@@ -683,6 +683,9 @@ func (m *manager) reloadUnitsLocked() {
 	m.buildNameMapLocked() // the units load from what it finds
 	var rearm []*unit
 	for _, u := range m.sortedUnitsLocked() {
+		if u.gone {
+			continue
+		}
 		u.execShown = false
 		u.runs = nil
 		if !m.behaves(sdversions.StartLimitSerialized) {
@@ -719,7 +722,6 @@ func (m *manager) reloadUnitsLocked() {
 				// on 247-262 by the differential tester, 247 seed
 				// 430000 of a long run).
 				m.applySourceLocked(u, src)
-				m.collectLocked(u)
 				continue
 			}
 			m.reloadUnfiledLocked(u)
@@ -742,13 +744,12 @@ func (m *manager) reloadUnitsLocked() {
 			continue
 		}
 		m.applySourceLocked(u, src)
-		m.collectLocked(u)
 	}
 	// Every unit loaded again goes to systemd's collection queue
-	// (unit_load): one nothing keeps now goes, such as the service a
-	// timer triggered before a drop-in's Unit= named another (measured
-	// on 247-262 by the differential tester, after a daemon-reload and a
-	// re-execution).
+	// (unit_load), which systemd runs once all are loaded: one nothing
+	// keeps now goes, such as the service a timer triggered before a
+	// drop-in's Unit= named another (measured on 247-262 by the
+	// differential tester, after a daemon-reload and a re-execution).
 	for _, u := range m.sortedUnitsLocked() {
 		m.collectLocked(u)
 	}
