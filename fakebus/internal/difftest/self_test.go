@@ -5,10 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sdbus-go/sdbus/fakebus"
 	"pgregory.net/rapid"
@@ -870,5 +873,40 @@ func testKnownSignals(t *testing.T, real Step, cases []signalsCase) {
 				t.Errorf("knownDifference = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestProcessEndingPendingSignal: a sleep with a SIGTERM pending (held
+// stopped, so that it cannot take it) is ending; one without is not.
+func TestProcessEndingPendingSignal(t *testing.T) {
+	cmd := exec.Command("/bin/sleep", "1000")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	pid := uint32(cmd.Process.Pid)
+	if processEnding(pid) {
+		t.Fatal("a running sleep is ending")
+	}
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; procState(pid) != "T"; i++ {
+		if i == 1000 {
+			t.Fatalf("sleep not stopped: state %q", procState(pid))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if processEnding(pid) {
+		t.Fatal("a stopped sleep is ending")
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if !processEnding(pid) {
+		t.Error("a sleep with SIGTERM pending is not ending")
 	}
 }
