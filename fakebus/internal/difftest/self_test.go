@@ -888,6 +888,16 @@ func TestProcessEndingPendingSignal(t *testing.T) {
 		cmd.Wait()
 	}()
 	pid := uint32(cmd.Process.Pid)
+	// Until its exec, the child is a copy of the test (not a sleep).
+	for i := 0; ; i++ {
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); strings.HasPrefix(string(b), "/bin/sleep\x00") {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("sleep not started")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if processEnding(pid) {
 		t.Fatal("a running sleep is ending")
 	}
