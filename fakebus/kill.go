@@ -196,7 +196,7 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 			// 247-262 by the differential tester: a service in the
 			// slice ends by the SIGTERM sent to the slice).
 			for _, x := range m.membersLocked(u.name) {
-				if m.unitLocked(x.name) == x { // (not collected by an earlier member's end)
+				if !x.gone { // (not collected by an earlier member's end)
 					m.signalProcessesLocked(x, "all", sig)
 				}
 			}

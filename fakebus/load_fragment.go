@@ -267,41 +267,22 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 					} else if name == "Documentation" {
 						// Each word that is a URL systemd takes
 						// (documentation_url_is_valid); the others are dropped.
-						for _, w := range strings.Fields(val) {
-							if validDocumentationURL(w) {
-								lists[name] = append(lists[name], w)
-							}
-						}
-						if val == "" {
-							lists[name] = nil
-						}
+						lists[name] = keepWords(lists[name], val, func(w string) (string, bool) { return w, validDocumentationURL(w) })
 					} else if name == "RequiresMountsFor" || name == "WantsMountsFor" {
 						// Word by word: one that is not an absolute,
 						// normalized path is passed over
 						// (config_parse_unit_mounts_for; measured on 257
 						// by the differential tester).
-						for _, w := range strings.Fields(val) {
-							if checkMountPaths(name)([]string{w}) == nil {
-								lists[name] = append(lists[name], simplifyPath(w))
-							}
-						}
-						if val == "" {
-							lists[name] = nil
-						}
-					} else if spec.scope == forUnit && unitListSetting(name) {
+						lists[name] = keepWords(lists[name], val, func(w string) (string, bool) {
+							return simplifyPath(w), checkMountPaths(name)([]string{w}) == nil
+						})
+					} else if slices.Contains(depLists, name) {
 						// Word by word: a name that is not a unit's is
 						// passed over, the others kept
 						// (config_parse_unit_deps: "Failed to add
 						// dependency", and on; 252 seed 555046 of a long
 						// run, measured on 247-262).
-						for _, w := range strings.Fields(val) {
-							if checkUnitList([]string{w}) == nil {
-								lists[name] = append(lists[name], w)
-							}
-						}
-						if val == "" {
-							lists[name] = nil
-						}
+						lists[name] = keepWords(lists[name], val, func(w string) (string, bool) { return w, checkUnitList([]string{w}) == nil })
 					} else {
 						lists[name] = resetOrAppend(lists[name], val)
 					}
@@ -567,14 +548,19 @@ func (m *manager) useValue(kind, key string, v dbus.Variant, set func(string, db
 	return true
 }
 
-// unitListSetting reports whether setting name is a list of unit names
-// (a dependency; checkUnitList).
-func unitListSetting(name string) bool {
-	switch name {
-	case "Wants", "Requires", "Requisite", "BindsTo", "PartOf", "Conflicts", "Before", "After", "OnFailure", "OnSuccess":
-		return true
+// keepWords is list l after a unit-file line val of a list that systemd
+// parses word by word: each word keep takes (in the form it returns)
+// appended, a word it refuses passed over; an empty val empties it.
+func keepWords(l []string, val string, keep func(string) (string, bool)) []string {
+	if val == "" {
+		return nil
 	}
-	return false
+	for _, w := range strings.Fields(val) {
+		if k, ok := keep(w); ok {
+			l = append(l, k)
+		}
+	}
+	return l
 }
 
 func resetOrAppend(l []string, val string) []string {

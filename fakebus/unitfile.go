@@ -683,9 +683,6 @@ func (m *manager) reloadUnitsLocked() {
 	m.buildNameMapLocked() // the units load from what it finds
 	var rearm []*unit
 	for _, u := range m.sortedUnitsLocked() {
-		if u.gone {
-			continue
-		}
 		u.execShown = false
 		u.runs = nil
 		if !m.behaves(sdversions.StartLimitSerialized) {

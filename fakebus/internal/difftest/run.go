@@ -795,15 +795,13 @@ func fatalSignalPending(pid uint32) bool {
 			ignored |= mask
 		}
 	}
-	// Bit n-1 is signal n; these do not end a process by default
-	// (SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, SIGURG,
-	// SIGWINCH).
-	var harmless uint64
-	for _, sig := range []uint{17, 18, 19, 20, 21, 22, 23, 28} {
-		harmless |= 1 << (sig - 1)
-	}
-	return pending&^ignored&^harmless != 0
+	return pending&^ignored&^harmlessSignalMask != 0
 }
+
+// harmlessSignalMask holds, as /proc/PID/status's masks do (bit n-1 for
+// signal n), the signals whose default action does not end a process:
+// SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, SIGURG, SIGWINCH.
+const harmlessSignalMask = 1<<16 | 1<<17 | 1<<18 | 1<<19 | 1<<20 | 1<<21 | 1<<22 | 1<<27
 
 // listJobs lists the queued jobs of the sequence's units, each line
 // beginning with the job's path (nameJobs names it).
