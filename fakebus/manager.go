@@ -83,7 +83,11 @@ type manager struct {
 	passes   int    // how many times in a row the run queue was passed over
 	// goOn: the run queue's last pass queued a job that must run in it
 	// too, before any other caller (runqueue.go).
-	goOn    bool
+	goOn bool
+	// exits are the ends of processes that exit at once: systemd sees
+	// them (SIGCHLD) once its run queue's pass is over (reapLocked,
+	// runqueue.go).
+	exits   []func()
 	version string
 	units   map[string]*unit
 	members map[string]map[*unit]bool // slice name -> the loaded units in it

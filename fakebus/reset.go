@@ -104,7 +104,7 @@ func (m *manager) resetLocked() error {
 	m.wakeIdleLocked()
 	// Every field the model changes as it runs, as newManager and init
 	// leave it (reset_internal_test.go checks that none is forgotten).
-	m.runQueue, m.passes, m.goOn = nil, 0, false
+	m.runQueue, m.passes, m.goOn, m.exits = nil, 0, false, nil
 	m.version = m.cfg.version
 	m.units, m.members, m.triggeredBy = map[string]*unit{}, map[string]map[*unit]bool{}, map[string]map[*unit]bool{}
 	m.files, m.aliases, m.control = map[string]UnitFile{}, map[string]string{}, map[string][]controlSetting{}

@@ -50,6 +50,18 @@ import (
 // no caller goes first. The queue runs in systemd's order of priority
 // (runsBefore), not in the order the jobs came.
 //
+// A process that exits at once (true, false, exit 3, a missing binary)
+// ends after the pass that started it: systemd forks it in the job's
+// run, and sees its SIGCHLD in a later iteration of its loop, whose
+// signal sources go before the run queue but never into a pass. The
+// jobs the start released (ordered After= it) have run by then, so a
+// target bound to the service is active when the service fails, and
+// stops (measured on 247-262: 247 seed 552070 of a long run). unlock
+// delivers these ends (reapLocked) after the queues a pass leaves
+// (bound, triggered, unneeded units), as systemd's loop dispatches its
+// queues before its event sources, and runs the queue again for the
+// jobs they queue.
+//
 // Units are collected at once (collectLocked), not from the run queue:
 // systemd's main loop runs its GC queue before each sd-event iteration,
 // so a unit is gone before the next message is read.
@@ -86,13 +98,35 @@ func (m *manager) unlock() {
 	for {
 		bound := m.stopBoundLocked()
 		triggered := m.startTriggeredLocked()
-		if !m.stopUnneededLocked() && !triggered && !bound {
+		unneeded := m.stopUnneededLocked()
+		if !m.reapLocked() && !unneeded && !triggered && !bound {
 			break
 		}
 		m.dispatchLocked()
 	}
 	m.collectAfterHandlersLocked()
 	m.mu.Unlock()
+}
+
+// exitLocked delivers end, the end of a process that exits at once, when
+// the run queue's pass is over (reapLocked).
+func (m *manager) exitLocked(end func()) {
+	m.exits = append(m.exits, end)
+}
+
+// reapLocked delivers the ends of the processes that exited at once, in
+// the order they were spawned, and reports whether there was one. An end
+// may spawn the next process (a oneshot service's next ExecStart=), whose
+// end waits for the next call.
+func (m *manager) reapLocked() bool {
+	exits := m.exits
+	m.exits = nil
+	for _, end := range exits {
+		if !m.closed {
+			end()
+		}
+	}
+	return len(exits) > 0
 }
 
 // queueJobLocked puts j, whose turn has come, on the run queue.

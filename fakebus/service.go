@@ -460,14 +460,13 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 	}
 	switch {
 	case proc.runFor < 0:
-	case proc.runFor == 0 && startJob == nil && len(u.commands("ExecStartPost")) > 0:
-		// Its ExecStartPost= runs first (startMainLocked), then the
-		// service stops (measured on 247-262 by the differential
-		// tester: /bin/true with ExecStartPost=/bin/false fails the
-		// start job).
-		m.afterLocked(0, exited)
 	case proc.runFor == 0:
-		exited()
+		// It ends once the run queue's pass is over (runqueue.go): its
+		// ExecStartPost= runs first (startMainLocked; measured on
+		// 247-262 by the differential tester: /bin/true with
+		// ExecStartPost=/bin/false fails the start job), and the jobs
+		// ordered after its start have run.
+		m.exitLocked(exited)
 	default:
 		m.afterLocked(proc.runFor, exited)
 	}

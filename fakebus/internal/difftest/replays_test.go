@@ -2852,6 +2852,26 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(1)}, {"Type", "forking"}, {"RemainAfterExit", true}, {"ExecStopPost", Command(3)}}},
 		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
 	}},
+	// A program that exits at once ends after the run queue's pass that
+	// started it (systemd sees its SIGCHLD in a later iteration of its
+	// loop): the target ordered after the service has started by then,
+	// and stops when the service it is bound to fails (247 seed 552070
+	// of a long run: the fake ended the program inside the pass, before
+	// the target's job ran, and the target stayed active). Probed on
+	// 247-262, also with a missing binary and a Type=exec service.
+	{"bound target ordered after a program that exits at once", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "BindsTo", "{u1}"}, {"Unit", "After", "{u1}"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}}},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 7, Mode: "replace"},
+	}},
+	// The same without ordering: the target's job runs first, in the
+	// same pass as the service's (the fake differed on 247 only).
+	{"bound target unordered, a program that exits at once", []Op{
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "BindsTo", "{u1}"}}},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}}},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+	}},
 	// IgnoreSIGPIPE= (over D-Bus; the fake refused it PropertyReadOnly):
 	// with no, SIGPIPE ends a service's program, cleanly but for a
 	// oneshot service (Result signal); set, or by default, it is ignored.
