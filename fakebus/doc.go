@@ -120,6 +120,7 @@
 //   - datafd_linux.go: the sealed memfd the dumps by file descriptor answer.
 //   - datafd_other.go: the same where there is no memfd_create (not Linux): an error.
 //   - reexec.go: daemon-reexec (Server.Reexecute, Reexec).
+//   - reload.go: a service's reload: ExecReload= as its control process, for as long as it takes.
 //   - reset.go: Server.Reset: the manager back to its state at start, its clients kept.
 //   - restart.go: automatic restarts (Restart=, RestartSec=).
 //   - onfailure.go: the units OnFailure= and OnSuccess= start.

@@ -61,8 +61,11 @@ type job struct {
 	// restarted: a restart job whose stop half ran; it is a start job
 	// now (typ jobStart), its script's delay spent.
 	restarted bool
-	finished  bool
-	result    string
+	// rerun: a running reload a start or reload was merged into; it
+	// runs again once its reload ended (reload.go).
+	rerun    bool
+	finished bool
+	result   string
 	// unannounced: its JobRemoved is never sent (Reexec.Lose).
 	unannounced bool
 	// deadline is when it times out (JobTimeoutUSec=); zero: never.
@@ -218,15 +221,13 @@ func (m *manager) runLocked(j *job) {
 			m.finishJobLocked(j, "invalid")
 			return
 		}
-		m.setStateLocked(u, "reloading", "reload")
-		ok := m.runCommandsLocked(u, "ExecReload")
-		m.setStateLocked(u, "active", activeSub(u))
-		if !ok {
-			// systemd keeps the unit running and fails the job.
-			m.finishJobLocked(j, "failed")
+		if u.inReload() {
+			// Merged into while its reload runs: it runs again once
+			// that ended (unit_reload's -EAGAIN; reload.go).
+			j.state = "waiting"
 			return
 		}
-		m.finishJobLocked(j, "done")
+		m.reloadServiceLocked(u, j) // reload.go
 	case jobRestart:
 		if u.restart.due {
 			// A service's own restart after its hold-off: its stop half

@@ -172,11 +172,13 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 				}
 				break
 			}
-			if u.inStartPost() {
-				// systemd waits for the running ExecStartPost= before it
-				// handles the end (service_sigchld_event in START_POST;
-				// measured on 252): startPostLocked goes on from here
-				// once they ended. A failure is the result at once.
+			if u.inStartPost() || u.inReload() {
+				// systemd waits for the running ExecStartPost= or
+				// ExecReload= before it handles the end
+				// (service_sigchld_event in START_POST and RELOAD;
+				// measured on 252): startPostLocked or reloadEndedLocked
+				// goes on from here once they ended. A failure is the
+				// result at once.
 				if !u.cleanExit(cldKilled, sig) {
 					u.failFirst("signal")
 				}

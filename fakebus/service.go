@@ -445,11 +445,13 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 			}
 			return
 		}
-		if u.inStartPost() && startJob == nil {
-			// systemd waits for the running ExecStartPost= before it
-			// handles the end (service_sigchld_event in START_POST):
-			// startPostLocked goes on from here once they ended. A
-			// failure is the unit's result at once (measured on 252).
+		if (u.inStartPost() || u.inReload()) && startJob == nil {
+			// systemd waits for the running ExecStartPost= or
+			// ExecReload= before it handles the end
+			// (service_sigchld_event in START_POST and RELOAD):
+			// startPostLocked or reloadEndedLocked goes on from here
+			// once they ended. A failure is the unit's result at once
+			// (measured on 252).
 			if failed {
 				u.failFirst("exit-code")
 			}

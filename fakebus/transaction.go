@@ -349,8 +349,19 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		// (measured on 247-262 by the differential tester: a reload of
 		// a service in its ExecStartPre= gets the start job).
 		reloadMerges := typ == jobReload && (old.typ == jobStart && !u.isActive() || old.typ == jobRestart && old.state == "waiting")
-		if old.typ == typ || typ == jobRestart && old.typ == jobStart && !u.isActive() || reloadMerges {
+		// Into a running reload (a service's that takes time: reload.go)
+		// a start or reload merges and has it run again, a restart
+		// merges and takes it over (job_install: "Merged into running
+		// job, re-running"; measured on 247-262 by the differential
+		// tester).
+		intoReload := old.typ == jobReload && u.inReload() && (typ == jobStart || typ == jobReload || typ == jobRestart)
+		if old.typ == typ || typ == jobRestart && old.typ == jobStart && !u.isActive() || reloadMerges || intoReload {
 			switch {
+			case intoReload && typ == jobRestart:
+				old.typ, old.state, old.started = jobRestart, "waiting", false
+				m.maybeRunLocked(old)
+			case intoReload:
+				old.rerun, old.state = true, "waiting"
 			case typ == jobRestart && old.typ == jobStart && u.sub == "auto-restart" && old.state == "waiting":
 				// A start job waiting for the service's restart
 				// (restart.go) becomes the restart, and runs (measured

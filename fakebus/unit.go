@@ -49,8 +49,8 @@ type unit struct {
 	control        *control    // the running control commands: ExecCondition=, ExecStartPre=, ExecStartPost= (service.go)
 	exec           execMain    // the main process's last run (service.go)
 	// afterPost is the rest of the main process's end, which came while
-	// ExecStartPost= ran: systemd handles it once they ended (spawnLocked,
-	// startPostLocked).
+	// ExecStartPost= or ExecReload= ran: systemd handles it once they
+	// ended (spawnLocked, startPostLocked, reloadEndedLocked).
 	afterPost func()
 	// whenStopped are what waits for the running ExecStop= commands and
 	// the rest of the stop (execStopLocked): the stop and start jobs that
@@ -1040,7 +1040,10 @@ func (m *manager) stopUnitLocked(u *unit) {
 		return // inactive or failed: nothing to stop
 	}
 	atOnce := stopsAtOnce(u)
-	killedStart := u.kind == "service" && (u.active == "activating" || u.isActive() && idleStarting(u, u.sub)) && !stopKillsNothing(u) &&
+	// A stop during the start's commands or a reload's kills them
+	// (service_stop: "If there's already something running we go
+	// directly into kill mode").
+	killedStart := u.kind == "service" && (u.active == "activating" || u.isActive() && idleStarting(u, u.sub) || u.inReload()) && !stopKillsNothing(u) &&
 		(u.control != nil || u.proc != nil && serviceType(u) == string(sdbus.ServiceOneshot))
 	if u.kind == "service" && !killedStart && u.isActive() && len(u.commands("ExecStop")) > 0 {
 		// ExecStop= runs before the remaining processes are killed. A

@@ -2872,6 +2872,55 @@ var replays = []struct {
 		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(3)}}},
 		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
 	}},
+	// A reload whose ExecReload= takes time (the fake ran it at once):
+	// the unit reloading meanwhile; a stop kills it (Result signal,
+	// ExecStopPost= run, ExecStop= not; the reload job canceled); a
+	// KillUnit of it fails the reload job and leaves the unit running; a
+	// start or reload merged into it runs it again once it ended; a
+	// restart takes the job over; TimeoutStartUSec= 0 times it out at
+	// once, its command no longer watched. Probed on 247-262.
+	{"reload that takes time", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecReload", Command(0)}, {"ExecStop", Command(2)}, {"ExecStopPost", Command(1)}}},
+		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecReload", Command(0)}}},
+		{Kind: "ReloadUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 15},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 9},
+		{Kind: "ReloadUnit", Unit: 1, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecReload", Command(0)}, {"TimeoutStartUSec", uint64(0)}}},
+		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 1},
+	}},
+	// A main process that ends during the reload: its end waits for the
+	// reload; then the service fails by a failure (Result signal), stays
+	// exited with RemainAfterExit=, or stops (ExecStop= run); the reload
+	// job ends with the unit (done when it stopped, failed on 262 when
+	// the reload failed). Probed on 247-262.
+	{"main process ends during a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecReload", Command(0)}}},
+		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 9},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 15},
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecReload", Command(0)}, {"RemainAfterExit", true}, {"ExecStop", Command(2)}}},
+		{Kind: "ReloadUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 1, Mode: "fail"},
+		{Kind: "KillUnit", Unit: 1, Whom: "main", Signal: 15},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 15},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecReload", Command(0)}, {"ExecStop", Command(2)}}},
+		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 15},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 15},
+		{Kind: "ResetFailedUnit", Unit: 0},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecReload", Command(0)}, {"ExecReload", Command(2)}}},
+		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 15},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 9},
+	}},
 	// IgnoreSIGPIPE= (over D-Bus; the fake refused it PropertyReadOnly):
 	// with no, SIGPIPE ends a service's program, cleanly but for a
 	// oneshot service (Result signal); set, or by default, it is ignored.

@@ -526,6 +526,14 @@ const (
 	// an active slice without members); the upstream release in between
 	// is not measured.
 	KillFailNeedsProcess Behaviour = "KillFailNeedsProcess"
+	// ReloadFailureFailsStopped: a reload job whose ExecReload= failed
+	// (killed, timed out) while the main process ended ends failed when
+	// the service then stops; older releases end it done, as for a reload
+	// that succeeded (unit_process_job: JOB_FAILED only for a failed
+	// unit, 252). Seen on 262, not on 247, 252 or 257 (a service whose
+	// main process SIGTERM ended during a reload, then the reload command
+	// killed); the upstream release in between is not measured.
+	ReloadFailureFailsStopped Behaviour = "ReloadFailureFailsStopped"
 	// LiveMountChecks: BindMountUnit and MountImageUnit refuse a unit of
 	// another type than service with NotSupported ("BindMountUnit
 	// operation is not supported for unit type 'slice'") and a service
@@ -912,6 +920,7 @@ var Behaviours = map[Behaviour]Release{
 	KillWhomMessage:               R("257"),
 	KillCgroupWhom:                R("258"),
 	KillFailNeedsProcess:          R("262"),
+	ReloadFailureFailsStopped:     R("262"),
 	LiveMountChecks:               R("257"),
 	AuxiliaryScopeRemoved:         R("258"),
 	PresetOnlyUnitFiles:           R("262"),

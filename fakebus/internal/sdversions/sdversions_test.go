@@ -145,6 +145,7 @@ func TestMeasuredReleases(t *testing.T) {
 		KillWhomMessage:             {false, false, true, true},
 		KillCgroupWhom:              {false, false, false, true},
 		KillFailNeedsProcess:        {false, false, false, true},
+		ReloadFailureFailsStopped:   {false, false, false, true},
 		LiveMountChecks:             {false, false, true, true},
 		AuxiliaryScopeRemoved:       {false, false, false, true},
 		PresetOnlyUnitFiles:         {false, false, false, true},
