@@ -187,9 +187,6 @@ func drawPIDs(t *rapid.T, spawned int) ([]ProcKind, []int) {
 	return spawn, pids
 }
 
-// drawProps draws 0 to 3 properties for a unit of kind k: mostly one the
-// kind takes with one of its values; sometimes one of another kind, a
-// value of the wrong type, or a property nobody has.
 // drawControl draws a control command of a service: one the fake knows
 // that takes time (sleep) only where the fake runs it as long as it
 // lasts (controlTimed), otherwise a command that ends at once.
@@ -202,6 +199,9 @@ func drawControl(t *rapid.T) Prop {
 	return Prop{name, Command(rapid.IntRange(first, len(commands)-1).Draw(t, "control command"))}
 }
 
+// drawProps draws 0 to 3 properties for a unit of kind k: mostly one the
+// kind takes with one of its values; sometimes one of another kind, a
+// value of the wrong type, or a property nobody has.
 func drawProps(t *rapid.T, k unitKind, table []propSpec) []Prop {
 	n := rapid.IntRange(0, 3).Draw(t, "properties")
 	var out []Prop

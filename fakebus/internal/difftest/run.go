@@ -503,10 +503,12 @@ func (r *run) settle() (jobs, units, looping []string, err error) {
 		// Before the reads: a process that ended after them would leave
 		// them stale.
 		ending := r.ending(loaded, looping) || r.killing(listed, looping) || r.scopeEmptying(listed)
-		jobs, err = r.listJobs()
+		var idle bool
+		jobs, idle, err = r.listJobsIdle()
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		ending = ending || r.queuedToRun(jobs, listed, idle)
 		units = r.units()
 		cur := strings.Join(jobs, "\n") + "\n--\n" + strings.Join(units, "\n")
 		// A read that shows a service waiting to restart soon is never
@@ -806,22 +808,51 @@ const harmlessSignalMask = 1<<16 | 1<<17 | 1<<18 | 1<<19 | 1<<20 | 1<<21 | 1<<22
 // listJobs lists the queued jobs of the sequence's units, each line
 // beginning with the job's path (nameJobs names it).
 func (r *run) listJobs() ([]string, error) {
+	jobs, _, err := r.listJobsIdle()
+	return jobs, err
+}
+
+// listJobsIdle is listJobs, and reports whether no job of the manager
+// (the run's or another's) is running.
+func (r *run) listJobsIdle() (jobs []string, idle bool, err error) {
 	var list []struct {
 		ID                uint32
 		Unit, Type, State string
 		JobPath, UnitPath dbus.ObjectPath
 	}
 	if err := r.s.manager().CallWithContext(r.ctx, managerIf+".ListJobs", 0).Store(&list); err != nil {
-		return nil, fmt.Errorf("%s: ListJobs: %w", r.b.Name, err)
+		return nil, false, fmt.Errorf("%s: ListJobs: %w", r.b.Name, err)
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
-	var out []string
+	idle = true
 	for _, j := range list {
+		idle = idle && j.State != "running"
 		if r.ours(j.Unit) {
-			out = append(out, fmt.Sprintf("%s %s %s %s", j.JobPath, j.Unit[len(r.prefix):], j.Type, j.State))
+			jobs = append(jobs, fmt.Sprintf("%s %s %s %s", j.JobPath, j.Unit[len(r.prefix):], j.Type, j.State))
 		}
 	}
-	return out, nil
+	return jobs, idle, nil
+}
+
+// queuedToRun reports whether a start, stop or restart job of the run's
+// waits for a unit that is inactive or failed while no job of the manager
+// runs (idle): nothing holds it back, and systemd runs it once its loop
+// is idle. On a loaded machine a read can come first (262 showed a start
+// job waiting, its unit inactive, with four sandboxes on two cores).
+func (r *run) queuedToRun(jobs []string, listed map[string]listedUnit, idle bool) bool {
+	if !idle {
+		return false
+	}
+	for _, l := range jobs {
+		f := strings.Fields(l) // path, unit, type, state
+		if len(f) != 4 || f[3] != "waiting" || f[2] != "start" && f[2] != "stop" && f[2] != "restart" {
+			continue
+		}
+		if u, ok := listed[r.prefix+f[1]]; ok && (u.active == "inactive" || u.active == "failed") {
+			return true
+		}
+	}
+	return false
 }
 
 // nameJobs names the job whose path begins each of listJobs' lines.

@@ -920,3 +920,35 @@ func TestProcessEndingPendingSignal(t *testing.T) {
 		t.Error("a sleep with SIGTERM pending is not ending")
 	}
 }
+
+func TestKnownReloadKillRace(t *testing.T) {
+	gone := "u0.service: org.freedesktop.systemd1.NoSuchUnit"
+	stopped := `u0.service: "loaded" "inactive"/"dead" Result="success" ExecMain=2/15 ExecStart=[("/bin/sleep" ["/bin/sleep" "1000"] false times=set/set/set/set pid=set code=2 status=15)] ` +
+		`ExecReload=[("/bin/sleep" ["/bin/sleep" "1000"] false times=set/set/set/set pid=set code=2 status=15)] RemainAfterExit=true`
+	kill := Op{Kind: OpKill, Unit: 0, Whom: "all", Signal: 15}
+	for _, tc := range []struct {
+		name       string
+		o          Op
+		real, fake string // the job's end
+		unit       string
+		want       string
+	}{
+		{"collected", kill, "done", "failed", gone, "reload-kill-race"},
+		{"stopped, still loaded", kill, "done", "failed", stopped, "reload-kill-race"},
+		{"all-fail", Op{Kind: OpKill, Unit: 0, Whom: "all-fail", Signal: 15}, "done", "failed", gone, "reload-kill-race"},
+		{"the other way round", kill, "failed", "done", gone, ""},
+		{"the main process alone", Op{Kind: OpKill, Unit: 0, Whom: "main", Signal: 15}, "done", "failed", gone, ""},
+		{"another unit's job", Op{Kind: OpKill, Unit: 1, Whom: "all", Signal: 15}, "done", "failed", gone, ""},
+		{"a unit without ExecReload=", kill, "done", "failed", strings.ReplaceAll(stopped, "ExecReload=", "ExecStop="), ""},
+		{"still active", kill, "done", "failed", strings.ReplaceAll(stopped, `"inactive"/"dead"`, `"active"/"exited"`), ""},
+		{"not a kill", Op{Kind: OpStop, Unit: 0}, "done", "failed", gone, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			real := Step{Op: tc.o.String(), Reply: "ok", Signals: []string{"JobRemoved J2 u0.service " + tc.real}, Units: []string{tc.unit}}
+			fake := Step{Op: real.Op, Reply: real.Reply, Signals: []string{"JobRemoved J2 u0.service " + tc.fake}, Units: []string{tc.unit}}
+			if got := knownID(tc.o, real, fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

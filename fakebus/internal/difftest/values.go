@@ -272,14 +272,11 @@ var commands = [][]string{
 
 // controlSettings are the settings of a service's control commands the
 // tester gives a transient service, from commands. The fake runs
-// ExecStopPost= at once, whatever the program (docs/fakebus.md); an
-// ExecReload= that takes time is modelled, but a KillUnit of all during
-// it races on systemd (which of the two processes' ends it sees first
-// decides the reload job's result), so it is covered by replays only:
-// only those of controlTimed are given commands that take time.
+// ExecStopPost= at once, whatever the program (docs/fakebus.md): only
+// those of controlTimed are given commands that take time.
 var (
 	controlSettings = []string{"ExecCondition", "ExecStartPre", "ExecStartPost", "ExecReload", "ExecStop", "ExecStopPost"}
-	controlTimed    = map[string]bool{"ExecCondition": true, "ExecStartPre": true, "ExecStartPost": true, "ExecStop": true}
+	controlTimed    = map[string]bool{"ExecCondition": true, "ExecStartPre": true, "ExecStartPost": true, "ExecReload": true, "ExecStop": true}
 )
 
 // jobModes are the modes jobs are started, stopped and restarted with:
