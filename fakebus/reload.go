@@ -1,11 +1,6 @@
 package fakebus
 
-import (
-	"math"
-	"time"
-
-	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
-)
+import "github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 
 // A service's reload, as systemd's service_enter_reload runs it.
 //
@@ -51,7 +46,7 @@ func (m *manager) reloadServiceLocked(u *unit, j *job) {
 	if c == nil {
 		return // ended at once
 	}
-	timeout, finite := reloadTimeout(u)
+	timeout, finite := timeoutProp(u, "TimeoutStartUSec")
 	if !finite {
 		return
 	}
@@ -62,16 +57,6 @@ func (m *manager) reloadServiceLocked(u *unit, j *job) {
 		u.control = nil // killed and no longer watched (service_kill_control_process)
 		m.reloadEndedLocked(u, j, false)
 	})
-}
-
-// reloadTimeout is how long service u's reload may take
-// (TimeoutStartUSec=, 90 s unless set), and whether that is finite.
-func reloadTimeout(u *unit) (time.Duration, bool) {
-	usec := u.u64("TimeoutStartUSec", 90_000_000)
-	if usec >= uint64(math.MaxInt64/int64(time.Microsecond)) {
-		return 0, false
-	}
-	return time.Duration(usec) * time.Microsecond, true
 }
 
 // inReload reports whether service u's ExecReload= commands run: a main
@@ -86,7 +71,7 @@ func (m *manager) reloadEndedLocked(u *unit, j *job, ok bool) {
 	} else {
 		m.setStateLocked(u, "active", activeSub(u))
 	}
-	if j.finished || j.unit != u || j.typ != jobReload {
+	if j.finished || j.typ != jobReload {
 		return // canceled, or taken over by a restart
 	}
 	if j.rerun {

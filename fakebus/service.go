@@ -637,8 +637,12 @@ func (m *manager) stoppedLocked(u *unit) {
 // stopTimeout is service u's TimeoutStopUSec= (90 s unless set), and
 // whether it is finite: set to 0 over D-Bus it is no time at all (a
 // reload reads it back as no timeout: readBackLocked).
-func stopTimeout(u *unit) (time.Duration, bool) {
-	usec := u.u64("TimeoutStopUSec", 90_000_000)
+func stopTimeout(u *unit) (time.Duration, bool) { return timeoutProp(u, "TimeoutStopUSec") }
+
+// timeoutProp is service u's timeout property name (90 s unless set),
+// and whether it is finite.
+func timeoutProp(u *unit, name string) (time.Duration, bool) {
+	usec := u.u64(name, 90_000_000)
 	if usec >= uint64(math.MaxInt64/int64(time.Microsecond)) {
 		return 0, false
 	}
