@@ -453,6 +453,21 @@ func templateOf(name string) string {
 	return name[:at+1] + path.Ext(name)
 }
 
+// resolveTemplate is the unit a dependency on dep in unit name's file
+// names: a template's instance named by name's instance, or by name's
+// prefix when name is no instance ("a@.service" in b.service: a@b.service;
+// systemd's resolve_template); dep itself when it is no template.
+func resolveTemplate(name, dep string) string {
+	if templateOf(dep) != dep {
+		return dep
+	}
+	inst := strings.TrimSuffix(name, path.Ext(name)) // the prefix
+	if at := strings.IndexByte(inst, '@'); at >= 0 {
+		inst = inst[at+1:]
+	}
+	return strings.TrimSuffix(dep, path.Ext(dep)) + inst + path.Ext(dep)
+}
+
 // chaseSymlinks follows the chain of symlinks p starts as far as it
 // leads (CHASE_NONEXISTENT: a target that does not exist ends it).
 func chaseSymlinks(p string) string {

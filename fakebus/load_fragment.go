@@ -59,6 +59,7 @@ func typeSection(kind string) string {
 // would.
 func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 	kind := name[strings.LastIndexByte(name, '.')+1:]
+	self := name // (name names a property in the loop)
 	var out parsedUnit
 	lists := map[string][]string{} // list properties, in order
 	devLists := map[string][]any{} // DeviceAllow= and the per-device IO lists: devEntry, ioEntry
@@ -281,8 +282,12 @@ func (m *manager) parseUnitFile(name string, files ...[]byte) parsedUnit {
 						// passed over, the others kept
 						// (config_parse_unit_deps: "Failed to add
 						// dependency", and on; 252 seed 555046 of a long
-						// run, measured on 247-262).
-						lists[name] = keepWords(lists[name], val, func(w string) (string, bool) { return w, checkUnitList([]string{w}) == nil })
+						// run, measured on 247-262); a template's is
+						// instantiated for this unit (resolve_template).
+						lists[name] = keepWords(lists[name], val, func(w string) (string, bool) {
+							w = resolveTemplate(self, w)
+							return w, checkUnitList([]string{w}) == nil
+						})
 					} else {
 						lists[name] = resetOrAppend(lists[name], val)
 					}

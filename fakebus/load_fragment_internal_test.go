@@ -139,3 +139,24 @@ func TestUnitFileConditions(t *testing.T) {
 		t.Errorf("Conditions (-want +got):\n%s", diff)
 	}
 }
+
+// TestResolveTemplate: a template in a dependency line is instantiated
+// with the unit's instance, or its prefix (systemd's resolve_template).
+func TestResolveTemplate(t *testing.T) {
+	for _, tc := range []struct {
+		unit, dep, want string
+	}{
+		{"b.service", "a@.service", "a@b.service"},
+		{"b@x.service", "a@.service", "a@x.service"},
+		{"b.target", "a@.socket", "a@b.socket"},
+		{"b.service", "a@y.service", "a@y.service"},
+		{"b.service", "a.service", "a.service"},
+		{"b.service", "not a name", "not a name"},
+	} {
+		t.Run(tc.unit+" "+tc.dep, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, resolveTemplate(tc.unit, tc.dep)); diff != "" {
+				t.Errorf("resolveTemplate(%q, %q) (-want +got):\n%s", tc.unit, tc.dep, diff)
+			}
+		})
+	}
+}

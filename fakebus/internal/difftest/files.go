@@ -94,7 +94,7 @@ type directiveSpec struct {
 // takes.
 var unitDirectives = []directiveSpec{
 	{"Unit", "Description", []string{"difftest unit", ""}, "Description"},
-	{"Unit", "Wants", []string{"{u0}", "{u7}", "{u1} {u0}", "nosuch.service", "not a name"}, "Wants"},
+	{"Unit", "Wants", []string{"{u0}", "{u7}", "{u1} {u0}", "nosuch.service", "not a name", "nosuch@.service"}, "Wants"},
 	{"Unit", "Requires", []string{"{u1}", "nosuch.service"}, "Requires"},
 	{"Unit", "After", []string{"{u0}"}, "After"},
 	{"Unit", "RefuseManualStart", []string{"yes", "no", "maybe"}, "RefuseManualStart"},

@@ -2921,6 +2921,16 @@ var replays = []struct {
 		{Kind: "KillUnit", Unit: 0, Whom: "main", Signal: 15},
 		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 9},
 	}},
+	// A template named in a dependency line is instantiated with the
+	// unit's prefix (resolve_template: Wants=nosuch@.service in
+	// PREFIXu0.service wants nosuch@PREFIXu0.service); the fake passed
+	// over the word. Probed on 247-262.
+	{"template in a dependency line", []Op{
+		{Kind: "WriteUnitFile", Unit: 0, Dir: InRuntime, Lines: []Directive{{"Unit", "Wants", "nosuch@.service"}, {"Unit", "After", "nosuch@.service"}, {"Service", "ExecStart", "/bin/sleep 1000"}}},
+		{Kind: "StartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "Requires", "nosuch@.service {u1}"}, {"Unit", "BindsTo", "nosuch@.target"}}},
+		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
+	}},
 	// IgnoreSIGPIPE= (over D-Bus; the fake refused it PropertyReadOnly):
 	// with no, SIGPIPE ends a service's program, cleanly but for a
 	// oneshot service (Result signal); set, or by default, it is ignored.
