@@ -952,3 +952,17 @@ func TestKnownReloadKillRace(t *testing.T) {
 		})
 	}
 }
+
+func TestKnownMainKillNotSeen(t *testing.T) {
+	killed := `u0.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=2/15 ExecStart=[("/bin/sleep" ["/bin/sleep" "1000"] false times=set/set/set/set pid=set code=2 status=15)] ` +
+		`ExecStartPost=[("/bin/false" ["/bin/false"] false times=set/set/set/set pid=set code=1 status=1)] TimeoutStopUSec=@t 0 TimeoutAbortUSec=@t 0`
+	notSeen := strings.NewReplacer("ExecMain=2/15", "ExecMain=0/0", "set/set/set/set pid=set code=2 status=15", "set/set/0/0 pid=set code=0 status=0").Replace(killed)
+	testUnitLineKnown(t, Op{Kind: OpStartTransient}, []unitLineCase{
+		{"its end not seen", notSeen, killed, "stop-timeout-race"},
+		{"1 µs", strings.ReplaceAll(notSeen, "@t 0", "@t 1"), strings.ReplaceAll(killed, "@t 0", "@t 1"), "stop-timeout-race"},
+		{"a longer timeout", strings.ReplaceAll(notSeen, "@t 0", "@t 10"), strings.ReplaceAll(killed, "@t 0", "@t 10"), ""},
+		{"the other way round", killed, notSeen, ""},
+		{"running on systemd", strings.ReplaceAll(notSeen, `"failed"/"failed"`, `"active"/"running"`), killed, ""},
+		{"the start command differs too", strings.ReplaceAll(notSeen, "code=1 status=1", "code=2 status=15"), killed, ""},
+	})
+}
