@@ -117,7 +117,7 @@ func (m *manager) exitLocked(end func()) {
 // reapLocked delivers the ends of the processes that exited at once, in
 // the order they were spawned, and reports whether there was one. An end
 // may spawn the next process (a oneshot service's next ExecStart=), whose
-// end waits for the next call.
+// end comes in unlock's next round, after the jobs this one's queued.
 func (m *manager) reapLocked() bool {
 	exits := m.exits
 	m.exits = nil
