@@ -1,6 +1,9 @@
 package fakebus
 
-import "github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+import (
+	"github.com/sdbus-go/sdbus"
+	"github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
+)
 
 // A service's reload, as systemd's service_enter_reload runs it.
 //
@@ -22,8 +25,8 @@ import "github.com/sdbus-go/sdbus/fakebus/internal/sdversions"
 // sdversions.ReloadFailureFailsStopped).
 //
 // A command that fails, that KillUnit kills, or that outlasts
-// TimeoutStartUSec= (90 s unless set; 0 set over D-Bus times out at
-// once) fails the reload. A timed-out command is killed and no longer
+// TimeoutStartUSec= (90 s unless set, none for a oneshot service; 0 set
+// over D-Bus times out at once) fails the reload. A timed-out command is killed and no longer
 // watched: its record never shows an end. A stop meanwhile kills the
 // commands and the main process (the reload job was canceled: Result
 // signal, as a stop during ExecStartPost=: stopUnitLocked). A job merged
@@ -47,6 +50,9 @@ func (m *manager) reloadServiceLocked(u *unit, j *job) {
 		return // ended at once
 	}
 	timeout, finite := timeoutProp(u, "TimeoutStartUSec")
+	if _, set := u.props["TimeoutStartUSec"]; !set && serviceType(u) == string(sdbus.ServiceOneshot) {
+		finite = false // a oneshot service has no start timeout unless set (service_add_extras)
+	}
 	if !finite {
 		return
 	}
