@@ -639,8 +639,8 @@ func (m *manager) stoppedLocked(u *unit) {
 // reload reads it back as no timeout: readBackLocked).
 func stopTimeout(u *unit) (time.Duration, bool) { return timeoutProp(u, "TimeoutStopUSec") }
 
-// timeoutProp is service u's timeout property name (90 s unless set),
-// and whether it is finite.
+// timeoutProp is the timeout service u's property name sets (90 s
+// unless set), and whether it is finite.
 func timeoutProp(u *unit, name string) (time.Duration, bool) {
 	usec := u.u64(name, 90_000_000)
 	if usec >= uint64(math.MaxInt64/int64(time.Microsecond)) {

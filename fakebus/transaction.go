@@ -358,7 +358,7 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		if old.typ == typ || typ == jobRestart && old.typ == jobStart && !u.isActive() || reloadMerges || intoReload {
 			switch {
 			case intoReload && typ == jobRestart:
-				old.typ, old.state, old.started = jobRestart, "waiting", false
+				old.typ, old.state, old.started, old.rerun = jobRestart, "waiting", false, false
 				m.maybeRunLocked(old)
 			case intoReload:
 				old.rerun, old.state = true, "waiting"

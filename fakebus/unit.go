@@ -46,7 +46,7 @@ type unit struct {
 	job            *job
 	proc           *process
 	left           []*leftover // processes its stops left running (killmode.go)
-	control        *control    // the running control commands: ExecCondition=, ExecStartPre=, ExecStartPost= (service.go)
+	control        *control    // the running control commands: ExecCondition=, ExecStartPre=, ExecStartPost= (service.go), ExecReload= (reload.go)
 	exec           execMain    // the main process's last run (service.go)
 	// afterPost is the rest of the main process's end, which came while
 	// ExecStartPost= or ExecReload= ran: systemd handles it once they
