@@ -33,6 +33,9 @@ type process struct {
 	// on 257 by the differential tester, 257 seed 301196 of a long run:
 	// GetUnitProcesses lists it so after a drop-in reset ExecStart=).
 	argv []string
+	// stopEnd stops the timer of its end, for one that takes time
+	// (dropMain).
+	stopEnd func()
 }
 
 // command interprets ExecStart= command i of a service: the fake runs no

@@ -160,8 +160,7 @@ func (m *manager) signalProcessesLocked(u *unit, whom string, sig int32) ([]any,
 	if !ignored && !strings.HasPrefix(whom, "control") {
 		switch {
 		case u.kind == "service" && u.proc != nil: // (a failing control process may have ended it)
-			u.proc.ended = true
-			u.proc = nil
+			u.dropMain()
 			u.mainEnded(cldKilled, sig)
 			if u.inExecStop() {
 				// The stop goes on once ExecStop= ended

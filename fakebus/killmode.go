@@ -58,8 +58,7 @@ func (m *manager) killForStopLocked(u *unit) {
 		return
 	}
 	u.afterPost = nil // a main process's end that waited for ExecStartPost=: the stop's now
-	if c := u.control; c != nil {
-		u.control = nil // its timer does nothing
+	if c := u.dropControl(); c != nil {
 		switch {
 		case kills:
 			c.killLocked(u)
@@ -67,11 +66,9 @@ func (m *manager) killForStopLocked(u *unit) {
 			m.leaveLocked(u, c.pid, strings.Join(c.cmds[c.running].Argv, " "), c.ends)
 		}
 	}
-	if p := u.proc; p != nil {
-		u.proc = nil
+	if p := u.dropMain(); p != nil {
 		switch {
 		case kills:
-			p.ended = true
 			u.mainEnded(cldKilled, killSignal(u))
 		case p.pid != 0:
 			var ends time.Time

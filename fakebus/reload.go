@@ -38,11 +38,7 @@ import (
 // reloadServiceLocked runs reload job j of active service u.
 func (m *manager) reloadServiceLocked(u *unit, j *job) {
 	m.setStateLocked(u, "reloading", "reload")
-	var stopTimer func()
 	m.runControlLocked(u, "ExecReload", func(code, status int32) {
-		if stopTimer != nil {
-			stopTimer()
-		}
 		m.reloadEndedLocked(u, j, code == cldExited && status == 0)
 	})
 	c := u.control
@@ -56,11 +52,11 @@ func (m *manager) reloadServiceLocked(u *unit, j *job) {
 	if !finite {
 		return
 	}
-	stopTimer = m.afterLocked(timeout, func() {
+	c.stopTimeout = m.afterLocked(timeout, func() {
 		if u.control != c {
 			return // ended, killed or stopped meanwhile
 		}
-		u.control = nil // killed and no longer watched (service_kill_control_process)
+		u.dropControl() // killed and no longer watched (service_kill_control_process)
 		m.reloadEndedLocked(u, j, false)
 	})
 }

@@ -284,7 +284,7 @@ func (m *manager) afterPostLocked(u *unit) {
 
 // control is a service's running control process: the commands of one
 // Exec*= setting, run in turn (runControlLocked). A stop kills it
-// (u.control = nil), and a timer of a killed one does nothing.
+// (dropControl), which stops its timers.
 type control struct {
 	cmds []execCommand // a field: pointers to distinct zero-size values may be equal
 	// name is their setting, running the command running; a stop ends
@@ -296,6 +296,27 @@ type control struct {
 	ends time.Time
 	// done is runControlLocked's.
 	done func(code, status int32)
+	// stopRunning stops the timer of the running command's end, for one
+	// that takes time; stopTimeout the timer of the commands' timeout,
+	// for a reload's or a stop's (dropControl).
+	stopRunning, stopTimeout func()
+}
+
+// dropControl forgets u's control process, if it runs, and returns it:
+// its commands ended, failed or were killed, and the ends the fake
+// planned for them no longer come.
+func (u *unit) dropControl() *control {
+	c := u.control
+	if c == nil {
+		return nil
+	}
+	u.control = nil
+	for _, stop := range []func(){c.stopRunning, c.stopTimeout} {
+		if stop != nil {
+			stop()
+		}
+	}
+	return c
 }
 
 // inStartPost reports whether service u's ExecStartPost= commands run: a
@@ -335,7 +356,7 @@ func (c *control) endedLocked(u *unit, code, status int32) {
 // by SIGTERM is no clean exit: is_clean_exit, EXIT_CLEAN_COMMAND).
 func (c *control) signaledLocked(u *unit, sig int32) {
 	c.endedLocked(u, cldKilled, sig)
-	u.control = nil
+	u.dropControl()
 	c.done(cldKilled, sig)
 }
 
@@ -371,7 +392,7 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 				return // until stopped
 			case p.runFor > 0:
 				i, exit := i, p.exit
-				m.afterLocked(p.runFor, func() {
+				c.stopRunning = m.afterLocked(p.runFor, func() {
 					if u.control != c {
 						return // stopped meanwhile
 					}
@@ -381,7 +402,7 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 						c.endedLocked(u, cldExited, int32(exit)) // made anew by a reload
 					}
 					if !u.cleanExit(cldExited, int32(exit)) && !cmds[i].IgnoreFailure {
-						u.control = nil
+						u.dropControl()
 						done(cldExited, int32(exit))
 						return
 					}
@@ -391,12 +412,12 @@ func (m *manager) runControlLocked(u *unit, name string, done func(code, status 
 			}
 			m.recordRunLocked(u, name, i, time.Now(), p.exit)
 			if !u.cleanExit(cldExited, int32(p.exit)) && !cmds[i].IgnoreFailure {
-				u.control = nil
+				u.dropControl()
 				done(cldExited, int32(p.exit))
 				return
 			}
 		}
-		u.control = nil
+		u.dropControl()
 		done(cldExited, 0)
 	}
 	run(0)
@@ -421,8 +442,7 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		if u.proc != &proc || proc.ended {
 			return
 		}
-		proc.ended = true
-		u.proc = nil
+		u.dropMain()
 		u.mainEnded(cldExited, int32(proc.exit))
 		// A command with "-" fails as a success (ExecMain* keep its
 		// status), and so does an exit status of SuccessExitStatus=. A oneshot service's start runs its ExecStart=
@@ -470,8 +490,23 @@ func (m *manager) spawnLocked(u *unit, p process, startJob *job) {
 		// ordered after its start have run.
 		m.exitLocked(exited)
 	default:
-		m.afterLocked(proc.runFor, exited)
+		proc.stopEnd = m.afterLocked(proc.runFor, exited)
 	}
+}
+
+// dropMain forgets service u's main process, if it runs, and returns it:
+// it ended, was killed or left the unit, and the end the fake planned
+// for it no longer comes.
+func (u *unit) dropMain() *process {
+	p := u.proc
+	if p == nil {
+		return nil
+	}
+	u.proc, p.ended = nil, true
+	if p.stopEnd != nil {
+		p.stopEnd()
+	}
+	return p
 }
 
 // mainEndSettleLocked is what follows the end of service u's main
@@ -579,21 +614,7 @@ func (m *manager) execStopLocked(u *unit, done func(result string)) {
 		return
 	}
 	m.setStateLocked(u, "deactivating", "stop")
-	var c *control
-	cancel := func() {}
-	if d, ok := stopTimeout(u); ok {
-		cancel = m.afterLocked(d, func() {
-			if c == nil || u.control != c {
-				return // ended meanwhile
-			}
-			u.control = nil
-			c.killLocked(u)
-			done("timeout")
-			m.stoppedLocked(u)
-		})
-	}
 	m.runControlLocked(u, "ExecStop", func(code, status int32) {
-		cancel()
 		switch {
 		case code == cldExited && status == 0:
 			done("")
@@ -604,7 +625,20 @@ func (m *manager) execStopLocked(u *unit, done func(result string)) {
 		}
 		m.stoppedLocked(u)
 	})
-	c = u.control // nil if they ended at once
+	c := u.control
+	d, finite := stopTimeout(u)
+	if c == nil || !finite {
+		return // ended at once, or no timeout
+	}
+	c.stopTimeout = m.afterLocked(d, func() {
+		if u.control != c {
+			return // ended meanwhile
+		}
+		u.dropControl()
+		c.killLocked(u)
+		done("timeout")
+		m.stoppedLocked(u)
+	})
 }
 
 // failFirst makes result u's result unless u failed already: the first
@@ -841,8 +875,7 @@ func (m *manager) mainFailedLocked(u *unit, result string, status int32, j *job)
 	}
 	switch {
 	case u.proc != nil:
-		u.proc.ended = true
-		u.proc = nil
+		u.dropMain()
 	case status != 0:
 		now := time.Now()
 		u.exec = execMain{pid: 1000 + startJobID(j, m), start: now}

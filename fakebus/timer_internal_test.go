@@ -71,3 +71,80 @@ func TestRearmingLeavesNoTimers(t *testing.T) {
 		})
 	}
 }
+
+// TestEndedProcessesLeaveNoTimers: the end the fake plans for a process
+// that takes time (a main process, a control process, a reload's or a
+// stop's timeout) is dropped when the process is killed first, so that
+// a client starting and stopping such a service does not pile up the
+// fake's pending timers.
+func TestEndedProcessesLeaveNoTimers(t *testing.T) {
+	long := []string{"/bin/sleep", "3600"}
+	type execCommand struct { // a(sasb)
+		Path          string
+		Argv          []string
+		IgnoreFailure bool
+	}
+	run := func(name string, argv []string) sdbus.Property {
+		return sdbus.PropRaw(name, []execCommand{{argv[0], argv, false}})
+	}
+	for _, tc := range []struct {
+		name   string
+		props  []sdbus.Property
+		reload bool // a reload runs when the stop comes
+		wait   bool // the start job ends before the stop
+	}{
+		{"main process", nil, false, true},
+		{"ExecStartPost=", []sdbus.Property{run("ExecStartPost", long)}, false, false},
+		{"ExecReload=", []sdbus.Property{run("ExecReload", long)}, true, true},
+		{"ExecStop= past its timeout", []sdbus.Property{run("ExecStop", long), sdbus.PropRaw("TimeoutStopUSec", uint64(1000))}, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			main := []string{"/bin/sleep", "infinity"}
+			if tc.props == nil {
+				main = long
+			}
+			props := append([]sdbus.Property{
+				sdbus.PropExecStart(main, false),
+				sdbus.PropRaw("StartLimitBurst", uint32(0)),
+			}, tc.props...)
+			s, err := Start(WithUnitFile(UnitFile{Name: "far.service", Properties: props}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			c := s.Conn(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			const cycles = 40
+			for i := 0; i < cycles; i++ {
+				j, err := c.StartUnit(ctx, "far.service", sdbus.ModeReplace)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.wait {
+					if r, err := j.Wait(ctx); err != nil || r != sdbus.JobDone {
+						t.Fatalf("start: %v, %v", r, err)
+					}
+				}
+				if tc.reload {
+					if _, err := c.ReloadUnit(ctx, "far.service", sdbus.ModeReplace); err != nil {
+						t.Fatal(err)
+					}
+				}
+				j, err = c.StopUnit(ctx, "far.service", sdbus.ModeReplace)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r, err := j.Wait(ctx); err != nil || r != sdbus.JobDone {
+					t.Fatalf("stop: %v, %v", r, err)
+				}
+			}
+			s.m.lock()
+			pending := len(s.m.timers)
+			s.m.unlock()
+			if pending > 2 {
+				t.Errorf("%d timers pending after %d starts and stops, want at most 2", pending, cycles)
+			}
+		})
+	}
+}

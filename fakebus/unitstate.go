@@ -267,15 +267,13 @@ func (m *manager) putActiveLocked(u *unit, sub string, st UnitState, caller uint
 		}
 	case u.kind == "service" && u.proc != nil:
 		// exited: the main process ended, successfully.
-		u.proc.ended = true
-		u.proc = nil
+		u.dropMain()
 		u.mainEnded(cldExited, 0)
 	case u.kind == "service" && !u.isActive():
 		// exited: its main process ran and exited 0, as a oneshot's.
 		if _, ok := u.mainCommand(0); ok {
 			m.spawnLocked(u, process{runFor: -1}, nil)
-			u.proc.ended = true
-			u.proc = nil
+			u.dropMain()
 			u.mainEnded(cldExited, 0)
 		}
 	}
@@ -307,8 +305,7 @@ func (m *manager) putInactiveLocked(u *unit) {
 		m.resetFailedLocked(u)
 	case u.active != "inactive":
 		if u.proc != nil {
-			u.proc.ended = true
-			u.proc = nil
+			u.dropMain()
 			u.mainEnded(cldExited, 0)
 		}
 		if u.kind == "service" || u.kind == "scope" {
