@@ -355,7 +355,11 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		// job, re-running"; measured on 247-262 by the differential
 		// tester).
 		intoReload := old.typ == jobReload && u.inReload() && (typ == jobStart || typ == jobReload || typ == jobRestart)
-		if old.typ == typ || typ == jobRestart && old.typ == jobStart && !u.isActive() || reloadMerges || intoReload {
+		// A start merges into a restart, waiting or running (the restart
+		// is its superset, and a start may merge late: job_install;
+		// 247 seed 591564 of a long run: a restart running ExecStop=).
+		startMerges := typ == jobStart && old.typ == jobRestart
+		if old.typ == typ || typ == jobRestart && old.typ == jobStart && !u.isActive() || reloadMerges || intoReload || startMerges {
 			switch {
 			case intoReload && typ == jobRestart:
 				old.typ, old.state, old.started, old.rerun = jobRestart, "waiting", false, false
