@@ -344,11 +344,13 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		// is not running would do nothing.
 		// A reload merges into a start of a unit not yet active (the
 		// two make a reload-or-start, which collapses to the start),
-		// running or not, and into a restart still waiting (the
-		// restart holds it): job_install, job_type_lookup_merge
+		// running or not, and into a restart, waiting or running (the
+		// restart holds it; a running one is "re-run", which in its
+		// stop half changes nothing): job_install, job_type_lookup_merge
 		// (measured on 247-262 by the differential tester: a reload of
-		// a service in its ExecStartPre= gets the start job).
-		reloadMerges := typ == jobReload && (old.typ == jobStart && !u.isActive() || old.typ == jobRestart && old.state == "waiting")
+		// a service in its ExecStartPre= gets the start job, one during
+		// a restart's ExecStop= the restart job).
+		reloadMerges := typ == jobReload && (old.typ == jobStart && !u.isActive() || old.typ == jobRestart)
 		// Into a running reload (a service's that takes time: reload.go)
 		// a start or reload merges and has it run again, a restart
 		// merges and takes it over (job_install: "Merged into running

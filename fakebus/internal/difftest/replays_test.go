@@ -2931,6 +2931,22 @@ var replays = []struct {
 		{Kind: "WriteUnitFile", Unit: 7, Dir: InConfig, Lines: []Directive{{"Unit", "Requires", "nosuch@.service {u1}"}, {"Unit", "BindsTo", "nosuch@.target"}}},
 		{Kind: "StartUnit", Unit: 7, Mode: "replace"},
 	}},
+	// A start or a reload while a restart runs its stop half (ExecStop=
+	// running) merges into the restart: the caller gets the restart job,
+	// which goes on to start the unit once ExecStop= ended (killed here);
+	// the fake canceled the restart for a start or a reload (247 seed
+	// 591564 of a long run). Probed on 247-262.
+	{"start or reload during a restart's stop", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStop", Command(0)}}},
+		{Kind: "RestartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 1, Mode: "fail"},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 9},
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecStop", Command(0)}, {"ExecReload", Command(1)}}},
+		{Kind: "RestartUnit", Unit: 0, Mode: "replace"},
+		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 9},
+	}},
 	// IgnoreSIGPIPE= (over D-Bus; the fake refused it PropertyReadOnly):
 	// with no, SIGPIPE ends a service's program, cleanly but for a
 	// oneshot service (Result signal); set, or by default, it is ignored.
