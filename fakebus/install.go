@@ -574,7 +574,7 @@ func (m *manager) unitFileStateLocked(name string) (string, bool) {
 	switch {
 	case m.enabledInLocked(m.dirs.persistent, name, e.file):
 		return "enabled", true
-	case m.enabledInLocked(m.dirs.runtime, name, e.file), e.linked && !e.runtime && otherSymlinkNamed(m.dirs.runtime, name):
+	case m.enabledInLocked(m.dirs.runtime, name, e.file), !e.runtime && runtimeSymlinkEnables(m.dirs.runtime, name, e):
 		return "enabled-runtime", true
 	case e.linked && e.runtime:
 		return "linked-runtime", true
@@ -605,19 +605,29 @@ func (m *manager) getUnitFileStateLocked(name string) (string, error) {
 	return st, nil
 }
 
-// otherSymlinkNamed reports whether dir holds a symlink named name to
-// something of another name: a mask. systemd looks for the symlinks that
-// enable a unit in every unit directory after the one its file is in
-// (find_symlinks_in_scope), and counts a symlink of the unit's own name
-// that does not lead to a file of that name (find_symlinks_fd). The file
-// of a linked unit is the one outside the unit directories, so a mask in
-// the runtime directory, behind the link in the configuration directory,
-// counts: the unit is enabled-runtime (measured on 247, 252, 257 and 262
-// by the differential tester: `systemctl mask --runtime`, then `systemctl
-// link`).
-func otherSymlinkNamed(dir, name string) bool {
+// runtimeSymlinkEnables reports whether dir, the runtime directory,
+// holds a symlink named name that enables the unit whose entry e is in
+// the configuration directory, which comes before it on the unit path.
+// systemd looks for the symlinks that enable a unit in every unit
+// directory (find_symlinks_in_scope) and counts one that has the unit's
+// name or leads to a file of that name (find_symlinks_in_directory), but
+// one with both in a directory after the unit file's is a same-name link,
+// not an enabling one, and a directory after the one that holds the unit
+// file has its same-name entries ignored. So:
+//
+//   - the file of a linked unit is the one outside the unit directories:
+//     same-name entries count, and a symlink of name to something of
+//     another name (a mask) enables (measured on 247, 252, 257 and 262 by
+//     the differential tester: `systemctl mask --runtime`, then
+//     `systemctl link`);
+//   - a unit file in the configuration directory has the runtime
+//     directory's same names ignored, and a symlink of name to a file of
+//     that name (a runtime link) enables by its target (measured likewise,
+//     252 seed 596150 of a long run: a file in the configuration
+//     directory, then `systemctl link --runtime` of another).
+func runtimeSymlinkEnables(dir, name string, e diskEntry) bool {
 	t, err := os.Readlink(filepath.Join(dir, name))
-	return err == nil && filepath.Base(t) != name
+	return err == nil && (filepath.Base(t) == name) != e.linked
 }
 
 // enabledInLocked reports whether dir holds a .wants/ or .requires/ entry

@@ -2947,6 +2947,24 @@ var replays = []struct {
 		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
 		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 9},
 	}},
+	// A unit file in the configuration directory, and a symlink of its
+	// name in the runtime directory to a file of that name (a runtime
+	// link of another file): the symlink enables it, enabled-runtime
+	// until it goes; a runtime mask behind it does not (252 seed 596150
+	// of a long run: the fake said static). Probed on 247-262.
+	{"runtime link behind a configuration file", []Op{
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/false"}}},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: Outside, Lines: []Directive{{"Service", "ExecStart", "-/bin/false"}}},
+		{Kind: "LinkUnitFiles", Unit: 1, Runtime: true},
+		{Kind: "GetUnitFileState", Unit: 1},
+		{Kind: "DisableUnitFiles", Unit: 1},
+		{Kind: "Get UnitFileState", Unit: 1},
+		{Kind: "ListUnitFilesByPatterns", Unit: 1},
+		{Kind: "DisableUnitFiles", Unit: 1, Runtime: true},
+		{Kind: "GetUnitFileState", Unit: 1},
+		{Kind: "MaskUnitFiles", Unit: 1, Runtime: true},
+		{Kind: "GetUnitFileState", Unit: 1},
+	}},
 	// IgnoreSIGPIPE= (over D-Bus; the fake refused it PropertyReadOnly):
 	// with no, SIGPIPE ends a service's program, cleanly but for a
 	// oneshot service (Result signal); set, or by default, it is ignored.
