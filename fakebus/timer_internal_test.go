@@ -36,23 +36,7 @@ func TestRearmingLeavesNoTimers(t *testing.T) {
 		}})}, "", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := Start(tc.opts...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			c := s.Conn(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			wait := func(j *sdbus.Job, err error) {
-				t.Helper()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r, err := j.Wait(ctx); err != nil || r != sdbus.JobDone {
-					t.Fatalf("job: %v, %v", r, err)
-				}
-			}
+			s, c, ctx, wait := startForTimers(t, tc.opts...)
 			if tc.unit != "" {
 				wait(c.StartTransientUnit(ctx, tc.unit, sdbus.ModeReplace, tc.props, tc.aux...))
 			}
@@ -61,11 +45,8 @@ func TestRearmingLeavesNoTimers(t *testing.T) {
 				wait(c.StartUnit(ctx, "far.service", sdbus.ModeReplace))
 				wait(c.StopUnit(ctx, "far.service", sdbus.ModeReplace))
 			}
-			s.m.lock()
-			pending := len(s.m.timers)
-			s.m.unlock()
 			// One arming per unit at most, and the fake's own.
-			if pending > 3 {
+			if pending := pendingTimers(s); pending > 3 {
 				t.Errorf("%d timers pending after %d starts and stops, want at most 3", pending, cycles)
 			}
 		})
@@ -107,44 +88,54 @@ func TestEndedProcessesLeaveNoTimers(t *testing.T) {
 				sdbus.PropExecStart(main, false),
 				sdbus.PropRaw("StartLimitBurst", uint32(0)),
 			}, tc.props...)
-			s, err := Start(WithUnitFile(UnitFile{Name: "far.service", Properties: props}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			c := s.Conn(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
+			s, c, ctx, wait := startForTimers(t, WithUnitFile(UnitFile{Name: "far.service", Properties: props}))
 			const cycles = 40
 			for i := 0; i < cycles; i++ {
 				j, err := c.StartUnit(ctx, "far.service", sdbus.ModeReplace)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if tc.wait {
-					if r, err := j.Wait(ctx); err != nil || r != sdbus.JobDone {
-						t.Fatalf("start: %v, %v", r, err)
-					}
+				if tc.wait || err != nil {
+					wait(j, err)
 				}
 				if tc.reload {
 					if _, err := c.ReloadUnit(ctx, "far.service", sdbus.ModeReplace); err != nil {
 						t.Fatal(err)
 					}
 				}
-				j, err = c.StopUnit(ctx, "far.service", sdbus.ModeReplace)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r, err := j.Wait(ctx); err != nil || r != sdbus.JobDone {
-					t.Fatalf("stop: %v, %v", r, err)
-				}
+				wait(c.StopUnit(ctx, "far.service", sdbus.ModeReplace))
 			}
-			s.m.lock()
-			pending := len(s.m.timers)
-			s.m.unlock()
-			if pending > 2 {
+			if pending := pendingTimers(s); pending > 2 {
 				t.Errorf("%d timers pending after %d starts and stops, want at most 2", pending, cycles)
 			}
 		})
 	}
+}
+
+// startForTimers starts a fake with opts for a test of its pending
+// timers, and returns it, a connection to it, the test's context, and
+// wait, which fails the test unless a job queued ends done.
+func startForTimers(t *testing.T, opts ...Option) (*Server, *sdbus.Conn, context.Context, func(*sdbus.Job, error)) {
+	t.Helper()
+	s, err := Start(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	wait := func(j *sdbus.Job, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := j.Wait(ctx); err != nil || r != sdbus.JobDone {
+			t.Fatalf("job: %v, %v", r, err)
+		}
+	}
+	return s, s.Conn(t), ctx, wait
+}
+
+// pendingTimers is how many timers s's manager has armed.
+func pendingTimers(s *Server) int {
+	s.m.lock()
+	defer s.m.unlock()
+	return len(s.m.timers)
 }
