@@ -2965,6 +2965,21 @@ var replays = []struct {
 		{Kind: "MaskUnitFiles", Unit: 1, Runtime: true},
 		{Kind: "GetUnitFileState", Unit: 1},
 	}},
+	// A re-execution while ExecReload= runs: the reload job survives
+	// it, running; a reload merged into it then waits to run it again,
+	// and does once KillUnit ended the command; a second re-execution
+	// keeps the waiting job. Probed on 247-262, where the fake was equal
+	// already: a guard for what a re-execution keeps of a reload.
+	{"re-execution during a reload", []Op{
+		{Kind: "StartTransientUnit", Unit: 0, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}, {"ExecReload", Command(0)}}},
+		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
+		{Kind: "Reexecute", Unit: 0},
+		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 0, Whom: "control", Signal: 9},
+		{Kind: "ReloadUnit", Unit: 0, Mode: "replace"},
+		{Kind: "Reexecute", Unit: 0},
+		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
+	}},
 	// IgnoreSIGPIPE= (over D-Bus; the fake refused it PropertyReadOnly):
 	// with no, SIGPIPE ends a service's program, cleanly but for a
 	// oneshot service (Result signal); set, or by default, it is ignored.
