@@ -220,7 +220,7 @@ func (m *manager) startMainLocked(u *unit, j *job) {
 		m.startPostLocked(u, func(ok bool) {
 			switch {
 			case ok && u.proc == proc && !proc.ended:
-				proc.ended, u.proc = true, nil
+				u.dropMain()
 				u.mainEnded(cldExited, int32(p.exit))
 				m.runCommandsLocked(u, "ExecStopPost")
 				m.failLocked(u, "exit-code")
