@@ -849,10 +849,16 @@ func runOutcome(line string) string {
 }
 
 // programOutcome is a unit line with what running /nonexistent/program
-// decides left out.
+// decides left out: the unit's outcome, the program's record, and the
+// records of its ExecStopPost= commands, which run once it failed (257
+// seed 621334 of a long run: /bin/true's record).
 func programOutcome(line string) string {
+	line = stopPostList.ReplaceAllStringFunc(line, func(list string) string { return execRecord.ReplaceAllString(list, "${1}ran)") })
 	return unitOutcome.ReplaceAllString(programRun.ReplaceAllString(line, `("/nonexistent/program" ran)`), "$1 (outcome)")
 }
+
+// stopPostList is a unit line's ExecStopPost= commands with their records.
+var stopPostList = regexp.MustCompile(`\bExecStopPost=\[(?:\("[^"]*" \[[^\]]*\] (?:true|false) times=[^ ]* pid=\w+ code=\d+ status=\d+\),? ?)*\]`)
 
 // calendarNext is a TimersCalendar element as a unit line shows it.
 var calendarNext = regexp.MustCompile(`(\("OnCalendar" "[^"]*" )next=set\)`)

@@ -184,21 +184,28 @@ func TestKnownSameState(t *testing.T) {
 }
 
 func TestKnownUnitFilePrograms(t *testing.T) {
-	real := Step{Op: "RestartUnit u1.service", Reply: "J1", Units: []string{
-		`u0.service: org.freedesktop.systemd1.NoSuchUnit`,
-		`u1.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/203 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/set/set pid=set code=1 status=203)]`,
-	}}
+	const (
+		failed = `u1.service: "loaded" "failed"/"failed" Result="exit-code" ExecMain=1/203 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/set/set pid=set code=1 status=203)]`
+		ran    = `u1.service: "loaded" "active"/"running" Result="success" ExecMain=0/0 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/0/0 pid=set code=0 status=0)]`
+		// A command that ran, and one that did not.
+		trueRan = `[("/bin/true" ["/bin/true"] false times=set/set/set/set pid=set code=1 status=0)]`
+		notRun  = `[("/bin/true" ["/bin/true"] false times=0/0/0/0 pid=0 code=0 status=0)]`
+	)
+	const other = `u0.service: org.freedesktop.systemd1.NoSuchUnit`
 	for _, tc := range []struct {
-		name string
-		fake []string
-		want string
+		name       string
+		real, fake []string
+		want       string
 	}{
-		{"program run", []string{real.Units[0], `u1.service: "loaded" "active"/"running" Result="success" ExecMain=0/0 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/0/0 pid=set code=0 status=0)]`}, "unit-file-programs"},
-		{"another unit differs too", []string{`u0.service: "loaded"`, `u1.service: "loaded" "active"/"running"`}, ""},
-		{"another setting differs on the line", []string{real.Units[0], `u1.service: "loaded" "active"/"running" Result="success" ExecMain=0/0 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/0/0 pid=set code=0 status=0)] MemoryMax=@t 1`}, ""},
-		{"another load state", []string{real.Units[0], `u1.service: "bad-setting" "active"/"running" Result="success" ExecMain=0/0 ExecStart=[("/nonexistent/program" ["/nonexistent/program"] false times=set/set/0/0 pid=set code=0 status=0)]`}, ""},
+		{"program run", []string{other, failed}, []string{other, ran}, "unit-file-programs"},
+		{"ExecStopPost= ran after the failure", []string{other, failed + " ExecStopPost=" + trueRan}, []string{other, ran + " ExecStopPost=" + notRun}, "unit-file-programs"},
+		{"another command's record differs", []string{other, failed + " ExecStartPre=" + trueRan}, []string{other, ran + " ExecStartPre=" + notRun}, ""},
+		{"another unit differs too", []string{other, failed}, []string{`u0.service: "loaded"`, `u1.service: "loaded" "active"/"running"`}, ""},
+		{"another setting differs on the line", []string{other, failed}, []string{other, ran + ` MemoryMax=@t 1`}, ""},
+		{"another load state", []string{other, failed}, []string{other, strings.Replace(ran, `"loaded"`, `"bad-setting"`, 1)}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			real := Step{Op: "RestartUnit u1.service", Reply: "J1", Units: tc.real}
 			fake := Step{Op: real.Op, Reply: real.Reply, Units: tc.fake}
 			got := knownID(Op{Kind: OpRestart}, real, fake)
 			if got != tc.want {
