@@ -56,7 +56,7 @@ func (m *manager) cgroupDirLocked(u *unit) {
 		return
 	}
 	p := filepath.Join(m.cgroupRoot, filepath.FromSlash(strings.TrimPrefix(cg, "/")))
-	if u.isActive() || u.active == "activating" || u.active == "deactivating" {
+	if u.isActive() || u.active == "activating" || u.active == "deactivating" || u.realized {
 		_ = os.MkdirAll(p, 0o755)
 		return
 	}
@@ -359,13 +359,33 @@ func (m *manager) cgroupBase() string {
 	return fmt.Sprintf("/user.slice/user-%d.slice/user@%d.service", m.cfg.user, m.cfg.user)
 }
 
+// realizeLocked makes u's control group, as the SetUnitProperties that
+// set something does for a unit that has one, in whatever state
+// (bus_*_commit_properties: unit_realize_cgroup): it lasts until u next
+// goes inactive or failed, so that an inactive or failed service has
+// one meanwhile, and on 247 to 257 KillUnit's all-fail of it succeeds
+// (killFindsLocked; measured on 247 and 252 by the differential tester,
+// 247 seed 611196 of a long run: TasksMaxScale=, MemoryMax= of a failed
+// service).
+func (m *manager) realizeLocked(u *unit) {
+	if !unitTypes[u.kind].cgroup || u.perpetual {
+		return
+	}
+	u.realized = true
+	m.cgroupDirLocked(u)
+}
+
 // controlGroupLocked is the control group u has now (its ControlGroup
 // property), "" if none: a service's, scope's, slice's or mount's while
 // it is active, activating or deactivating or holds what a stop left,
 // but a service whose program has ended (exited: systemd pruned its
 // empty group; measured on 252); an active socket's before 262 (the
-// fake's sockets run no commands).
+// fake's sockets run no commands); any of these a SetUnitProperties
+// realized (realizeLocked).
 func (m *manager) controlGroupLocked(u *unit) string {
+	if u.realized {
+		return u.cgroup()
+	}
 	if u.kind == "service" && u.sub == "exited" && !holdsProcesses(u) {
 		return ""
 	}

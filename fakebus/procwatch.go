@@ -215,7 +215,15 @@ func (m *manager) processExitedLocked(u *unit, pid uint32) {
 // populated, so nothing reported it empty until this check. A scope
 // whose live process has since become a zombie keeps it until it is
 // reaped, here as between reloads (not measured across a reload).
+//
+// On every release, an inactive or failed unit no longer has the control
+// group a SetUnitProperties realized (realizeLocked; measured on 247, 252
+// and 257 by the differential tester: KillUnit's all-fail of such a
+// service fails again after a reload or a re-execution).
 func (m *manager) catchupLocked() {
+	for _, u := range m.units {
+		u.realized = false // an active unit has its control group anyway
+	}
 	if !m.behaves(sdversions.CgroupCatchup) {
 		return
 	}

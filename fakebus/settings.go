@@ -852,6 +852,9 @@ func (m *manager) setUnitPropertiesLocked(name string, runtime bool, body any, a
 			u.props["Description"] = dbus.MakeVariant(u.name)
 		}
 	}
+	if len(props) > 0 {
+		m.realizeLocked(u)
+	}
 	m.settingsNoteLocked(u.name, "SetUnitProperties", changed, nil)
 	m.setControlLocked(u, props, runtime)
 	m.indexLocked(u)

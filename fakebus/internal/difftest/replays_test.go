@@ -2980,6 +2980,35 @@ var replays = []struct {
 		{Kind: "Reexecute", Unit: 0},
 		{Kind: "StopUnit", Unit: 0, Mode: "replace"},
 	}},
+	// A timer that fails at each start (WakeSystem=yes in a container:
+	// resources) hits its start limit: the refused start does not get to
+	// timer_start, which resets the result, so the timer keeps resources
+	// (start-limit-hit on 262, as a service's); the fake reset it first
+	// (247 seed 610368 of a long run). Probed on 247-262.
+	{"timer that failed at its start limit", []Op{
+		{Kind: "StartTransientUnit", Unit: 6, Mode: "replace", Props: []Prop{{"TimersMonotonic", []TimerValue{{Base: "OnActiveSec", Usec: 0}}}, {"StartLimitBurst", uint32(2)}, {"WakeSystem", true}}, Aux: []Prop{{"ExecStart", Command(3)}}},
+		{Kind: "StartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "StartUnit", Unit: 6, Mode: "replace"},
+		{Kind: "ResetFailedUnit", Unit: 6},
+		{Kind: "StartUnit", Unit: 6, Mode: "replace"},
+	}},
+	// SetUnitProperties that sets something realizes the unit's control
+	// group whatever its state (bus_*_commit_properties): a failed
+	// service has one until it next goes inactive or failed, or a reload
+	// or re-execution, and KillUnit's all-fail of it succeeds before 262
+	// (247 seed 611196 of a long run). Probed on 247-262.
+	{"set properties realize a control group", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(2)}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "all-fail", Signal: 13},
+		{Kind: "SetUnitProperties", Unit: 1, Runtime: true, Props: []Prop{{"TasksMaxScale", uint32(1)}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "all-fail", Signal: 13},
+		{Kind: "Reload", Unit: 1},
+		{Kind: "KillUnit", Unit: 1, Whom: "all-fail", Signal: 13},
+		{Kind: "SetUnitProperties", Unit: 1, Props: []Prop{{"Description", "a unit"}}},
+		{Kind: "KillUnit", Unit: 1, Whom: "all-fail", Signal: 13},
+		{Kind: "ResetFailedUnit", Unit: 1},
+		{Kind: "KillUnit", Unit: 1, Whom: "all-fail", Signal: 13},
+	}},
 	// IgnoreSIGPIPE= (over D-Bus; the fake refused it PropertyReadOnly):
 	// with no, SIGPIPE ends a service's program, cleanly but for a
 	// oneshot service (Result signal); set, or by default, it is ignored.
