@@ -209,9 +209,10 @@ func (m *manager) runLocked(j *job) {
 		}
 	case jobStop:
 		m.stopUnitLocked(u)
-		if u.inExecStop() {
-			// Done once the stop that runs ExecStop= ended (the unit
-			// inactive or failed), unless canceled meanwhile.
+		if u.stopRuns() {
+			// Done once the stop that runs ExecStop= or waits for a
+			// scope's processes ended (the unit inactive or failed),
+			// unless canceled meanwhile.
 			m.whenStoppedLocked(u, func() { m.finishJobLocked(j, "done") })
 			return
 		}

@@ -404,6 +404,36 @@ var known = []Known{
 				slices.Equal(real.Signals, fake.Signals) && slices.Equal(real.Jobs, fake.Jobs) && slices.Equal(real.Units, fake.Units)
 		},
 	},
+	{
+		ID: "scope-end-race",
+		Reason: "a stop that kills a scope's processes and a service's in one pass: systemd sees the scope's end by its " +
+			"control group's empty notification and the service's by SIGCHLD, which mostly comes first, as on the fake; " +
+			"sometimes the scope's comes first (seen on 252, 257 and 262: 2 of 8 runs of one probe on 257, 3 of 8 on 262)",
+		match: func(_ Op, real, fake Step) bool {
+			if real.Op != fake.Op || real.Reply != fake.Reply || !slices.Equal(real.Jobs, fake.Jobs) || !slices.Equal(real.Units, fake.Units) ||
+				slices.Equal(real.Signals, fake.Signals) {
+				return false
+			}
+			// Only where the scopes' stop jobs end among the other
+			// signals differs.
+			return slices.Equal(scopeEnds(real.Signals, true), scopeEnds(fake.Signals, true)) &&
+				slices.Equal(scopeEnds(real.Signals, false), scopeEnds(fake.Signals, false))
+		},
+	},
+}
+
+// scopeEnds returns the signals that end a scope's job done (JobRemoved),
+// or, with !ends, the others, in their order.
+func scopeEnds(signals []string, ends bool) []string {
+	var out []string
+	for _, s := range signals {
+		f := strings.Fields(s)
+		end := len(f) == 4 && f[0] == "JobRemoved" && strings.HasSuffix(f[2], ".scope") && f[3] == "done"
+		if end == ends {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // notFoundUnit is the error of a job whose requirement cannot be loaded.

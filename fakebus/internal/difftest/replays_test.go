@@ -3009,6 +3009,35 @@ var replays = []struct {
 		{Kind: "ResetFailedUnit", Unit: 1},
 		{Kind: "KillUnit", Unit: 1, Whom: "all-fail", Signal: 13},
 	}},
+	// A slice's stop stops the units in it in its own transaction
+	// (their implicit Requires=), ordered before it: the members' jobs
+	// end first, the slice's last, and a member's ExecStop= holds the
+	// slice's job; the fake stopped the members once the slice had
+	// stopped. A start of a member then fails when its collected
+	// transient slice is not found (the unit name map still names its
+	// file; made again on 262); the fake started it. Probed on 247-262.
+	{"a slice's stop stops its units first", []Op{
+		{Kind: "StartTransientUnit", Unit: 4, Mode: "replace"},
+		{Kind: "WriteUnitFile", Unit: 1, Dir: InConfig, Lines: []Directive{{"Service", "ExecStart", "/bin/sleep 1000"}, {"Service", "ExecStop", "/bin/sleep 1000"}, {"Service", "Slice", "{u4}"}}},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "StopUnit", Unit: 4, Mode: "replace"},
+		{Kind: "KillUnit", Unit: 1, Whom: "control", Signal: 9},
+		{Kind: "StartUnit", Unit: 1, Mode: "replace"},
+		{Kind: "RestartUnit", Unit: 4, Mode: "replace"},
+	}},
+	// A service and a scope bound to it (a drop-in's BindsTo=), stopped
+	// together: systemd sees the service's program end by SIGCHLD
+	// before the scope's process by its control group's empty
+	// notification, mostly (known difference scope-end-race), so the
+	// service's stop job ends first; the fake ended the scope's first
+	// (252 seed 616150 of a long run). Probed on 247-262.
+	{"a service and the scope bound to it stopped together", []Op{
+		{Kind: "StartTransientUnit", Unit: 1, Mode: "replace", Props: []Prop{{"ExecStart", Command(0)}}},
+		{Kind: "StartTransientUnit", Unit: 3, Mode: "replace", Spawn: []ProcKind{Live}, Props: []Prop{{"PIDs", PIDList{0}}}},
+		{Kind: "WriteUnitFile", Unit: 3, Dir: InDropIn, Lines: []Directive{{"Unit", "BindsTo", "{u1}"}}},
+		{Kind: "Reload", Unit: 0},
+		{Kind: "StopUnit", Unit: 1, Mode: "replace"},
+	}},
 	// IgnoreSIGPIPE= (over D-Bus; the fake refused it PropertyReadOnly):
 	// with no, SIGPIPE ends a service's program, cleanly but for a
 	// oneshot service (Result signal); set, or by default, it is ignored.

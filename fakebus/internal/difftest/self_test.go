@@ -136,6 +136,37 @@ func TestKnownRequirementErrorOrder(t *testing.T) {
 	}
 }
 
+func TestKnownScopeEndRace(t *testing.T) {
+	const (
+		newScope   = "JobNew J4 u3.scope"
+		newService = "JobNew J3 u1.service"
+		scopeDone  = "JobRemoved J4 u3.scope done"
+		svcDone    = "JobRemoved J3 u1.service done"
+	)
+	step := func(signals ...string) Step {
+		return Step{Op: "x", Reply: "J3", Signals: signals, Units: []string{`u3.scope: org.freedesktop.systemd1.NoSuchUnit`}}
+	}
+	const otherDone = "JobRemoved J5 u0.service done"
+	fake := step(newService, newScope, svcDone, scopeDone)
+	for _, tc := range []struct {
+		name       string
+		real, fake Step
+		want       string
+	}{
+		{"the scope's end first", step(newService, newScope, scopeDone, svcDone), fake, "scope-end-race"},
+		{"the scope's end before its JobNew", step(newService, scopeDone, newScope, svcDone), fake, "scope-end-race"},
+		{"two services the other way round", step(newService, newScope, otherDone, svcDone, scopeDone), step(newService, newScope, svcDone, otherDone, scopeDone), ""},
+		{"the scope's job failed", step(newService, newScope, "JobRemoved J4 u3.scope failed", svcDone), step(newService, newScope, svcDone, "JobRemoved J4 u3.scope failed"), ""},
+		{"a unit differs too", Step{Op: "x", Reply: "J3", Signals: []string{newService, newScope, scopeDone, svcDone}, Units: []string{`u3.scope: "loaded"`}}, fake, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := knownID(Op{Kind: OpStop}, tc.real, tc.fake); got != tc.want {
+				t.Errorf("knownDifference = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestKnownMachineMounts(t *testing.T) {
 	real := Step{Op: "x", Reply: "J1", Units: []string{`u6.timer: "loaded" After=["sysinit.target", "var.mount", "-.mount", "basic.target"]`}}
 	for _, tc := range []struct {
