@@ -609,11 +609,11 @@ func (m *manager) getUnitFileStateLocked(name string) (string, error) {
 // holds a symlink named name that enables the unit whose entry e is in
 // the configuration directory, which comes before it on the unit path.
 // systemd looks for the symlinks that enable a unit in every unit
-// directory (find_symlinks_in_scope) and counts one that has the unit's
-// name or leads to a file of that name (find_symlinks_in_directory), but
-// one with both in a directory after the unit file's is a same-name link,
-// not an enabling one, and a directory after the one that holds the unit
-// file has its same-name entries ignored. So:
+// directory (find_symlinks_in_scope). One counts when its own name is the
+// unit's or its target's name is (find_symlinks_in_directory), except
+// that one with both is a same-name link (linked, not enabled), and in
+// the directories after the one that holds the unit's file a symlink's
+// own name is not looked at (ignore_same_name). So:
 //
 //   - the file of a linked unit is the one outside the unit directories:
 //     same-name entries count, and a symlink of name to something of
