@@ -318,27 +318,19 @@ func (m *manager) installLocked(u *unit, typ jobType, mode sdbus.JobMode, reques
 		// name the unit name map still names the file of is not found,
 		// sdversions.CollectedTransientNameLoads; measured on 247-257
 		// by the differential tester).
-		for _, dep := range []string{"Slice", "Requires", "BindsTo", "Requisite"} {
-			names := u.list(dep)
-			if dep == "Slice" {
-				names = nil
-				if s := u.slice(); s != "" {
-					names = []string{s}
-				}
-			}
-			for _, name := range names {
-				switch d := m.loadLocked(name); {
-				case d == nil || d.load == "not-found":
-					return nil, false, errNotFound(name)
-				case d.masked:
-					return nil, false, &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
-				case d.load == "bad-setting":
-					// BadUnitSetting, as for the unit itself (measured
-					// on 247-262 by the differential tester: Requires=,
-					// BindsTo= and Requisite= of a service without
-					// ExecStart=).
-					return nil, false, loadStateErr(d)
-				}
+		requires, _ := u.requirements()
+		for _, name := range append(requires, u.list("Requisite")...) {
+			switch d := m.loadLocked(name); {
+			case d == nil || d.load == "not-found":
+				return nil, false, errNotFound(name)
+			case d.masked:
+				return nil, false, &callErr{errPrefix + "UnitMasked", "Unit " + name + " is masked."}
+			case d.load == "bad-setting":
+				// BadUnitSetting, as for the unit itself (measured
+				// on 247-262 by the differential tester: Requires=,
+				// BindsTo= and Requisite= of a service without
+				// ExecStart=).
+				return nil, false, loadStateErr(d)
 			}
 		}
 	}
